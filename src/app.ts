@@ -1,0 +1,128 @@
+/**
+ * Builds the whole service as a Fastify instance without listening, so tests can drive it with
+ * `inject()` and `main.ts` can serve it. Every module is registered here, explicitly and in order.
+ *
+ * @example
+ * const { app, ctx } = await buildApp({ config: loadConfig(), database: await openDatabase(url) });
+ * const res = await app.inject({ method: 'GET', url: '/health' });
+ */
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler as _unused, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { OpenDatabase } from './db/open.js';
+import type { AppContext, Lifecycle } from './context.js';
+import { createChangeBus } from './db/change-bus.js';
+import { installErrorHandlers } from './http/errors.js';
+import { authPlugin } from './http/auth.js';
+import { rateLimitPlugin } from './http/rate-limit.js';
+import { openApiPlugin } from './http/openapi.js';
+import { createWorkspaceStore } from './workspaces/store.js';
+import { createWorkspaceService } from './workspaces/service.js';
+import { workspaceRoutes } from './workspaces/routes.js';
+import { createEventWriter } from './analytics/event-writer.js';
+import { createTagsModule } from './tags/module.js';
+import { createFoldersModule } from './folders/module.js';
+import { createDomainsModule } from './domains/module.js';
+import { createLinksModule } from './links/module.js';
+import { createCustomersModule } from './customers/module.js';
+import { createRedirectModule } from './redirect/module.js';
+import { createTrackingModule } from './tracking/module.js';
+import { createAnalyticsModule } from './analytics/module.js';
+import { createQrModule } from './qr/module.js';
+
+void _unused;
+
+export interface BuildOptions {
+  config: Config;
+  database: OpenDatabase;
+  /** Fastify logger setting; tests pass false. */
+  logger?: boolean | object;
+  now?: () => number;
+}
+
+export async function buildApp(options: BuildOptions) {
+  const { config, database } = options;
+  const now = options.now ?? Date.now;
+  const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
+  const ctx: AppContext = {
+    config,
+    database,
+    bus: createChangeBus(),
+    workspaces,
+    events: createEventWriter(database.dialect),
+    now,
+  };
+
+  // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
+  const tags = createTagsModule(ctx);
+  const folders = createFoldersModule(ctx);
+  const domains = createDomainsModule(ctx);
+  const links = createLinksModule(ctx);
+  const customers = createCustomersModule(ctx);
+  const redirect = createRedirectModule(ctx, { links });
+  const tracking = createTrackingModule(ctx, { links, customers, redirect });
+  const analytics = createAnalyticsModule(ctx);
+  const qr = createQrModule(ctx);
+  const lifecycles: Lifecycle[] = [redirect.lifecycle, analytics.lifecycle];
+
+  // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
+  // skips every hook, parser and schema of the API (issue 4).
+  let fastifyHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
+    fastifyHandler = handler;
+    return createServer((req, res) => {
+      if (!redirect.tryHandle(req, res)) fastifyHandler!(req, res);
+    });
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    serverFactory,
+    trustProxy: config.trustProxy,
+    bodyLimit: 4 * 1024 * 1024,
+    genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; responses are not re-validated at run time, which would
+  // cost CPU on every call. The SDK-driven tests check every response shape instead.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installErrorHandlers(app, config.docsUrl);
+
+  await app.register(openApiPlugin, { baseUrl: config.baseUrl });
+  await app.register(authPlugin, { workspaces });
+  await app.register(rateLimitPlugin, {
+    perMinute: config.rateLimitPerMinute,
+    analyticsPerSecond: config.analyticsRateLimitPerSecond,
+  });
+
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await database.db.selectFrom('workspaces').select('id').limit(1).execute();
+      return { status: 'ok' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable' });
+    }
+  });
+
+  await app.register(workspaceRoutes, { workspaces });
+  await app.register(tags.routes);
+  await app.register(folders.routes);
+  await app.register(domains.routes);
+  await app.register(links.routes);
+  await app.register(customers.routes);
+  await app.register(tracking.routes);
+  await app.register(analytics.routes);
+  await app.register(qr.routes);
+
+  for (const l of lifecycles) await l.start?.();
+  app.addHook('onClose', async () => {
+    // Fastify has stopped accepting connections and drained requests: flush what is buffered.
+    for (const l of lifecycles) await l.close?.();
+  });
+
+  await app.ready();
+  return { app: app as unknown as FastifyInstance, ctx, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr } };
+}

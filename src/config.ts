@@ -1,0 +1,130 @@
+/**
+ * The only reader of `process.env`. Every setting is validated once at start;
+ * a bad value stops the start with a message naming the variable.
+ *
+ * @example
+ * const config = loadConfig(process.env);
+ * console.log(config.port); // 3000 unless PORT is set
+ */
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.string().min(1).default('file:./data/waymark.db'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DOCS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  WAYMARK_API_KEY: z
+    .string()
+    .regex(/^wm_[A-Za-z0-9_-]{1,200}$/, 'must start with "wm_" followed by letters, digits, "_" or "-"')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Default short-link domain for workspaces without a domain of their own. */
+  SHORT_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:\d+)?$/i, 'must be a host name, optionally with :port')
+    .optional(),
+  /** Protocol used in `shortLink`: https in production, http for local set-ups. */
+  SHORT_LINK_PROTOCOL: z.enum(['http', 'https']).optional(),
+  /** Host names that reach the API; any other Host is treated as a short-link domain. */
+  API_HOSTS: csv.optional(),
+  TRUST_PROXY: bool.default(false),
+  /** Trust CDN geo headers such as CF-IPCountry / X-Vercel-IP-Country. */
+  TRUST_GEO_HEADERS: bool.default(false),
+  /** Query parameter (and cookie) carrying the click id to the destination. */
+  CLICK_ID_PARAM: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,31}$/)
+    .default('waymark_id'),
+  /** Path of a MaxMind/DB-IP city .mmdb that replaces the bundled DB-IP Lite data. */
+  GEOIP_DB: z.string().optional(),
+  /** Per-minute API rate limit override for every plan (requests per minute per key). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
+  /** Per-second analytics rate limit override (requests per second per key). */
+  ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
+  CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
+  CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
+  /** Path of a JSON file of USD exchange rates ({ "eur": 1.08, ... }) replacing the bundled table. */
+  CURRENCY_RATES_FILE: z.string().optional(),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  baseUrl: string;
+  docsUrl: string;
+  apiKey?: string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  shortDomain: string;
+  shortLinkProtocol: 'http' | 'https';
+  apiHosts: string[];
+  trustProxy: boolean;
+  trustGeoHeaders: boolean;
+  clickIdParam: string;
+  geoipDb?: string;
+  rateLimitPerMinute?: number;
+  analyticsRateLimitPerSecond?: number;
+  clickFlushIntervalMs: number;
+  clickFlushMaxRows: number;
+  currencyRatesFile?: string;
+}
+
+/** Raised when the environment holds a bad value; the message names the variable. */
+export class ConfigError extends Error {}
+
+/**
+ * Reads and validates the settings. Defaults are merged here and nowhere else.
+ * `overrides` lets tests and the CLI replace single values without touching the environment.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid value for ${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const base = new URL(baseUrl);
+  const local = base.hostname === 'localhost' || base.hostname === '127.0.0.1';
+  // Locally, a *.localhost short domain resolves to 127.0.0.1 without DNS set-up,
+  // so the shortLink printed by POST /links can be opened with curl at once.
+  const shortDomain = (e.SHORT_DOMAIN ?? (local ? `wm.localhost:${e.PORT}` : `go.${base.host}`)).toLowerCase();
+  const config: Config = {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    baseUrl,
+    docsUrl: (e.DOCS_URL ?? `${baseUrl}/docs`).replace(/\/+$/, ''),
+    apiKey: e.WAYMARK_API_KEY,
+    logLevel: e.LOG_LEVEL,
+    shortDomain,
+    shortLinkProtocol: e.SHORT_LINK_PROTOCOL ?? (local ? 'http' : 'https'),
+    apiHosts: [...new Set([base.hostname.toLowerCase(), 'localhost', '127.0.0.1', '[::1]', ...(e.API_HOSTS ?? [])])],
+    trustProxy: e.TRUST_PROXY,
+    trustGeoHeaders: e.TRUST_GEO_HEADERS,
+    clickIdParam: e.CLICK_ID_PARAM,
+    geoipDb: e.GEOIP_DB,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
+    clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
+    clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
+    currencyRatesFile: e.CURRENCY_RATES_FILE,
+  };
+  return { ...config, ...overrides };
+}

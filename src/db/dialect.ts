@@ -1,0 +1,41 @@
+/**
+ * The named differences between the two engines. Stores call these instead of branching on the
+ * engine, so `if (isPostgres)` never appears outside `db/` (style.md, habit 5).
+ */
+import { sql, type RawBuilder, type Expression } from 'kysely';
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Extra clause at the end of CREATE TABLE for clustered event tables (`WITHOUT ROWID` on SQLite). */
+  readonly clusteredTableSuffix: RawBuilder<unknown> | null;
+  /** Column type for millisecond timestamps and counters that can pass 2^31. */
+  readonly bigIntType: 'bigint' | 'integer';
+  /** Column type for floating point values. */
+  readonly doubleType: 'double precision' | 'real';
+  /** Case-insensitive "contains" match of a column against a plain string (no wildcards from the user). */
+  containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
+  /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
+  noIndex(column: string): RawBuilder<unknown>;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  clusteredTableSuffix: sql`without rowid`,
+  bigIntType: 'integer',
+  doubleType: 'real',
+  containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
+  noIndex: (column) => sql`+${sql.ref(column)}`,
+};
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  clusteredTableSuffix: null,
+  bigIntType: 'bigint',
+  doubleType: 'double precision',
+  containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
+  noIndex: (column) => sql.ref(column),
+};

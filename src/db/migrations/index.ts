@@ -1,0 +1,20 @@
+/**
+ * The ordered list of schema migrations, run on both engines at start (`migrateToLatest`).
+ * Add a file `NNNN-name.ts` exporting `up(db, dialect)` and list it here; never edit a released one.
+ */
+import type { Kysely, Migration } from 'kysely';
+import type { Dialect } from '../dialect.js';
+import * as m0001 from './0001-initial.js';
+
+type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
+
+const ALL: Record<string, DialectMigration> = {
+  '0001-initial': m0001,
+};
+
+/** Binds each migration to the engine's dialect for Kysely's Migrator. */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(ALL).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, dialect) }]),
+  );
+}

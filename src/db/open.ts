@@ -1,0 +1,129 @@
+/**
+ * `DATABASE_URL` → an open, migrated database. The only place an engine is chosen.
+ *
+ * - `file:./data/waymark.db`, a plain path, or `:memory:` → SQLite (better-sqlite3, WAL mode);
+ * - `postgres://…` / `postgresql://…` → PostgreSQL (pg pool).
+ *
+ * @example
+ * const database = await openDatabase('file:./data/waymark.db');
+ * await database.db.selectFrom('links').selectAll().execute();
+ * await database.close();
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './tables.js';
+import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
+import { migrationsFor } from './migrations/index.js';
+
+// int8 (counts, sums, millisecond timestamps) and numeric come back from pg as strings;
+// every such value here stays far below 2^53, so numbers are safe and match SQLite's output.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** SQLite file path (absolute), when the engine is SQLite and the database is a file. */
+  sqlitePath?: string;
+  /** Connection string, for processes (workers, LISTEN) that need their own connection. */
+  url: string;
+  /** PostgreSQL schema in use (tests isolate themselves in one). */
+  pgSchema?: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Run migrations (default true). */
+  migrate?: boolean;
+  /** PostgreSQL only: schema to create (if missing) and use through `search_path`. */
+  pgSchema?: string;
+  /** PostgreSQL only: pool size (default 10). */
+  poolSize?: number;
+}
+
+/** True when the URL selects PostgreSQL. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** Path of the SQLite file named by a `file:` URL or a plain path. */
+export function sqliteFileFromUrl(url: string): string {
+  if (url === ':memory:') return url;
+  const path = url.startsWith('file:') ? url.slice('file:'.length).replace(/^\/\/(?=\/)/, '') : url;
+  return resolve(path);
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<OpenDatabase> {
+  const opened = isPostgresUrl(url) ? await openPostgres(url, options) : openSqlite(url);
+  if (options.migrate !== false) await migrate(opened.db, opened.dialect);
+  return opened;
+}
+
+function openSqlite(url: string): OpenDatabase {
+  const file = sqliteFileFromUrl(url);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL lets the analytics reader run beside the writer; NORMAL keeps commits durable across a
+  // process crash (the WAL is written before the commit returns) and loses at most the last
+  // transactions on a power cut (storage-benchmarks.md §6).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('temp_store = MEMORY');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: sqliteDialect,
+    sqlitePath: file === ':memory:' ? undefined : file,
+    url,
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<OpenDatabase> {
+  const schema = options.pgSchema;
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema if not exists ${schema}`);
+    await admin.end();
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: postgresDialect,
+    url,
+    pgSchema: schema,
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}
+
+async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrations = migrationsFor(dialect);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'waymark_migrations',
+    migrationLockTableName: 'waymark_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Kysely table types: one `Database` interface for SQLite and PostgreSQL.
+ *
+ * Conventions that hold on both engines:
+ * - timestamps are integer milliseconds since the epoch (`bigint` on PostgreSQL,
+ *   parsed back to numbers in `open.ts`);
+ * - booleans are stored as 0/1 integers, because better-sqlite3 cannot bind JS booleans;
+ * - JSON values (geo, testVariants, metadata …) are stored as text.
+ * Every table that belongs to a workspace carries `workspace_id`.
+ */
+import type { Generated } from 'kysely';
+
+export type Flag = 0 | 1;
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  invite_code: string;
+  plan: string;
+  plan_tier: number;
+  billing_cycle_start: number;
+  conversion_enabled: Flag;
+  usage: number;
+  usage_limit: number;
+  links_usage: number;
+  links_limit: number;
+  total_links: number;
+  domains_limit: number;
+  tags_limit: number;
+  folders_usage: number;
+  folders_limit: number;
+  users_limit: number;
+  ai_usage: number;
+  ai_limit: number;
+  payouts_usage: number;
+  payouts_limit: number;
+  payout_fee: number;
+  groups_limit: number;
+  network_invites_limit: number;
+  store: string | null;
+  flags: string | null;
+  allowed_hostnames: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** SHA-256 hex of the whole key; the key itself is never stored. */
+  hashed_key: string;
+  partial_key: string;
+  /** Space-separated scopes, or null for full access. */
+  scopes: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface DomainsTable {
+  id: string;
+  workspace_id: string;
+  /** Lower-cased host name; unique across the whole service. */
+  slug: string;
+  verified: Flag;
+  primary: Flag;
+  archived: Flag;
+  placeholder: string | null;
+  expired_url: string | null;
+  not_found_url: string | null;
+  logo: string | null;
+  asset_links: string | null;
+  apple_app_site_association: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TagsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** lower(name): tag names are unique per workspace without regard to case. */
+  name_key: string;
+  color: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FoldersTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  name_key: string;
+  description: string | null;
+  type: string;
+  access_level: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LinksTable {
+  id: string;
+  workspace_id: string;
+  domain: string;
+  key: string;
+  /** lower(key): keys are unique per domain without regard to case. */
+  key_lower: string;
+  url: string;
+  short_link: string;
+  archived: Flag;
+  expires_at: number | null;
+  expired_url: string | null;
+  disabled_at: number | null;
+  password: string | null;
+  track_conversion: Flag;
+  proxy: Flag;
+  title: string | null;
+  description: string | null;
+  image: string | null;
+  video: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  rewrite: Flag;
+  do_index: Flag;
+  ios: string | null;
+  android: string | null;
+  /** JSON object country → URL. */
+  geo: string | null;
+  /** JSON array of {url, percentage}. */
+  test_variants: string | null;
+  test_started_at: number | null;
+  test_completed_at: number | null;
+  user_id: string | null;
+  folder_id: string | null;
+  external_id: string | null;
+  tenant_id: string | null;
+  program_id: string | null;
+  partner_id: string | null;
+  public_stats: Flag;
+  comments: string | null;
+  clicks: number;
+  leads: number;
+  conversions: number;
+  sales: number;
+  sale_amount: number;
+  last_clicked: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LinkTagsTable {
+  link_id: string;
+  tag_id: string;
+  workspace_id: string;
+  /** Order of the tag on the link (the order in which it was given). */
+  position: number;
+}
+
+export interface CustomersTable {
+  id: string;
+  workspace_id: string;
+  external_id: string;
+  name: string;
+  email: string | null;
+  avatar: string | null;
+  country: string | null;
+  processor_customer_id: string | null;
+  /** The click and link the customer was first attributed to (by their first lead). */
+  click_id: string | null;
+  link_id: string | null;
+  sales: number;
+  sale_amount: number;
+  first_sale_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * One row per click, lead or sale. A single log keeps `composite` analytics to one scan and lets
+ * every grouping work the same for the three kinds. Lead and sale rows copy the dimensions of the
+ * click they are attributed to, so "sales by country" needs no join.
+ * SQLite clusters it on (workspace_id, timestamp, id) (storage-benchmarks.md §2).
+ */
+export interface EventsTable {
+  workspace_id: string;
+  timestamp: number;
+  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
+  id: string;
+  kind: 'click' | 'lead' | 'sale';
+  click_id: string;
+  link_id: string;
+  domain: string;
+  key: string;
+  url: string;
+  country: string;
+  city: string;
+  region: string;
+  continent: string;
+  device: string;
+  browser: string;
+  os: string;
+  referer: string;
+  referer_url: string;
+  trigger: string;
+  ip: string;
+  ua: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  customer_id: string | null;
+  event_name: string | null;
+  /** Sales: amount in USD cents. */
+  amount: number;
+  currency: string | null;
+  /** Sales: amount as sent, in the smallest unit of `currency`. */
+  original_amount: number | null;
+  payment_processor: string | null;
+  invoice_id: string | null;
+  sale_type: string | null;
+  /** JSON text. */
+  metadata: string | null;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  domains: DomainsTable;
+  tags: TagsTable;
+  folders: FoldersTable;
+  links: LinksTable;
+  link_tags: LinkTagsTable;
+  customers: CustomersTable;
+  events: EventsTable;
+}
+
+export type { Generated };

@@ -1,0 +1,34 @@
+/**
+ * `GET /openapi.json` and the interactive reference at `GET /docs`, both generated from the
+ * same zod schemas that validate requests.
+ */
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+
+export const openApiPlugin = fp<{ baseUrl: string }>(
+  async (app, { baseUrl }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: 'Waymark API',
+          version: '0.0.1',
+          description: 'Short links, click, lead and sale attribution, analytics. Authenticate with `Authorization: Bearer <API key>`.',
+        },
+        servers: [{ url: baseUrl }],
+        components: { securitySchemes: { token: { type: 'http', scheme: 'bearer' } } },
+        security: [{ token: [] }],
+      },
+      transform: jsonSchemaTransform,
+      // Internal routes (redirect catch-all, docs assets) are hidden with `schema.hide`.
+    });
+    app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+    await app.register(scalar, {
+      routePrefix: '/docs',
+      configuration: { url: '/openapi.json' },
+    });
+  },
+  { name: 'waymark-openapi' },
+);

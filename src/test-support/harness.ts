@@ -1,0 +1,112 @@
+/**
+ * Test harness: a whole Waymark app on a fresh database, on the engine chosen by DATABASE_URL
+ * (SQLite temp file by default, a private PostgreSQL schema when DATABASE_URL is postgres://…).
+ *
+ * @example
+ * const t = await createTestApp();
+ * const res = await t.inject({ method: 'GET', url: `/workspaces/${t.workspaceId}` });
+ * await t.close();
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../config.js';
+import { openDatabase, isPostgresUrl, type OpenDatabase } from '../db/open.js';
+import { buildApp } from '../app.js';
+import type { Plan } from '../workspaces/plans.js';
+
+export const TEST_ENGINE: 'sqlite' | 'postgres' = isPostgresUrl(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
+
+export interface TestWorkspace {
+  workspaceId: string;
+  key: string;
+  /** Headers with this workspace's bearer key. */
+  headers: Record<string, string>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  env?: Record<string, string>;
+  plan?: Plan;
+  now?: () => number;
+}
+
+/** Opens a fresh, migrated database on the engine under test. */
+export async function openTestDatabase(): Promise<{ database: OpenDatabase; url: string; dispose(): Promise<void> }> {
+  const envUrl = process.env.DATABASE_URL ?? '';
+  if (isPostgresUrl(envUrl)) {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const database = await openDatabase(envUrl, { pgSchema: schema, poolSize: 4 });
+    return {
+      database,
+      url: envUrl,
+      dispose: async () => {
+        const client = new pg.Client({ connectionString: envUrl });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-test-'));
+  const url = `file:${join(dir, 'test.db')}`;
+  const database = await openDatabase(url);
+  return { database, url, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function createTestApp(options: TestAppOptions = {}) {
+  const { database, dispose } = await openTestDatabase();
+  const config = loadConfig(
+    { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
+    { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, ...options.config },
+  );
+  const { app, ctx, modules } = await buildApp({ config, database, logger: false, now: options.now });
+  const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });
+  const { key } = await ctx.workspaces.createKey(ws.id, { name: 'test' });
+
+  let closed = false;
+  const harness = {
+    app,
+    ctx,
+    modules,
+    config,
+    database,
+    workspaceId: ws.id,
+    key,
+    headers: { authorization: `Bearer ${key}` } as Record<string, string>,
+
+    /** `app.inject` with this workspace's key unless `headers.authorization` is given. */
+    inject(opts: InjectOptions & { url: string }): Promise<LightMyRequestResponse> {
+      return app.inject({ ...opts, headers: { authorization: `Bearer ${key}`, ...(opts.headers ?? {}) } });
+    },
+
+    /** A second (or third …) workspace with its own key. */
+    async addWorkspace(plan: Plan = 'enterprise', scopes: string[] | null = null): Promise<TestWorkspace> {
+      const other = await ctx.workspaces.createWorkspace({ name: `Other ${randomBytes(3).toString('hex')}`, plan });
+      const created = await ctx.workspaces.createKey(other.id, { name: 'other', scopes });
+      return { workspaceId: other.id, key: created.key, headers: { authorization: `Bearer ${created.key}` } };
+    },
+
+    /** Starts listening on a random loopback port (for the SDK and real HTTP); returns the base URL. */
+    async listen(): Promise<string> {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const address = app.server.address();
+      if (!address || typeof address === 'string') throw new Error('no address');
+      return `http://127.0.0.1:${address.port}`;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await database.close();
+      await dispose();
+    },
+  };
+  return harness;
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;

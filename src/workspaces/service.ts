@@ -1,0 +1,193 @@
+/**
+ * Workspace rules: creation with per-plan limits, API keys, authentication, the workspace API.
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { PLAN_LIMITS, PLANS, type Plan } from './plans.js';
+import { generateApiKey, hashApiKey, partialKey, permissionsFor, type Permission } from './api-keys.js';
+import type { WorkspaceRow, WorkspaceStore, ApiKeyRow } from './store.js';
+import { toWorkspaceResponse, type WorkspaceResponse } from './schema.js';
+
+/** What an authenticated request knows about its caller. */
+export interface AuthContext {
+  workspaceId: string;
+  workspace: WorkspaceRow;
+  keyId: string;
+  keyHash: string;
+  permissions: Set<Permission> | 'all';
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  partialKey: string;
+}
+
+const RESERVED_SLUGS = new Set(['api', 'app', 'admin', 'docs', 'www', 'health', 'openapi', 'static', 'login', 'settings']);
+
+export function limitsForPlan(plan: Plan) {
+  const p = PLAN_LIMITS[plan];
+  return {
+    links_limit: p.linksLimit,
+    usage_limit: p.usageLimit,
+    domains_limit: p.domainsLimit,
+    tags_limit: p.tagsLimit,
+    folders_limit: p.foldersLimit,
+    users_limit: p.usersLimit,
+    ai_limit: p.aiLimit,
+    payouts_limit: p.payoutsLimit,
+    groups_limit: p.groupsLimit,
+    network_invites_limit: p.networkInvitesLimit,
+    payout_fee: p.payoutFee,
+  };
+}
+
+function slugify(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return s.length >= 3 ? s : `workspace-${s}`.replace(/-+$/, '');
+}
+
+export function createWorkspaceService(store: WorkspaceStore, now: () => number = Date.now) {
+  async function uniqueSlug(base: string): Promise<string> {
+    let slug = base;
+    for (let i = 2; await store.findBySlug(slug); i++) slug = `${base}-${i}`;
+    return slug;
+  }
+
+  const service = {
+    async createWorkspace(input: { name: string; slug?: string; plan?: Plan; id?: string }): Promise<WorkspaceRow> {
+      const plan = input.plan ?? 'enterprise';
+      if (!PLANS.includes(plan)) throw new ApiError('unprocessable_entity', `Unknown plan "${plan}".`);
+      const slug = input.slug ?? (await uniqueSlug(slugify(input.name)));
+      if (await store.findBySlug(slug)) throw new ApiError('conflict', `The slug "${slug}" is already in use.`);
+      const t = now();
+      const row: WorkspaceRow = {
+        id: input.id ?? newId('ws', t),
+        name: input.name,
+        slug,
+        logo: null,
+        invite_code: randomBytes(12).toString('base64url'),
+        plan,
+        plan_tier: 1,
+        billing_cycle_start: new Date(t).getUTCDate(),
+        conversion_enabled: 0,
+        usage: 0,
+        links_usage: 0,
+        total_links: 0,
+        folders_usage: 0,
+        ai_usage: 0,
+        payouts_usage: 0,
+        store: null,
+        flags: null,
+        allowed_hostnames: null,
+        created_at: t,
+        updated_at: t,
+        ...limitsForPlan(plan),
+      };
+      await store.insert(row);
+      return row;
+    },
+
+    /** Creates an API key; returns the key itself once (only its hash is stored). */
+    async createKey(workspaceId: string, input: { name?: string; scopes?: string[] | null; key?: string }): Promise<CreatedKey> {
+      const key = input.key ?? generateApiKey();
+      const id = newId('key', now());
+      await store.insertKey({
+        id,
+        workspace_id: workspaceId,
+        name: input.name ?? 'API key',
+        hashed_key: hashApiKey(key),
+        partial_key: partialKey(key),
+        scopes: input.scopes && input.scopes.length ? input.scopes.join(' ') : null,
+        created_at: now(),
+        last_used_at: null,
+        revoked_at: null,
+      });
+      return { id, key, partialKey: partialKey(key) };
+    },
+
+    listKeys: (workspaceId: string): Promise<ApiKeyRow[]> => store.listKeys(workspaceId),
+    revokeKey: (workspaceId: string, keyId: string): Promise<boolean> => store.revokeKey(workspaceId, keyId, now()),
+    listWorkspaces: () => store.list(),
+    findWorkspace: (idOrSlug: string) => store.findByIdOrSlug(idOrSlug),
+
+    /**
+     * Resolves a bearer key to its workspace and permissions, or throws 401.
+     * The lookup is by hash, so the comparison of secrets happens inside the index
+     * on fixed-length digests and leaks nothing about the key.
+     */
+    async authenticate(key: string): Promise<AuthContext> {
+      const hash = hashApiKey(key);
+      const found = await store.findKeyByHash(hash);
+      if (!found || found.key.revoked_at !== null) throw new ApiError('unauthorized', 'Unauthorized: Invalid API key.');
+      return {
+        workspaceId: found.workspace.id,
+        workspace: found.workspace,
+        keyId: found.key.id,
+        keyHash: hash,
+        permissions: permissionsFor(found.key.scopes ? found.key.scopes.split(' ') : null),
+      };
+    },
+
+    /**
+     * First start: make sure a default workspace exists. With `apiKey` (WAYMARK_API_KEY) that key
+     * is attached to the default workspace. Returns a key to print when one was generated.
+     */
+    async ensureDefault(apiKey?: string): Promise<{ workspace: WorkspaceRow; createdKey?: string; created: boolean }> {
+      const existing = (await store.list())[0];
+      const workspace = existing ?? (await service.createWorkspace({ name: 'Default workspace', slug: 'default', plan: 'enterprise' }));
+      if (apiKey) {
+        const found = await store.findKeyByHash(hashApiKey(apiKey));
+        if (!found) await service.createKey(workspace.id, { name: 'WAYMARK_API_KEY', key: apiKey });
+        return { workspace, created: !existing };
+      }
+      if (!existing) {
+        const { key } = await service.createKey(workspace.id, { name: 'Default key' });
+        return { workspace, createdKey: key, created: true };
+      }
+      return { workspace, created: false };
+    },
+
+    async getForCaller(auth: AuthContext, idOrSlug: string): Promise<WorkspaceResponse> {
+      const row = await store.findByIdOrSlug(idOrSlug);
+      // Another workspace answers exactly like a missing one: its existence is not revealed.
+      if (!row || row.id !== auth.workspaceId) throw new ApiError('not_found', 'Workspace not found.');
+      return toWorkspaceResponse(row, await store.domainsOf(row.id));
+    },
+
+    async update(
+      auth: AuthContext,
+      idOrSlug: string,
+      patch: { name?: string; slug?: string; logo?: string | null; conversionEnabled?: boolean },
+    ): Promise<WorkspaceResponse> {
+      const row = await store.findByIdOrSlug(idOrSlug);
+      if (!row || row.id !== auth.workspaceId) throw new ApiError('not_found', 'Workspace not found.');
+      if (patch.slug !== undefined) {
+        const slug = patch.slug.toLowerCase();
+        if (RESERVED_SLUGS.has(slug)) throw new ApiError('unprocessable_entity', `The slug "${slug}" is reserved.`);
+        const other = await store.findBySlug(slug);
+        if (other && other.id !== row.id) throw new ApiError('conflict', `The slug "${slug}" is already in use.`);
+        patch.slug = slug;
+      }
+      if (patch.logo !== undefined && patch.logo !== null && !/^(https?:\/\/|data:image\/(png|jpeg|jpg|gif|webp);base64,)/.test(patch.logo)) {
+        throw new ApiError('unprocessable_entity', 'invalid_format: logo: Logo must be an http(s) URL or a base64 image data URL.');
+      }
+      await store.update(row.id, {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.slug !== undefined ? { slug: patch.slug } : {}),
+        ...(patch.logo !== undefined ? { logo: patch.logo } : {}),
+        ...(patch.conversionEnabled !== undefined ? { conversion_enabled: patch.conversionEnabled ? 1 : 0 } : {}),
+        updated_at: now(),
+      });
+      return service.getForCaller(auth, row.id);
+    },
+  };
+  return service;
+}
+
+export type WorkspaceService = ReturnType<typeof createWorkspaceService>;

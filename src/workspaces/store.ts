@@ -1,0 +1,94 @@
+/**
+ * Storage access for workspaces and API keys: Kysely queries only, no rules.
+ */
+import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
+import type { Database, WorkspacesTable, ApiKeysTable } from '../db/tables.js';
+
+export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export interface KeyWithWorkspace {
+  key: ApiKeyRow;
+  workspace: WorkspaceRow;
+}
+
+export function createWorkspaceStore(db: Kysely<Database>) {
+  return {
+    async insert(row: Insertable<WorkspacesTable>): Promise<void> {
+      await db.insertInto('workspaces').values(row).execute();
+    },
+
+    /** By id or slug. Callers scope by comparing with the authenticated workspace. */
+    async findByIdOrSlug(idOrSlug: string): Promise<WorkspaceRow | undefined> {
+      return db
+        .selectFrom('workspaces')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+        .executeTakeFirst();
+    },
+
+    async findById(id: string): Promise<WorkspaceRow | undefined> {
+      return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async findBySlug(slug: string): Promise<WorkspaceRow | undefined> {
+      return db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+    },
+
+    async list(): Promise<WorkspaceRow[]> {
+      return db.selectFrom('workspaces').selectAll().orderBy('created_at').execute();
+    },
+
+    async count(): Promise<number> {
+      const r = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
+    async update(workspaceId: string, patch: Updateable<WorkspacesTable>): Promise<void> {
+      await db.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
+    },
+
+    async domainsOf(workspaceId: string) {
+      return db
+        .selectFrom('domains')
+        .select(['slug', 'primary', 'verified'])
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('created_at')
+        .limit(100)
+        .execute();
+    },
+
+    async insertKey(row: Insertable<ApiKeysTable>): Promise<void> {
+      await db.insertInto('api_keys').values(row).execute();
+    },
+
+    /** Key lookup by hash, across workspaces: the key itself names its workspace. */
+    async findKeyByHash(hash: string): Promise<KeyWithWorkspace | undefined> {
+      const key = await db.selectFrom('api_keys').selectAll().where('hashed_key', '=', hash).executeTakeFirst();
+      if (!key) return undefined;
+      const workspace = await db.selectFrom('workspaces').selectAll().where('id', '=', key.workspace_id).executeTakeFirst();
+      return workspace ? { key, workspace } : undefined;
+    },
+
+    async listKeys(workspaceId: string): Promise<ApiKeyRow[]> {
+      return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
+    },
+
+    async revokeKey(workspaceId: string, keyId: string, now: number): Promise<boolean> {
+      const r = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    async touchKey(keyId: string, now: number): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+    },
+  };
+}
+
+export type WorkspaceStore = ReturnType<typeof createWorkspaceStore>;
