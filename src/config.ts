@@ -55,6 +55,11 @@ const EnvSchema = z.object({
   ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
+  /** How added domains become `verified`: `off` marks them verified at once (the operator owns the
+   * service), `dns` checks that the domain's CNAME/A records point at DOMAIN_DNS_TARGET. */
+  DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
+  /** Host name that custom domains must CNAME to (or resolve like) when DOMAIN_VERIFICATION=dns. */
+  DOMAIN_DNS_TARGET: z.string().optional(),
   /** Path of a JSON file of USD exchange rates ({ "eur": 1.08, ... }) replacing the bundled table. */
   CURRENCY_RATES_FILE: z.string().optional(),
 });
@@ -81,6 +86,8 @@ export interface Config {
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   currencyRatesFile?: string;
+  domainVerification: 'off' | 'dns';
+  domainDnsTarget?: string;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -125,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
+    domainVerification: e.DOMAIN_VERIFICATION,
+    domainDnsTarget: e.DOMAIN_DNS_TARGET,
   };
   return { ...config, ...overrides };
 }

@@ -4,10 +4,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
+import type { StoredEvent } from '../analytics/event-writer.js';
 
-/** A click as the tracking module needs it, whether flushed yet or not. */
+/**
+ * Finds a click of a workspace by its id, whether already flushed to the database or still in the
+ * in-memory batch (a lead may arrive milliseconds after its click). Returns the click event row,
+ * whose dimensions (country, device, …) lead and sale events copy.
+ */
 export interface ClickLookup {
-  findClick(workspaceId: string, clickId: string): Promise<{ clickId: string; linkId: string } | undefined>;
+  findClick(workspaceId: string, clickId: string): Promise<StoredEvent | undefined>;
 }
 
 export function createRedirectModule(_ctx: AppContext, _deps: { links: LinksModule }) {
