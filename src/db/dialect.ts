@@ -16,6 +16,8 @@ export interface Dialect {
   containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
   /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
   noIndex(column: string): RawBuilder<unknown>;
+  /** True when `error` is the engine's unique-constraint violation (a concurrent insert won the race). */
+  isUniqueViolation(error: unknown): boolean;
 }
 
 function escapeLike(value: string): string {
@@ -29,6 +31,10 @@ export const sqliteDialect: Dialect = {
   doubleType: 'real',
   containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
   noIndex: (column) => sql`+${sql.ref(column)}`,
+  isUniqueViolation: (error) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
 };
 
 export const postgresDialect: Dialect = {
@@ -38,4 +44,6 @@ export const postgresDialect: Dialect = {
   doubleType: 'double precision',
   containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
   noIndex: (column) => sql.ref(column),
+  // 23505 = unique_violation (PostgreSQL error codes, appendix A).
+  isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === '23505',
 };
