@@ -85,6 +85,13 @@ export async function buildApp(options: BuildOptions) {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // Every route, so tests can check that the OpenAPI document lists each public operation.
+  const routes: { method: string; url: string; hidden: boolean }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
+  });
+
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would
   // cost CPU on every call. The SDK-driven tests check every response shape instead.
@@ -124,5 +131,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr } };
 }

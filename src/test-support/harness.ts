@@ -63,7 +63,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
     { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, ...options.config },
   );
-  const { app, ctx, modules } = await buildApp({ config, database, logger: false, now: options.now });
+  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });
   const { key } = await ctx.workspaces.createKey(ws.id, { name: 'test' });
 
@@ -72,6 +72,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     app,
     ctx,
     modules,
+    routes,
     config,
     database,
     workspaceId: ws.id,

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * Admin CLI for the configured database (DATABASE_URL): workspaces and API keys.
+ *
+ * @example
+ * npx waymark workspaces create --name "Acme" --plan business
+ * npx waymark keys create --workspace acme --scopes "links.read analytics.read"
+ * npx waymark keys revoke key_01J… --workspace acme
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from '../config.js';
+import { openDatabase } from '../db/open.js';
+import { createWorkspaceStore } from '../workspaces/store.js';
+import { createWorkspaceService } from '../workspaces/service.js';
+import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
+import { PLANS, type Plan } from '../workspaces/plans.js';
+import { runExtraCommand, EXTRA_USAGE } from './extra.js';
+
+const USAGE = `Usage: waymark <command> [options]
+
+Commands:
+  workspaces list
+  workspaces create --name <name> [--slug <slug>] [--plan <plan>]
+        plans: ${PLANS.join(', ')} (default: enterprise)
+  keys list   --workspace <id|slug>
+  keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
+        scopes: ${SCOPES.join(' ')} (default: full access)
+  keys revoke <keyId> --workspace <id|slug>
+${EXTRA_USAGE}
+The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
+
+export async function runCli(
+  argv: string[],
+  out: (line: string) => void = console.log,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      plan: { type: 'string' },
+      workspace: { type: 'string', short: 'w' },
+      scopes: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, arg] = positionals;
+  if (values.help || !group) {
+    out(USAGE);
+    return group ? 0 : 1;
+  }
+  const config = loadConfig(env);
+  const database = await openDatabase(config.databaseUrl);
+  const workspaces = createWorkspaceService(createWorkspaceStore(database.db));
+  const fail = (message: string): number => {
+    console.error(`waymark: ${message}`);
+    return 1;
+  };
+  const resolveWorkspace = async () => {
+    if (!values.workspace) throw new Error('--workspace <id|slug> is required');
+    const ws = await workspaces.findWorkspace(values.workspace);
+    if (!ws) throw new Error(`workspace "${values.workspace}" not found`);
+    return ws;
+  };
+  try {
+    if (group === 'workspaces' && action === 'list') {
+      for (const ws of await workspaces.listWorkspaces()) out(`${ws.id}\t${ws.slug}\t${ws.plan}\t${ws.name}`);
+      return 0;
+    }
+    if (group === 'workspaces' && action === 'create') {
+      if (!values.name) return fail('--name is required');
+      const plan = (values.plan ?? 'enterprise') as Plan;
+      if (!PLANS.includes(plan)) return fail(`unknown plan "${plan}"; one of: ${PLANS.join(', ')}`);
+      const ws = await workspaces.createWorkspace({ name: values.name, slug: values.slug, plan });
+      const key = await workspaces.createKey(ws.id, { name: 'Default key' });
+      out(`Created workspace ${ws.id} (${ws.slug}, plan ${ws.plan})`);
+      out(`API key (shown once): ${key.key}`);
+      return 0;
+    }
+    if (group === 'keys' && action === 'list') {
+      const ws = await resolveWorkspace();
+      for (const k of await workspaces.listKeys(ws.id)) {
+        const state = k.revoked_at ? 'revoked' : 'active';
+        out(`${k.id}\t${k.partial_key}\t${state}\t${k.scopes ?? 'all'}\t${k.name}`);
+      }
+      return 0;
+    }
+    if (group === 'keys' && action === 'create') {
+      const ws = await resolveWorkspace();
+      const scopes = parseScopes(values.scopes);
+      const key = await workspaces.createKey(ws.id, { name: values.name, scopes });
+      out(`Created key ${key.id} for ${ws.slug} (scopes: ${scopes?.join(' ') ?? 'all'})`);
+      out(`API key (shown once): ${key.key}`);
+      return 0;
+    }
+    if (group === 'keys' && action === 'revoke') {
+      const ws = await resolveWorkspace();
+      if (!arg) return fail('the key id to revoke is required');
+      const done = await workspaces.revokeKey(ws.id, arg);
+      if (!done) return fail(`no active key ${arg} in workspace ${ws.slug}`);
+      out(`Revoked ${arg}`);
+      return 0;
+    }
+    const handled = await runExtraCommand({ config, database, group, action, arg, out });
+    if (handled !== undefined) return handled;
+    out(USAGE);
+    return 1;
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await database.close();
+  }
+}
+
+// Run when executed directly (bin entry or `tsx src/cli/index.ts`), not when imported by tests.
+const invoked = process.argv[1] ?? '';
+if (/cli[\\/]index\.(ts|js)$/.test(invoked) || invoked.endsWith('/waymark')) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err instanceof ConfigError ? `waymark: ${err.message}` : err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig, ConfigError } from './config.js';
+
+test('defaults: port 3000, SQLite file, local base URL and short domain', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 3000);
+  assert.equal(c.databaseUrl, 'file:./data/waymark.db');
+  assert.equal(c.baseUrl, 'http://localhost:3000');
+  assert.equal(c.shortDomain, 'wm.localhost:3000');
+  assert.equal(c.shortLinkProtocol, 'http');
+  assert.ok(c.apiHosts.includes('localhost') && c.apiHosts.includes('127.0.0.1'));
+  assert.equal(c.clickIdParam, 'waymark_id');
+});
+
+test('a public BASE_URL gives https short links on go.<host>', () => {
+  const c = loadConfig({ BASE_URL: 'https://api.example.com/' });
+  assert.equal(c.baseUrl, 'https://api.example.com');
+  assert.equal(c.shortDomain, 'go.api.example.com');
+  assert.equal(c.shortLinkProtocol, 'https');
+  assert.ok(c.apiHosts.includes('api.example.com'));
+});
+
+test('bad values stop the start with a message naming the variable', () => {
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['BASE_URL', 'ftp://x'],
+    ['LOG_LEVEL', 'loud'],
+    ['WAYMARK_API_KEY', 'sk_live'],
+    ['TRUST_PROXY', 'maybe'],
+  ]) {
+    assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), `${name}=${value}`);
+  }
+});

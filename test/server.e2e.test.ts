@@ -1,0 +1,87 @@
+/**
+ * The real process: `node src/main.ts` prints its address and key, serves with WAYMARK_API_KEY,
+ * and exits 0 on SIGTERM.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isPostgresUrl } from '../src/db/open.js';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      if (output.includes('Try it:')) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => output };
+}
+
+const pg = isPostgresUrl(process.env.DATABASE_URL ?? '');
+
+test('first start prints the address and a key that works; SIGTERM exits 0', { skip: pg ? 'first-start key printing is checked on the SQLite leg (the PostgreSQL database is shared)' : false }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-e2e-'));
+  const port = await freePort();
+  try {
+    const s = startServer({ PORT: String(port), DATABASE_URL: `file:${join(dir, 'w.db')}`, WAYMARK_API_KEY: '' });
+    const out = await s.ready;
+    assert.match(out, new RegExp(`API:\\s+http://localhost:${port}`));
+    const key = /API key:\s+(wm_\w+)/.exec(out)![1]!;
+    const ws = /Workspace:\s+(ws_\w+)/.exec(out)![1]!;
+    const res = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).plan, 'enterprise');
+    const noKey = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`);
+    assert.equal(noKey.status, 401);
+    assert.equal((await noKey.json()).error.code, 'unauthorized');
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exited, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('WAYMARK_API_KEY belongs to the default workspace', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-e2e-'));
+  const port = await freePort();
+  const key = `wm_test_${Math.random().toString(36).slice(2)}`;
+  const databaseUrl = pg ? process.env.DATABASE_URL! : `file:${join(dir, 'other.db')}`;
+  try {
+    const s = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, WAYMARK_API_KEY: key });
+    const out = await s.ready;
+    const ws = /Workspace:\s+(ws_\w+)/.exec(out)![1]!;
+    const res = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(health.status, 200);
+    s.child.kill('SIGINT');
+    assert.equal(await s.exited, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
