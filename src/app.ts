@@ -17,6 +17,7 @@ import { installErrorHandlers } from './http/errors.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { openApiPlugin } from './http/openapi.js';
+import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
@@ -114,6 +115,7 @@ export async function buildApp(options: BuildOptions) {
     }
   });
 
+  await app.register(errorDocsRoutes);
   await app.register(workspaceRoutes, { workspaces });
   await app.register(tags.routes);
   await app.register(folders.routes);

@@ -117,7 +117,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     baseUrl,
-    docsUrl: (e.DOCS_URL ?? `${baseUrl}/docs`).replace(/\/+$/, ''),
+    // Without DOCS_URL, doc_url links point at this service's own error page (/api-reference/errors).
+    docsUrl: (e.DOCS_URL ?? baseUrl).replace(/\/+$/, ''),
     apiKey: e.WAYMARK_API_KEY,
     logLevel: e.LOG_LEVEL,
     shortDomain,

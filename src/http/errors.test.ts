@@ -134,3 +134,11 @@ test('rate-limit headers are on authenticated responses', async () => {
   assert.ok(res.headers['x-ratelimit-remaining']);
   assert.ok(res.headers['x-ratelimit-reset']);
 });
+
+test('doc_url of an error leads to a page with that anchor', async () => {
+  const res = await t.app.inject({ method: 'GET', url: wsUrl() });
+  const docUrlValue = new URL(res.json().error.doc_url);
+  const page = await t.app.inject({ method: 'GET', url: docUrlValue.pathname });
+  assert.equal(page.statusCode, 200);
+  assert.ok(page.body.includes(`id="${docUrlValue.hash.slice(1)}"`));
+});
