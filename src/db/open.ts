@@ -58,7 +58,7 @@ export function sqliteFileFromUrl(url: string): string {
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<OpenDatabase> {
   const opened = isPostgresUrl(url) ? await openPostgres(url, options) : openSqlite(url);
-  if (options.migrate !== false) await migrate(opened.db, opened.dialect);
+  if (options.migrate !== false) await migrate(opened.db, opened.dialect, opened.pgSchema);
   return opened;
 }
 
@@ -113,13 +113,16 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
   };
 }
 
-async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string): Promise<void> {
   const migrations = migrationsFor(dialect);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'waymark_migrations',
     migrationLockTableName: 'waymark_migrations_lock',
+    // Without the schema, Kysely looks for its tables in every schema of the server, finds another
+    // test schema's lock table, skips creating its own and fails ("waymark_migrations_lock does not exist").
+    ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
