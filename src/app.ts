@@ -83,7 +83,9 @@ export async function buildApp(options: BuildOptions) {
     trustProxy: config.trustProxy,
     bodyLimit: 4 * 1024 * 1024,
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters carry 190-character domain slugs and `ext_` + 255-character external ids;
+    // find-my-way's default limit of 100 would answer 414 for them.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every route, so tests can check that the OpenAPI document lists each public operation.
