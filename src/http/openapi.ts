@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
 
 export const openApiPlugin = fp<{ baseUrl: string }>(
   async (app, { baseUrl }) => {
@@ -22,6 +22,8 @@ export const openApiPlugin = fp<{ baseUrl: string }>(
         security: [{ token: [] }],
       },
       transform: jsonSchemaTransform,
+      // Schemas named with `.meta({ id })` (e.g. `Link`) become `components.schemas` entries that routes `$ref`.
+      transformObject: createJsonSchemaTransformObject({ zodToJsonConfig: { target: 'openapi-3.0' } }),
       // Internal routes (redirect catch-all, docs assets) are hidden with `schema.hide`.
     });
     app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
