@@ -4,6 +4,9 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { OpenDatabase } from '../db/open.js';
+import { createChangeBus, type ChangeBus } from '../db/change-bus.js';
 import { createDomainStore } from './store.js';
 import { createDomainService } from './service.js';
 import { domainRoutes } from './routes.js';
@@ -31,3 +34,22 @@ export function createDomainsModule(ctx: AppContext, deps: { resolver?: DnsResol
   };
 }
 export type DomainsModule = ReturnType<typeof createDomainsModule>;
+
+/**
+ * `verifyDomain` without the HTTP app, for `waymark domains verify <slug> [--force]`.
+ * The CLI's own bus reaches no server process; a running server sees the new `verified` value the
+ * next time it reads the domain row.
+ *
+ * @example
+ * const verify = createDomainVerifier({ config, database });
+ * const { verified, reason } = await verify('go.acme.com');
+ */
+export function createDomainVerifier(input: { config: Config; database: OpenDatabase; bus?: ChangeBus; resolver?: DnsResolver }) {
+  return createDomainService({
+    store: createDomainStore(input.database.db, input.database.dialect),
+    dialect: input.database.dialect,
+    config: input.config,
+    bus: input.bus ?? createChangeBus(),
+    resolver: input.resolver ?? defaultResolver(),
+  }).verifyDomain;
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Change } from '../db/change-bus.js';
 import { buildShortLink } from '../links/response.js';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { createDomainsModule } from './module.js';
+import { createDomainsModule, createDomainVerifier } from './module.js';
 import { CreateDomainBody, UpdateDomainBody } from './schema.js';
 import type { DnsResolver } from './verification.js';
 
@@ -184,4 +184,16 @@ test('off mode (default): verifyDomain marks a domain verified without DNS', asy
   const v = await t.modules.domains.verifyDomain('off.acme.test');
   assert.equal(v.verified, true);
   assert.equal((await t.inject({ method: 'GET', url: '/domains/off.acme.test' })).json().verified, true);
+});
+
+test('createDomainVerifier works on a bare database, as the CLI uses it', async () => {
+  await t.inject({ method: 'POST', url: '/domains', payload: { slug: 'cli.acme.test' } });
+  const verify = createDomainVerifier({
+    config: { ...t.config, domainVerification: 'dns', domainDnsTarget: '203.0.113.10' },
+    database: t.ctx.database,
+    resolver: mutableResolver({ 'cli.acme.test': { a: ['203.0.113.10'] } }),
+  });
+  const v = await verify('cli.acme.test');
+  assert.equal(v.verified, true);
+  assert.match(v.reason, /Addresses 203\.0\.113\.10 belong to 203\.0\.113\.10/);
 });
