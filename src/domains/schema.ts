@@ -140,7 +140,8 @@ export const DomainResponse = z
     registeredDomain: z
       .object({ id: z.string(), autoRenewalDisabledAt: z.string().nullable(), createdAt: z.string(), expiresAt: z.string(), renewalFee: z.number() })
       .nullable(),
-  });
+  })
+  .meta({ id: 'Domain' });
 export type DomainResponse = z.infer<typeof DomainResponse>;
 
 export const DeleteDomainResponse = z.object({ slug: z.string() });

@@ -56,7 +56,8 @@ export const FolderResponse = z
     accessLevel: z.enum(FOLDER_ACCESS_LEVELS).nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  });
+  })
+  .meta({ id: 'Folder' });
 export type FolderResponse = z.infer<typeof FolderResponse>;
 
 export const DeleteFolderResponse = z.object({ id: z.string() });

@@ -59,7 +59,7 @@ export const ListTagsQuery = z.object({
 });
 export type ListTagsQuery = z.infer<typeof ListTagsQuery>;
 
-export const TagResponse = z.object({ id: z.string(), name: z.string(), color: z.enum(TAG_COLORS) });
+export const TagResponse = z.object({ id: z.string(), name: z.string(), color: z.enum(TAG_COLORS) }).meta({ id: 'Tag' });
 export type TagResponse = z.infer<typeof TagResponse>;
 
 export const DeleteTagResponse = z.object({ id: z.string() });
