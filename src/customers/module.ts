@@ -1,11 +1,23 @@
 /**
- * Customers module (stub until its issue lands): service and routes for /customers.
+ * Customers module: the customer store (also used by tracking inside its transactions), the
+ * service and the /customers routes.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Database } from '../db/tables.js';
+import { createCustomerStore, type CustomerStore } from './store.js';
+import { createCustomerService } from './service.js';
+import { customerRoutes } from './routes.js';
 
-export function createCustomersModule(_ctx: AppContext) {
-  const routes: FastifyPluginAsync = async () => {};
-  return { routes };
+export function createCustomersModule(ctx: AppContext) {
+  const { db, dialect } = ctx.database;
+  const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now);
+  /** A customer store bound to `db`, which may be a transaction. */
+  const storeFor = (handle: Kysely<Database>): CustomerStore => createCustomerStore(handle, dialect);
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(customerRoutes, { customers: service });
+  };
+  return { routes, service, storeFor };
 }
 export type CustomersModule = ReturnType<typeof createCustomersModule>;
