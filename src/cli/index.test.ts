@@ -40,3 +40,27 @@ test('CLI creates workspaces and keys, lists and revokes them', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('CLI verifies a domain: --force marks it verified', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-cli-'));
+  const env = { DATABASE_URL: `file:${join(dir, 'cli.db')}`, DOMAIN_VERIFICATION: 'dns', DOMAIN_DNS_TARGET: '127.0.0.1' };
+  const lines: string[] = [];
+  try {
+    assert.equal(await runCli(['workspaces', 'create', '--name', 'Dom Co'], (l) => lines.push(l), env), 0);
+    const database = await openDatabase(env.DATABASE_URL);
+    const ws = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+    const t = Date.now();
+    await database.db
+      .insertInto('domains')
+      .values({ id: 'dom_cli', workspace_id: ws.id, slug: 'go.dom.test', verified: 0, primary: 1, archived: 0, placeholder: null, expired_url: null, not_found_url: null, logo: null, asset_links: null, apple_app_site_association: null, created_at: t, updated_at: t })
+      .execute();
+    assert.equal(await runCli(['domains', 'verify', 'go.dom.test', '--force'], (l) => lines.push(l), env), 0);
+    assert.match(lines.at(-1)!, /^go\.dom\.test: verified/);
+    const row = await database.db.selectFrom('domains').select('verified').where('id', '=', 'dom_cli').executeTakeFirstOrThrow();
+    assert.equal(row.verified, 1);
+    assert.equal(await runCli(['domains', 'verify', 'unknown.test', '--force'], (l) => lines.push(l), env), 1);
+    await database.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -44,6 +44,7 @@ export async function runCli(
       workspace: { type: 'string', short: 'w' },
       scopes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      force: { type: 'boolean' },
     },
   });
   const [group, action, arg] = positionals;
@@ -103,7 +104,7 @@ export async function runCli(
       out(`Revoked ${arg}`);
       return 0;
     }
-    const handled = await runExtraCommand({ config, database, group, action, arg, out });
+    const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;
     out(USAGE);
     return 1;
