@@ -41,10 +41,7 @@ export interface RateTable {
 }
 
 const Rates = z.record(z.string().regex(/^[A-Za-z]{3}$/, 'currency codes are 3 letters'), z.number().positive().finite());
-const RateFile = z.union([
-  z.object({ base: z.string().optional(), date: z.string().optional(), rates: Rates }).loose(),
-  Rates,
-]);
+const WrappedRates = z.object({ base: z.string().optional(), date: z.string().optional(), rates: Rates }).loose();
 
 /**
  * Validates a rate table in either form: `{ "base": "usd", "date": "…", "rates": { "eur": 0.97 } }`
@@ -52,21 +49,19 @@ const RateFile = z.union([
  * `base` other than USD (the conversion below divides by units-per-dollar).
  */
 export function parseRateTable(json: unknown, source: string): RateTable {
-  const parsed = RateFile.safeParse(json);
+  const wrapped = typeof json === 'object' && json !== null && 'rates' in json;
+  const parsed = wrapped ? WrappedRates.safeParse(json) : Rates.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`Currency rate table ${source}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  const value = parsed.data;
-  const wrapped = 'rates' in value && typeof value.rates === 'object' && value.rates !== null;
-  const rates = (wrapped ? value.rates : value) as Record<string, number>;
-  const base = wrapped ? (value as { base?: string }).base : undefined;
-  if (base && base.toLowerCase() !== 'usd') {
-    throw new Error(`Currency rate table ${source}: base must be "usd" (rates are units per US dollar), got "${base}"`);
+  const file = wrapped ? (parsed.data as z.infer<typeof WrappedRates>) : { rates: parsed.data as Record<string, number> };
+  if (file.base && file.base.toLowerCase() !== 'usd') {
+    throw new Error(`Currency rate table ${source}: base must be "usd" (rates are units per US dollar), got "${file.base}"`);
   }
   const map = new Map<string, number>([['usd', 1]]);
-  for (const [code, rate] of Object.entries(rates)) map.set(code.toLowerCase(), rate);
-  return { rates: map, date: wrapped ? ((value as { date?: string }).date ?? null) : null, source };
+  for (const [code, rate] of Object.entries(file.rates)) map.set(code.toLowerCase(), rate);
+  return { rates: map, date: file.date ?? null, source };
 }
 
 /**

@@ -278,3 +278,18 @@ function batchedClickRow(linkId: string, domain: string, key: string): StoredEve
     browser: 'Safari', os: 'iOS', referer: '(direct)', referer_url: '(direct)', trigger: 'qr', ip: '', ua: 'Mozilla/5.0',
   } as StoredEvent;
 }
+
+test('shutdown waits for async lead writes that were answered but not yet written', async () => {
+  const t2 = await createTestApp();
+  try {
+    const link = await insertLink(t2);
+    const click = await insertClick(t2, link);
+    const res = await t2.inject({ method: 'POST', url: '/track/lead', payload: { clickId: click.click_id, eventName: 'Sign up', customerExternalId: 'late', eventQuantity: 5 } });
+    assert.equal(res.statusCode, 200);
+    await t2.app.close(); // runs the tracking lifecycle's drain; the database is still open
+    assert.equal(t2.modules.tracking.queue.pending, 0);
+    assert.equal((await readLink(t2, link.id)).leads, 5);
+  } finally {
+    await t2.close();
+  }
+});
