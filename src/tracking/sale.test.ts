@@ -270,3 +270,38 @@ test('the events_invoice index rejects a second sale row with the same invoice i
     (err) => t.ctx.database.dialect.isUniqueViolation(err),
   );
 });
+
+test('across two app instances: concurrent leads of one new customer record one lead; concurrent sales count one conversion', async () => {
+  const second = await buildApp({ config: t.config, database: t.database, logger: false });
+  try {
+    const apps = [t.app, second.app];
+    const link = await insertLink(t);
+    const click = await insertClick(t, link);
+    const leadPayload = { clickId: click.click_id, eventName: 'Sign up', customerExternalId: 'race-1', mode: 'wait' };
+    const leads = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => apps[i % 2]!.inject({ method: 'POST', url: '/track/lead', headers: t.headers, payload: leadPayload })),
+    );
+    for (const r of leads) assert.equal(r.statusCode, 200, r.body);
+    // Exactly one answer carries the link; the others were duplicates.
+    assert.equal(leads.filter((r) => r.json().link !== null).length, 1);
+    const c = await customer('race-1');
+    assert.equal((await conversionEvents(t)).filter((e) => e.customer_id === c.id && e.kind === 'lead').length, 1);
+    assert.equal((await readLink(t, link.id)).leads, 1);
+
+    const sales = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        apps[i % 2]!.inject({ method: 'POST', url: '/track/sale', headers: t.headers, payload: { customerExternalId: 'race-1', amount: 100, invoiceId: `inv-race-${i}` } }),
+      ),
+    );
+    for (const r of sales) assert.equal(r.statusCode, 200, r.body);
+    const counters = await readLink(t, link.id);
+    assert.deepEqual([counters.sales, counters.sale_amount, counters.conversions], [10, 1000, 1]);
+    const after = await customer('race-1');
+    assert.deepEqual([after.sales, after.sale_amount], [10, 1000]);
+    const types = (await salesOf(c.id)).map((s) => s.sale_type);
+    assert.equal(types.filter((x) => x === 'new').length, 1);
+    assert.equal(types.length, 10);
+  } finally {
+    await second.app.close();
+  }
+});
