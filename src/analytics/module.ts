@@ -1,12 +1,36 @@
 /**
- * Analytics module (stub until the analytics issue lands): GET /analytics and GET /events.
+ * Analytics module: `GET /analytics` and `GET /events`, and the SQL runner they read through
+ * (a worker thread on a SQLite file, closed at shutdown).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
+import { createSqlRunner } from './sql-runner.js';
+import { createAnalyticsService } from './service.js';
+import { analyticsRoutes } from './routes.js';
 
-export function createAnalyticsModule(_ctx: AppContext) {
-  const routes: FastifyPluginAsync = async () => {};
-  const lifecycle: Lifecycle = {};
-  return { routes, lifecycle };
+export interface AnalyticsModuleOptions {
+  /** Read raw events only (no rollups): used to compare both paths. */
+  useRollups?: boolean;
+  /** Run SQLite queries on the main thread instead of the worker. */
+  inProcess?: boolean;
+}
+
+export function createAnalyticsModule(ctx: AppContext, options: AnalyticsModuleOptions = {}) {
+  const runner = createSqlRunner(ctx.database, { inProcess: options.inProcess });
+  const service = createAnalyticsService({
+    db: ctx.database.db,
+    dialect: ctx.database.dialect,
+    runner,
+    now: ctx.now,
+    linkSettings: ctx.config,
+    useRollups: options.useRollups,
+  });
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(analyticsRoutes, { analytics: service });
+  };
+  const lifecycle: Lifecycle = {
+    close: () => runner.close(),
+  };
+  return { routes, lifecycle, service, runner };
 }
 export type AnalyticsModule = ReturnType<typeof createAnalyticsModule>;

@@ -5,12 +5,14 @@
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import * as m0001 from './0001-initial.js';
+import * as m0002 from './0002-analytics-rollups.js';
 import * as m0006 from './0006-link-list-indexes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
 const ALL: Record<string, DialectMigration> = {
   '0001-initial': m0001,
+  '0002-analytics-rollups': m0002,
   '0006-link-list-indexes': m0006,
 };
 

@@ -1,0 +1,49 @@
+/**
+ * Runs one aggregate: plans its parts (planner.ts), compiles each (aggregate-sql.ts), runs them
+ * as one batch on the SQL runner (one snapshot on SQLite) and adds the rows up.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { Dialect } from '../db/dialect.js';
+import { partQuery, type AggregateSpec } from './aggregate-sql.js';
+import { planParts, type Part } from './planner.js';
+import { mergeRows, type MergedRow } from './shape.js';
+import type { SqlRunner } from './sql-runner.js';
+
+export interface AggregateDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  runner: SqlRunner;
+  useRollups: boolean;
+}
+
+/** The parts a spec would run, for plan tests and the benchmark's report. */
+export function partsFor(deps: Pick<AggregateDeps, 'useRollups'>, spec: AggregateSpec, range: { from: number; to: number }, boundaries?: readonly number[]): Part[] {
+  const hasExcluded = spec.scope.mode === 'workspace' && !(spec.scope.ids && spec.scope.ids.length === 0);
+  const c = spec.conversions;
+  return planParts({
+    from: range.from,
+    to: range.to,
+    group: spec.group,
+    dims: spec.dims,
+    linkMode: spec.scope.mode,
+    hasExcluded,
+    rawOnly: c.customerId !== undefined || c.saleType !== undefined || c.metadata !== undefined || c.ref !== undefined,
+    useRollups: deps.useRollups,
+    boundaries,
+  });
+}
+
+/** Runs the spec over the range and returns the merged rows (one per group value and slot). */
+export async function aggregateParts(
+  deps: AggregateDeps,
+  spec: AggregateSpec,
+  range: { from: number; to: number },
+  boundaries?: readonly number[],
+): Promise<MergedRow[]> {
+  const parts = partsFor(deps, spec, range, boundaries);
+  const results = await deps.runner.run(parts.map((p) => partQuery(deps.db, deps.dialect, spec, p)));
+  const merged = new Map<string, MergedRow>();
+  results.forEach((rows, i) => mergeRows(merged, rows, spec.group.length, parts[i]!.sign));
+  return [...merged.values()];
+}
