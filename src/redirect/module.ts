@@ -1,10 +1,27 @@
 /**
- * Redirect module (stub until the redirect issue lands): short-link redirects and click recording.
+ * Redirect module: short-link redirects and click recording (issue 4). `tryHandle` runs in the raw
+ * node:http server before Fastify (app.ts); `clicks` lets conversions find a click, flushed or
+ * not; `lifecycle` loads the GeoIP data, relays cache invalidations over PostgreSQL, and flushes
+ * the click batch at shutdown.
+ *
+ * Design notes and the durability guarantee: docs/redirects.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../analytics/event-writer.js';
+import { isPostgresUrl } from '../db/open.js';
+import { newClickIdAt } from './click-id.js';
+import { createRedirectStore } from './store.js';
+import { createLinkCache } from './link-cache.js';
+import { createClickWriter, createDirectSink } from './click-writer.js';
+import { createWorkerSink } from './flush-client.js';
+import { createGeoLocator } from './geo.js';
+import { createUaClassifier } from './visitor.js';
+import { createClickDeduplicator } from './dedup.js';
+import { createAttemptLimiter } from './password.js';
+import { createRedirectHandler } from './handler.js';
+import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
 
 /**
  * Finds a click of a workspace by its id, whether already flushed to the database or still in the
@@ -15,11 +32,90 @@ export interface ClickLookup {
   findClick(workspaceId: string, clickId: string): Promise<StoredEvent | undefined>;
 }
 
-export function createRedirectModule(_ctx: AppContext, _deps: { links: LinksModule }) {
+export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule }) {
+  const { config, database } = ctx;
+  const onError = (err: unknown, context: string) => {
+    if (config.logLevel === 'silent') return;
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: message }));
+  };
+
+  const store = createRedirectStore(database.db);
+  const cache = createLinkCache(store);
+  const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
+  // SQLite's writes are synchronous: on a file database they go to a worker thread so a flush never
+  // stalls redirects. PostgreSQL's driver is asynchronous and writes from here.
+  const sink = database.sqlitePath ? createWorkerSink(database.sqlitePath, onError) : createDirectSink(database.db, ctx.events, store);
+  const writer = createClickWriter({
+    sink,
+    intervalMs: config.clickFlushIntervalMs,
+    maxRows: config.clickFlushMaxRows,
+    onError,
+  });
+  const geo = createGeoLocator({ dbPath: config.geoipDb, trustHeaders: config.trustGeoHeaders, onError });
+  const handler = createRedirectHandler({
+    apiHosts: config.apiHosts,
+    trustProxy: config.trustProxy,
+    clickIdParam: config.clickIdParam,
+    secureCookies: config.shortLinkProtocol === 'https',
+    cache,
+    writer,
+    classify: createUaClassifier(),
+    geo,
+    dedup: createClickDeduplicator({ newClickId: newClickIdAt }),
+    limiter: createAttemptLimiter(),
+    now: ctx.now,
+    random: Math.random,
+    onError,
+  });
+
+  let relay: PgRelay | null = null;
+
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
-  const tryHandle = (_req: IncomingMessage, _res: ServerResponse): boolean => false;
-  const clicks: ClickLookup = { findClick: async () => undefined };
-  const lifecycle: Lifecycle = {};
-  return { tryHandle, clicks, lifecycle };
+  const tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => handler.tryHandle(req, res);
+
+  const clicks: ClickLookup = {
+    async findClick(workspaceId, clickId) {
+      const pending = writer.pending(clickId);
+      if (pending) return pending.workspace_id === workspaceId ? pending : undefined;
+      // Rows leave the batch only after their flush committed, so a miss here is in the table.
+      return store.findClick(workspaceId, clickId);
+    },
+  };
+
+  const lifecycle: Lifecycle = {
+    async start() {
+      geo.start();
+      if (isPostgresUrl(database.url)) {
+        relay = createPgChangeRelay({
+          url: database.url,
+          schema: database.pgSchema,
+          db: database.db,
+          bus: ctx.bus,
+          onReconnect: () => cache.clear(),
+          onError,
+        });
+        await relay.start();
+      }
+    },
+    async close() {
+      await writer.close();
+      await relay?.close();
+      relay = null;
+      unsubscribe();
+    },
+  };
+
+  return {
+    tryHandle,
+    clicks,
+    lifecycle,
+    /** Writes every buffered click now (tests, benchmarks). */
+    flushClicks: () => writer.flush(),
+    /** Resolves once the GeoIP databases are loaded. */
+    geoReady: () => geo.ready(),
+    /** Counters of answers and clicks since start (benchmark, diagnostics). */
+    stats: () => ({ ...handler.stats(), writer: writer.stats(), cachedLinks: cache.size }),
+  };
 }
 export type RedirectModule = ReturnType<typeof createRedirectModule>;

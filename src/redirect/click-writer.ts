@@ -1,0 +1,235 @@
+/**
+ * The click batch: redirects push click rows into memory and never wait for the database. A
+ * flush writes up to `maxRows` rows in ONE transaction — the events (through `EventWriter.append`,
+ * where analytics may add rollups) plus `links.clicks/last_clicked` and `workspaces.usage` — every
+ * `intervalMs`, or at once when `maxRows` are waiting. A failed flush keeps its rows and retries;
+ * `close()` flushes everything before the process exits.
+ *
+ * Guarantee: a click is either in a committed flush or still in this process's memory. A crash
+ * (SIGKILL, power loss, OOM) loses at most the clicks buffered at that moment: those of the last
+ * `intervalMs` (≤ 100 ms), or more while the database is failing. See docs/redirects.md.
+ *
+ * @example
+ * const writer = createClickWriter({ db, events, store, intervalMs: 100, maxRows: 2000 });
+ * writer.push(row);           // on the redirect path: memory only
+ * await writer.close();       // at shutdown: everything committed
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { EventWriter, StoredEvent } from '../analytics/event-writer.js';
+import type { LinkBump, RedirectStore, WorkspaceBump } from './store.js';
+
+/**
+ * Where a batch goes: one transaction per `write`. In process (`createDirectSink`) or on the
+ * flush worker (flush-client.ts), which keeps SQLite's synchronous writes off the event loop.
+ */
+export interface ClickSink {
+  write(batch: readonly StoredEvent[]): Promise<void>;
+  /** Which of these click ids are already stored (after an uncertain failure). */
+  existingClickIds(clickIds: readonly string[]): Promise<string[]>;
+  close?(): Promise<void>;
+}
+
+/**
+ * The flush transaction: the events through `EventWriter.append` (which maintains the analytics
+ * rollups), then the link and workspace counters, all or nothing.
+ */
+export async function writeClickBatch(
+  db: Kysely<Database>,
+  events: EventWriter,
+  store: Pick<RedirectStore, 'bumpCounters'>,
+  batch: readonly StoredEvent[],
+): Promise<void> {
+  const perLink = new Map<string, LinkBump>();
+  const perWorkspace = new Map<string, WorkspaceBump>();
+  for (const row of batch) {
+    const ts = Number(row.timestamp);
+    const link = perLink.get(row.link_id);
+    if (link) {
+      link.clicks++;
+      if (ts > link.lastClicked) link.lastClicked = ts;
+    } else perLink.set(row.link_id, { id: row.link_id, clicks: 1, lastClicked: ts });
+    const ws = perWorkspace.get(row.workspace_id);
+    if (ws) ws.clicks++;
+    else perWorkspace.set(row.workspace_id, { id: row.workspace_id, clicks: 1 });
+  }
+  await db.transaction().execute(async (trx) => {
+    await events.append(trx, batch);
+    await store.bumpCounters(trx, [...perLink.values()], [...perWorkspace.values()]);
+  });
+}
+
+/** A sink writing on this thread (PostgreSQL, whose driver is asynchronous, and in-memory SQLite). */
+export function createDirectSink(db: Kysely<Database>, events: EventWriter, store: Pick<RedirectStore, 'bumpCounters' | 'existingClickIds'>): ClickSink {
+  return {
+    write: (batch) => writeClickBatch(db, events, store, batch),
+    existingClickIds: (ids) => store.existingClickIds(ids),
+  };
+}
+
+export interface ClickWriterOptions {
+  sink: ClickSink;
+  intervalMs: number;
+  maxRows: number;
+  /** Buffered rows beyond which new clicks are dropped (and counted) while the database is down. */
+  maxBuffered?: number;
+  onError?: (err: unknown, context: string) => void;
+}
+
+export interface ClickWriterStats {
+  /** Rows accepted into the buffer since start. */
+  queued: number;
+  /** Rows committed since start. */
+  flushed: number;
+  /** Rows buffered now (waiting or being written). */
+  buffered: number;
+  /** Rows refused because the buffer was full. */
+  dropped: number;
+  flushes: number;
+  failures: number;
+}
+
+export interface ClickWriter {
+  push(row: StoredEvent): void;
+  /** A click still in memory (not yet committed), by click id. */
+  pending(clickId: string): StoredEvent | undefined;
+  /** Writes everything buffered now; rejects if a flush fails (the rows stay buffered). */
+  flush(): Promise<void>;
+  /** Stops the timer and writes everything, retrying failures for a while. */
+  close(): Promise<void>;
+  stats(): ClickWriterStats;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** True for a unique-key violation on either engine. */
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export function createClickWriter(options: ClickWriterOptions): ClickWriter {
+  const { sink, intervalMs, maxRows } = options;
+  const maxBuffered = options.maxBuffered ?? 500_000;
+  let queue: StoredEvent[] = [];
+  const pendingById = new Map<string, StoredEvent>();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let closed = false;
+  let consecutiveFailures = 0;
+  const stats: ClickWriterStats = { queued: 0, flushed: 0, buffered: 0, dropped: 0, flushes: 0, failures: 0 };
+
+  // After close() the periodic timer stays off, but a late push (a request that was already in
+  // flight) still schedules its own flush rather than being forgotten.
+  const schedule = (delay: number) => {
+    if (timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void flushOnce().catch(() => undefined);
+    }, delay);
+    // The server keeps the process alive; shutdown flushes explicitly through close().
+    timer.unref();
+  };
+
+  /** One transaction of at most maxRows rows. */
+  async function flushOnce(): Promise<void> {
+    if (running) return running;
+    if (queue.length === 0) return;
+    const batch = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
+    queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
+    running = (async () => {
+      try {
+        await sink.write(batch);
+        consecutiveFailures = 0;
+        stats.flushes++;
+        stats.flushed += batch.length;
+        for (const row of batch) pendingById.delete(row.id);
+      } catch (err) {
+        stats.failures++;
+        consecutiveFailures++;
+        options.onError?.(err, `click flush of ${batch.length} rows failed; keeping them for a retry`);
+        let retry = batch;
+        if (isUniqueViolation(err)) {
+          // A previous attempt may have committed without us hearing back (a dropped connection
+          // after COMMIT): drop the rows already stored, whose counters were bumped with them.
+          try {
+            const stored = new Set(await sink.existingClickIds(batch.map((r) => r.id)));
+            retry = batch.filter((r) => !stored.has(r.id));
+            for (const r of batch) if (stored.has(r.id)) pendingById.delete(r.id);
+          } catch {
+            /* keep the whole batch; the next attempt checks again */
+          }
+        }
+        queue = retry.concat(queue);
+        throw err;
+      } finally {
+        running = null;
+        if (queue.length > 0 && !closed) {
+          // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits.
+          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows ? 0 : intervalMs;
+          schedule(delay);
+        }
+      }
+    })();
+    return running;
+  }
+
+  return {
+    push(row) {
+      if (queue.length >= maxBuffered) {
+        stats.dropped++;
+        if (stats.dropped === 1 || stats.dropped % 10_000 === 0) {
+          options.onError?.(new Error('click buffer full'), `database unavailable: ${stats.dropped} clicks dropped so far`);
+        }
+        return;
+      }
+      queue.push(row);
+      pendingById.set(row.id, row);
+      stats.queued++;
+      if (running) return;
+      if (queue.length >= maxRows) {
+        if (timer !== null) {
+          clearTimeout(timer);
+          timer = null;
+        }
+        schedule(0);
+      } else schedule(intervalMs);
+    },
+
+    pending(clickId) {
+      return pendingById.get(clickId);
+    },
+
+    async flush() {
+      if (running) await running.catch(() => undefined);
+      while (queue.length > 0) await flushOnce();
+    },
+
+    async close() {
+      closed = true;
+      if (timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      if (running) await running.catch(() => undefined);
+      let attempts = 0;
+      while (queue.length > 0) {
+        try {
+          await flushOnce();
+          attempts = 0;
+        } catch (err) {
+          if (++attempts >= 10) {
+            options.onError?.(err, `giving up: ${queue.length} clicks could not be written at shutdown`);
+            break;
+          }
+          await sleep(Math.min(2_000, 100 * 2 ** attempts));
+        }
+      }
+      await sink.close?.();
+    },
+
+    stats() {
+      return { ...stats, buffered: pendingById.size };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The main thread's side of the flush worker: a ClickSink whose writes run on flush-worker.ts.
+ * A worker that dies (or fails to start) fails the calls in flight; the click writer keeps those
+ * rows and retries, and the next call starts a new worker.
+ *
+ * @example
+ * const sink = createWorkerSink(database.url);
+ * await sink.write(rows); await sink.close();
+ */
+import { Worker } from 'node:worker_threads';
+import type { StoredEvent } from '../analytics/event-writer.js';
+import type { ClickSink } from './click-writer.js';
+import type { WorkerReply, WorkerRequest } from './flush-worker.js';
+
+/**
+ * Starts flush-worker: the built .js directly; under tsx (tests, `npm run dev`) through a bootstrap
+ * that registers tsx inside the worker, because Node 20 does not pass the main thread's module
+ * hooks on to workers.
+ */
+function startWorker(workerData: unknown): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./flush-worker.js', import.meta.url), { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./flush-worker.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+interface Pending {
+  resolve(value: WorkerReply): void;
+  reject(err: Error): void;
+}
+
+export function createWorkerSink(url: string, onError?: (err: unknown, context: string) => void): ClickSink {
+  let worker: Worker | null = null;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  const ensure = (): Worker => {
+    if (worker) return worker;
+    const w = startWorker({ url });
+    w.on('message', (reply: WorkerReply) => {
+      if (reply.type === 'closed') return;
+      const p = pending.get(reply.id);
+      if (!p) return;
+      pending.delete(reply.id);
+      if (reply.type === 'failed') p.reject(Object.assign(new Error(reply.message), { code: reply.code }));
+      else p.resolve(reply);
+    });
+    w.on('error', (err) => {
+      onError?.(err, 'click flush worker failed');
+      if (worker === w) worker = null;
+      failAll(err);
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = null;
+      failAll(new Error(`click flush worker exited (${code})`));
+    });
+    // The click writer's own timer and the server keep the process alive, not the worker.
+    w.unref();
+    worker = w;
+    return w;
+  };
+
+  const call = (msg: WorkerRequest & { id: number }): Promise<WorkerReply> =>
+    new Promise((resolve, reject) => {
+      pending.set(msg.id, { resolve, reject });
+      ensure().postMessage(msg);
+    });
+
+  return {
+    async write(batch) {
+      await call({ type: 'write', id: nextId++, rows: batch as StoredEvent[] });
+    },
+    async existingClickIds(ids) {
+      const reply = await call({ type: 'existing', id: nextId++, ids: [...ids] });
+      return reply.type === 'existing' ? reply.found : [];
+    },
+    async close() {
+      const w = worker;
+      worker = null;
+      if (!w) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => void w.terminate().then(() => resolve()), 5_000);
+        w.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        w.on('message', (reply: WorkerReply) => {
+          if (reply.type === 'closed') void w.terminate();
+        });
+        w.postMessage({ type: 'close' } satisfies WorkerRequest);
+      });
+    },
+  };
+}

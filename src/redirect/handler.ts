@@ -1,0 +1,390 @@
+/**
+ * The redirect server: answers every request whose Host is not an API host, before Fastify sees
+ * it (app.ts). On a cache hit the whole answer is synchronous — parse host and path, `decide`,
+ * write the response — and the click is built and pushed to the in-memory batch after the
+ * response was handed to the socket. No zod, no framework, no I/O before answering.
+ *
+ * @example
+ * const handler = createRedirectHandler(deps);
+ * http.createServer((req, res) => { if (!handler.tryHandle(req, res)) api(req, res); });
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredEvent } from '../analytics/event-writer.js';
+import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordState } from './decide.js';
+import { buildFinalUrl, queryHasNoTrack, utmOf } from './final-url.js';
+import type { LinkCache } from './link-cache.js';
+import type { ClickWriter } from './click-writer.js';
+import type { GeoLocator, GeoResult } from './geo.js';
+import { clientIp, refererOf, type UaTraits } from './visitor.js';
+import { expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage } from './pages.js';
+import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
+import type { ClickDeduplicator } from './dedup.js';
+import { lookupKey } from '../links/keys.js';
+
+export interface RedirectHandlerDeps {
+  apiHosts: readonly string[];
+  trustProxy: boolean;
+  clickIdParam: string;
+  /** Adds `Secure` to the cookies we set (short links served over https). */
+  secureCookies: boolean;
+  cache: LinkCache;
+  writer: ClickWriter;
+  classify: (ua: string) => UaTraits;
+  geo: GeoLocator;
+  dedup: ClickDeduplicator;
+  limiter: AttemptLimiter;
+  now: () => number;
+  random: () => number;
+  onError: (err: unknown, context: string) => void;
+}
+
+/** Counters for the benchmark and for operators. */
+export interface RedirectStats {
+  /** Tracked answers (redirect to a destination, or a rewrite frame) to human visitors. */
+  humanAnswers: number;
+  /** Of those, the visits recorded as new clicks (the rest were repeats within the hour or `dub-no-track`). */
+  clicksRecorded: number;
+  /** Answers to bots and HEAD requests. */
+  botAnswers: number;
+}
+
+interface Req {
+  req: IncomingMessage;
+  res: ServerResponse;
+  host: string;
+  hostname: string;
+  method: string;
+  path: string;
+  query: string;
+  isRoot: boolean;
+}
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+function withoutPort(host: string): string {
+  const colon = host.lastIndexOf(':');
+  return colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
+}
+
+/** Value of one cookie from a Cookie header, without parsing the rest. */
+export function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  }
+  return null;
+}
+
+const QR_TRIGGER = /(?:^|&)qr=1(?:&|$)/;
+const SAFE_COOKIE_PATH = /^\/[A-Za-z0-9\-._~%!$&'()*+=:@/]*$/;
+
+export function createRedirectHandler(deps: RedirectHandlerDeps) {
+  const apiHosts = new Set(deps.apiHosts.map((h) => h.toLowerCase()));
+  const prefix = deps.clickIdParam.replace(/_id$/, '');
+  const testCookieName = `${prefix}_test_url`;
+  const secure = deps.secureCookies ? '; Secure' : '';
+  const stats: RedirectStats = { humanAnswers: 0, clicksRecorded: 0, botAnswers: 0 };
+
+  function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}) {
+    res.writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(html),
+      'cache-control': 'no-store',
+      ...headers,
+    });
+    res.end(html);
+  }
+
+  function fail(r: Req, err: unknown) {
+    deps.onError(err, `redirect ${r.host}${r.path} failed`);
+    if (r.res.headersSent) {
+      r.res.destroy();
+      return;
+    }
+    sendHtml(r.res, 503, '<!doctype html><title>Unavailable</title><p>This link is temporarily unavailable. Please try again.</p>');
+  }
+
+  /** `/.well-known/…` files of the domain: JSON as configured, 404 when unset. */
+  function wellKnown(r: Req, domain: DomainInfo | null) {
+    const file = r.path.slice('/.well-known/'.length);
+    const body = file === 'apple-app-site-association' ? domain?.appleAppSiteAssociation : file === 'assetlinks.json' ? domain?.assetLinks : null;
+    if (!body) {
+      sendHtml(r.res, 404, notFoundPage(r.host), { 'x-robots-tag': 'noindex' });
+      return;
+    }
+    r.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'public, max-age=300' });
+    r.res.end(body);
+  }
+
+  function needsDomain(link: LinkInfo | null, now: number): boolean {
+    return link === null || link.disabledAt !== null || !link.url || (link.expiresAt !== null && link.expiresAt < now && !link.expiredUrl);
+  }
+
+  function withDomain(r: Req, link: LinkInfo | null, then: (domain: DomainInfo | null) => void) {
+    const cached = deps.cache.peekDomain(r.host);
+    if (cached !== undefined) return then(cached);
+    deps.cache.loadDomain(r.host, r.hostname).then(then, (err) => fail(r, err));
+  }
+
+  function withLink(r: Req, keyLower: string) {
+    const cached = deps.cache.peek(r.host, keyLower);
+    if (cached !== undefined) return afterLink(r, cached);
+    deps.cache.load(r.host, r.hostname, keyLower).then(
+      (link) => afterLink(r, link),
+      (err) => fail(r, err),
+    );
+  }
+
+  function afterLink(r: Req, link: LinkInfo | null) {
+    const now = deps.now();
+    if (r.method === 'POST' && link?.password) {
+      readForm(r.req).then(
+        (form) => withDomainIfNeeded(r, link, now, form.get('password') ?? ''),
+        (err) => fail(r, err),
+      );
+      return;
+    }
+    withDomainIfNeeded(r, link, now, undefined);
+  }
+
+  function withDomainIfNeeded(r: Req, link: LinkInfo | null, now: number, posted: string | undefined) {
+    if (needsDomain(link, now)) withDomain(r, link, (domain) => respond(r, link, domain, now, posted));
+    else respond(r, link, null, now, posted);
+  }
+
+  function checkPassword(r: Req, link: LinkInfo, ip: string, now: number, posted: string | undefined): PasswordState {
+    const password = link.password!;
+    const limitKey = `${ip}\n${link.id}`;
+    const cookie = readCookie(r.req.headers.cookie, passwordCookieName(prefix, link.id));
+    // A valid proof cookie always passes; guesses are counted and limited.
+    if (cookie !== null && passwordMatches(link.id, password, { proof: cookie })) return 'ok';
+    let offered = posted;
+    if (offered === undefined && r.query.includes('pw=')) offered = new URLSearchParams(r.query).get('pw') ?? undefined;
+    if (offered === undefined) return 'none';
+    if (deps.limiter.blocked(limitKey, now) > 0) return 'rate_limited';
+    if (passwordMatches(link.id, password, { password: offered })) {
+      deps.limiter.reset(limitKey);
+      return 'ok';
+    }
+    deps.limiter.fail(limitKey, now);
+    return 'wrong';
+  }
+
+  function respond(r: Req, link: LinkInfo | null, domain: DomainInfo | null, now: number, posted: string | undefined) {
+    const { req, res } = r;
+    const ua = req.headers['user-agent'] ?? '';
+    const traits = deps.classify(ua);
+    const bot = traits.bot || r.method === 'HEAD';
+    const ip = clientIp(req, deps.trustProxy);
+    const geo: GeoResult | null = link?.geo ? deps.geo.locate(ip, req.headers) : null;
+    const password = link?.password ? checkPassword(r, link, ip, now, posted) : 'none';
+    const testCookie = link?.testVariants ? readCookie(req.headers.cookie, testCookieName) : null;
+
+    const decision = decide({
+      link,
+      domain,
+      isRoot: r.isRoot,
+      now,
+      visitor: { bot, os: traits.os, country: geo && geo.country !== 'Unknown' ? geo.country : null },
+      password,
+      testCookie,
+      random: link?.testVariants ? deps.random() : 0,
+    });
+
+    const robots: Record<string, string> = decision.noindex ? { 'x-robots-tag': 'noindex' } : {};
+    switch (decision.kind) {
+      case 'page':
+        sendHtml(res, decision.status, decision.page === 'not_found' ? notFoundPage(r.host) : expiredPage(), robots);
+        return;
+      case 'password': {
+        const headers: Record<string, string> = { ...robots };
+        if (decision.status === 429 && link) headers['retry-after'] = String(deps.limiter.blocked(`${ip}\n${link.id}`, now));
+        sendHtml(res, decision.status, passwordPage(r.path + (r.query ? `?${r.query}` : ''), decision.error), headers);
+        return;
+      }
+      case 'proxy':
+        stats.botAnswers++;
+        sendHtml(res, 200, proxyPage(link!, link!.url), robots);
+        return;
+    }
+
+    if (decision.kind === 'redirect' && !decision.track) {
+      res.writeHead(decision.status, { location: decision.target, 'cache-control': 'no-store', 'content-length': 0, ...robots });
+      res.end();
+      return;
+    }
+
+    // A visit that leads to the destination: click id, final URL, cookies, then the click.
+    const l = link!;
+    const record = !bot && !(r.query !== '' && queryHasNoTrack(r.query)) && req.headers['dub-no-track'] === undefined;
+    let clickId: string | null = null;
+    let isNew = false;
+    if (record) {
+      const seen = deps.dedup.seen(l.id, ip, ua, now);
+      clickId = seen.clickId;
+      isNew = seen.isNew;
+    }
+    const target = decision.target;
+    const finalUrl = buildFinalUrl(target, r.query, {
+      clickIdParam: deps.clickIdParam,
+      clickId: l.trackConversion ? clickId : null,
+      viaKey: l.partner ? l.key : null,
+    });
+
+    const cookies: string[] = [];
+    // The cookie path is the link's own path; anything that could break the header falls back to `/`.
+    const cookiePath = r.isRoot || !SAFE_COOKIE_PATH.test(r.path) ? '/' : r.path;
+    if (l.trackConversion && clickId !== null) {
+      cookies.push(`${deps.clickIdParam}=${clickId}; Path=${cookiePath}; Max-Age=3600; SameSite=Lax${secure}`);
+    }
+    if (decision.testUrl !== null) {
+      cookies.push(`${testCookieName}=${encodeURIComponent(decision.testUrl)}; Path=${cookiePath}; Max-Age=604800; SameSite=Lax${secure}`);
+    }
+    if (posted !== undefined && password === 'ok') {
+      cookies.push(`${passwordCookieName(prefix, l.id)}=${passwordProof(l.id, l.password!)}; Path=${cookiePath}; Max-Age=86400; HttpOnly; SameSite=Lax${secure}`);
+    }
+    const headers: Record<string, string | string[]> = { ...robots };
+    if (cookies.length) headers['set-cookie'] = cookies;
+
+    if (decision.kind === 'rewrite') {
+      sendHtml(res, 200, rewritePage(l, finalUrl), headers);
+    } else {
+      headers.location = finalUrl;
+      // Browsers must come back for every visit (a cached 301 would skip the click).
+      headers['cache-control'] = 'no-store';
+      headers['content-length'] = '0';
+      res.writeHead(decision.status, headers);
+      res.end();
+    }
+
+    if (bot) {
+      stats.botAnswers++;
+      return;
+    }
+    stats.humanAnswers++;
+    if (!isNew || clickId === null) return;
+    stats.clicksRecorded++;
+    try {
+      deps.writer.push(clickRow(l, clickId, now, finalUrl, r, ip, ua, traits, geo ?? deps.geo.locate(ip, req.headers)));
+    } catch (err) {
+      deps.onError(err, 'building a click record failed');
+    }
+  }
+
+  function clickRow(l: LinkInfo, clickId: string, now: number, url: string, r: Req, ip: string, ua: string, traits: UaTraits, geo: GeoResult): StoredEvent {
+    const referer = refererOf(r.req.headers.referer);
+    const utm = utmOf(url);
+    return {
+      workspace_id: l.workspaceId,
+      timestamp: now,
+      id: clickId,
+      kind: 'click',
+      click_id: clickId,
+      link_id: l.id,
+      domain: l.domain,
+      key: l.key,
+      url,
+      country: geo.country,
+      city: geo.city,
+      region: geo.region,
+      continent: geo.continent,
+      device: traits.device,
+      browser: traits.browser,
+      os: traits.os,
+      referer: referer.host,
+      referer_url: referer.url,
+      trigger: r.query !== '' && QR_TRIGGER.test(r.query) ? 'qr' : 'link',
+      ip,
+      ua,
+      utm_source: utm.utm_source,
+      utm_medium: utm.utm_medium,
+      utm_campaign: utm.utm_campaign,
+      utm_term: utm.utm_term,
+      utm_content: utm.utm_content,
+      customer_id: null,
+      event_name: null,
+      amount: 0,
+      currency: null,
+      original_amount: null,
+      payment_processor: null,
+      invoice_id: null,
+      sale_type: null,
+      metadata: null,
+    };
+  }
+
+  /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
+  function tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
+    const rawHost = req.headers.host;
+    if (!rawHost) return false;
+    let host = rawHost.toLowerCase();
+    if (host.startsWith('www.')) host = host.slice(4);
+    const hostname = withoutPort(host);
+    if (apiHosts.has(hostname)) return false;
+
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    const r: Req = { req, res, host, hostname, method, path, query, isRoot: false };
+    try {
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+        res.writeHead(405, { allow: 'GET, HEAD, POST', 'content-length': 0 });
+        res.end();
+        return true;
+      }
+      if (path.startsWith('/.well-known/')) {
+        withDomain(r, null, (domain) => wellKnown(r, domain));
+        return true;
+      }
+      let key: string;
+      try {
+        key = decodeURIComponent(path.slice(1));
+      } catch {
+        sendHtml(res, 404, notFoundPage(host), { 'x-robots-tag': 'noindex' });
+        return true;
+      }
+      while (key.endsWith('/')) key = key.slice(0, -1);
+      r.isRoot = key === '';
+      // Keys are stored punycoded and compared lower-cased (links/keys.ts).
+      withLink(r, r.isRoot ? '_root' : lookupKey(key));
+    } catch (err) {
+      fail(r, err);
+    }
+    return true;
+  }
+
+  return { tryHandle, stats: (): RedirectStats => ({ ...stats }) };
+}
+
+/** Reads a small urlencoded form body (the password form). */
+function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // An oversized form is not a password: treat it as an empty (wrong) one.
+      if (size > MAX_FORM_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(new URLSearchParams());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}
+
+export type RedirectHandler = ReturnType<typeof createRedirectHandler>;
+export type { Decision };

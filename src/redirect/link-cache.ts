@@ -1,0 +1,219 @@
+/**
+ * Resolved links and domains, kept in process (LRU) so a redirect normally touches no database.
+ * Entries are dropped on every change announced on the ChangeBus (this process, and others via
+ * PostgreSQL NOTIFY) and expire after a while anyway, which bounds staleness of data that has no
+ * change event (the workspace's conversion flag) and of notifications missed while disconnected.
+ *
+ * Request hosts may carry a port (`wm.localhost:3000`); a link is looked up on the host with its
+ * port first, then without. The cache key is the request host, so entries of `host:port` are also
+ * indexed under the port-less name to be found when that name changes.
+ *
+ * @example
+ * const cache = createLinkCache(store);
+ * const link = cache.peek('go.example.com', 'abc') ?? (await cache.load('go.example.com', 'go.example.com', 'abc'));
+ */
+import { LRUCache } from 'lru-cache';
+import type { Change } from '../db/change-bus.js';
+import type { DomainInfo, LinkInfo, TestVariant } from './decide.js';
+import type { DomainRow, LinkWithWorkspace, RedirectStore } from './store.js';
+
+export interface LinkCacheOptions {
+  /** Entries kept (default 100,000: ~1 KB each). */
+  max?: number;
+  /** Lifetime of a found link or domain (default 60 s). */
+  ttlMs?: number;
+  /** Lifetime of a "no such link" entry (default 5 s, like the published service's LRU). */
+  negativeTtlMs?: number;
+}
+
+export interface LinkCache {
+  /** Cached answer: a link, `null` (known missing) or `undefined` (not cached). Synchronous. */
+  peek(host: string, keyLower: string): LinkInfo | null | undefined;
+  /** Reads the link from the database (host first, then `hostname`) and caches the answer. */
+  load(host: string, hostname: string, keyLower: string): Promise<LinkInfo | null>;
+  peekDomain(host: string): DomainInfo | null | undefined;
+  loadDomain(host: string, hostname: string): Promise<DomainInfo | null>;
+  invalidate(change: Change): void;
+  /** Drops everything (e.g. after missing notifications while reconnecting). */
+  clear(): void;
+  readonly size: number;
+}
+
+interface Entry<T> {
+  value: T | null;
+}
+
+function parseJson(text: string | null): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Row → the redirect's view of a link, parsed once per cache fill. */
+export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
+  const geoRaw = parseJson(row.geo);
+  let geo: Record<string, string> | null = null;
+  if (geoRaw && typeof geoRaw === 'object' && !Array.isArray(geoRaw)) {
+    geo = {};
+    for (const [country, url] of Object.entries(geoRaw as Record<string, unknown>)) {
+      if (typeof url === 'string' && url) geo[country.toUpperCase()] = url;
+    }
+  }
+  const variantsRaw = parseJson(row.test_variants);
+  const testVariants = Array.isArray(variantsRaw)
+    ? (variantsRaw as TestVariant[]).filter((v) => v && typeof v.url === 'string' && typeof v.percentage === 'number')
+    : null;
+  const n = (v: number | null) => (v === null || v === undefined ? null : Number(v));
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    domain: row.domain,
+    key: row.key,
+    url: row.url ?? '',
+    expiresAt: n(row.expires_at),
+    expiredUrl: row.expired_url,
+    disabledAt: n(row.disabled_at),
+    password: row.password,
+    proxy: row.proxy === 1,
+    rewrite: row.rewrite === 1,
+    doIndex: row.do_index === 1,
+    title: row.title,
+    description: row.description,
+    image: row.image,
+    video: row.video,
+    ios: row.ios,
+    android: row.android,
+    geo,
+    testVariants: testVariants && testVariants.length ? testVariants : null,
+    testStartedAt: n(row.test_started_at),
+    testCompletedAt: n(row.test_completed_at),
+    trackConversion: row.track_conversion === 1 || Number(row.conversion_enabled) === 1,
+    partner: row.program_id !== null && row.partner_id !== null,
+  };
+}
+
+export function toDomainInfo(row: DomainRow): DomainInfo {
+  return {
+    slug: row.slug,
+    placeholder: row.placeholder,
+    expiredUrl: row.expired_url,
+    notFoundUrl: row.not_found_url,
+    assetLinks: row.asset_links,
+    appleAppSiteAssociation: row.apple_app_site_association,
+  };
+}
+
+function withoutPort(host: string): string {
+  const colon = host.lastIndexOf(':');
+  return colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
+}
+
+export function createLinkCache(store: Pick<RedirectStore, 'findLink' | 'findDomain'>, options: LinkCacheOptions = {}): LinkCache {
+  const ttl = options.ttlMs ?? 60_000;
+  const negativeTtl = options.negativeTtlMs ?? 5_000;
+  // host:port entries indexed under `hostname\nkey`, so a change of the port-less name finds them.
+  const portAliases = new Map<string, Set<string>>();
+  const aliasOf = (cacheKey: string): string | null => {
+    const nl = cacheKey.indexOf('\n');
+    const host = cacheKey.slice(0, nl);
+    const bare = withoutPort(host);
+    return bare === host ? null : `${bare}${cacheKey.slice(nl)}`;
+  };
+  const links = new LRUCache<string, Entry<LinkInfo>>({
+    max: options.max ?? 100_000,
+    ttlAutopurge: false,
+    dispose: (_value, cacheKey) => {
+      const alias = aliasOf(cacheKey);
+      if (alias === null) return;
+      const set = portAliases.get(alias);
+      set?.delete(cacheKey);
+      if (set && set.size === 0) portAliases.delete(alias);
+    },
+  });
+  const domains = new LRUCache<string, Entry<DomainInfo>>({ max: 10_000 });
+  const inflight = new Map<string, Promise<LinkInfo | null>>();
+  // Bumped by every invalidation: a load that started before a change must not cache its
+  // (possibly stale) answer.
+  let generation = 0;
+
+  const remember = (cacheKey: string, value: LinkInfo | null) => {
+    links.set(cacheKey, { value }, { ttl: value ? ttl : negativeTtl });
+    const alias = aliasOf(cacheKey);
+    if (alias !== null) {
+      let set = portAliases.get(alias);
+      if (!set) portAliases.set(alias, (set = new Set()));
+      set.add(cacheKey);
+    }
+  };
+
+  const dropLink = (nameKey: string) => {
+    links.delete(nameKey);
+    const set = portAliases.get(nameKey);
+    if (set) for (const k of [...set]) links.delete(k);
+  };
+
+  return {
+    peek(host, keyLower) {
+      return links.get(`${host}\n${keyLower}`)?.value;
+    },
+
+    load(host, hostname, keyLower) {
+      const cacheKey = `${host}\n${keyLower}`;
+      let pending = inflight.get(cacheKey);
+      if (pending) return pending;
+      const started = generation;
+      const names = host === hostname ? [host] : [host, hostname];
+      pending = store
+        .findLink(names, keyLower)
+        .then((row) => {
+          const value = row ? toLinkInfo(row) : null;
+          if (generation === started) remember(cacheKey, value);
+          return value;
+        })
+        .finally(() => inflight.delete(cacheKey));
+      inflight.set(cacheKey, pending);
+      return pending;
+    },
+
+    peekDomain(host) {
+      return domains.get(host)?.value;
+    },
+
+    async loadDomain(host, hostname) {
+      const started = generation;
+      const row = await store.findDomain(host === hostname ? [host] : [host, hostname]);
+      const value = row ? toDomainInfo(row) : null;
+      if (generation === started) domains.set(host, { value }, { ttl: value ? ttl : negativeTtl });
+      return value;
+    },
+
+    invalidate(change) {
+      generation++;
+      const domain = change.domain.toLowerCase();
+      if (change.type === 'link') {
+        dropLink(`${domain}\n${change.key.toLowerCase()}`);
+        return;
+      }
+      // A domain change (settings, rename, deletion) is rare: sweep its entries.
+      for (const host of [...domains.keys()]) if (host === domain || withoutPort(host) === domain) domains.delete(host);
+      for (const cacheKey of [...links.keys()]) {
+        const host = cacheKey.slice(0, cacheKey.indexOf('\n'));
+        if (host === domain || withoutPort(host) === domain) links.delete(cacheKey);
+      }
+    },
+
+    clear() {
+      generation++;
+      links.clear();
+      domains.clear();
+      portAliases.clear();
+    },
+
+    get size() {
+      return links.size;
+    },
+  };
+}
