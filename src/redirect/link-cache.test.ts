@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLinkCache, toLinkInfo } from './link-cache.js';
+import type { DomainRow, LinkWithWorkspace } from './store.js';
+
+function row(domain: string, key: string, url = 'https://example.com/'): LinkWithWorkspace {
+  return {
+    id: `link_${key}`,
+    workspace_id: 'ws_1',
+    domain,
+    key,
+    key_lower: key.toLowerCase(),
+    url,
+    conversion_enabled: 0,
+    track_conversion: 0,
+    geo: null,
+    test_variants: null,
+    program_id: null,
+    partner_id: null,
+  } as unknown as LinkWithWorkspace;
+}
+
+/** A fake store over a mutable map, counting reads. */
+function fakeStore() {
+  const links = new Map<string, LinkWithWorkspace>();
+  const domains = new Map<string, DomainRow>();
+  let reads = 0;
+  let gate: Promise<void> | null = null;
+  return {
+    links,
+    domains,
+    get reads() {
+      return reads;
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise((r) => (release = r));
+      return () => {
+        gate = null;
+        release();
+      };
+    },
+    async findLink(names: readonly string[], keyLower: string) {
+      reads++;
+      if (gate) await gate;
+      for (const n of names) {
+        const r = links.get(`${n}/${keyLower}`);
+        if (r) return r;
+      }
+      return undefined;
+    },
+    async findDomain(slugs: readonly string[]) {
+      for (const s of slugs) if (domains.has(s)) return domains.get(s);
+      return undefined;
+    },
+  };
+}
+
+test('a loaded link is served from memory until its change is announced', async () => {
+  const store = fakeStore();
+  store.links.set('go.test/abc', row('go.test', 'abc', 'https://one.example/'));
+  const cache = createLinkCache(store);
+  assert.equal(cache.peek('go.test', 'abc'), undefined);
+  assert.equal((await cache.load('go.test', 'go.test', 'abc'))?.url, 'https://one.example/');
+  assert.equal(cache.peek('go.test', 'abc')?.url, 'https://one.example/');
+  store.links.set('go.test/abc', row('go.test', 'abc', 'https://two.example/'));
+  assert.equal(cache.peek('go.test', 'abc')?.url, 'https://one.example/');
+  cache.invalidate({ type: 'link', domain: 'go.test', key: 'ABC' });
+  assert.equal(cache.peek('go.test', 'abc'), undefined);
+  assert.equal((await cache.load('go.test', 'go.test', 'abc'))?.url, 'https://two.example/');
+  assert.equal(store.reads, 2);
+});
+
+test('missing links are cached briefly as null and dropped when the link is created', async () => {
+  const store = fakeStore();
+  const cache = createLinkCache(store, { negativeTtlMs: 60_000 });
+  assert.equal(await cache.load('go.test', 'go.test', 'new'), null);
+  assert.equal(cache.peek('go.test', 'new'), null);
+  store.links.set('go.test/new', row('go.test', 'new'));
+  cache.invalidate({ type: 'link', domain: 'go.test', key: 'new' });
+  assert.equal((await cache.load('go.test', 'go.test', 'new'))?.id, 'link_new');
+});
+
+test('host with a port: looked up with the port first, then without; both names invalidate it', async () => {
+  const store = fakeStore();
+  store.links.set('wm.localhost:3000/a', row('wm.localhost:3000', 'a', 'https://with-port.example/'));
+  store.links.set('go.test/b', row('go.test', 'b', 'https://without-port.example/'));
+  const cache = createLinkCache(store);
+  assert.equal((await cache.load('wm.localhost:3000', 'wm.localhost', 'a'))?.url, 'https://with-port.example/');
+  assert.equal((await cache.load('go.test:8080', 'go.test', 'b'))?.url, 'https://without-port.example/');
+  cache.invalidate({ type: 'link', domain: 'wm.localhost:3000', key: 'a' });
+  assert.equal(cache.peek('wm.localhost:3000', 'a'), undefined);
+  cache.invalidate({ type: 'link', domain: 'go.test', key: 'b' });
+  assert.equal(cache.peek('go.test:8080', 'b'), undefined, 'the port-less name reaches the host:port entry');
+});
+
+test('a domain change drops the domain and every link cached on it', async () => {
+  const store = fakeStore();
+  store.links.set('go.test/a', row('go.test', 'a'));
+  store.links.set('other.test/a', row('other.test', 'a'));
+  store.domains.set('go.test', { slug: 'go.test', not_found_url: 'https://nf.example/' } as DomainRow);
+  const cache = createLinkCache(store);
+  await cache.load('go.test', 'go.test', 'a');
+  await cache.load('other.test', 'other.test', 'a');
+  assert.equal((await cache.loadDomain('go.test', 'go.test'))?.notFoundUrl, 'https://nf.example/');
+  cache.invalidate({ type: 'domain', domain: 'go.test' });
+  assert.equal(cache.peek('go.test', 'a'), undefined);
+  assert.equal(cache.peekDomain('go.test'), undefined);
+  assert.ok(cache.peek('other.test', 'a'));
+});
+
+test('a load that started before a change does not cache its stale answer', async () => {
+  const store = fakeStore();
+  store.links.set('go.test/a', row('go.test', 'a', 'https://old.example/'));
+  const cache = createLinkCache(store);
+  const release = store.hold();
+  const pending = cache.load('go.test', 'go.test', 'a');
+  store.links.set('go.test/a', row('go.test', 'a', 'https://new.example/'));
+  cache.invalidate({ type: 'link', domain: 'go.test', key: 'a' });
+  release();
+  await pending;
+  assert.equal(cache.peek('go.test', 'a'), undefined);
+  assert.equal((await cache.load('go.test', 'go.test', 'a'))?.url, 'https://new.example/');
+});
+
+test('concurrent misses for one link share a single read', async () => {
+  const store = fakeStore();
+  store.links.set('go.test/a', row('go.test', 'a'));
+  const cache = createLinkCache(store);
+  await Promise.all([cache.load('go.test', 'go.test', 'a'), cache.load('go.test', 'go.test', 'a'), cache.load('go.test', 'go.test', 'a')]);
+  assert.equal(store.reads, 1);
+});
+
+test('toLinkInfo parses geo (upper-case countries), variants, flags and the workspace conversion setting', () => {
+  const info = toLinkInfo({
+    ...row('go.test', 'a'),
+    geo: '{"de":"https://de.example/","FR":"https://fr.example/"}',
+    test_variants: '[{"url":"https://a.example/","percentage":50},{"url":"https://b.example/","percentage":50}]',
+    track_conversion: 0,
+    conversion_enabled: 1,
+    program_id: 'prog_1',
+    partner_id: 'pn_1',
+  } as LinkWithWorkspace);
+  assert.deepEqual(info.geo, { DE: 'https://de.example/', FR: 'https://fr.example/' });
+  assert.equal(info.testVariants?.length, 2);
+  assert.equal(info.trackConversion, true);
+  assert.equal(info.partner, true);
+  assert.equal(toLinkInfo({ ...row('go.test', 'b'), geo: 'not json' } as LinkWithWorkspace).geo, null);
+});

@@ -1,0 +1,148 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { classifyUa, clientIp, createUaClassifier, normaliseIp, refererOf } from './visitor.js';
+import { continentOf, regionOf } from './places.js';
+import { createGeoLocator, geoFromHeaders, geoFromRecord, UNKNOWN_GEO } from './geo.js';
+import { newClickIdAt } from './click-id.js';
+import { createClickDeduplicator } from './dedup.js';
+import { createAttemptLimiter, passwordMatches, passwordProof } from './password.js';
+import { escapeHtml, safeHttpUrl } from './pages.js';
+
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+test('user agents: device (Desktop by default), browser and OS as ua-parser-js 1.x names them', () => {
+  assert.deepEqual(classifyUa(IPHONE), { bot: false, device: 'Mobile', browser: 'Mobile Safari', os: 'iOS' });
+  assert.deepEqual(classifyUa(CHROME), { bot: false, device: 'Desktop', browser: 'Chrome', os: 'Windows' });
+  assert.equal(classifyUa('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36').os, 'Android');
+  assert.deepEqual(classifyUa(''), { bot: false, device: 'Desktop', browser: 'Unknown', os: 'Unknown' });
+});
+
+test('bots: crawlers and HTTP tools are bots', () => {
+  for (const ua of ['Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'curl/8.5.0', 'facebookexternalhit/1.1', 'python-requests/2.31', 'node']) {
+    assert.equal(classifyUa(ua).bot, true, ua);
+  }
+});
+
+test('the classifier returns the cached result for a repeated user agent', () => {
+  const classify = createUaClassifier(10);
+  assert.equal(classify(IPHONE), classify(IPHONE));
+});
+
+test('client IP: X-Forwarded-For only when the proxy is trusted', () => {
+  const req = { headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }, socket: { remoteAddress: '::ffff:127.0.0.1' } } as unknown as IncomingMessage;
+  assert.equal(clientIp(req, true), '203.0.113.7');
+  assert.equal(clientIp(req, false), '127.0.0.1');
+  assert.equal(normaliseIp('::ffff:10.1.2.3'), '10.1.2.3');
+  assert.equal(normaliseIp('2001:db8::1'), '2001:db8::1');
+});
+
+test('referer: host without www, full URL, or (direct)', () => {
+  assert.deepEqual(refererOf('https://www.google.com/search?q=x'), { host: 'google.com', url: 'https://www.google.com/search?q=x' });
+  assert.deepEqual(refererOf(undefined), { host: '(direct)', url: '(direct)' });
+  assert.deepEqual(refererOf('not a url'), { host: '(direct)', url: '(direct)' });
+});
+
+test('places: continent from country; region as COUNTRY-CODE', () => {
+  assert.equal(continentOf('US'), 'NA');
+  assert.equal(continentOf('DE'), 'EU');
+  assert.equal(continentOf('BR'), 'SA');
+  assert.equal(continentOf('AQ'), 'AN');
+  assert.equal(continentOf('ZZ'), 'Unknown');
+  assert.equal(regionOf('US', 'California'), 'US-CA');
+  assert.equal(regionOf('CA', 'Quebec'), 'CA-QC');
+  assert.equal(regionOf('DE', 'Hesse'), 'DE-Hesse');
+  assert.equal(regionOf('US', 'ca', true), 'US-CA');
+  assert.equal(regionOf('US', ''), 'Unknown');
+});
+
+test('geo records: DB-IP flat and MaxMind nested layouts', () => {
+  assert.deepEqual(geoFromRecord({ country_code: 'US', state1: 'California', city: 'Mountain View' }), { country: 'US', region: 'US-CA', city: 'Mountain View', continent: 'NA' });
+  assert.deepEqual(
+    geoFromRecord({ country: { iso_code: 'GB' }, subdivisions: [{ iso_code: 'ENG' }], city: { names: { en: 'London' } }, continent: { code: 'EU' } }),
+    { country: 'GB', region: 'GB-ENG', city: 'London', continent: 'EU' },
+  );
+  assert.deepEqual(geoFromRecord(null), UNKNOWN_GEO);
+});
+
+test('geo headers: Cloudflare and Vercel, XX/T1 mean unknown', () => {
+  assert.deepEqual(geoFromHeaders({ 'cf-ipcountry': 'fr', 'cf-ipcity': 'Paris', 'cf-region-code': 'IDF' }), { country: 'FR', region: 'FR-IDF', city: 'Paris', continent: 'EU' });
+  assert.deepEqual(geoFromHeaders({ 'x-vercel-ip-country': 'US', 'x-vercel-ip-country-region': 'CA', 'x-vercel-ip-city': 'San%20Francisco', 'x-vercel-ip-continent': 'NA' }), {
+    country: 'US',
+    region: 'US-CA',
+    city: 'San Francisco',
+    continent: 'NA',
+  });
+  assert.equal(geoFromHeaders({ 'cf-ipcountry': 'XX' }), null);
+  assert.equal(geoFromHeaders({ 'cf-ipcountry': 'T1' }), null);
+  assert.equal(geoFromHeaders({}), null);
+});
+
+test('geo lookup in the bundled DB-IP data (IPv4 and IPv6); headers only when trusted', async () => {
+  const geo = createGeoLocator({ trustHeaders: false });
+  geo.start();
+  await geo.ready();
+  const us = geo.locate('8.8.8.8', { 'cf-ipcountry': 'FR' });
+  assert.equal(us.country, 'US');
+  assert.equal(us.continent, 'NA');
+  assert.match(us.region, /^US-/);
+  assert.equal(geo.locate('2a00:1450:4001:80b::200e', {}).country, 'DE');
+  assert.deepEqual(geo.locate('127.0.0.1', {}), UNKNOWN_GEO);
+  assert.deepEqual(geo.locate('not-an-ip', {}), UNKNOWN_GEO);
+  const trusting = createGeoLocator({ trustHeaders: true });
+  trusting.start();
+  await trusting.ready();
+  assert.equal(trusting.locate('8.8.8.8', { 'cf-ipcountry': 'FR' }).country, 'FR');
+  assert.equal(trusting.locate('8.8.8.8', {}).country, 'US');
+});
+
+test('click ids: 16 characters, time-ordered prefix, unique', () => {
+  const a = newClickIdAt(1_700_000_000_000);
+  const b = newClickIdAt(1_700_000_000_001);
+  assert.match(a, /^[0-9A-Za-z]{16}$/);
+  assert.ok(a.slice(0, 7) < b.slice(0, 7));
+  const ids = new Set(Array.from({ length: 1000 }, () => newClickIdAt(1_700_000_000_000)));
+  assert.equal(ids.size, 1000);
+});
+
+test('dedup: same link, IP and user agent within the hour reuse the click id', () => {
+  let n = 0;
+  const dedup = createClickDeduplicator({ newClickId: () => `c${++n}` });
+  const first = dedup.seen('link_1', '1.1.1.1', CHROME, 0);
+  assert.deepEqual(first, { clickId: 'c1', isNew: true });
+  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, 3_599_999), { clickId: 'c1', isNew: false });
+  assert.equal(dedup.seen('link_1', '1.1.1.2', CHROME, 10).isNew, true, 'other IP');
+  assert.equal(dedup.seen('link_1', '1.1.1.1', IPHONE, 10).isNew, true, 'other user agent');
+  assert.equal(dedup.seen('link_2', '1.1.1.1', CHROME, 10).isNew, true, 'other link');
+  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, 3_600_000), { clickId: 'c5', isNew: true }, 'after an hour');
+});
+
+test('password: constant-time match of the password or the cookie proof', () => {
+  assert.equal(passwordMatches('link_1', 'secret', { password: 'secret' }), true);
+  assert.equal(passwordMatches('link_1', 'secret', { password: 'Secret' }), false);
+  assert.equal(passwordMatches('link_1', 'secret', { proof: passwordProof('link_1', 'secret') }), true);
+  assert.equal(passwordMatches('link_1', 'secret', { proof: passwordProof('link_2', 'secret') }), false, 'proof is per link');
+  assert.equal(passwordMatches('link_1', 'changed', { proof: passwordProof('link_1', 'secret') }), false, 'proof dies with the password');
+  assert.ok(!passwordProof('link_1', 'secret').includes('secret'));
+});
+
+test('password attempts: blocked after max wrong tries until the window ends; reset on success', () => {
+  const limiter = createAttemptLimiter({ max: 3, windowMs: 60_000 });
+  for (let i = 0; i < 3; i++) {
+    assert.equal(limiter.blocked('k', 1000), 0);
+    limiter.fail('k', 1000);
+  }
+  assert.equal(limiter.blocked('k', 1000), 60);
+  assert.equal(limiter.blocked('other', 1000), 0);
+  assert.equal(limiter.blocked('k', 61_001), 0, 'window over');
+  limiter.fail('k', 70_000);
+  limiter.reset('k');
+  assert.equal(limiter.blocked('k', 70_000), 0);
+});
+
+test('pages escape HTML and embed only http(s) URLs', () => {
+  assert.equal(escapeHtml(`<script>alert("x")</script>&'`), '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;');
+  assert.equal(safeHttpUrl('javascript:alert(1)'), 'about:blank');
+  assert.equal(safeHttpUrl('https://ok.example/'), 'https://ok.example/');
+});
