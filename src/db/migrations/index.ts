@@ -6,6 +6,7 @@ import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-analytics-rollups.js';
+import * as m0003 from './0003-customer-indexes.js';
 import * as m0006 from './0006-link-list-indexes.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -13,6 +14,7 @@ type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> }
 const ALL: Record<string, DialectMigration> = {
   '0001-initial': m0001,
   '0002-analytics-rollups': m0002,
+  '0003-customer-indexes': m0003,
   '0006-link-list-indexes': m0006,
 };
 
