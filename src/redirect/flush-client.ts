@@ -48,6 +48,7 @@ export function createWorkerSink(url: string, onError?: (err: unknown, context: 
       const p = pending.get(reply.id);
       if (!p) return;
       pending.delete(reply.id);
+      if (pending.size === 0) w.unref();
       if (reply.type === 'failed') p.reject(Object.assign(new Error(reply.message), { code: reply.code }));
       else p.resolve(reply);
     });
@@ -60,7 +61,8 @@ export function createWorkerSink(url: string, onError?: (err: unknown, context: 
       if (worker === w) worker = null;
       failAll(new Error(`click flush worker exited (${code})`));
     });
-    // The click writer's own timer and the server keep the process alive, not the worker.
+    // An idle worker must not keep the process alive; one with a write in flight must (a shutdown
+    // awaiting its last flush would otherwise see the event loop empty and exit before it lands).
     w.unref();
     worker = w;
     return w;
@@ -69,7 +71,9 @@ export function createWorkerSink(url: string, onError?: (err: unknown, context: 
   const call = (msg: WorkerRequest & { id: number }): Promise<WorkerReply> =>
     new Promise((resolve, reject) => {
       pending.set(msg.id, { resolve, reject });
-      ensure().postMessage(msg);
+      const w = ensure();
+      w.ref();
+      w.postMessage(msg);
     });
 
   return {
