@@ -123,6 +123,10 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string
     // Without the schema, Kysely looks for its tables in every schema of the server, finds another
     // test schema's lock table, skips creating its own and fails ("waymark_migrations_lock does not exist").
     ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
+    // Migration numbers are handed out per feature and land in any order (0006 before 0003):
+    // a database that already ran a higher number must still run the lower one when it arrives.
+    // The migrations of different features touch different tables and indexes, so their order does not matter.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
