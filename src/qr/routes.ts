@@ -1,0 +1,36 @@
+/**
+ * `GET /qr`: a QR code image for a URL, without an API key (the `qrCode` field of every link
+ * points here). PNG unless `format=svg` or the client accepts SVG and not PNG.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ApiError } from '../http/errors.js';
+import { QrQuery } from './schema.js';
+import type { QrRenderer } from './render.js';
+
+/** SVG when asked by `format`, or by an Accept header that names SVG but not PNG. */
+export function wantsSvg(format: 'png' | 'svg' | undefined, accept: string | undefined): boolean {
+  if (format) return format === 'svg';
+  return !!accept && accept.includes('image/svg+xml') && !accept.includes('image/png');
+}
+
+export const qrRoutes: FastifyPluginAsyncZod<{ renderer: QrRenderer }> = async (app, { renderer }) => {
+  app.get(
+    '/qr',
+    {
+      config: { public: true },
+      schema: { tags: ['QR Codes'], operationId: 'getQRCode', summary: 'Retrieve a QR code', security: [], querystring: QrQuery },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const margin = q.margin ?? (q.includeMargin === false ? 0 : 2);
+      let image;
+      try {
+        image = await renderer.render({ text: q.url, format: wantsSvg(q.format, req.headers.accept) ? 'svg' : 'png', size: q.size, level: q.level, margin, fg: q.fgColor, bg: q.bgColor });
+      } catch (err) {
+        // qrcode refuses data beyond a version-40 symbol at the chosen error correction level.
+        throw new ApiError('unprocessable_entity', `url: ${(err as Error).message}`);
+      }
+      return reply.header('content-type', image.contentType).header('cache-control', 'public, max-age=86400').send(image.body);
+    },
+  );
+};
