@@ -130,28 +130,42 @@ function idsOrSubquery(scope: LinkScope): RawBuilder<unknown> {
   return scope.ids ? (scope.ids.length ? inList(scope.ids) : sql`null`) : scope.subquery;
 }
 
-/** Workspace, time and link conditions of a raw part, with the index choice described above. */
-function rawScopeConditions(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, dialect: Dialect): RawBuilder<unknown>[] {
+/** Where a raw part reads from: the table reference and its workspace, time and link conditions. */
+interface RawSource {
+  from: RawBuilder<unknown>;
+  conds: RawBuilder<unknown>[];
+}
+
+/**
+ * Workspace, time and link conditions of a raw part, with the index choice described above. A
+ * lead-only or sale-only workspace scan names the conversions index: SQLite's cost model prefers
+ * the clustered key (no lookups) and would walk every click of the range to find the few leads.
+ */
+function rawSource(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, dialect: Dialect): RawSource {
   const { scope, workspaceId } = spec;
   const time = sql`${sql.ref('timestamp')} >= ${part.from} and ${sql.ref('timestamp')} < ${part.to}`;
-  const viaLinkIndex = (ids: readonly string[]) => [
-    sql`${dialect.noIndex('workspace_id')} = ${workspaceId}`,
-    sql`link_id in (${inList(ids)})`,
-    time,
-  ];
-  const viaPrimaryKey = (link?: RawBuilder<unknown>) => [sql`workspace_id = ${workspaceId}`, time, ...(link ? [link] : [])];
+  const events = sql.table('events');
+  const viaLinkIndex = (ids: readonly string[]): RawSource => ({
+    from: events,
+    conds: [sql`${dialect.noIndex('workspace_id')} = ${workspaceId}`, sql`link_id in (${inList(ids)})`, time],
+  });
+  const conversionsOnly = spec.kinds.length === 1 && spec.kinds[0] !== 'click';
+  const viaWorkspace = (link?: RawBuilder<unknown>): RawSource => ({
+    from: conversionsOnly ? dialect.indexedBy('events', 'events_conversions') : events,
+    conds: [sql`workspace_id = ${workspaceId}`, time, ...(link ? [link] : [])],
+  });
   const plusLink = dialect.noIndex('link_id');
 
   if (part.links === 'excluded') {
     if (scope.ids && scope.ids.length <= LINK_INDEX_MAX) return viaLinkIndex(scope.ids);
-    return viaPrimaryKey(sql`${plusLink} in (${idsOrSubquery(scope)})`);
+    return viaWorkspace(sql`${plusLink} in (${idsOrSubquery(scope)})`);
   }
   if (scope.mode === 'workspace') {
-    if (scope.ids && !scope.ids.length) return viaPrimaryKey();
-    return viaPrimaryKey(sql`${plusLink} not in (${idsOrSubquery(scope)})`);
+    if (scope.ids && !scope.ids.length) return viaWorkspace();
+    return viaWorkspace(sql`${plusLink} not in (${idsOrSubquery(scope)})`);
   }
   if (scope.ids && scope.ids.length <= LINK_INDEX_MAX) return viaLinkIndex(scope.ids);
-  return viaPrimaryKey(sql`${plusLink} in (${idsOrSubquery(scope)})`);
+  return viaWorkspace(sql`${plusLink} in (${idsOrSubquery(scope)})`);
 }
 
 const RAW_METRICS = sql`sum(case when kind = 'click' then 1 else 0 end) as clicks,
@@ -177,8 +191,9 @@ function selectAndGroup(group: readonly DimColumn[], col: Col, slot: RawBuilder<
 /** Compiles the SQL of one part. */
 export function partQuery(db: Kysely<Database>, dialect: Dialect, spec: AggregateSpec, part: Part): CompiledQuery {
   if (part.source === 'raw') {
+    const source = rawSource(spec, part, dialect);
     const conds = [
-      ...rawScopeConditions(spec, part, dialect),
+      ...source.conds,
       kindCondition(spec, dialect),
       ...spec.dims.map((f) => dimCondition(f, rawColumn)),
       ...(spec.conversions.ref !== undefined ? [refCondition(dialect, spec.conversions.ref)] : []),
@@ -187,7 +202,7 @@ export function partQuery(db: Kysely<Database>, dialect: Dialect, spec: Aggregat
     // `+link_id` in GROUP BY keeps SQLite from walking the link index to avoid a sort (§2's 6 s plan).
     const groupCol: Col = (c) => (c === 'link_id' ? dialect.noIndex('link_id') : rawColumn(c));
     const { select, groupBy } = selectAndGroup(spec.group, rawColumn, slot, groupCol);
-    return sql`select ${select}${RAW_METRICS} from events where ${sql.join(conds, sql` and `)}${groupBy}`.compile(db);
+    return sql`select ${select}${RAW_METRICS} from ${source.from} where ${sql.join(conds, sql` and `)}${groupBy}`.compile(db);
   }
 
   if (part.source === 'hourly') {
@@ -223,8 +238,9 @@ export function eventPageQuery(
   page: { order: 'asc' | 'desc'; limit: number; offset: number },
 ): CompiledQuery {
   const part: Part = { source: 'raw', from: range.from, to: range.to, sign: 1, links: 'scope' };
+  const source = rawSource(spec, part, dialect);
   const conds = [
-    ...rawScopeConditions(spec, part, dialect),
+    ...source.conds,
     kindCondition(spec, dialect),
     ...spec.dims.map((f) => dimCondition(f, rawColumn)),
     ...(spec.conversions.ref !== undefined ? [refCondition(dialect, spec.conversions.ref)] : []),
@@ -232,6 +248,6 @@ export function eventPageQuery(
     sql`exists (select 1 from links where links.id = events.link_id)`,
   ];
   const dir = page.order === 'asc' ? sql`asc` : sql`desc`;
-  return sql`select * from events where ${sql.join(conds, sql` and `)}
+  return sql`select * from ${source.from} where ${sql.join(conds, sql` and `)}
     order by ${sql.ref('timestamp')} ${dir}, id ${dir} limit ${page.limit} offset ${page.offset}`.compile(db);
 }

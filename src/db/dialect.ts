@@ -16,6 +16,11 @@ export interface Dialect {
   containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
   /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
   noIndex(column: string): RawBuilder<unknown>;
+  /**
+   * A table reference that makes SQLite use the named index (`events indexed by ix`); the bare
+   * table on PostgreSQL, whose planner uses statistics. For plans SQLite's cost model gets wrong.
+   */
+  indexedBy(table: string, index: string): RawBuilder<unknown>;
   /** True when `error` is the engine's unique-constraint violation (a concurrent insert won the race). */
   isUniqueViolation(error: unknown): boolean;
 }
@@ -31,6 +36,7 @@ export const sqliteDialect: Dialect = {
   doubleType: 'real',
   containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
   noIndex: (column) => sql`+${sql.ref(column)}`,
+  indexedBy: (table, index) => sql`${sql.table(table)} indexed by ${sql.id(index)}`,
   isUniqueViolation: (error) => {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -44,6 +50,7 @@ export const postgresDialect: Dialect = {
   doubleType: 'double precision',
   containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
   noIndex: (column) => sql.ref(column),
+  indexedBy: (table) => sql.table(table),
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === '23505',
 };
