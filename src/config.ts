@@ -60,7 +60,7 @@ const EnvSchema = z.object({
   DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
   /** Host name that custom domains must CNAME to (or resolve like) when DOMAIN_VERIFICATION=dns. */
   DOMAIN_DNS_TARGET: z.string().optional(),
-  /** Path of a JSON file of USD exchange rates ({ "eur": 1.08, ... }) replacing the bundled table. */
+  /** Path of a JSON file of exchange rates (units of each currency per 1 USD, e.g. { "eur": 0.97 }) replacing the bundled table. */
   CURRENCY_RATES_FILE: z.string().optional(),
 });
 
