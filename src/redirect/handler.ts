@@ -11,7 +11,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredEvent } from '../analytics/event-writer.js';
 import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordState } from './decide.js';
-import { buildFinalUrl, queryHasNoTrack, utmOf } from './final-url.js';
+import { LRUCache } from 'lru-cache';
+import { buildFinalUrl, queryHasNoTrack, utmOf, type UtmValues } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
 import type { GeoLocator, GeoResult } from './geo.js';
@@ -91,6 +92,10 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const testCookieName = `${prefix}_test_url`;
   const secure = deps.secureCookies ? '; Secure' : '';
   const stats: RedirectStats = { humanAnswers: 0, clicksRecorded: 0, botAnswers: 0 };
+  // Parsing a URL costs a few µs; most clicks go to a link's stored URL and come from a handful of
+  // referers, so both parses are remembered.
+  const utmOfLink = new WeakMap<LinkInfo, UtmValues>();
+  const referers = new LRUCache<string, { host: string; url: string }>({ max: 2_000 });
 
   function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}) {
     res.writeHead(status, {
@@ -279,8 +284,17 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   }
 
   function clickRow(l: LinkInfo, clickId: string, now: number, url: string, r: Req, ip: string, ua: string, traits: UaTraits, geo: GeoResult): StoredEvent {
-    const referer = refererOf(r.req.headers.referer);
-    const utm = utmOf(url);
+    const refererHeader = r.req.headers.referer;
+    let referer = refererHeader ? referers.get(refererHeader) : undefined;
+    if (referer === undefined) {
+      referer = refererOf(refererHeader);
+      if (refererHeader) referers.set(refererHeader, referer);
+    }
+    let utm = url === l.url ? utmOfLink.get(l) : undefined;
+    if (utm === undefined) {
+      utm = utmOf(url);
+      if (url === l.url) utmOfLink.set(l, utm);
+    }
     return {
       workspace_id: l.workspaceId,
       timestamp: now,

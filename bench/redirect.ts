@@ -1,0 +1,269 @@
+/**
+ * Redirect benchmark (issue 4): Waymark's redirect with click recording vs a bare node:http 302.
+ *
+ * Seeds a SQLite database with 10,000 links, starts (a) a bare 302 server and (b) Waymark in
+ * their own processes, then drives each with wrk on 127.0.0.1 — 50 connections, fixed duration,
+ * alternating a/b for several rounds, browser user agents and a distinct client IP per request
+ * (TRUST_PROXY + X-Forwarded-For). Prints req/s and p50/p99 of every run, the b/a ratios, and
+ * the clicks stored against the human requests Waymark answered.
+ *
+ * Settings (environment): BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 3),
+ * BENCH_CONNECTIONS (default 50), BENCH_THREADS (wrk threads, default 1), BENCH_LINKS (default 10000).
+ * wrk runs hold /tmp/waymark-bench.lock (flock) so two benchmarks never measure at the same time.
+ *
+ * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../src/db/open.js';
+import { createWorkspaceService } from '../src/workspaces/service.js';
+import { createWorkspaceStore } from '../src/workspaces/store.js';
+import { newId } from '../src/ids.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const THREADS = Number(process.env.BENCH_THREADS ?? 1);
+const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const LOCK = '/tmp/waymark-bench.lock';
+const DOMAIN = 'go.bench';
+
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+  p50_us: number;
+  p90_us: number;
+  p99_us: number;
+  max_us: number;
+}
+
+function requireWrk(): void {
+  const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  if (r.error) {
+    console.error('bench/redirect needs wrk, which is not installed. On Debian/Ubuntu: sudo apt-get install -y wrk');
+    process.exit(1);
+  }
+  const f = spawnSync('flock', ['-V'], { encoding: 'utf8' });
+  if (f.error) {
+    console.error('bench/redirect needs flock (util-linux) to avoid measuring beside another benchmark.');
+    process.exit(1);
+  }
+}
+
+async function seed(url: string): Promise<string> {
+  const database = await openDatabase(url);
+  const workspaces = createWorkspaceService(createWorkspaceStore(database.db), Date.now);
+  const ws = await workspaces.createWorkspace({ name: 'Bench', plan: 'enterprise' });
+  const now = Date.now();
+  const rows = [];
+  for (let i = 0; i < LINKS; i++) {
+    rows.push({
+      id: newId('link', now),
+      workspace_id: ws.id,
+      domain: DOMAIN,
+      key: `k${i}`,
+      key_lower: `k${i}`,
+      url: `https://example.com/landing/${i}?utm_source=bench&utm_medium=wrk`,
+      short_link: `https://${DOMAIN}/k${i}`,
+      archived: 0 as const,
+      track_conversion: 0 as const,
+      proxy: 0 as const,
+      rewrite: 0 as const,
+      do_index: 0 as const,
+      public_stats: 0 as const,
+      clicks: 0,
+      leads: 0,
+      conversions: 0,
+      sales: 0,
+      sale_amount: 0,
+      created_at: now,
+      updated_at: now,
+    });
+  }
+  for (let i = 0; i < rows.length; i += 500) await database.db.insertInto('links').values(rows.slice(i, i + 500)).execute();
+  await database.close();
+  return ws.id;
+}
+
+function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(join(here, 'redirect', script), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve({ child, port: m.port }) : reject(new Error('bad message'))));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
+  // Replies come in order per type; one listener per question.
+  return new Promise((resolve) => {
+    const on = (m: { type: string; stats: T }) => {
+      if (m.type !== reply) return;
+      child.off('message', on);
+      resolve(m.stats);
+    };
+    child.on('message', on);
+    child.send({ type });
+  });
+}
+
+/** Holds the shared benchmark lock until `release()` (flock on a helper process). */
+function acquireLock(): Promise<{ release(): void }> {
+  const holder = spawn('flock', [LOCK, 'sh', '-c', 'echo locked; read _'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    holder.stdout.once('data', () => resolve({ release: () => holder.stdin.end() }));
+    holder.once('error', reject);
+  });
+}
+
+let octet = 11;
+function wrk(port: number, seconds: number, bot = false): WrkResult {
+  // A fresh IP range per run: no visitor repeats across runs, so no click is a deduplicated repeat.
+  const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', String(octet++), String(LINKS), String(THREADS), ...(bot ? ['bot'] : [])];
+  const r = spawnSync('wrk', args, { encoding: 'utf8' });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
+  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  return JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult;
+}
+
+interface Run {
+  wrk: WrkResult;
+  /** CPU time of the server process (all threads) per request, µs, including the drain after the run. */
+  cpuPerRequestUs: number;
+  /** Time after the run until every click was committed, ms (Waymark with clicks). */
+  drainMs: number;
+}
+
+type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; writer: { flushes: number; failures: number; buffered: number } };
+
+const cpuOf = async (child: ChildProcess) => {
+  const u = await ask<{ user: number; system: number }>(child, 'cpu', 'cpu');
+  return u.user + u.system;
+};
+
+/** Waits until Waymark has committed every buffered click, so no run pays for the previous one's writes. */
+async function drain(child: ChildProcess): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const s = await ask<Stats>(child, 'stats', 'stats');
+    if (s.writer.buffered === 0) return Date.now() - start;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function measure(child: ChildProcess, port: number, seconds: number, options: { bot?: boolean; waitForWrites?: boolean } = {}): Promise<Run> {
+  const cpu0 = await cpuOf(child);
+  const result = wrk(port, seconds, options.bot);
+  const drainMs = options.waitForWrites ? await drain(child) : 0;
+  const cpu = (await cpuOf(child)) - cpu0;
+  return { wrk: result, cpuPerRequestUs: cpu / Math.max(1, result.requests), drainMs };
+}
+
+const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
+const ms = (us: number) => (us / 1000).toFixed(2);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const line = (label: string, r: Run) =>
+  `${label} ${rps(r.wrk).toFixed(0).padStart(7)} req/s  p50 ${ms(r.wrk.p50_us).padStart(6)} ms  p99 ${ms(r.wrk.p99_us).padStart(6)} ms  ` +
+  `cpu ${r.cpuPerRequestUs.toFixed(1).padStart(6)} µs/req  errors ${r.wrk.connect + r.wrk.read + r.wrk.write + r.wrk.status + r.wrk.timeout}` +
+  (r.drainMs ? `  writes done ${r.drainMs} ms after the run` : '');
+
+async function main() {
+  requireWrk();
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
+  const url = `file:${join(dir, 'bench.db')}`;
+  const workspaceId = await seed(url);
+  const bare = await start('bare-server.ts', {});
+  const waymark = await start('waymark-server.ts', {
+    DATABASE_URL: url,
+    PORT: '3000',
+    BASE_URL: 'http://localhost:3000',
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: 'warn',
+  });
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`wrk: ${THREADS} thread(s), ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds of a/b/c, ${LINKS} links, warm-up ${WARMUP} s each`);
+  console.log('a = bare node:http 302; b = Waymark, browser user agents, every request a new click; c = Waymark, crawler user agent (redirect only, nothing recorded)\n');
+
+  const a: Run[] = [];
+  const b: Run[] = [];
+  const c: Run[] = [];
+  const lock = await acquireLock();
+  try {
+    wrk(bare.port, WARMUP);
+    wrk(waymark.port, WARMUP);
+    await drain(waymark.child);
+    for (let round = 0; round < ROUNDS; round++) {
+      a.push(await measure(bare.child, bare.port, DURATION));
+      console.log(line(`round ${round + 1} a bare   `, a.at(-1)!));
+      b.push(await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true }));
+      console.log(line(`round ${round + 1} b waymark`, b.at(-1)!));
+      c.push(await measure(waymark.child, waymark.port, DURATION, { bot: true }));
+      console.log(line(`round ${round + 1} c no-click`, c.at(-1)!));
+    }
+  } finally {
+    lock.release();
+  }
+
+  const final = await ask<Stats>(waymark.child, 'close', 'closed');
+  bare.child.send({ type: 'close' });
+
+  const database = await openDatabase(url, { migrate: false });
+  const stored = await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'click').executeTakeFirstOrThrow();
+  const linkClicks = await database.db.selectFrom('links').select((eb) => eb.fn.sum<number>('clicks').as('n')).executeTakeFirstOrThrow();
+  const usage = await database.db.selectFrom('workspaces').select('usage').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const summary = (label: string, runs: Run[]) =>
+    `  ${label} ${mean(runs.map((r) => rps(r.wrk))).toFixed(0).padStart(7)} req/s  p50 ${ms(median(runs.map((r) => r.wrk.p50_us))).padStart(6)} ms  ` +
+    `p99 ${ms(median(runs.map((r) => r.wrk.p99_us))).padStart(6)} ms  cpu ${mean(runs.map((r) => r.cpuPerRequestUs)).toFixed(1).padStart(6)} µs/req`;
+  const aRps = a.map((r) => rps(r.wrk));
+  const bRps = b.map((r) => rps(r.wrk));
+  const cRps = c.map((r) => rps(r.wrk));
+  // Sustained: requests of a run over the run plus the time its writes needed to land.
+  const bSustained = b.map((r) => r.wrk.requests / (r.wrk.duration_us / 1e6 + r.drainMs / 1000));
+  const p99 = (runs: Run[]) => median(runs.map((r) => r.wrk.p99_us));
+  console.log('\nsummary (req/s and cpu: mean of rounds; p50/p99: median of rounds)');
+  console.log(summary('a bare node:http 302 ', a));
+  console.log(summary('b waymark + clicks    ', b));
+  console.log(summary('c waymark, no clicks  ', c));
+  console.log(`  ratio b/a req/s          ${(mean(bRps) / mean(aRps)).toFixed(3)}  (target ≥ 0.7; per round ${bRps.map((x, i) => (x / aRps[i]!).toFixed(3)).join(' ')})`);
+  console.log(`  ratio b/a sustained      ${(mean(bSustained) / mean(aRps)).toFixed(3)}  (counting the time until the run's clicks were committed)`);
+  console.log(`  ratio b/a p99            ${(p99(b) / p99(a)).toFixed(2)}   (target ≤ 1.5)`);
+  console.log(`  ratio c/a req/s, p99     ${(mean(cRps) / mean(aRps)).toFixed(3)}, ${(p99(c) / p99(a)).toFixed(2)}   (the redirect path without writes)`);
+  console.log(`\nclicks`);
+  console.log(`  human requests answered by Waymark (incl. warm-up)  ${final.humanAnswers}   (wrk counted ${b.reduce((n, r) => n + r.wrk.requests, 0)} in the measured b runs; it stops with up to ${CONNECTIONS} in flight)`);
+  console.log(`  new clicks recorded                                 ${final.clicksRecorded}`);
+  console.log(`  click events stored                                 ${stored.n}`);
+  console.log(`  sum(links.clicks)                                   ${Number(linkClicks.n)}`);
+  console.log(`  workspace usage                                     ${usage.usage}`);
+  console.log(`  crawler requests answered (not recorded)            ${final.botAnswers}`);
+  console.log(`  flushes ${final.writer.flushes}, failed flushes ${final.writer.failures}`);
+  const ok = Number(stored.n) === final.humanAnswers && Number(linkClicks.n) === final.humanAnswers && Number(usage.usage) === final.humanAnswers;
+  console.log(`  stored == answered: ${ok ? 'yes' : 'NO'}`);
+  if (!ok) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

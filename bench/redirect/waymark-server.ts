@@ -1,0 +1,28 @@
+/**
+ * Side (b) of the redirect benchmark: Waymark itself (the real buildApp, click recording on), on
+ * the SQLite file the parent seeded. Reports its port when listening; answers `stats` with the
+ * redirect counters, `cpu` with its CPU time (all threads, so the flush worker too), and `close`
+ * by shutting down the way SIGTERM does (app.close() flushes).
+ */
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/open.js';
+import { buildApp } from '../../src/app.js';
+
+const config = loadConfig(process.env);
+const database = await openDatabase(config.databaseUrl);
+const { app, modules } = await buildApp({ config, database, logger: false });
+await modules.redirect.geoReady();
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
+
+process.on('message', async (msg: { type: string }) => {
+  if (msg.type === 'stats') process.send?.({ type: 'stats', stats: modules.redirect.stats() });
+  if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: process.cpuUsage() });
+  if (msg.type === 'close') {
+    await app.close();
+    const stats = modules.redirect.stats();
+    await database.close();
+    process.send?.({ type: 'closed', stats }, () => process.exit(0));
+  }
+});
