@@ -9,9 +9,9 @@
  * http.createServer((req, res) => { if (!handler.tryHandle(req, res)) api(req, res); });
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import type { StoredEvent } from '../analytics/event-writer.js';
 import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordState } from './decide.js';
-import { LRUCache } from 'lru-cache';
 import { buildFinalUrl, queryHasNoTrack, utmOf, type UtmValues } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
@@ -21,6 +21,7 @@ import { expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage } from 
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';
 import { lookupKey } from '../links/keys.js';
+import { readCookie, readForm, withoutPort } from './request.js';
 
 export interface RedirectHandlerDeps {
   apiHosts: readonly string[];
@@ -58,29 +59,6 @@ interface Req {
   path: string;
   query: string;
   isRoot: boolean;
-}
-
-const MAX_FORM_BYTES = 16 * 1024;
-
-function withoutPort(host: string): string {
-  const colon = host.lastIndexOf(':');
-  return colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
-}
-
-/** Value of one cookie from a Cookie header, without parsing the rest. */
-export function readCookie(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
-  }
-  return null;
 }
 
 const QR_TRIGGER = /(?:^|&)qr=1(?:&|$)/;
@@ -377,27 +355,6 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   }
 
   return { tryHandle, stats: (): RedirectStats => ({ ...stats }) };
-}
-
-/** Reads a small urlencoded form body (the password form). */
-function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      // An oversized form is not a password: treat it as an empty (wrong) one.
-      if (size > MAX_FORM_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(new URLSearchParams());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
 }
 
 export type RedirectHandler = ReturnType<typeof createRedirectHandler>;

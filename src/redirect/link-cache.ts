@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import type { Change } from '../db/change-bus.js';
 import type { DomainInfo, LinkInfo, TestVariant } from './decide.js';
 import type { DomainRow, LinkWithWorkspace, RedirectStore } from './store.js';
+import { withoutPort } from './request.js';
 
 export interface LinkCacheOptions {
   /** Entries kept (default 100,000: ~1 KB each). */
@@ -104,11 +105,6 @@ export function toDomainInfo(row: DomainRow): DomainInfo {
     assetLinks: row.asset_links,
     appleAppSiteAssociation: row.apple_app_site_association,
   };
-}
-
-function withoutPort(host: string): string {
-  const colon = host.lastIndexOf(':');
-  return colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
 }
 
 export function createLinkCache(store: Pick<RedirectStore, 'findLink' | 'findDomain'>, options: LinkCacheOptions = {}): LinkCache {

@@ -146,3 +146,15 @@ test('pages escape HTML and embed only http(s) URLs', () => {
   assert.equal(safeHttpUrl('javascript:alert(1)'), 'about:blank');
   assert.equal(safeHttpUrl('https://ok.example/'), 'https://ok.example/');
 });
+
+test('readCookie finds one cookie by exact name and decodes it; withoutPort keeps IPv6 brackets', async () => {
+  const { readCookie, withoutPort } = await import('./request.js');
+  assert.equal(readCookie('a=1; waymark_test_url=https%3A%2F%2Fa.example%2F; b=2', 'waymark_test_url'), 'https://a.example/');
+  assert.equal(readCookie('xwaymark_id=1; waymark_id=2', 'waymark_id'), '2');
+  assert.equal(readCookie('a=1', 'b'), null);
+  assert.equal(readCookie(undefined, 'b'), null);
+  assert.equal(withoutPort('wm.localhost:3000'), 'wm.localhost');
+  assert.equal(withoutPort('go.test'), 'go.test');
+  assert.equal(withoutPort('[::1]'), '[::1]');
+  assert.equal(withoutPort('[::1]:3000'), '[::1]');
+});
