@@ -56,7 +56,25 @@ export function sqliteFileFromUrl(url: string): string {
   return resolve(path);
 }
 
-export async function openDatabase(url: string, options: OpenOptions = {}): Promise<OpenDatabase> {
+/**
+ * `postgres://…/db?schema=name` selects a schema (created if missing); the parameter is removed
+ * before the URL reaches `pg`, which would reject it.
+ */
+export function splitPgSchema(url: string): { url: string; schema?: string } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? undefined;
+  if (!schema) return { url };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.toString(), schema };
+}
+
+export async function openDatabase(rawUrl: string, options: OpenOptions = {}): Promise<OpenDatabase> {
+  let url = rawUrl;
+  if (isPostgresUrl(rawUrl) && !options.pgSchema) {
+    const split = splitPgSchema(rawUrl);
+    url = split.url;
+    if (split.schema) options = { ...options, pgSchema: split.schema };
+  }
   const opened = isPostgresUrl(url) ? await openPostgres(url, options) : openSqlite(url);
   if (options.migrate !== false) await migrate(opened.db, opened.dialect, opened.pgSchema);
   return opened;
