@@ -7,7 +7,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, EventsTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
-import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
+import { applyRollupDeltas, rollupDeltas, type StatementCache } from './rollup-deltas.js';
 
 export type StoredEvent = Insertable<EventsTable>;
 
@@ -22,19 +22,20 @@ export interface EventWriter {
 /** SQLite allows 32766 bound variables; 40 columns × 500 rows stays well below, PostgreSQL's 65535 too. */
 const CHUNK = 500;
 
-async function write(trx: Kysely<Database>, events: readonly StoredEvent[]): Promise<void> {
+async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
   for (let i = 0; i < events.length; i += CHUNK) {
     await trx.insertInto('events').values(events.slice(i, i + CHUNK)).execute();
   }
-  await applyRollupDeltas(trx, rollupDeltas(events));
+  await applyRollupDeltas(trx, rollupDeltas(events), cache);
 }
 
 export function createEventWriter(_dialect: Dialect): EventWriter {
+  const cache: StatementCache = new Map();
   return {
     async append(trx, events) {
       if (!events.length) return;
-      if (trx.isTransaction) return write(trx, events);
-      await trx.transaction().execute((t) => write(t, events));
+      if (trx.isTransaction) return write(trx, events, cache);
+      await trx.transaction().execute((t) => write(t, events, cache));
     },
   };
 }

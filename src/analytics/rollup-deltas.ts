@@ -5,10 +5,10 @@
  * `ON CONFLICT DO UPDATE` that touches the same row twice).
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { StoredEvent } from './event-writer.js';
-import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type RollupDim } from './rollup-spec.js';
+import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type DimColumn, type RollupDim } from './rollup-spec.js';
 import type { RollupTables } from './tables.js';
 
 /** The four counters every rollup row carries. */
@@ -53,18 +53,43 @@ function add(target: Metrics, m: Metrics): void {
 }
 
 /**
- * Identifies a key tuple inside (workspace, dimension, day) with a short fixed-size string, so the
- * primary key stays small and URLs of any length fit (PostgreSQL caps a B-tree entry near 2.7 kB).
+ * Identifies a key tuple inside (workspace, dimension, day). Short tuples are their own
+ * identifier (`=` + values); long ones (URLs) are hashed (`#` + 132 bits of SHA-256), so the
+ * primary key stays small whatever the values (PostgreSQL caps a B-tree entry near 2.7 kB).
  */
-export function keyHash(dim: RollupDim, keys: readonly string[]): string {
-  return createHash('sha256').update(`${dim}\u0000${keys.join('\u0000')}`).digest('base64url').slice(0, 22);
+export function keyHash(keys: readonly string[]): string {
+  const joined = keys.join('\u0001');
+  if (joined.length <= 96) return `=${joined}`;
+  return `#${createHash('sha256').update(joined).digest('base64url').slice(0, 22)}`;
+}
+
+const DIMS = Object.entries(ROLLUP_DIMS) as [RollupDim, readonly DimColumn[]][];
+
+function emptyDaily(workspace_id: string, dim: RollupDim, bucket: number, keys: readonly string[]): DailyDelta {
+  return {
+    workspace_id,
+    dim,
+    bucket,
+    key_hash: keyHash(keys),
+    k1: keys[0] ?? '',
+    k2: keys[1] ?? '',
+    k3: keys[2] ?? '',
+    k4: keys[3] ?? '',
+    k5: keys[4] ?? '',
+    k6: keys[5] ?? '',
+    k7: keys[6] ?? '',
+    k8: keys[7] ?? '',
+    clicks: 0,
+    leads: 0,
+    sales: 0,
+    sale_amount: 0,
+  };
 }
 
 /** Sums a batch of events into hourly and daily rollup increments. */
 export function rollupDeltas(events: readonly StoredEvent[]): { hourly: HourlyDelta[]; daily: DailyDelta[] } {
   const hourly = new Map<string, HourlyDelta>();
   const daily = new Map<string, DailyDelta>();
-  const dims = Object.entries(ROLLUP_DIMS) as [RollupDim, readonly (typeof ROLLUP_DIMS)[RollupDim][number][]][];
   for (const e of events) {
     const m = metricsOf(e);
     const ts = Number(e.timestamp);
@@ -74,73 +99,109 @@ export function rollupDeltas(events: readonly StoredEvent[]): { hourly: HourlyDe
     let h = hourly.get(hk);
     if (!h) hourly.set(hk, (h = { workspace_id: e.workspace_id, bucket: hour, clicks: 0, leads: 0, sales: 0, sale_amount: 0 }));
     add(h, m);
-    for (const [dim, columns] of dims) {
-      const keys = columns.map((c) => rollupValue(e, c));
-      const dk = `${e.workspace_id}\u0000${dim}\u0000${day}\u0000${keys.join('\u0000')}`;
-      let d = daily.get(dk);
-      if (!d) {
-        const padded = [...keys, '', '', '', '', '', '', '', ''];
-        d = {
-          workspace_id: e.workspace_id,
-          dim,
-          bucket: day,
-          key_hash: keyHash(dim, keys),
-          k1: padded[0]!,
-          k2: padded[1]!,
-          k3: padded[2]!,
-          k4: padded[3]!,
-          k5: padded[4]!,
-          k6: padded[5]!,
-          k7: padded[6]!,
-          k8: padded[7]!,
-          clicks: 0,
-          leads: 0,
-          sales: 0,
-          sale_amount: 0,
-        };
-        daily.set(dk, d);
+    const prefix = `${e.workspace_id}\u0000${day}\u0000`;
+    for (const [dim, columns] of DIMS) {
+      const keys: string[] = [];
+      let dk = prefix + dim;
+      for (const c of columns) {
+        const v = rollupValue(e, c);
+        keys.push(v);
+        dk += `\u0000${v}`;
       }
+      let d = daily.get(dk);
+      if (!d) daily.set(dk, (d = emptyDaily(e.workspace_id, dim, day, keys)));
       add(d, m);
     }
   }
   return { hourly: [...hourly.values()], daily: [...daily.values()] };
 }
 
-/** 17 columns × 500 rows stays under SQLite's 32,766 bound variables. */
-const CHUNK = 500;
+/** Column order of the rows above, which is the order Kysely binds their values in. */
+export const HOURLY_COLUMNS = ['workspace_id', 'bucket', 'clicks', 'leads', 'sales', 'sale_amount'] as const;
+export const DAILY_COLUMNS = [
+  'workspace_id', 'dim', 'bucket', 'key_hash', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'clicks', 'leads', 'sales', 'sale_amount',
+] as const;
+
+/**
+ * Statements are sent in chunks of these sizes only (a large batch as 1024s, the rest as 256s,
+ * 64s …), so each size is compiled once per writer and reused: building and compiling a
+ * 1,000-row upsert with Kysely costs more than SQLite takes to run it. 16 × 1024 bound values
+ * stay under SQLite's 32,766.
+ */
+const CHUNK_SIZES = [1024, 256, 64, 16, 4, 1];
+
+/** Compiled upsert SQL by table and chunk size; one per writer, so per engine. */
+export type StatementCache = Map<string, string>;
+
+function upsertHourly(db: Kysely<Database>, rows: HourlyDelta[]) {
+  return db
+    .withTables<RollupTables>()
+    .insertInto('analytics_hourly')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'bucket']).doUpdateSet((eb) => ({
+        clicks: eb('analytics_hourly.clicks', '+', eb.ref('excluded.clicks')),
+        leads: eb('analytics_hourly.leads', '+', eb.ref('excluded.leads')),
+        sales: eb('analytics_hourly.sales', '+', eb.ref('excluded.sales')),
+        sale_amount: eb('analytics_hourly.sale_amount', '+', eb.ref('excluded.sale_amount')),
+      })),
+    );
+}
+
+function upsertDaily(db: Kysely<Database>, rows: DailyDelta[]) {
+  return db
+    .withTables<RollupTables>()
+    .insertInto('analytics_daily')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'dim', 'bucket', 'key_hash']).doUpdateSet((eb) => ({
+        clicks: eb('analytics_daily.clicks', '+', eb.ref('excluded.clicks')),
+        leads: eb('analytics_daily.leads', '+', eb.ref('excluded.leads')),
+        sales: eb('analytics_daily.sales', '+', eb.ref('excluded.sales')),
+        sale_amount: eb('analytics_daily.sale_amount', '+', eb.ref('excluded.sale_amount')),
+      })),
+    );
+}
+
+/** Flattens rows to bound values in statement order. */
+export function boundValues<T>(rows: readonly T[], columns: readonly (keyof T)[]): unknown[] {
+  const out: unknown[] = [];
+  for (const r of rows) for (const c of columns) out.push(r[c]);
+  return out;
+}
+
+async function runChunked<T>(
+  db: Kysely<Database>,
+  cache: StatementCache,
+  name: string,
+  rows: readonly T[],
+  columns: readonly (keyof T)[],
+  build: (db: Kysely<Database>, rows: T[]) => { compile(): CompiledQuery },
+): Promise<void> {
+  let i = 0;
+  for (const size of CHUNK_SIZES) {
+    for (; rows.length - i >= size; i += size) {
+      const part = rows.slice(i, i + size);
+      const key = `${name}:${size}`;
+      let text = cache.get(key);
+      if (text === undefined) {
+        text = build(db, part).compile().sql;
+        cache.set(key, text);
+      }
+      await db.executeQuery(CompiledQuery.raw(text, boundValues(part, columns)));
+    }
+  }
+}
 
 /** Adds the increments to the rollup tables (insert, or add to the existing row). */
 export async function applyRollupDeltas(
   db: Kysely<Database>,
   deltas: { hourly: HourlyDelta[]; daily: DailyDelta[] },
+  cache: StatementCache = new Map(),
 ): Promise<void> {
-  const rdb = db.withTables<RollupTables>();
-  for (let i = 0; i < deltas.hourly.length; i += CHUNK) {
-    await rdb
-      .insertInto('analytics_hourly')
-      .values(deltas.hourly.slice(i, i + CHUNK))
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'bucket']).doUpdateSet((eb) => ({
-          clicks: eb('analytics_hourly.clicks', '+', eb.ref('excluded.clicks')),
-          leads: eb('analytics_hourly.leads', '+', eb.ref('excluded.leads')),
-          sales: eb('analytics_hourly.sales', '+', eb.ref('excluded.sales')),
-          sale_amount: eb('analytics_hourly.sale_amount', '+', eb.ref('excluded.sale_amount')),
-        })),
-      )
-      .execute();
-  }
-  for (let i = 0; i < deltas.daily.length; i += CHUNK) {
-    await rdb
-      .insertInto('analytics_daily')
-      .values(deltas.daily.slice(i, i + CHUNK))
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'dim', 'bucket', 'key_hash']).doUpdateSet((eb) => ({
-          clicks: eb('analytics_daily.clicks', '+', eb.ref('excluded.clicks')),
-          leads: eb('analytics_daily.leads', '+', eb.ref('excluded.leads')),
-          sales: eb('analytics_daily.sales', '+', eb.ref('excluded.sales')),
-          sale_amount: eb('analytics_daily.sale_amount', '+', eb.ref('excluded.sale_amount')),
-        })),
-      )
-      .execute();
-  }
+  await runChunked(db, cache, 'hourly', deltas.hourly, HOURLY_COLUMNS, upsertHourly);
+  await runChunked(db, cache, 'daily', deltas.daily, DAILY_COLUMNS, upsertDaily);
 }
+
+/** The upsert Kysely would build, for tests that check the cached form binds the same values. */
+export const buildUpserts = { hourly: upsertHourly, daily: upsertDaily };

@@ -1,0 +1,279 @@
+/**
+ * Analytics benchmark (issue 6): 5 million click events on the embedded default (SQLite), the
+ * median latency of the six issue queries for a large and a small workspace, through the HTTP
+ * stack with rollups, and the same queries forced onto raw scans for comparison; the event-loop
+ * stall of a raw aggregate in process vs on the worker; and redirect latency (wrk, as
+ * bench/redirect.ts drives it) with and without analytics queries running beside it.
+ *
+ * The data set is generated once (deterministic, ~10 minutes) into a file outside the repository
+ * and reused while its parameters match: BENCH_ANALYTICS_DB (default $TMPDIR/waymark-bench-analytics-<N>.db).
+ * Settings (environment): BENCH_EVENTS (default 5000000), BENCH_RUNS (timed runs per query,
+ * default 9), BENCH_DURATION (s per wrk run, default 10), BENCH_REDIRECT=0 to skip the wrk part.
+ * Heavy phases hold /tmp/waymark-bench.lock (flock), shared with the other benchmarks.
+ *
+ * Run: npm run bench -- analytics
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/open.js';
+import { buildApp } from '../src/app.js';
+import { createWorkspaceService } from '../src/workspaces/service.js';
+import { createWorkspaceStore } from '../src/workspaces/store.js';
+import { createAnalyticsService } from '../src/analytics/service.js';
+import { createSqlRunner } from '../src/analytics/sql-runner.js';
+import { AnalyticsQuery } from '../src/analytics/schema.js';
+import { generate } from './analytics/generate.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const N = Number(process.env.BENCH_EVENTS ?? 5_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const END = Date.UTC(2026, 10, 1);
+const DAY = 86_400_000;
+const DATA_VERSION = 'v1';
+const DB_FILE = process.env.BENCH_ANALYTICS_DB ?? join(tmpdir(), `waymark-bench-analytics-${N}.db`);
+const LOCK = '/tmp/waymark-bench.lock';
+const DOMAIN = 'go.bench';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+
+function acquireLock(): Promise<{ release(): void }> {
+  const holder = spawn('flock', [LOCK, 'sh', '-c', 'echo locked; read _'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    holder.stdout.once('data', () => resolve({ release: () => holder.stdin.end() }));
+    holder.once('error', reject);
+  });
+}
+
+interface Meta {
+  version: string;
+  events: number;
+  insert_s: number;
+  rollup_s: number;
+  total_s: number;
+}
+
+async function ensureData(): Promise<Meta> {
+  if (existsSync(DB_FILE)) {
+    const database = await openDatabase(`file:${DB_FILE}`);
+    const meta = await sql<Meta>`select * from bench_meta`.execute(database.db).catch(() => ({ rows: [] as Meta[] }));
+    await database.close();
+    const m = meta.rows[0];
+    if (m && m.version === DATA_VERSION && Number(m.events) === N) return m;
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${DB_FILE}${suffix}`, { force: true });
+  console.log(`generating ${N.toLocaleString('en')} click events into ${DB_FILE} …`);
+  const database = await openDatabase(`file:${DB_FILE}`);
+  const workspaces = createWorkspaceService(createWorkspaceStore(database.db), () => END - 200 * DAY);
+  const g = await generate(database.db, workspaces, { events: N, links: 10_000, workspaces: 495, days: 90, end: END, batch: 10_000, domain: DOMAIN }, console.log);
+  await sql`create table bench_meta (version text, events integer, insert_s real, rollup_s real, total_s real)`.execute(database.db);
+  await sql`insert into bench_meta values (${DATA_VERSION}, ${N}, ${g.insertSeconds}, ${g.rollupSeconds}, ${g.totalSeconds})`.execute(database.db);
+  await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+  await database.close();
+  return { version: DATA_VERSION, events: N, insert_s: g.insertSeconds, rollup_s: g.rollupSeconds, total_s: g.totalSeconds };
+}
+
+const QUERIES: [string, string][] = [
+  ['count, 30d', '/analytics?interval=30d'],
+  ['timeseries 30d by day', '/analytics?groupBy=timeseries&interval=30d'],
+  ['top countries', '/analytics?groupBy=countries&interval=30d'],
+  ['top links', '/analytics?groupBy=top_links&interval=30d'],
+  ['top referers, device=Mobile', '/analytics?groupBy=referers&device=Mobile&interval=30d'],
+  ['events, first page (100)', '/events?interval=30d'],
+  ['— timeseries 30d, America/New_York', '/analytics?groupBy=timeseries&interval=30d&timezone=America/New_York'],
+  ['— composite top countries', '/analytics?groupBy=countries&event=composite&interval=30d'],
+  ['— top countries, browser=Chrome (no tuple: raw)', '/analytics?groupBy=countries&browser=Chrome&interval=30d'],
+];
+
+async function main() {
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`);
+  const lock = await acquireLock();
+  let meta: Meta;
+  try {
+    meta = await ensureData();
+  } finally {
+    lock.release();
+  }
+  console.log(
+    `data: ${N.toLocaleString('en')} clicks, 10,000 links, 495 workspaces, 90 days to ${new Date(END).toISOString()}; load ${meta.total_s.toFixed(0)} s ` +
+      `(${(N / meta.total_s).toFixed(0)} events/s; inserting events ${meta.insert_s.toFixed(0)} s, rollup upserts ${meta.rollup_s.toFixed(0)} s)`,
+  );
+
+  const url = `file:${DB_FILE}`;
+  const database = await openDatabase(url);
+  const config = loadConfig({ PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', DATABASE_URL: url }, { rateLimitPerMinute: 1e7, analyticsRateLimitPerSecond: 1e7 });
+  const { app, ctx } = await buildApp({ config, database, logger: false, now: () => END });
+
+  const from = END - 30 * DAY;
+  const counts = await sql<{ workspace_id: string; n: number }>`select workspace_id, sum(clicks) as n from analytics_hourly where bucket >= ${from} group by workspace_id order by n desc`.execute(database.db);
+  const big = counts.rows[0]!;
+  const small = [...counts.rows].sort((a, b) => Math.abs(a.n - 5000) - Math.abs(b.n - 5000))[0]!;
+  const sizes = await sql<{ n: number; file: number }>`select (select count(*) from analytics_daily) as n, (select page_count * page_size from pragma_page_count(), pragma_page_size()) as file`.execute(database.db);
+  console.log(`large workspace: ${Number(big.n).toLocaleString('en')} clicks in the last 30 days (rank 1); small: ${Number(small.n).toLocaleString('en')} (rank ${counts.rows.findIndex((r) => r.workspace_id === small.workspace_id) + 1})`);
+  console.log(`rollups: ${Number(sizes.rows[0]!.n).toLocaleString('en')} daily rows; database file ${(Number(sizes.rows[0]!.file) / 2 ** 20).toFixed(0)} MiB`);
+
+  const keys = {
+    large: (await ctx.workspaces.createKey(big.workspace_id, { name: 'bench' })).key,
+    small: (await ctx.workspaces.createKey(small.workspace_id, { name: 'bench' })).key,
+  };
+  const raw = createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database), now: () => END, linkSettings: config, useRollups: false });
+
+  const measureHttp = async (path: string, key: string) => {
+    const times: number[] = [];
+    for (let i = 0; i <= RUNS; i++) {
+      const t0 = performance.now();
+      const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+      if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
+      if (i > 0) times.push(performance.now() - t0);
+    }
+    return median(times);
+  };
+  const measureRaw = async (path: string, key: string) => {
+    if (path.startsWith('/events')) return NaN; // the event list is always an indexed read of the events
+    const auth = await ctx.workspaces.authenticate(key);
+    const q = AnalyticsQuery.parse(Object.fromEntries(new URL(path, 'http://x').searchParams));
+    const times: number[] = [];
+    for (let i = 0; i <= Math.min(RUNS, 5); i++) {
+      const t0 = performance.now();
+      await raw.retrieve(auth, q);
+      if (i > 0) times.push(performance.now() - t0);
+    }
+    return median(times);
+  };
+
+  const lock2 = await acquireLock();
+  const table: string[] = [];
+  try {
+    table.push('| query | large: rollups (HTTP) | large: raw scan | small: rollups (HTTP) | small: raw scan |', '|---|---:|---:|---:|---:|');
+    for (const [name, path] of QUERIES) {
+      const cells = [await measureHttp(path, keys.large), await measureRaw(path, keys.large), await measureHttp(path, keys.small), await measureRaw(path, keys.small)];
+      table.push(`| ${name} | ${cells.map((c) => (Number.isNaN(c) ? 'same' : `${fmt(c)} ms`)).join(' | ')} |`);
+    }
+    console.log(`\nmedian of ${RUNS} runs after one warm-up (raw scan: median of 5, service call without HTTP)\n`);
+    console.log(table.join('\n'));
+
+    // The event loop while a heavy raw aggregate runs: on the worker vs on this thread.
+    const auth = await ctx.workspaces.authenticate(keys.large);
+    const heavy = AnalyticsQuery.parse({ groupBy: 'countries', browser: 'Chrome', interval: '30d' });
+    const serviceOn = (inProcess: boolean) =>
+      createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database, { inProcess }), now: () => END, linkSettings: config });
+    console.log('\nlongest event-loop stall (gap between 1 ms timer ticks) while 5 raw aggregates run (top countries, browser=Chrome, large workspace)');
+    for (const [label, service] of [['analytics worker', serviceOn(false)], ['in process', serviceOn(true)]] as const) {
+      await service.retrieve(auth, heavy);
+      let last = performance.now();
+      let stall = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        stall = Math.max(stall, now - last);
+        last = now;
+      }, 1);
+      const t0 = performance.now();
+      for (let i = 0; i < 5; i++) await service.retrieve(auth, heavy);
+      const per = (performance.now() - t0) / 5;
+      await new Promise((r) => setTimeout(r, 5));
+      clearInterval(ticker);
+      console.log(`  ${label.padEnd(17)} ${per.toFixed(0)} ms per query; longest stall ${stall.toFixed(1)} ms`);
+    }
+  } finally {
+    lock2.release();
+  }
+  await app.close();
+  await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+  await database.close();
+
+  if (process.env.BENCH_REDIRECT !== '0') await redirectUnderAnalytics(keys.large);
+}
+
+interface Wrk {
+  requests: number;
+  duration_us: number;
+  p50_us: number;
+  p99_us: number;
+  status: number;
+  timeout: number;
+}
+
+function wrk(port: number, seconds: number, octet: number): Promise<Wrk> {
+  const args = ['-t', '1', '-c', '50', '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', String(octet), '10000', '1'];
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) =>
+    child.on('exit', () => {
+      const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
+      if (line) resolve(JSON.parse(line.slice(9)) as Wrk);
+      else reject(new Error(`wrk failed: ${out}`));
+    }),
+  );
+}
+
+/** Redirect latency (wrk, 50 connections) alone and while a client loops over analytics queries. */
+async function redirectUnderAnalytics(key: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-an-'));
+  const copy = join(dir, 'copy.db');
+  copyFileSync(DB_FILE, copy); // the redirects write clicks: keep the generated data set unchanged
+  const child: ChildProcess = fork(join(here, 'redirect', 'waymark-server.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, DATABASE_URL: `file:${copy}`, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ANALYTICS_RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '10000000' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
+  const range = `start=${new Date(END - 30 * DAY).toISOString().slice(0, 10)}&end=${new Date(END - DAY).toISOString().slice(0, 10)}`;
+  const paths = [
+    `/analytics?groupBy=countries&${range}`,
+    `/analytics?groupBy=countries&browser=Chrome&${range}`,
+    `/analytics?groupBy=top_links&${range}`,
+    `/analytics?groupBy=timeseries&${range}`,
+    `/analytics?groupBy=referers&device=Mobile&${range}`,
+    `/events?${range}`,
+  ];
+  const lock = await acquireLock();
+  const alone: Wrk[] = [];
+  const loaded: Wrk[] = [];
+  let analyticsDone = 0;
+  const analyticsTimes: number[] = [];
+  try {
+    await wrk(port, 3, 30); // warm-up
+    for (let round = 0; round < 2; round++) {
+      alone.push(await wrk(port, DURATION, 40 + round * 2));
+      let running = true;
+      const loop = (async () => {
+        for (let i = 0; running; i++) {
+          const t0 = performance.now();
+          const res = await fetch(`http://127.0.0.1:${port}${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${key}` } });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`analytics ${res.status}`);
+          analyticsTimes.push(performance.now() - t0);
+          analyticsDone++;
+        }
+      })();
+      loaded.push(await wrk(port, DURATION, 41 + round * 2));
+      running = false;
+      await loop;
+    }
+  } finally {
+    lock.release();
+    child.send({ type: 'close' });
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rps = (w: Wrk) => w.requests / (w.duration_us / 1e6);
+  console.log(`\nredirects (wrk, 1 thread, 50 connections, ${DURATION} s per run, 2 rounds; medians of the rounds)`);
+  console.log(`  alone                    ${median(alone.map(rps)).toFixed(0)} req/s  p50 ${(median(alone.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(alone.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
+  console.log(`  with analytics running   ${median(loaded.map(rps)).toFixed(0)} req/s  p50 ${(median(loaded.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(loaded.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
+  console.log(`  analytics requests answered meanwhile: ${analyticsDone} (median ${fmt(median(analyticsTimes))} ms, max ${fmt(Math.max(...analyticsTimes))} ms), large workspace, 6 queries in turn incl. a raw scan`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
