@@ -1,10 +1,11 @@
 /**
  * The write side of the event log, shared by the click flush (redirect) and the track endpoints.
  * Writes go through a transaction handed in by the caller, so counters, events and the analytics
- * rollups commit together or not at all. Every event must be written through here: a row
- * inserted elsewhere would be missing from the rollups that answer most analytics queries.
+ * rollups commit together or not at all. Every event must be written (and removed) through here:
+ * a row inserted or deleted elsewhere would leave the rollups that answer most analytics queries
+ * out of step with the events.
  */
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas, type StatementCache } from './rollup-deltas.js';
@@ -17,16 +18,96 @@ export interface EventWriter {
    * database instead of a transaction, it opens one of its own.
    */
   append(trx: Transaction<Database> | Kysely<Database>, events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Deletes every event of these links and takes them out of the rollups, in the caller's
+   * transaction (or its own). For link deletion: analytics count every stored event, so a deleted
+   * link's clicks stay in the workspace's figures until they are forgotten. Returns the number of
+   * events removed.
+   */
+  forgetLinks(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, linkIds: readonly string[]): Promise<number>;
 }
 
-/** SQLite allows 32766 bound variables; 40 columns × 500 rows stays well below, PostgreSQL's 65535 too. */
+/** Rows per delete statement when forgetting a link. */
 const CHUNK = 500;
 
-async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
-  for (let i = 0; i < events.length; i += CHUNK) {
-    await trx.insertInto('events').values(events.slice(i, i + CHUNK)).execute();
+/** Every column of `events`, in the order the cached insert binds them. */
+const EVENT_COLUMNS = [
+  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
+  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
+  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
+] as const satisfies readonly (keyof EventsTable)[];
+/** Fails to compile when `events` gains a column the list above lacks. */
+const allColumnsListed: Exclude<keyof EventsTable, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
+void allColumnsListed;
+
+/**
+ * Insert chunk sizes: each compiled once per writer and reused, because compiling a 500-row
+ * insert with Kysely costs ~4 ms, about as much as SQLite takes to store the rows
+ * (BENCHMARKS.md, redirects). 35 columns × 512 rows stays under SQLite's 32,766 bound values.
+ */
+const INSERT_SIZES = [512, 128, 32, 8, 2, 1];
+
+async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
+  let i = 0;
+  for (const size of INSERT_SIZES) {
+    for (; events.length - i >= size; i += size) {
+      const part = events.slice(i, i + size);
+      const key = `events:${size}`;
+      let text = cache.get(key);
+      if (text === undefined) {
+        // Every row with every column, so the compiled column list is the full one.
+        const full = part.map((e) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, e[c] ?? null])) as StoredEvent);
+        text = trx.insertInto('events').values(full).compile().sql;
+        cache.set(key, text);
+      }
+      const values: unknown[] = [];
+      for (const e of part) for (const c of EVENT_COLUMNS) values.push(c === 'amount' ? (e.amount ?? 0) : (e[c] ?? null));
+      await trx.executeQuery(CompiledQuery.raw(text, values));
+    }
   }
+}
+/** Events read and removed per round when forgetting a link, so memory stays flat for big links. */
+const FORGET_PAGE = 5000;
+
+async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
+  await insertEvents(trx, events, cache);
   await applyRollupDeltas(trx, rollupDeltas(events), cache);
+}
+
+async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: readonly string[], cache: StatementCache): Promise<number> {
+  let removed = 0;
+  for (const linkId of new Set(linkIds)) {
+    for (;;) {
+      const rows = await trx
+        .selectFrom('events')
+        .selectAll()
+        .where('link_id', '=', linkId)
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('timestamp')
+        .limit(FORGET_PAGE)
+        .execute();
+      if (!rows.length) break;
+      const deltas = rollupDeltas(rows);
+      for (const r of [...deltas.hourly, ...deltas.daily]) {
+        r.clicks = -r.clicks;
+        r.leads = -r.leads;
+        r.sales = -r.sales;
+        r.sale_amount = -r.sale_amount;
+      }
+      await applyRollupDeltas(trx, deltas, cache);
+      const ids = rows.map((r) => r.id);
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await trx
+          .deleteFrom('events')
+          .where('workspace_id', '=', workspaceId)
+          .where('link_id', '=', linkId)
+          .where('id', 'in', ids.slice(i, i + CHUNK))
+          .execute();
+      }
+      removed += rows.length;
+    }
+  }
+  return removed;
 }
 
 export function createEventWriter(_dialect: Dialect): EventWriter {
@@ -36,6 +117,11 @@ export function createEventWriter(_dialect: Dialect): EventWriter {
       if (!events.length) return;
       if (trx.isTransaction) return write(trx, events, cache);
       await trx.transaction().execute((t) => write(t, events, cache));
+    },
+    async forgetLinks(trx, workspaceId, linkIds) {
+      if (!linkIds.length) return 0;
+      if (trx.isTransaction) return forget(trx, workspaceId, linkIds, cache);
+      return trx.transaction().execute((t) => forget(t, workspaceId, linkIds, cache));
     },
   };
 }

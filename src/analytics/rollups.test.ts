@@ -211,4 +211,17 @@ describe('the writer', () => {
     assert.equal(Number(await count('analytics_hourly')), 1);
     assert.equal(Number(await count('analytics_daily')), 5); // one row per tuple
   });
+
+  test('forgetLinks removes a link’s events and takes them out of the rollups', async () => {
+    const before = await rollups.retrieve(auth, AnalyticsQuery.parse({ interval: 'all', event: 'composite' }));
+    assert.deepEqual(before, { clicks: 12, leads: 3, sales: 3, saleAmount: 8200 });
+    const removed = await t.database.db.transaction().execute((trx) => t.ctx.events.forgetLinks(trx, t.workspaceId, ['link_a']));
+    assert.equal(removed, 9 + 2 + 2); // link_a: 9 clicks, 2 leads, 2 sales
+    for (const groupBy of ['count', 'countries', 'top_links', 'timeseries', 'referer_urls']) {
+      for (const range of [{ interval: 'all' }, { interval: 'mtd', timezone: 'America/Los_Angeles' }, { interval: '30d' }]) {
+        await compare(auth, { groupBy, event: 'composite', ...range });
+      }
+    }
+    assert.deepEqual(await rollups.retrieve(auth, AnalyticsQuery.parse({ interval: 'all', event: 'composite' })), { clicks: 3, leads: 1, sales: 1, saleAmount: 700 });
+  });
 });

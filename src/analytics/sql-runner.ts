@@ -3,8 +3,9 @@
  * would hold every redirect for 100 ms (storage-benchmarks.md §2). So on a SQLite file the
  * queries go to one `worker_threads` worker with its own read-only connection (WAL lets it read
  * beside the writer); a batch of queries runs in one read transaction, so its parts see one
- * snapshot. PostgreSQL queries run on the server and only their results cross the event loop;
- * `:memory:` SQLite cannot be shared with a worker and runs in process.
+ * snapshot. PostgreSQL queries run on the server and only their results cross the event loop
+ * (a batch in one repeatable-read transaction); `:memory:` SQLite cannot be shared with a worker
+ * and runs in process.
  *
  * @example
  * const runner = createSqlRunner(ctx.database);
@@ -111,11 +112,17 @@ function workerRunner(file: string): SqlRunner {
 }
 
 function inProcessRunner(db: Kysely<any>): SqlRunner {
+  const runAll = async (conn: Kysely<any>, queries: readonly CompiledQuery[]) => {
+    const out: Record<string, unknown>[][] = [];
+    for (const q of queries) out.push((await conn.executeQuery<Record<string, unknown>>(q)).rows);
+    return out;
+  };
   return {
-    async run(queries) {
-      const out: Record<string, unknown>[][] = [];
-      for (const q of queries) out.push((await db.executeQuery<Record<string, unknown>>(q)).rows);
-      return out;
+    run(queries) {
+      if (queries.length < 2) return runAll(db, queries);
+      // One snapshot for the parts of an aggregate: a subtraction part must see the same events
+      // as the rollup it corrects, even while clicks are being flushed.
+      return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => runAll(trx, queries));
     },
     async close() {},
   };
