@@ -9,6 +9,7 @@ test('DATABASE_URL forms', () => {
   assert.equal(isPostgresUrl('file:./data/x.db'), false);
   assert.match(sqliteFileFromUrl('file:./data/x.db'), /\/data\/x\.db$/);
   assert.equal(sqliteFileFromUrl(':memory:'), ':memory:');
+  assert.equal(sqliteFileFromUrl('file::memory:'), ':memory:');
   assert.deepEqual(splitPgSchema('postgres://u@h:5432/db?schema=tenant_a&sslmode=disable'), {
     url: 'postgres://u@h:5432/db?sslmode=disable',
     schema: 'tenant_a',

@@ -51,7 +51,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /** Path of the SQLite file named by a `file:` URL or a plain path. */
 export function sqliteFileFromUrl(url: string): string {
-  if (url === ':memory:') return url;
+  if (url === ':memory:' || url === 'file::memory:') return ':memory:';
   const path = url.startsWith('file:') ? url.slice('file:'.length).replace(/^\/\/(?=\/)/, '') : url;
   return resolve(path);
 }
