@@ -8,7 +8,8 @@
  * the clicks stored against the human requests Waymark answered.
  *
  * Settings (environment): BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 3),
- * BENCH_CONNECTIONS (default 50), BENCH_THREADS (wrk threads, default 1), BENCH_LINKS (default 10000).
+ * BENCH_CONNECTIONS (default 50), BENCH_THREADS (wrk threads, default 1), BENCH_LINKS (default 10000),
+ * BENCH_SIDES (default abc), BENCH_NODE_ARGS (extra node flags for Waymark's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * wrk runs hold /tmp/waymark-bench.lock (flock) so two benchmarks never measure at the same time.
  *
  * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
@@ -31,6 +32,10 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const LOCK = '/tmp/waymark-bench.lock';
+/** Extra node flags for the Waymark process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+/** Which sides to run (`abc` by default; `c` alone to profile the no-click path). */
+const SIDES = process.env.BENCH_SIDES ?? 'abc';
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DOMAIN = 'go.bench';
 
 interface WrkResult {
@@ -95,9 +100,9 @@ async function seed(url: string): Promise<string> {
   return ws.id;
 }
 
-function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(join(here, 'redirect', script), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...nodeArgs],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -196,7 +201,7 @@ async function main() {
     BASE_URL: 'http://localhost:3000',
     TRUST_PROXY: 'true',
     LOG_LEVEL: 'warn',
-  });
+  }, NODE_ARGS);
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -212,12 +217,18 @@ async function main() {
     wrk(waymark.port, WARMUP);
     await drain(waymark.child);
     for (let round = 0; round < ROUNDS; round++) {
-      a.push(await measure(bare.child, bare.port, DURATION));
-      console.log(line(`round ${round + 1} a bare   `, a.at(-1)!));
-      b.push(await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true }));
-      console.log(line(`round ${round + 1} b waymark`, b.at(-1)!));
-      c.push(await measure(waymark.child, waymark.port, DURATION, { bot: true }));
-      console.log(line(`round ${round + 1} c no-click`, c.at(-1)!));
+      if (SIDES.includes('a')) {
+        a.push(await measure(bare.child, bare.port, DURATION));
+        console.log(line(`round ${round + 1} a bare   `, a.at(-1)!));
+      }
+      if (SIDES.includes('b')) {
+        b.push(await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true }));
+        console.log(line(`round ${round + 1} b waymark`, b.at(-1)!));
+      }
+      if (SIDES.includes('c')) {
+        c.push(await measure(waymark.child, waymark.port, DURATION, { bot: true }));
+        console.log(line(`round ${round + 1} c no-click`, c.at(-1)!));
+      }
     }
   } finally {
     lock.release();

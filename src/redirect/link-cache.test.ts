@@ -147,3 +147,31 @@ test('toLinkInfo parses geo (upper-case countries), variants, flags and the work
   assert.equal(info.partner, true);
   assert.equal(toLinkInfo({ ...row('go.test', 'b'), geo: 'not json' } as LinkWithWorkspace).geo, null);
 });
+
+test('an expired link answers once more while it reloads in the background; a missing one expires hard', async () => {
+  const store = fakeStore();
+  let clock = 1_000;
+  const cache = createLinkCache(store, { ttlMs: 10_000, negativeTtlMs: 1_000, now: () => clock });
+  store.links.set('go.test/a', row('go.test', 'a', 'https://old.example/'));
+  await cache.load('go.test', 'go.test', 'a');
+  await cache.load('go.test', 'go.test', 'gone');
+  assert.equal(store.reads, 2);
+
+  // Lifetimes are spread over 50–100 % of the TTL: fresh before 5 s, stale after 10 s.
+  clock += 4_999;
+  assert.equal(cache.peek('go.test', 'a')?.url, 'https://old.example/');
+  assert.equal(store.reads, 2);
+
+  store.links.set('go.test/a', row('go.test', 'a', 'https://new.example/'));
+  clock += 5_002;
+  const release = store.hold();
+  assert.equal(cache.peek('go.test', 'a')?.url, 'https://old.example/', 'the stale entry still answers');
+  assert.equal(cache.peek('go.test', 'a')?.url, 'https://old.example/');
+  assert.equal(store.reads, 3, 'one background reload, not one per request');
+  release();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(cache.peek('go.test', 'a')?.url, 'https://new.example/');
+
+  // The "no such link" entry is past its 1 s: the caller must look it up again.
+  assert.equal(cache.peek('go.test', 'gone'), undefined);
+});

@@ -41,7 +41,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   };
 
   const store = createRedirectStore(database.db);
-  const cache = createLinkCache(store);
+  const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
   // SQLite's writes are synchronous: on a file database they go to a worker thread so a flush never
   // stalls redirects. PostgreSQL's driver is asynchronous and writes from here.
