@@ -27,7 +27,9 @@ import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { createAnalyticsService } from '../src/analytics/service.js';
 import { createSqlRunner } from '../src/analytics/sql-runner.js';
 import { AnalyticsQuery } from '../src/analytics/schema.js';
-import { generate } from './analytics/generate.js';
+import { generate, prng } from './analytics/generate.js';
+import { createEventWriter, insertEvents, type StoredEvent } from '../src/analytics/event-writer.js';
+import type { StatementCache } from '../src/analytics/rollup-deltas.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const N = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -35,6 +37,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const END = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;
+/**
+ * The clock of the query phase: mid-afternoon after the data's last day, so a 30-day range starts
+ * mid-day and its first 9.5 hours come from the raw events, as they would at any real moment.
+ */
+const NOW = END + 14.5 * 3_600_000;
 const DATA_VERSION = 'v1';
 const DB_FILE = process.env.BENCH_ANALYTICS_DB ?? join(tmpdir(), `waymark-bench-analytics-${N}.db`);
 const LOCK = '/tmp/waymark-bench.lock';
@@ -111,13 +118,14 @@ async function main() {
   const url = `file:${DB_FILE}`;
   const database = await openDatabase(url);
   const config = loadConfig({ PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', DATABASE_URL: url }, { rateLimitPerMinute: 1e7, analyticsRateLimitPerSecond: 1e7 });
-  const { app, ctx } = await buildApp({ config, database, logger: false, now: () => END });
+  const { app, ctx } = await buildApp({ config, database, logger: false, now: () => NOW });
 
-  const from = END - 30 * DAY;
+  const from = NOW - 30 * DAY;
   const counts = await sql<{ workspace_id: string; n: number }>`select workspace_id, sum(clicks) as n from analytics_hourly where bucket >= ${from} group by workspace_id order by n desc`.execute(database.db);
   const big = counts.rows[0]!;
   const small = [...counts.rows].sort((a, b) => Math.abs(a.n - 5000) - Math.abs(b.n - 5000))[0]!;
   const sizes = await sql<{ n: number; file: number }>`select (select count(*) from analytics_daily) as n, (select page_count * page_size from pragma_page_count(), pragma_page_size()) as file`.execute(database.db);
+  console.log(`query clock: ${new Date(NOW).toISOString()}`);
   console.log(`large workspace: ${Number(big.n).toLocaleString('en')} clicks in the last 30 days (rank 1); small: ${Number(small.n).toLocaleString('en')} (rank ${counts.rows.findIndex((r) => r.workspace_id === small.workspace_id) + 1})`);
   console.log(`rollups: ${Number(sizes.rows[0]!.n).toLocaleString('en')} daily rows; database file ${(Number(sizes.rows[0]!.file) / 2 ** 20).toFixed(0)} MiB`);
 
@@ -125,7 +133,7 @@ async function main() {
     large: (await ctx.workspaces.createKey(big.workspace_id, { name: 'bench' })).key,
     small: (await ctx.workspaces.createKey(small.workspace_id, { name: 'bench' })).key,
   };
-  const raw = createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database), now: () => END, linkSettings: config, useRollups: false });
+  const raw = createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database), now: () => NOW, linkSettings: config, useRollups: false });
 
   const measureHttp = async (path: string, key: string) => {
     const times: number[] = [];
@@ -165,7 +173,7 @@ async function main() {
     const auth = await ctx.workspaces.authenticate(keys.large);
     const heavy = AnalyticsQuery.parse({ groupBy: 'countries', browser: 'Chrome', interval: '30d' });
     const serviceOn = (inProcess: boolean) =>
-      createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database, { inProcess }), now: () => END, linkSettings: config });
+      createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database, { inProcess }), now: () => NOW, linkSettings: config });
     console.log('\nlongest event-loop stall (gap between 1 ms timer ticks) while 5 raw aggregates run (top countries, browser=Chrome, large workspace)');
     for (const [label, service] of [['analytics worker', serviceOn(false)], ['in process', serviceOn(true)]] as const) {
       await service.retrieve(auth, heavy);
@@ -221,6 +229,7 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-an-'));
   const copy = join(dir, 'copy.db');
   copyFileSync(DB_FILE, copy); // the redirects write clicks: keep the generated data set unchanged
+  await ingestCost(`file:${copy}`);
   const child: ChildProcess = fork(join(here, 'redirect', 'waymark-server.ts'), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, DATABASE_URL: `file:${copy}`, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ANALYTICS_RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '10000000' },
@@ -271,6 +280,48 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
   console.log(`  alone                    ${median(alone.map(rps)).toFixed(0)} req/s  p50 ${(median(alone.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(alone.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
   console.log(`  with analytics running   ${median(loaded.map(rps)).toFixed(0)} req/s  p50 ${(median(loaded.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(loaded.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
   console.log(`  analytics requests answered meanwhile: ${analyticsDone} (median ${fmt(median(analyticsTimes))} ms, max ${fmt(Math.max(...analyticsTimes))} ms), large workspace, 6 queries in turn incl. a raw scan`);
+}
+
+/**
+ * Cost of the production write path on the 5M-row table: `EventWriter.append` in flush-sized
+ * batches (2,000 clicks of one moment, over every link), against the plain event insert alone.
+ */
+async function ingestCost(url: string): Promise<void> {
+  const database = await openDatabase(url);
+  const links = await database.db.selectFrom('links').select(['id', 'workspace_id', 'key', 'url']).orderBy('id').execute();
+  const rnd = prng(7);
+  let seq = 0;
+  const batchAt = (ts: number): StoredEvent[] =>
+    Array.from({ length: 2000 }, () => {
+      const l = links[Math.floor(Math.pow(rnd(), 3) * links.length)]!;
+      const id = `ing${(seq++).toString(36)}`;
+      const c = ['US', 'IN', 'GB', 'DE', 'BR', 'FR'][Math.floor(rnd() * 6)]!;
+      return {
+        workspace_id: l.workspace_id, timestamp: ts + Math.floor(rnd() * 100), id, kind: 'click', click_id: id, link_id: l.id, domain: DOMAIN, key: l.key, url: l.url,
+        country: c, city: `${c} City ${Math.floor(rnd() * 20)}`, region: `${c}-R1`, continent: 'EU', device: ['Desktop', 'Mobile'][Math.floor(rnd() * 2)]!,
+        browser: ['Chrome', 'Safari', 'Firefox', 'Edge'][Math.floor(rnd() * 4)]!, os: ['Windows', 'iOS', 'Android', 'Mac OS'][Math.floor(rnd() * 4)]!,
+        referer: '(direct)', referer_url: '(direct)', trigger: 'link', ip: '10.0.0.1', ua: 'Mozilla/5.0', amount: 0,
+      };
+    });
+  const writer = createEventWriter(database.dialect);
+  const cache: StatementCache = new Map();
+  const timeIt = async (label: string, write: (batch: StoredEvent[]) => Promise<void>) => {
+    let ts = END + DAY;
+    const times: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const batch = batchAt((ts += 100));
+      const t0 = performance.now();
+      await write(batch);
+      times.push(performance.now() - t0);
+    }
+    const per = median(times.slice(5)) / 2000;
+    console.log(`  ${label.padEnd(44)} ${(per * 1000).toFixed(1)} µs per event (median batch ${median(times.slice(5)).toFixed(1)} ms)`);
+  };
+  console.log('\nwrite cost on the 5M-row table, batches of 2,000 clicks (a full flush), 20 timed batches');
+  await timeIt('events only (the insert inside append)', (b) => database.db.transaction().execute((trx) => insertEvents(trx, b, cache)));
+  await timeIt('EventWriter.append: events + rollups', (b) => writer.append(database.db, b));
+  await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+  await database.close();
 }
 
 main().catch((err) => {

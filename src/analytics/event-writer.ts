@@ -47,7 +47,8 @@ void allColumnsListed;
  */
 const INSERT_SIZES = [512, 128, 32, 8, 2, 1];
 
-async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
+/** The plain event insert of `append`, without rollups (exported for the benchmark's cost split). */
+export async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
   let i = 0;
   for (const size of INSERT_SIZES) {
     for (; events.length - i >= size; i += size) {

@@ -18,7 +18,11 @@ export const MAX_INLINE_IDS = 1000;
 
 export interface LinkScope {
   mode: 'workspace' | 'set';
-  /** workspace: the left-out links; set: the member links. Undefined ids → use `subquery`. */
+  /**
+   * set: the member links, when few enough to inline; otherwise (and always in workspace mode,
+   * for the left-out links) the SQL carries `subquery`, which saves a round trip before the
+   * aggregate: SQLite evaluates such a subquery once per statement.
+   */
   ids?: string[];
   subquery: RawBuilder<unknown>;
   /** Set mode with no member at all, or a filter on data Waymark does not hold. */
@@ -90,10 +94,14 @@ export function scopeIdsQuery(db: Kysely<Database>, input: ScopeInput) {
   return sql<{ id: string }>`${scopeSubquery(input)} limit ${MAX_INLINE_IDS + 1}`.compile(db);
 }
 
-/** Builds the scope from the listed ids. */
-export function buildScope(input: ScopeInput, ids: string[]): LinkScope {
-  const mode = hasLinkFilter(input.links) ? 'set' : 'workspace';
+/**
+ * Builds the scope; `ids` are the listed members of a `set` scope (`scopeIdsQuery`). A workspace
+ * scope needs no listing.
+ */
+export function buildScope(input: ScopeInput, ids?: string[]): LinkScope {
   const subquery = scopeSubquery(input);
-  const inline = ids.length <= MAX_INLINE_IDS ? ids : undefined;
-  return { mode, ids: inline, subquery, empty: !!input.links.matchesNothing || (mode === 'set' && ids.length === 0) };
+  if (!hasLinkFilter(input.links)) return { mode: 'workspace', subquery, empty: false };
+  const found = ids ?? [];
+  const inline = found.length <= MAX_INLINE_IDS ? found : undefined;
+  return { mode: 'set', ids: inline, subquery, empty: !!input.links.matchesNothing || found.length === 0 };
 }

@@ -86,7 +86,9 @@ test('no full scan of events or rollups; the intended index for each access path
 });
 
 test('a lead-only scan of a workspace uses the conversions index, not the clicks', async () => {
-  const lead = [...statements].find(([sqlText]) => /where workspace_id = (\?|\$\d+)/.test(sqlText) && /kind <> 'click' and kind = (\?|\$\d+)/.test(sqlText));
+  const lead = [...statements].find(
+    ([sqlText]) => /from "events"( indexed by "events_conversions")? where workspace_id = (\?|\$\d+)/.test(sqlText) && /kind <> 'click' and kind = (\?|\$\d+)/.test(sqlText),
+  );
   assert.ok(lead);
   const plan = await explain(lead[0], lead[1]);
   if (TEST_ENGINE === 'sqlite') assert.match(plan, /USING INDEX events_conversions/);

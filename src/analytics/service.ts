@@ -3,23 +3,25 @@
  * then the planned parts (planner.ts) run on the SQL runner and merged into the published shapes.
  * Every read goes through the runner, so on SQLite nothing here blocks the event loop on I/O.
  */
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
-import type { Database, LinksTable } from '../db/tables.js';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
-import { toLinkResponse, type LinkTagResponse, type LinkUrlSettings } from '../links/response.js';
+import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
 import { aggregateParts } from './aggregate.js';
 import type { AggregateSpec, EventKind } from './aggregate-sql.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { parseFilters, type ParsedFilters } from './filters.js';
-import { buildScope, scopeIdsQuery, type LinkScope } from './link-scope.js';
+import { buildScope, hasLinkFilter, scopeIdsQuery, type LinkScope } from './link-scope.js';
 import { assertRangeAllowedForPlan, bucketStarts, resolveRange, type TimeRange } from './range.js';
 import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy } from './schema.js';
-import { GROUP_COLUMNS, finish, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
+import { GROUP_COLUMNS, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
 import type { SqlRunner } from './sql-runner.js';
-import { toEventRecord, type CustomerRow, type EventRow } from './event-records.js';
+import { toEventRecord, type EventRow } from './event-records.js';
+import { byId, customersQuery, foldersQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
+import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
 
 export interface AnalyticsServiceDeps {
@@ -32,7 +34,6 @@ export interface AnalyticsServiceDeps {
   useRollups?: boolean;
 }
 
-type LinkRow = Selectable<LinksTable>;
 
 const KINDS: Record<AnalyticsEvent, EventKind[]> = {
   clicks: ['click'],
@@ -97,7 +98,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     const links = { ...filters.links };
     if (filters.lookup) links.ids = { op: 'in', values: [await resolveLookup(workspaceId, filters.lookup)] };
     const input = { workspaceId, links, named: links.ids?.op === 'in' };
-    if (links.matchesNothing) return buildScope(input, []);
+    if (links.matchesNothing || !hasLinkFilter(links)) return buildScope(input);
     const ids = (await one<{ id: string }>(scopeIdsQuery(db, input))).map((r) => r.id);
     return buildScope(input, ids);
   }
@@ -117,114 +118,18 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     return { workspaceId, kinds, group, timeseries, dims: filters.dims, conversions: { customerId, saleType, metadata, ref }, scope };
   }
 
-  async function loadLinks(workspaceId: string, ids: readonly string[]): Promise<Map<string, LinkRow>> {
-    const out = new Map<string, LinkRow>();
-    const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += 500) {
-      const rows = await one<LinkRow>(
-        db.selectFrom('links').selectAll().where('workspace_id', '=', workspaceId).where('id', 'in', unique.slice(i, i + 500)).compile(),
-      );
-      for (const r of rows) out.set(r.id, r);
-    }
-    return out;
-  }
-
-  async function loadTags(workspaceId: string, linkIds: readonly string[]): Promise<Map<string, LinkTagResponse[]>> {
-    const out = new Map<string, LinkTagResponse[]>();
-    const unique = [...new Set(linkIds)];
-    for (let i = 0; i < unique.length; i += 500) {
-      const rows = await one<{ link_id: string; id: string; name: string; color: string }>(
-        db
-          .selectFrom('link_tags')
-          .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-          .select(['link_tags.link_id', 'tags.id', 'tags.name', 'tags.color'])
-          .where('link_tags.workspace_id', '=', workspaceId)
-          .where('link_tags.link_id', 'in', unique.slice(i, i + 500))
-          .orderBy('link_tags.link_id')
-          .orderBy('link_tags.position')
-          .compile(),
-      );
-      for (const r of rows) {
-        const list = out.get(r.link_id) ?? [];
-        list.push({ id: r.id, name: r.name, color: r.color as LinkTagResponse['color'] });
-        out.set(r.link_id, list);
-      }
-    }
-    return out;
-  }
-
-  /** Groupings keyed by link attributes: expand per-link rows through the links (and tags, folders). */
-  async function shapeLinkGroups(workspaceId: string, groupBy: GroupBy, event: AnalyticsEvent, merged: MergedRow[]) {
-    const perLink = merged.map((r) => ({ linkId: r.g[0]!, m: reported(event, r) }));
-    const links = await loadLinks(workspaceId, perLink.map((r) => r.linkId));
-    const present = perLink.filter((r) => links.has(r.linkId));
-    const sum = (into: ApiMetrics, m: ApiMetrics) => {
-      into.clicks += m.clicks;
-      into.leads += m.leads;
-      into.sales += m.sales;
-      into.saleAmount += m.saleAmount;
-    };
-    const zero = (): ApiMetrics => ({ clicks: 0, leads: 0, sales: 0, saleAmount: 0 });
-
-    if (groupBy === 'top_links') {
-      const rows = present.map(({ linkId, m }) => {
-        const l = links.get(linkId)!;
-        return {
-          link: l.id, id: l.id, domain: l.domain, key: l.key, shortLink: l.short_link, url: l.url, title: l.title,
-          comments: l.comments, folderId: l.folder_id, partnerId: l.partner_id, createdAt: new Date(Number(l.created_at)).toISOString(), ...m,
-        };
-      });
-      return finish(event, rows, (r) => r.id);
-    }
-
-    const byKey = new Map<string, ApiMetrics>();
-    const attribute = async (): Promise<Map<string, string[]>> => {
-      const out = new Map<string, string[]>();
-      if (groupBy === 'top_link_tags') {
-        for (const [linkId, tags] of await loadTags(workspaceId, present.map((r) => r.linkId))) out.set(linkId, tags.map((t) => t.id));
-        return out;
-      }
-      for (const { linkId } of present) {
-        const l = links.get(linkId)!;
-        const v = groupBy === 'top_folders' ? l.folder_id : l.partner_id;
-        if (v) out.set(linkId, [v]);
-      }
-      return out;
-    };
-    const keysOf = await attribute();
-    for (const { linkId, m } of present) {
-      for (const k of keysOf.get(linkId) ?? []) {
-        const acc = byKey.get(k) ?? zero();
-        sum(acc, m);
-        byKey.set(k, acc);
-      }
-    }
-    const keys = [...byKey.keys()];
-    if (groupBy === 'top_folders') {
-      const folders = keys.length
-        ? await one<{ id: string; name: string; access_level: string | null }>(
-            db.selectFrom('folders').select(['id', 'name', 'access_level']).where('workspace_id', '=', workspaceId).where('id', 'in', keys).compile(),
-          )
-        : [];
-      const rows = folders.map((f) => ({ folderId: f.id, folder: { id: f.id, name: f.name, accessLevel: f.access_level }, ...byKey.get(f.id)! }));
-      return finish(event, rows, (r) => r.folderId);
-    }
-    if (groupBy === 'top_link_tags') {
-      const tags = keys.length
-        ? await one<{ id: string; name: string; color: string }>(
-            db.selectFrom('tags').select(['id', 'name', 'color']).where('workspace_id', '=', workspaceId).where('id', 'in', keys).compile(),
-          )
-        : [];
-      const rows = tags.map((t) => ({ tagId: t.id, tag: { id: t.id, name: t.name, color: t.color }, ...byKey.get(t.id)! }));
-      return finish(event, rows, (r) => r.tagId);
-    }
-    // Partners are referenced by id only; Waymark holds no partner profiles.
-    const rows = keys.map((id) => ({
-      partnerId: id,
-      partner: { id, name: null, email: null, image: null, payoutsEnabledAt: null, country: null },
-      ...byKey.get(id)!,
-    }));
-    return finish(event, rows, (r) => r.partnerId);
+  /** Groupings keyed by link attributes: the links (and tags or folders) in one batch, then shaped. */
+  async function linkGroups(workspaceId: string, groupBy: GroupBy, event: AnalyticsEvent, merged: MergedRow[]) {
+    const ids = merged.map((r) => r.g[0]!);
+    const linkQs = linksQueries(db, workspaceId, ids, 'summary');
+    const extraQs = groupBy === 'top_link_tags' ? tagsQueries(db, workspaceId, ids) : groupBy === 'top_folders' ? [foldersQuery(db, workspaceId)] : [];
+    const results = await runner.run([...linkQs, ...extraQs]);
+    const extra = results.slice(linkQs.length);
+    return shapeLinkGroups(groupBy, event, merged, {
+      links: byId<LinkSummary>(results.slice(0, linkQs.length)),
+      tags: groupBy === 'top_link_tags' ? tagsByLink(extra) : undefined,
+      folders: groupBy === 'top_folders' ? byId(extra) : undefined,
+    });
   }
 
   function timeseriesRows(range: TimeRange, event: AnalyticsEvent, merged: MergedRow[]) {
@@ -272,7 +177,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
 
       if (groupBy === 'count') return reported(event, merged[0] ?? empty);
       if (timeseries) return timeseriesRows(range, event, merged);
-      if (GROUP_COLUMNS[groupBy][0] === 'link_id') return shapeLinkGroups(auth.workspaceId, groupBy, event, merged);
+      if (GROUP_COLUMNS[groupBy][0] === 'link_id') return linkGroups(auth.workspaceId, groupBy, event, merged);
       return shapeColumnGroups(groupBy, event, merged);
     },
 
@@ -286,15 +191,13 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       const rows = await one<EventRow>(eventPageQuery(db, dialect, spec, range, { order, limit: q.limit, offset: (q.page - 1) * q.limit }));
       if (!rows.length) return [];
       const linkIds = rows.map((r) => r.link_id);
-      const [links, tags] = await Promise.all([loadLinks(auth.workspaceId, linkIds), loadTags(auth.workspaceId, linkIds)]);
-      const customerIds = [...new Set(rows.map((r) => r.customer_id).filter((c): c is string => !!c))];
-      const customers = new Map<string, CustomerRow>();
-      if (customerIds.length) {
-        const found = await one<CustomerRow>(
-          db.selectFrom('customers').selectAll().where('workspace_id', '=', auth.workspaceId).where('id', 'in', customerIds).compile(),
-        );
-        for (const c of found) customers.set(c.id, c);
-      }
+      const customerIds = rows.map((r) => r.customer_id).filter((c): c is string => !!c);
+      const linkQs = linksQueries(db, auth.workspaceId, linkIds, 'all');
+      const tagQs = tagsQueries(db, auth.workspaceId, linkIds);
+      const results = await runner.run([...linkQs, ...tagQs, ...(customerIds.length ? [customersQuery(db, auth.workspaceId, customerIds)] : [])]);
+      const links = byId<LinkRow>(results.slice(0, linkQs.length));
+      const tags = tagsByLink(results.slice(linkQs.length, linkQs.length + tagQs.length));
+      const customers = byId<CustomerRow>(results.slice(linkQs.length + tagQs.length));
       const out: EventRecord[] = [];
       for (const r of rows) {
         const link = links.get(r.link_id);

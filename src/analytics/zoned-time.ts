@@ -49,6 +49,11 @@ export function isValidTimeZone(timeZone: string): boolean {
 
 /** Wall-clock fields of `ms` in `timeZone`. */
 export function zonedParts(ms: number, timeZone: string): ZonedParts {
+  // UTC, the default zone, needs no Intl call (formatToParts costs ~10 µs).
+  if (timeZone === 'UTC') {
+    const d = new Date(ms);
+    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
+  }
   const out: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(new Date(ms))) {
     if (p.type !== 'literal') out[p.type] = Number(p.value);
@@ -58,6 +63,7 @@ export function zonedParts(ms: number, timeZone: string): ZonedParts {
 
 /** Offset of the zone from UTC at `ms`, in minutes (New York in summer: -240). */
 export function offsetMinutes(ms: number, timeZone: string): number {
+  if (timeZone === 'UTC') return 0;
   const p = zonedParts(ms, timeZone);
   const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
