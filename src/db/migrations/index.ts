@@ -8,6 +8,7 @@ import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-analytics-rollups.js';
 import * as m0003 from './0003-customer-indexes.js';
 import * as m0006 from './0006-link-list-indexes.js';
+import * as m0007 from './0007-events-customer-partial.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -16,6 +17,7 @@ const ALL: Record<string, DialectMigration> = {
   '0002-analytics-rollups': m0002,
   '0003-customer-indexes': m0003,
   '0006-link-list-indexes': m0006,
+  '0007-events-customer-partial': m0007,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
