@@ -25,7 +25,8 @@ const BATCH = Number(process.env.BATCH ?? 1000);
 const CLICKS = Number(process.env.CLICKS ?? 60_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'waymark-write-cost-'));
-const database = await openDatabase(`file:${join(dir, 'w.db')}`);
+// Opened as the flush worker opens its connection (statements of fixed-shape batches kept prepared).
+const database = await openDatabase(`file:${join(dir, 'w.db')}`, { reuseStatements: true });
 const ws = await createWorkspaceService(createWorkspaceStore(database.db), Date.now).createWorkspace({ name: 'Bench', plan: 'enterprise' });
 const links: { id: string; key: string }[] = [];
 for (let i = 0; i < 10_000; i++) {

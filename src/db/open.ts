@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
@@ -42,6 +42,13 @@ export interface OpenOptions {
   pgSchema?: string;
   /** PostgreSQL only: pool size (default 10). */
   poolSize?: number;
+  /**
+   * SQLite only: keep the prepared statements of long SQL texts (multi-row batches of fixed
+   * shapes) and reuse them, instead of letting SQLite parse a 500-row insert again on every call.
+   * For a connection that only writes such batches (the click flush worker); streaming queries
+   * (`iterate`) must not run on it, since a statement being iterated cannot run again.
+   */
+  reuseStatements?: boolean;
 }
 
 /** True when the URL selects PostgreSQL. */
@@ -75,12 +82,35 @@ export async function openDatabase(rawUrl: string, options: OpenOptions = {}): P
     url = split.url;
     if (split.schema) options = { ...options, pgSchema: split.schema };
   }
-  const opened = isPostgresUrl(url) ? await openPostgres(url, options) : openSqlite(url);
+  const opened = isPostgresUrl(url) ? await openPostgres(url, options) : openSqlite(url, options);
   if (options.migrate !== false) await migrate(opened.db, opened.dialect, opened.pgSchema);
   return opened;
 }
 
-function openSqlite(url: string): OpenDatabase {
+/** SQL texts at least this long are batch statements worth keeping prepared. */
+const REUSE_MIN_LENGTH = 1000;
+/** Prepared statements kept per connection (each chunk size of each batch statement). */
+const REUSE_MAX = 64;
+
+/** better-sqlite3 behind Kysely, keeping long statements prepared (see `reuseStatements`). */
+function withStatementReuse(sqlite: SQLite.Database): SqliteDatabase {
+  const kept = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      if (text.length < REUSE_MIN_LENGTH) return sqlite.prepare(text);
+      let stmt = kept.get(text);
+      if (stmt === undefined) {
+        stmt = sqlite.prepare(text);
+        if (kept.size >= REUSE_MAX) kept.delete(kept.keys().next().value!);
+        kept.set(text, stmt);
+      }
+      return stmt;
+    },
+  } as SqliteDatabase;
+}
+
+function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   const file = sqliteFileFromUrl(url);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
@@ -93,7 +123,7 @@ function openSqlite(url: string): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: options.reuseStatements ? withStatementReuse(sqlite) : sqlite }) });
   return {
     db,
     dialect: sqliteDialect,

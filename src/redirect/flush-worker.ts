@@ -29,7 +29,7 @@ export type WorkerReply =
 const port = parentPort!;
 const { url } = workerData as { url: string };
 // The main thread migrated the database before starting us.
-const database = await openDatabase(url, { migrate: false });
+const database = await openDatabase(url, { migrate: false, reuseStatements: true });
 // The same EventWriter app.ts builds: events and rollups are written the one way.
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db);

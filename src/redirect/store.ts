@@ -2,7 +2,7 @@
  * Storage access of the redirect: the link and domain lookups behind the cache, the counter
  * bumps of a click flush, and the click lookup for conversions. Kysely queries only.
  */
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Database, DomainsTable, LinksTable, EventsTable } from '../db/tables.js';
 
 export type LinkWithWorkspace = Selectable<LinksTable> & { conversion_enabled: number };
@@ -21,10 +21,36 @@ export interface WorkspaceBump {
   clicks: number;
 }
 
-/** Rows per multi-row UPDATE: 3 bound values each, far below both engines' limits. */
+/** Rows per lookup of stored click ids, far below both engines' bound-value limits. */
 const BUMP_CHUNK = 1000;
 
+/**
+ * Counter updates go out in chunks of these sizes only, so each statement text is compiled once
+ * and (on the flush worker's SQLite connection, `reuseStatements`) prepared once: a flush touches
+ * a different number of links every time, and a text of its own per flush cost a fresh compile
+ * and parse each time. 3 bound values × 512 rows stays far below both engines' limits.
+ */
+const BUMP_SIZES = [512, 128, 32, 8, 2, 1];
+
+/** Splits `rows` into consecutive chunks of the sizes above. */
+function* fixedChunks<T>(rows: readonly T[]): Generator<T[]> {
+  let i = 0;
+  for (const size of BUMP_SIZES) for (; rows.length - i >= size; i += size) yield rows.slice(i, i + size);
+}
+
+const linkBumpSql = (values: RawBuilder<unknown>[]) => sql`update links set
+    clicks = links.clicks + v.column2,
+    last_clicked = case when links.last_clicked is null or links.last_clicked < v.column3 then v.column3 else links.last_clicked end
+  from (values ${sql.join(values)}) as v
+  where links.id = v.column1`;
+
+const workspaceBumpSql = (values: RawBuilder<unknown>[]) => sql`update workspaces set usage = workspaces.usage + v.column2
+  from (values ${sql.join(values)}) as v
+  where workspaces.id = v.column1`;
+
 export function createRedirectStore(db: Kysely<Database>) {
+  // Compiled counter updates by table and chunk size (one store per connection, so per engine).
+  const compiled = new Map<string, string>();
   return {
     /**
      * The link at `key` (lower-cased) on the first of `domains` that has one, with its workspace's
@@ -60,22 +86,30 @@ export function createRedirectStore(db: Kysely<Database>) {
     /**
      * `links.clicks += n`, `last_clicked = max(last_clicked, t)` and `workspaces.usage += n`, one
      * statement per chunk (UPDATE … FROM VALUES runs on SQLite ≥ 3.33 and PostgreSQL alike), so a
-     * flush touching 2,000 links costs two statements, not 2,000.
+     * flush touching 2,000 links costs a dozen statements, not 2,000.
      */
     async bumpCounters(trx: Transaction<Database>, links: readonly LinkBump[], workspaces: readonly WorkspaceBump[]): Promise<void> {
-      for (let i = 0; i < links.length; i += BUMP_CHUNK) {
-        const values = links.slice(i, i + BUMP_CHUNK).map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`);
-        await sql`update links set
-            clicks = links.clicks + v.column2,
-            last_clicked = case when links.last_clicked is null or links.last_clicked < v.column3 then v.column3 else links.last_clicked end
-          from (values ${sql.join(values)}) as v
-          where links.id = v.column1`.execute(trx);
+      for (const part of fixedChunks(links)) {
+        const key = `links:${part.length}`;
+        let text = compiled.get(key);
+        if (text === undefined) {
+          text = linkBumpSql(part.map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`)).compile(trx).sql;
+          compiled.set(key, text);
+        }
+        const values: unknown[] = [];
+        for (const l of part) values.push(l.id, l.clicks, l.lastClicked);
+        await trx.executeQuery(CompiledQuery.raw(text, values));
       }
-      for (let i = 0; i < workspaces.length; i += BUMP_CHUNK) {
-        const values = workspaces.slice(i, i + BUMP_CHUNK).map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`);
-        await sql`update workspaces set usage = workspaces.usage + v.column2
-          from (values ${sql.join(values)}) as v
-          where workspaces.id = v.column1`.execute(trx);
+      for (const part of fixedChunks(workspaces)) {
+        const key = `workspaces:${part.length}`;
+        let text = compiled.get(key);
+        if (text === undefined) {
+          text = workspaceBumpSql(part.map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`)).compile(trx).sql;
+          compiled.set(key, text);
+        }
+        const values: unknown[] = [];
+        for (const w of part) values.push(w.id, w.clicks);
+        await trx.executeQuery(CompiledQuery.raw(text, values));
       }
     },
 
