@@ -324,7 +324,10 @@ async function ingestCost(url: string): Promise<void> {
   await database.close();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main()
+  // Worker threads of the extra services above are not closed one by one: end the process here.
+  .then(() => process.exit(0))
+  .catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

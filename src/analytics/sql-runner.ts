@@ -72,8 +72,6 @@ function workerRunner(file: string): SqlRunner {
 
   function start(): Worker {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file } });
-    // An idle worker must not keep the process alive after the app closed.
-    w.unref();
     w.on('message', (msg: { id: number; results?: Record<string, unknown>[][]; error?: { message: string; code?: string } }) => {
       const p = pending.get(msg.id);
       if (!p) return;
@@ -89,6 +87,9 @@ function workerRunner(file: string): SqlRunner {
       failAll(new Error('analytics worker exited'));
       worker = undefined;
     });
+    // An idle worker must not keep the process alive (after the listeners: adding a 'message'
+    // listener refs the port again).
+    w.unref();
     return w;
   }
 
