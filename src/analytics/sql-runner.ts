@@ -76,6 +76,7 @@ function workerRunner(file: string): SqlRunner {
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);
+      if (!pending.size) w.unref();
       if (msg.error) p.reject(Object.assign(new Error(msg.error.message), { code: msg.error.code }));
       else p.resolve(msg.results!);
     });
@@ -87,8 +88,8 @@ function workerRunner(file: string): SqlRunner {
       failAll(new Error('analytics worker exited'));
       worker = undefined;
     });
-    // An idle worker must not keep the process alive (after the listeners: adding a 'message'
-    // listener refs the port again).
+    // Referenced only while a query is pending: an idle worker must not keep the process alive,
+    // a busy one must (after the listeners: adding a 'message' listener refs the port again).
     w.unref();
     return w;
   }
@@ -100,6 +101,7 @@ function workerRunner(file: string): SqlRunner {
       const id = nextId++;
       const w = worker;
       return new Promise((resolve, reject) => {
+        if (!pending.size) w.ref();
         pending.set(id, { resolve, reject });
         w.postMessage({ id, queries: queries.map((q) => ({ sql: q.sql, parameters: q.parameters })) });
       });
