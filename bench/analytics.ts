@@ -229,7 +229,12 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-an-'));
   const copy = join(dir, 'copy.db');
   copyFileSync(DB_FILE, copy); // the redirects write clicks: keep the generated data set unchanged
-  await ingestCost(`file:${copy}`);
+  const ingestLock = await acquireLock();
+  try {
+    await ingestCost(`file:${copy}`);
+  } finally {
+    ingestLock.release();
+  }
   const child: ChildProcess = fork(join(here, 'redirect', 'waymark-server.ts'), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, DATABASE_URL: `file:${copy}`, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ANALYTICS_RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '10000000' },

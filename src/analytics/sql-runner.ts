@@ -28,6 +28,12 @@ export interface SqlRunner {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Lower this thread's CPU priority (Linux: a thread is a task with its own nice value), so on a
+// busy machine the redirect thread and the click flush run first and analytics wait.
+try {
+  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (tid) require('node:os').setPriority(tid, workerData.nice);
+} catch {}
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
@@ -54,6 +60,13 @@ parentPort.on('message', (msg) => {
 });
 `;
 
+/**
+ * Nice value of the analytics worker thread. At 10 it gets about a tenth of a core's share when
+ * it competes with redirects (nice 0) and all of an idle core: analytics slow down under load
+ * instead of redirects.
+ */
+export const WORKER_NICE = 10;
+
 interface Pending {
   resolve(rows: Record<string, unknown>[][]): void;
   reject(err: Error): void;
@@ -71,7 +84,7 @@ function workerRunner(file: string): SqlRunner {
   };
 
   function start(): Worker {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file } });
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, nice: WORKER_NICE } });
     w.on('message', (msg: { id: number; results?: Record<string, unknown>[][]; error?: { message: string; code?: string } }) => {
       const p = pending.get(msg.id);
       if (!p) return;
