@@ -175,3 +175,33 @@ test('an expired link answers once more while it reloads in the background; a mi
   // The "no such link" entry is past its 1 s: the caller must look it up again.
   assert.equal(cache.peek('go.test', 'gone'), undefined);
 });
+
+test('a failed background reload keeps the stale link and is retried after a pause, not on every request', async () => {
+  const store = fakeStore();
+  let clock = 0;
+  const errors: string[] = [];
+  const failing = {
+    ...store,
+    findLink: async (names: readonly string[], keyLower: string) => {
+      if (clock > 0) {
+        await store.findLink(names, keyLower);
+        throw new Error('database down');
+      }
+      return store.findLink(names, keyLower);
+    },
+  };
+  const cache = createLinkCache(failing, { ttlMs: 10_000, now: () => clock, onError: (_e, m) => errors.push(m) });
+  store.links.set('go.test/a', row('go.test', 'a', 'https://old.example/'));
+  await cache.load('go.test', 'go.test', 'a');
+  clock = 10_001;
+  for (let i = 0; i < 5; i++) {
+    assert.equal(cache.peek('go.test', 'a')?.url, 'https://old.example/');
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.equal(store.reads, 2, 'one reload attempt');
+  assert.equal(errors.length, 1);
+  clock += 5_001;
+  cache.peek('go.test', 'a');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(store.reads, 3, 'retried after the pause');
+});

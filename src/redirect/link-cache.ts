@@ -50,6 +50,9 @@ export interface LinkCache {
   readonly size: number;
 }
 
+/** Delay before a failed background reload of an expired link is tried again. */
+const REFRESH_RETRY_MS = 5_000;
+
 interface Entry<T> {
   value: T | null;
 }
@@ -175,6 +178,8 @@ export function createLinkCache(store: Pick<RedirectStore, 'findLink' | 'findDom
       // A missing link is looked up again before answering; a found one answers while it reloads.
       if (entry.value === null) return undefined;
       if (!inflight.has(cacheKey)) {
+        // Tried again in a few seconds if this reload fails (database down): not on every request.
+        entry.staleAt = now() + REFRESH_RETRY_MS;
         cache.load(host, withoutPort(host), keyLower).catch((err) => options.onError?.(err, `refreshing link ${host}/${keyLower} failed`));
       }
       return entry.value;
