@@ -8,7 +8,8 @@
  * The data set is generated once (deterministic, ~10 minutes) into a file outside the repository
  * and reused while its parameters match: BENCH_ANALYTICS_DB (default $TMPDIR/waymark-bench-analytics-<N>.db).
  * Settings (environment): BENCH_EVENTS (default 5000000), BENCH_RUNS (timed runs per query,
- * default 9), BENCH_DURATION (s per wrk run, default 10), BENCH_REDIRECT=0 to skip the wrk part.
+ * default 9), BENCH_DURATION (s per wrk run, default 10), BENCH_ROUNDS (wrk rounds, default 3),
+ * BENCH_REDIRECT=0 to skip the wrk part, BENCH_QUERIES=0 to skip the query timings.
  * Heavy phases hold /tmp/waymark-bench.lock (flock), shared with the other benchmarks.
  *
  * Run: npm run bench -- analytics
@@ -35,6 +36,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const N = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const END = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;
 /**
@@ -161,6 +163,18 @@ async function main() {
   const lock2 = await acquireLock();
   const table: string[] = [];
   try {
+    if (process.env.BENCH_QUERIES !== '0') await timings();
+  } finally {
+    lock2.release();
+  }
+  await app.close();
+  await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
+  await database.close();
+
+  if (process.env.BENCH_REDIRECT !== '0') await redirectUnderAnalytics(keys.large);
+
+  /** The query table and the event-loop stall comparison. */
+  async function timings(): Promise<void> {
     table.push('| query | large: rollups (HTTP) | large: raw scan | small: rollups (HTTP) | small: raw scan |', '|---|---:|---:|---:|---:|');
     for (const [name, path] of QUERIES) {
       const cells = [await measureHttp(path, keys.large), await measureRaw(path, keys.large), await measureHttp(path, keys.small), await measureRaw(path, keys.small)];
@@ -191,14 +205,7 @@ async function main() {
       clearInterval(ticker);
       console.log(`  ${label.padEnd(17)} ${per.toFixed(0)} ms per query; longest stall ${stall.toFixed(1)} ms`);
     }
-  } finally {
-    lock2.release();
   }
-  await app.close();
-  await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
-  await database.close();
-
-  if (process.env.BENCH_REDIRECT !== '0') await redirectUnderAnalytics(keys.large);
 }
 
 interface Wrk {
@@ -257,7 +264,7 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
   const analyticsTimes: number[] = [];
   try {
     await wrk(port, 3, 30); // warm-up
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       alone.push(await wrk(port, DURATION, 40 + round * 2));
       let running = true;
       const loop = (async () => {
@@ -281,7 +288,8 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const rps = (w: Wrk) => w.requests / (w.duration_us / 1e6);
-  console.log(`\nredirects (wrk, 1 thread, 50 connections, ${DURATION} s per run, 2 rounds; medians of the rounds)`);
+  console.log(`\nredirects (wrk, 1 thread, 50 connections, ${DURATION} s per run, ${ROUNDS} rounds alternating; medians of the rounds)`);
+  console.log(`  per round p99 alone: ${alone.map((w) => (w.p99_us / 1000).toFixed(1)).join(', ')} ms; with analytics: ${loaded.map((w) => (w.p99_us / 1000).toFixed(1)).join(', ')} ms`);
   console.log(`  alone                    ${median(alone.map(rps)).toFixed(0)} req/s  p50 ${(median(alone.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(alone.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
   console.log(`  with analytics running   ${median(loaded.map(rps)).toFixed(0)} req/s  p50 ${(median(loaded.map((w) => w.p50_us)) / 1000).toFixed(2)} ms  p99 ${(median(loaded.map((w) => w.p99_us)) / 1000).toFixed(2)} ms`);
   console.log(`  analytics requests answered meanwhile: ${analyticsDone} (median ${fmt(median(analyticsTimes))} ms, max ${fmt(Math.max(...analyticsTimes))} ms), large workspace, 6 queries in turn incl. a raw scan`);
