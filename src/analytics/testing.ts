@@ -9,6 +9,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, EventsTable, LinksTable } from '../db/tables.js';
 import type { EventWriter, StoredEvent } from './event-writer.js';
+import { linkRow } from '../test-support/link-row.js';
 
 export const SEED_NOW = Date.parse('2024-05-15T03:00:00.000Z');
 const H = 3_600_000;
@@ -16,24 +17,7 @@ const D = 24 * H;
 
 /** Inserts a link with every NOT NULL column filled. */
 export async function insertLink(db: Kysely<Database>, row: Partial<Insertable<LinksTable>> & { id: string; workspace_id: string; domain: string; key: string; url: string }) {
-  const full: Insertable<LinksTable> = {
-    key_lower: row.key.toLowerCase(),
-    short_link: `https://${row.domain}${row.key === '_root' ? '' : `/${row.key}`}`,
-    archived: 0,
-    track_conversion: 0,
-    proxy: 0,
-    rewrite: 0,
-    do_index: 0,
-    public_stats: 0,
-    clicks: 0,
-    leads: 0,
-    conversions: 0,
-    sales: 0,
-    sale_amount: 0,
-    created_at: SEED_NOW - 100 * D,
-    updated_at: SEED_NOW - 100 * D,
-    ...row,
-  };
+  const full = linkRow(row, SEED_NOW - 100 * D);
   await db.insertInto('links').values(full).execute();
   return full;
 }

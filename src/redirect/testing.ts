@@ -12,32 +12,14 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database, DomainsTable, LinksTable } from '../db/tables.js';
 import { newId } from '../ids.js';
 import type { Change } from '../db/change-bus.js';
+import { linkRow } from '../test-support/link-row.js';
 
 export type LinkFields = Partial<Insertable<LinksTable>> & { domain: string; key: string; url: string };
 
 /** Inserts a link with every NOT NULL column filled; returns the row as inserted. */
 export async function insertLink(db: Kysely<Database>, workspaceId: string, fields: LinkFields): Promise<Insertable<LinksTable>> {
   const now = Date.now();
-  const row: Insertable<LinksTable> = {
-    id: newId('link'),
-    workspace_id: workspaceId,
-    key_lower: fields.key.toLowerCase(),
-    short_link: `https://${fields.domain}/${fields.key}`,
-    archived: 0,
-    track_conversion: 0,
-    proxy: 0,
-    rewrite: 0,
-    do_index: 0,
-    public_stats: 0,
-    clicks: 0,
-    leads: 0,
-    conversions: 0,
-    sales: 0,
-    sale_amount: 0,
-    created_at: now,
-    updated_at: now,
-    ...fields,
-  };
+  const row = linkRow({ id: newId('link'), workspace_id: workspaceId, ...fields }, now);
   await db.insertInto('links').values(row).execute();
   return row;
 }
