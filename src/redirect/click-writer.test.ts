@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClickWriter, type ClickSink } from './click-writer.js';
-import type { StoredEvent } from '../analytics/event-writer.js';
+import type { RawClick } from './click-record.js';
 
-function click(id: string): StoredEvent {
-  return { id, click_id: id, workspace_id: 'ws_1', link_id: 'link_1', timestamp: 1, kind: 'click' } as StoredEvent;
+function click(id: string): RawClick {
+  return { id, timestamp: 1, linkId: 'link_1', workspaceId: 'ws_1', domain: 'go.test', key: 'k', url: 'https://example.com/', ip: '1.1.1.1', ua: '', referer: '', qr: false, geo: null };
 }
 
 /** A sink recording batches; `failNext` makes the next writes throw. */

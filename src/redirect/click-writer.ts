@@ -1,16 +1,17 @@
 /**
- * The click batch: redirects push click rows into memory and never wait for the database. A
- * flush writes up to `maxRows` rows in ONE transaction — the events (through `EventWriter.append`,
- * where analytics may add rollups) plus `links.clicks/last_clicked` and `workspaces.usage` — every
- * `intervalMs`, or at once when `maxRows` are waiting. A failed flush keeps its rows and retries;
- * `close()` flushes everything before the process exits.
+ * The click batch: redirects push raw clicks into memory and never wait for the database. A
+ * flush hands up to `maxRows` clicks to the sink, which writes them in ONE transaction — the
+ * events (through `EventWriter.append`, where analytics may add rollups) plus
+ * `links.clicks/last_clicked` and `workspaces.usage` — every `intervalMs`, or at once when
+ * `maxRows` are waiting. A failed flush keeps its rows and retries; `close()` flushes everything
+ * before the process exits.
  *
  * Guarantee: a click is either in a committed flush or still in this process's memory. A crash
  * (SIGKILL, power loss, OOM) loses at most the clicks buffered at that moment: those of the last
  * `intervalMs` (≤ 100 ms), or more while the database is failing. See docs/redirects.md.
  *
  * @example
- * const writer = createClickWriter({ db, events, store, intervalMs: 100, maxRows: 2000 });
+ * const writer = createClickWriter({ sink, intervalMs: 100, maxRows: 2000 });
  * writer.push(row);           // on the redirect path: memory only
  * await writer.close();       // at shutdown: everything committed
  */
@@ -18,13 +19,15 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { EventWriter, StoredEvent } from '../analytics/event-writer.js';
 import type { LinkBump, RedirectStore, WorkspaceBump } from './store.js';
+import type { RawClick } from './click-record.js';
 
 /**
  * Where a batch goes: one transaction per `write`. In process (`createDirectSink`) or on the
- * flush worker (flush-client.ts), which keeps SQLite's synchronous writes off the event loop.
+ * flush worker (flush-client.ts), which keeps the writes and the lookups that complete a click
+ * row (click-enrich.ts) off the redirect thread.
  */
-export interface ClickSink {
-  write(batch: readonly StoredEvent[]): Promise<void>;
+export interface ClickSink<Row extends { id: string } = RawClick> {
+  write(batch: readonly Row[]): Promise<void>;
   /** Which of these click ids are already stored (after an uncertain failure). */
   existingClickIds(clickIds: readonly string[]): Promise<string[]>;
   close?(): Promise<void>;
@@ -59,16 +62,21 @@ export async function writeClickBatch(
   });
 }
 
-/** A sink writing on this thread (PostgreSQL, whose driver is asynchronous, and in-memory SQLite). */
-export function createDirectSink(db: Kysely<Database>, events: EventWriter, store: Pick<RedirectStore, 'bumpCounters' | 'existingClickIds'>): ClickSink {
+/** A sink writing on this thread (an in-memory SQLite database, which no worker can open). */
+export function createDirectSink(
+  db: Kysely<Database>,
+  events: EventWriter,
+  store: Pick<RedirectStore, 'bumpCounters' | 'existingClickIds'>,
+  enrich: (raw: RawClick) => StoredEvent,
+): ClickSink {
   return {
-    write: (batch) => writeClickBatch(db, events, store, batch),
+    write: (batch) => writeClickBatch(db, events, store, batch.map(enrich)),
     existingClickIds: (ids) => store.existingClickIds(ids),
   };
 }
 
-export interface ClickWriterOptions {
-  sink: ClickSink;
+export interface ClickWriterOptions<Row extends { id: string } = RawClick> {
+  sink: ClickSink<Row>;
   intervalMs: number;
   maxRows: number;
   /** Buffered rows beyond which new clicks are dropped (and counted) while the database is down. */
@@ -89,10 +97,10 @@ export interface ClickWriterStats {
   failures: number;
 }
 
-export interface ClickWriter {
-  push(row: StoredEvent): void;
+export interface ClickWriter<Row extends { id: string } = RawClick> {
+  push(row: Row): void;
   /** A click still in memory (not yet committed), by click id. */
-  pending(clickId: string): StoredEvent | undefined;
+  pending(clickId: string): Row | undefined;
   /** Writes everything buffered now; rejects if a flush fails (the rows stay buffered). */
   flush(): Promise<void>;
   /** Stops the timer and writes everything, retrying failures for a while. */
@@ -108,11 +116,12 @@ function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-export function createClickWriter(options: ClickWriterOptions): ClickWriter {
+export function createClickWriter<Row extends { id: string } = RawClick>(options: ClickWriterOptions<Row>): ClickWriter<Row> {
   const { sink, intervalMs, maxRows } = options;
   const maxBuffered = options.maxBuffered ?? 500_000;
-  let queue: StoredEvent[] = [];
-  const pendingById = new Map<string, StoredEvent>();
+  let queue: Row[] = [];
+  // The batch being written: its rows are still "pending" until the write commits.
+  let inFlight: readonly Row[] = [];
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let closed = false;
@@ -137,13 +146,13 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
     if (queue.length === 0) return;
     const batch = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
     queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
+    inFlight = batch;
     running = (async () => {
       try {
         await sink.write(batch);
         consecutiveFailures = 0;
         stats.flushes++;
         stats.flushed += batch.length;
-        for (const row of batch) pendingById.delete(row.id);
       } catch (err) {
         stats.failures++;
         consecutiveFailures++;
@@ -155,7 +164,6 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
           try {
             const stored = new Set(await sink.existingClickIds(batch.map((r) => r.id)));
             retry = batch.filter((r) => !stored.has(r.id));
-            for (const r of batch) if (stored.has(r.id)) pendingById.delete(r.id);
           } catch {
             /* keep the whole batch; the next attempt checks again */
           }
@@ -164,6 +172,7 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
         throw err;
       } finally {
         running = null;
+        inFlight = [];
         if (queue.length > 0 && !closed) {
           // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits.
           const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows ? 0 : intervalMs;
@@ -184,7 +193,6 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
         return;
       }
       queue.push(row);
-      pendingById.set(row.id, row);
       stats.queued++;
       if (running) return;
       if (queue.length >= maxRows) {
@@ -197,7 +205,10 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
     },
 
     pending(clickId) {
-      return pendingById.get(clickId);
+      // A linear search: a lookup is rare (a lead naming a click of the last few milliseconds),
+      // while a Map of pending ids would cost every redirect an insert and a delete.
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.id === clickId) return queue[i];
+      return inFlight.find((r) => r.id === clickId);
     },
 
     async flush() {
@@ -229,7 +240,7 @@ export function createClickWriter(options: ClickWriterOptions): ClickWriter {
     },
 
     stats() {
-      return { ...stats, buffered: pendingById.size };
+      return { ...stats, buffered: queue.length + inFlight.length };
     },
   };
 }

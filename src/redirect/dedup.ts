@@ -1,41 +1,92 @@
 /**
  * Repeat visits: the same visitor (IP + user agent) on the same link within an hour reuses the
- * first click's id and is not counted again (behaviour.md §5.5). Kept in process memory — an LRU
- * of hashed keys (~150 bytes an entry) — so a check costs no I/O. Each process remembers its own
- * visitors, and the oldest entries give way beyond `max` distinct visitors per hour.
+ * first click's id and is not counted again (behaviour.md §5.5).
+ *
+ * Kept in process memory as a fixed-size open-addressing table of typed arrays: a visitor is a
+ * 64-bit hash of (link, IP, user agent) with the time and random parts of its click id, so a
+ * check costs one pass over the key's characters and a few array reads, allocates nothing the
+ * garbage collector has to trace, and memory stays flat (24 bytes a slot, 24 MiB by default).
+ * A key is looked for in `probes` consecutive slots; when all of them hold visitors of the last
+ * hour, the oldest gives way, so beyond about `slots` distinct visitors an hour a repeat may be
+ * counted again. Each process remembers its own visitors.
  *
  * @example
- * const dedup = createClickDeduplicator({ newClickId });
- * dedup.seen(link.id, ip, ua, now); // { clickId: 'Ab3…', isNew: true }, then isNew: false for an hour
+ * const dedup = createClickDeduplicator();
+ * dedup.seen(link.id, ip, ua, now); // { clickId: '1BGXw4ka8Zq02LmN', isNew: true }, then isNew: false for an hour
  */
-import { hash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { randomInt } from 'node:crypto';
+import { clickIdOf, randomClickParts } from './click-id.js';
 
 export interface ClickDeduplicator {
   seen(linkId: string, ip: string, ua: string, now: number): { clickId: string; isNew: boolean };
 }
 
 export interface DedupOptions {
-  /** A new click id for a click at `now`. */
-  newClickId: (now: number) => string;
   /** Window in ms (default 1 hour). */
   windowMs?: number;
-  /** Visitors remembered (default 500,000). */
-  max?: number;
+  /** Table size, rounded up to a power of two (default 2^20). */
+  slots?: number;
+  /** Slots searched per key (default 8). */
+  probes?: number;
+  /** Random parts of new click ids (tests). */
+  random?: () => [number, number];
 }
 
-export function createClickDeduplicator(options: DedupOptions): ClickDeduplicator {
-  const windowMs = options.windowMs ?? 3_600_000;
-  const recent = new LRUCache<string, { clickId: string; at: number }>({ max: options.max ?? 500_000 });
+const DEFAULTS = { windowMs: 3_600_000, slots: 1 << 20, probes: 8 };
+
+export function createClickDeduplicator(options: DedupOptions = {}): ClickDeduplicator {
+  const { windowMs, probes } = { ...DEFAULTS, ...options };
+  const random = options.random ?? randomClickParts;
+  let size = 1;
+  while (size < (options.slots ?? DEFAULTS.slots)) size *= 2;
+  const mask = size - 1;
+  const hashA = new Uint32Array(size);
+  const hashB = new Uint32Array(size);
+  // -Infinity marks a slot never used: it reads as expired.
+  const at = new Float64Array(size).fill(-Infinity);
+  const part1 = new Uint32Array(size);
+  const part2 = new Uint32Array(size);
+  // A per-process seed, so nobody can choose visitors that fall into the same slots.
+  const seed = randomInt(0x7fffffff);
+
   return {
     seen(linkId, ip, ua, now) {
-      // A 160-bit digest keeps entries small whatever the user agent's length.
-      const key = hash('sha1', `${linkId}\n${ip}\n${ua}`, 'base64');
-      const hit = recent.get(key);
-      if (hit && now - hit.at < windowMs) return { clickId: hit.clickId, isNew: false };
-      const clickId = options.newClickId(now);
-      recent.set(key, { clickId, at: now });
-      return { clickId, isNew: true };
+      let h1 = 0xdeadbeef ^ seed;
+      let h2 = 0x41c6ce57 ^ seed;
+      // cyrb53-style mixing over link, IP and user agent, with a separator between them.
+      for (const part of [linkId, ip, ua]) {
+        for (let i = 0; i < part.length; i++) {
+          const ch = part.charCodeAt(i);
+          h1 = Math.imul(h1 ^ ch, 2654435761);
+          h2 = Math.imul(h2 ^ ch, 1597334677);
+        }
+        h1 = Math.imul(h1 ^ 10, 2654435761);
+        h2 = Math.imul(h2 ^ 10, 1597334677);
+      }
+      h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+      h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+      const a = h1 >>> 0;
+      const b = h2 >>> 0;
+
+      let free = -1;
+      let oldest = -1;
+      for (let p = 0; p < probes; p++) {
+        const i = (a + p) & mask;
+        const t = at[i]!;
+        const live = now - t < windowMs;
+        if (live && hashA[i] === a && hashB[i] === b) return { clickId: clickIdOf(t, part1[i]!, part2[i]!), isNew: false };
+        if (!live) {
+          if (free < 0) free = i;
+        } else if (oldest < 0 || t < at[oldest]!) oldest = i;
+      }
+      const slot = free >= 0 ? free : oldest;
+      const [r1, r2] = random();
+      hashA[slot] = a;
+      hashB[slot] = b;
+      at[slot] = now;
+      part1[slot] = r1;
+      part2[slot] = r2;
+      return { clickId: clickIdOf(now, r1, r2), isNew: true };
     },
   };
 }

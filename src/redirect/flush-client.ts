@@ -4,20 +4,20 @@
  * rows and retries, and the next call starts a new worker.
  *
  * @example
- * const sink = createWorkerSink(database.url);
+ * const sink = createWorkerSink({ url: database.url });
  * await sink.write(rows); await sink.close();
  */
 import { Worker } from 'node:worker_threads';
-import type { StoredEvent } from '../analytics/event-writer.js';
 import type { ClickSink } from './click-writer.js';
-import type { WorkerReply, WorkerRequest } from './flush-worker.js';
+import type { FlushWorkerData, WorkerReply, WorkerRequest } from './flush-worker.js';
+import { encodeClicks } from './click-record.js';
 
 /**
  * Starts flush-worker: the built .js directly; under tsx (tests, `npm run dev`) through a bootstrap
  * that registers tsx inside the worker, because Node 20 does not pass the main thread's module
  * hooks on to workers.
  */
-function startWorker(workerData: unknown): Worker {
+function startWorker(workerData: FlushWorkerData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./flush-worker.js', import.meta.url), { workerData });
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./flush-worker.ts', import.meta.url).href;
@@ -25,7 +25,7 @@ function startWorker(workerData: unknown): Worker {
   return new Worker(bootstrap, { eval: true, workerData });
 }
 
-/** Rows per staging message: each copy holds the event loop well under a millisecond. */
+/** Clicks per staging message: each copy holds the event loop well under a millisecond. */
 const STAGE_ROWS = 128;
 
 interface Pending {
@@ -33,7 +33,7 @@ interface Pending {
   reject(err: Error): void;
 }
 
-export function createWorkerSink(url: string, onError?: (err: unknown, context: string) => void): ClickSink {
+export function createWorkerSink(data: FlushWorkerData, onError?: (err: unknown, context: string) => void): ClickSink {
   let worker: Worker | null = null;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -45,7 +45,7 @@ export function createWorkerSink(url: string, onError?: (err: unknown, context: 
 
   const ensure = (): Worker => {
     if (worker) return worker;
-    const w = startWorker({ url });
+    const w = startWorker(data);
     w.on('message', (reply: WorkerReply) => {
       if (reply.type === 'closed') return;
       const p = pending.get(reply.id);
@@ -82,14 +82,14 @@ export function createWorkerSink(url: string, onError?: (err: unknown, context: 
   let nextBatch = 1;
   return {
     async write(batch) {
-      // Copying rows into a message blocks this thread (~2-5 µs a row: 2,000 rows held the
-      // redirects for 4-10 ms, the p99 of bench/redirect). The rows go over in slices with the
+      // Copying clicks into a message blocks this thread (2,000 event rows as objects held the
+      // redirects for 4-10 ms, the p99 of bench/redirect). The clicks go over in slices with the
       // event loop free in between, and the write names the batch and its size, so a worker that
       // did not receive all of them (restarted meanwhile) refuses it and the writer retries.
       const batchId = nextBatch++;
       for (let i = 0; i < batch.length; i += STAGE_ROWS) {
         if (i > 0) await new Promise((r) => setImmediate(r));
-        ensure().postMessage({ type: 'stage', batch: batchId, rows: batch.slice(i, i + STAGE_ROWS) as StoredEvent[] } satisfies WorkerRequest);
+        ensure().postMessage({ type: 'stage', batch: batchId, clicks: encodeClicks(batch.slice(i, i + STAGE_ROWS)) } satisfies WorkerRequest);
       }
       await call({ type: 'write', id: nextId++, batch: batchId, count: batch.length });
     },

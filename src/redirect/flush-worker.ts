@@ -1,24 +1,39 @@
 /**
- * The click flush worker (SQLite files only). better-sqlite3 is synchronous: a flush of 2,000
- * clicks plus the analytics rollups holds the thread for tens of milliseconds, which on the main
- * thread would stall every redirect in that time. Here it runs on its own thread with its own
- * connection (WAL lets the main thread keep reading). The worker is a plain executor: the batching,
- * retries and the crash guarantee stay in click-writer.ts on the main thread.
+ * The click flush worker. better-sqlite3 is synchronous: a flush of 2,000 clicks plus the
+ * analytics rollups holds the thread for tens of milliseconds, which on the main thread would
+ * stall every redirect in that time; and the lookups that complete a click row (GeoIP with its
+ * 130 MB of city data, user-agent traits, referer, UTM: click-enrich.ts) cost the redirect thread
+ * too. So both run here, on the worker's own connection (SQLite in WAL mode lets the main thread
+ * keep reading; on PostgreSQL a small pool of its own). The worker is a plain executor: the
+ * batching, retries and the crash guarantee stay in click-writer.ts on the main thread.
  *
- * Messages in: `{ type: 'stage', batch, rows }` (a slice of the next batch), `{ type: 'write', id,
- * batch, count }` (write the staged batch, which must hold `count` rows), `{ type: 'existing', id,
- * ids }`, `{ type: 'close' }`.
+ * Messages in: `{ type: 'stage', batch, clicks }` (a slice of the next batch, encodeClicks form),
+ * `{ type: 'write', id, batch, count }` (write the staged batch, which must hold `count` clicks),
+ * `{ type: 'existing', id, ids }`, `{ type: 'close' }`.
  * Messages out: `{ type: 'done', id }`, `{ type: 'failed', id, message, code }`,
  * `{ type: 'existing', id, found }`, `{ type: 'closed' }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
-import { createEventWriter, type StoredEvent } from '../analytics/event-writer.js';
+import { createEventWriter } from '../analytics/event-writer.js';
 import { createRedirectStore } from './store.js';
 import { writeClickBatch } from './click-writer.js';
+import { decodeClicks, type RawClick } from './click-record.js';
+import { createClickEnricher } from './click-enrich.js';
+import { createGeoLocator } from './geo.js';
+import { createUaClassifier } from './visitor.js';
+
+/** What the main thread tells a new worker. */
+export interface FlushWorkerData {
+  url: string;
+  /** PostgreSQL schema of the app's connection, if any. */
+  pgSchema?: string;
+  /** `GEOIP_DB`: a city .mmdb replacing the bundled data. */
+  geoipDb?: string;
+}
 
 export type WorkerRequest =
-  | { type: 'stage'; batch: number; rows: StoredEvent[] }
+  | { type: 'stage'; batch: number; clicks: unknown[] }
   | { type: 'write'; id: number; batch: number; count: number }
   | { type: 'existing'; id: number; ids: string[] }
   | { type: 'close' };
@@ -30,21 +45,24 @@ export type WorkerReply =
   | { type: 'closed' };
 
 const port = parentPort!;
-const { url } = workerData as { url: string };
+const { url, pgSchema, geoipDb } = workerData as FlushWorkerData;
+const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
+geo.start();
 // The main thread migrated the database before starting us.
-const database = await openDatabase(url, { migrate: false, reuseStatements: true });
+const database = await openDatabase(url, { migrate: false, reuseStatements: true, pgSchema, poolSize: 2 });
 // The same EventWriter app.ts builds: events and rollups are written the one way.
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db);
+const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 
-// Rows of the batch being received; a slice of another batch starts over (an abandoned batch).
-let staged: { batch: number; rows: StoredEvent[] } = { batch: 0, rows: [] };
+// Clicks of the batch being received; a slice of another batch starts over (an abandoned batch).
+let staged: { batch: number; clicks: RawClick[] } = { batch: 0, clicks: [] };
 
 // One message at a time: the main thread sends the next batch only after this one's reply.
 port.on('message', async (msg: WorkerRequest) => {
   if (msg.type === 'stage') {
-    if (staged.batch !== msg.batch) staged = { batch: msg.batch, rows: [] };
-    for (const row of msg.rows) staged.rows.push(row);
+    if (staged.batch !== msg.batch) staged = { batch: msg.batch, clicks: [] };
+    for (const click of decodeClicks(msg.clicks)) staged.clicks.push(click);
     return;
   }
   if (msg.type === 'close') {
@@ -54,12 +72,14 @@ port.on('message', async (msg: WorkerRequest) => {
   }
   try {
     if (msg.type === 'write') {
-      const rows = staged.batch === msg.batch ? staged.rows : [];
-      staged = { batch: 0, rows: [] };
+      const clicks = staged.batch === msg.batch ? staged.clicks : [];
+      staged = { batch: 0, clicks: [] };
       // A worker started after part of the batch was sent has only the rest: refuse, so the
       // main thread sends the whole batch again.
-      if (rows.length !== msg.count) throw new Error(`click batch ${msg.batch} incomplete: ${rows.length} of ${msg.count} rows received`);
-      await writeClickBatch(database.db, events, store, rows);
+      if (clicks.length !== msg.count) throw new Error(`click batch ${msg.batch} incomplete: ${clicks.length} of ${msg.count} clicks received`);
+      // Locations need the GeoIP data, read once when the worker starts (~0.6 s).
+      await geo.ready();
+      await writeClickBatch(database.db, events, store, clicks.map(enrich));
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else {
       port.postMessage({ type: 'existing', id: msg.id, found: await store.existingClickIds(msg.ids) } satisfies WorkerReply);

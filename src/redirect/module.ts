@@ -11,14 +11,14 @@ import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../analytics/event-writer.js';
 import { isPostgresUrl } from '../db/open.js';
-import { newClickIdAt } from './click-id.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
 import { createClickWriter, createDirectSink } from './click-writer.js';
 import { createWorkerSink } from './flush-client.js';
-import { createGeoLocator } from './geo.js';
+import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { createClickDeduplicator } from './dedup.js';
+import { createClickEnricher } from './click-enrich.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
@@ -32,6 +32,13 @@ export interface ClickLookup {
   findClick(workspaceId: string, clickId: string): Promise<StoredEvent | undefined>;
 }
 
+/** A city-precision locator, loading in the background. */
+function startedGeo(options: GeoOptions): GeoLocator {
+  const geo = createGeoLocator(options);
+  geo.start();
+  return geo;
+}
+
 export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule }) {
   const { config, database } = ctx;
   const onError = (err: unknown, context: string) => {
@@ -43,16 +50,22 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const store = createRedirectStore(database.db);
   const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
-  // SQLite's writes are synchronous: on a file database they go to a worker thread so a flush never
-  // stalls redirects. PostgreSQL's driver is asynchronous and writes from here.
-  const sink = database.sqlitePath ? createWorkerSink(database.sqlitePath, onError) : createDirectSink(database.db, ctx.events, store);
+  const classify = createUaClassifier();
+  // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
+  // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
+  // Only an in-memory SQLite database, which a worker cannot open, is written from here.
+  const onWorker = database.sqlitePath !== undefined || isPostgresUrl(database.url);
+  const sink = onWorker
+    ? createWorkerSink({ url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb }, onError)
+    : createDirectSink(database.db, ctx.events, store, createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }));
   const writer = createClickWriter({
     sink,
     intervalMs: config.clickFlushIntervalMs,
     maxRows: config.clickFlushMaxRows,
     onError,
   });
-  const geo = createGeoLocator({ dbPath: config.geoipDb, trustHeaders: config.trustGeoHeaders, onError });
+  // Geo targeting needs the country only: the small country data, loaded on the first visit that needs it.
+  const targetingGeo = createGeoLocator({ dbPath: config.geoipDb, precision: 'country', trustHeaders: config.trustGeoHeaders, onError });
   const handler = createRedirectHandler({
     apiHosts: config.apiHosts,
     trustProxy: config.trustProxy,
@@ -60,9 +73,10 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     secureCookies: config.shortLinkProtocol === 'https',
     cache,
     writer,
-    classify: createUaClassifier(),
-    geo,
-    dedup: createClickDeduplicator({ newClickId: newClickIdAt }),
+    classify,
+    targetingGeo,
+    trustGeoHeaders: config.trustGeoHeaders,
+    dedup: createClickDeduplicator(),
     limiter: createAttemptLimiter(),
     now: ctx.now,
     random: Math.random,
@@ -77,7 +91,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const clicks: ClickLookup = {
     async findClick(workspaceId, clickId) {
       const pending = writer.pending(clickId);
-      if (pending) return pending.workspace_id === workspaceId ? pending : undefined;
+      if (pending) {
+        if (pending.workspaceId !== workspaceId) return undefined;
+        // The row is completed where it is written: write it now (a lead right after its click
+        // waits one flush, milliseconds).
+        await writer.flush();
+      }
       // Rows leave the batch only after their flush committed, so a miss here is in the table.
       return store.findClick(workspaceId, clickId);
     },
@@ -85,7 +104,6 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
-      geo.start();
       if (isPostgresUrl(database.url)) {
         relay = createPgChangeRelay({
           url: database.url,
@@ -112,8 +130,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     lifecycle,
     /** Writes every buffered click now (tests, benchmarks). */
     flushClicks: () => writer.flush(),
-    /** Resolves once the GeoIP databases are loaded. */
-    geoReady: () => geo.ready(),
+    /** Loads the country data of geo targeting now instead of on the first visit that needs it. */
+    geoReady: () => targetingGeo.ready(),
     /** Counters of answers and clicks since start (benchmark, diagnostics). */
     stats: () => ({ ...handler.stats(), writer: writer.stats(), cachedLinks: cache.size }),
   };

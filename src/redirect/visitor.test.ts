@@ -4,8 +4,6 @@ import type { IncomingMessage } from 'node:http';
 import { classifyUa, clientIp, createUaClassifier, normaliseIp, refererOf } from './visitor.js';
 import { continentOf, regionOf } from './places.js';
 import { createGeoLocator, geoFromHeaders, geoFromRecord, UNKNOWN_GEO } from './geo.js';
-import { newClickIdAt } from './click-id.js';
-import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter, passwordMatches, passwordProof } from './password.js';
 import { escapeHtml, safeHttpUrl } from './pages.js';
 
@@ -95,27 +93,6 @@ test('geo lookup in the bundled DB-IP data (IPv4 and IPv6); headers only when tr
   await trusting.ready();
   assert.equal(trusting.locate('8.8.8.8', { 'cf-ipcountry': 'FR' }).country, 'FR');
   assert.equal(trusting.locate('8.8.8.8', {}).country, 'US');
-});
-
-test('click ids: 16 characters, time-ordered prefix, unique', () => {
-  const a = newClickIdAt(1_700_000_000_000);
-  const b = newClickIdAt(1_700_000_000_001);
-  assert.match(a, /^[0-9A-Za-z]{16}$/);
-  assert.ok(a.slice(0, 7) < b.slice(0, 7));
-  const ids = new Set(Array.from({ length: 1000 }, () => newClickIdAt(1_700_000_000_000)));
-  assert.equal(ids.size, 1000);
-});
-
-test('dedup: same link, IP and user agent within the hour reuse the click id', () => {
-  let n = 0;
-  const dedup = createClickDeduplicator({ newClickId: () => `c${++n}` });
-  const first = dedup.seen('link_1', '1.1.1.1', CHROME, 0);
-  assert.deepEqual(first, { clickId: 'c1', isNew: true });
-  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, 3_599_999), { clickId: 'c1', isNew: false });
-  assert.equal(dedup.seen('link_1', '1.1.1.2', CHROME, 10).isNew, true, 'other IP');
-  assert.equal(dedup.seen('link_1', '1.1.1.1', IPHONE, 10).isNew, true, 'other user agent');
-  assert.equal(dedup.seen('link_2', '1.1.1.1', CHROME, 10).isNew, true, 'other link');
-  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, 3_600_000), { clickId: 'c5', isNew: true }, 'after an hour');
 });
 
 test('password: constant-time match of the password or the cookie proof', () => {

@@ -1,0 +1,83 @@
+/**
+ * Raw click → the stored click event: location, user-agent traits, referer host and UTM values
+ * added where the row is written (the flush worker), not on the redirect thread. Each lookup is
+ * remembered, because traffic repeats a small set of user agents, referers and destination URLs
+ * (and geo.ts remembers /24 networks).
+ *
+ * @example
+ * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier() });
+ * const event = enrich(rawClick); // { kind: 'click', country: 'US', browser: 'Chrome', referer: 'google.com', … }
+ */
+import type { StoredEvent } from '../analytics/event-writer.js';
+import type { RawClick } from './click-record.js';
+import { utmOf, type UtmValues } from './final-url.js';
+import type { GeoLocator } from './geo.js';
+import { refererOf, type UaTraits } from './visitor.js';
+
+export interface ClickEnricherDeps {
+  /** City-precision locator (click records hold country, region, city and continent). */
+  geo: Pick<GeoLocator, 'locateIp'>;
+  classify: (ua: string) => UaTraits;
+  /** Distinct referers and destination URLs remembered (default 10,000 each). */
+  cacheSize?: number;
+}
+
+/** A Map that forgets everything when full: cheap, and the working set refills in a moment. */
+function remember<V>(map: Map<string, V>, max: number, key: string, make: (key: string) => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make(key);
+    if (map.size >= max) map.clear();
+    map.set(key, value);
+  }
+  return value;
+}
+
+export function createClickEnricher(deps: ClickEnricherDeps): (raw: RawClick) => StoredEvent {
+  const max = deps.cacheSize ?? 10_000;
+  const referers = new Map<string, { host: string; url: string }>();
+  const utms = new Map<string, UtmValues>();
+  return (raw) => {
+    const traits = deps.classify(raw.ua);
+    const geo = raw.geo ?? deps.geo.locateIp(raw.ip);
+    const referer = raw.referer === '' ? refererOf(undefined) : remember(referers, max, raw.referer, refererOf);
+    const utm = remember(utms, max, raw.url, utmOf);
+    return {
+      workspace_id: raw.workspaceId,
+      timestamp: raw.timestamp,
+      id: raw.id,
+      kind: 'click',
+      click_id: raw.id,
+      link_id: raw.linkId,
+      domain: raw.domain,
+      key: raw.key,
+      url: raw.url,
+      country: geo.country,
+      city: geo.city,
+      region: geo.region,
+      continent: geo.continent,
+      device: traits.device,
+      browser: traits.browser,
+      os: traits.os,
+      referer: referer.host,
+      referer_url: referer.url,
+      trigger: raw.qr ? 'qr' : 'link',
+      ip: raw.ip,
+      ua: raw.ua,
+      utm_source: utm.utm_source,
+      utm_medium: utm.utm_medium,
+      utm_campaign: utm.utm_campaign,
+      utm_term: utm.utm_term,
+      utm_content: utm.utm_content,
+      customer_id: null,
+      event_name: null,
+      amount: 0,
+      currency: null,
+      original_amount: null,
+      payment_processor: null,
+      invoice_id: null,
+      sale_type: null,
+      metadata: null,
+    };
+  };
+}

@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createClickDeduplicator } from './dedup.js';
+import { clickIdOf, clickIdTime, newClickIdAt, randomClickParts, PART1_RANGE, PART2_RANGE } from './click-id.js';
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const HOUR = 3_600_000;
+const T0 = 1_763_000_000_000;
+
+test('click ids: 16 characters, time-ordered prefix that spells the millisecond, unique', () => {
+  const a = newClickIdAt(T0);
+  const b = newClickIdAt(T0 + 1);
+  assert.match(a, /^[0-9A-Za-z]{16}$/);
+  assert.ok(a.slice(0, 7) < b.slice(0, 7));
+  assert.equal(clickIdTime(a), T0);
+  assert.equal(clickIdTime(b), T0 + 1);
+  const ids = new Set(Array.from({ length: 5000 }, () => newClickIdAt(T0)));
+  assert.equal(ids.size, 5000);
+});
+
+test('click ids from parts: the extremes of both parts stay 16 characters and distinct', () => {
+  assert.equal(clickIdOf(T0, 0, 0), `${clickIdOf(T0, 0, 0).slice(0, 7)}000000000`);
+  assert.equal(clickIdOf(T0, PART1_RANGE - 1, PART2_RANGE - 1).slice(7), 'zzzzzzzzz');
+  assert.notEqual(clickIdOf(T0, 1, 0), clickIdOf(T0, 0, 1));
+  for (let i = 0; i < 1000; i++) {
+    const [r1, r2] = randomClickParts();
+    assert.ok(Number.isInteger(r1) && r1 >= 0 && r1 < PART1_RANGE);
+    assert.ok(Number.isInteger(r2) && r2 >= 0 && r2 < PART2_RANGE);
+  }
+});
+
+test('dedup: same link, IP and user agent within the hour reuse the click id', () => {
+  const dedup = createClickDeduplicator();
+  const first = dedup.seen('link_1', '1.1.1.1', CHROME, T0);
+  assert.equal(first.isNew, true);
+  assert.equal(clickIdTime(first.clickId), T0);
+  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, T0 + HOUR - 1), { clickId: first.clickId, isNew: false });
+  assert.equal(dedup.seen('link_1', '1.1.1.2', CHROME, T0 + 10).isNew, true, 'other IP');
+  assert.equal(dedup.seen('link_1', '1.1.1.1', IPHONE, T0 + 10).isNew, true, 'other user agent');
+  assert.equal(dedup.seen('link_2', '1.1.1.1', CHROME, T0 + 10).isNew, true, 'other link');
+  assert.equal(dedup.seen('link_11', '.1.1.1', CHROME, T0 + 10).isNew, true, 'the parts are separated, not concatenated');
+  const later = dedup.seen('link_1', '1.1.1.1', CHROME, T0 + HOUR);
+  assert.equal(later.isNew, true, 'after an hour');
+  assert.notEqual(later.clickId, first.clickId);
+  assert.deepEqual(dedup.seen('link_1', '1.1.1.1', CHROME, T0 + HOUR + 5), { clickId: later.clickId, isNew: false }, 'the new click starts a new hour');
+});
+
+test('dedup: 100,000 distinct visitors are all new, then all repeats', () => {
+  const dedup = createClickDeduplicator();
+  const ids: string[] = [];
+  for (let i = 0; i < 100_000; i++) {
+    const r = dedup.seen(`link_${i % 1000}`, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, CHROME, T0 + i);
+    assert.equal(r.isNew, true);
+    ids.push(r.clickId);
+  }
+  assert.equal(new Set(ids).size, 100_000);
+  for (let i = 0; i < 100_000; i++) {
+    const r = dedup.seen(`link_${i % 1000}`, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, CHROME, T0 + 200_000);
+    assert.equal(r.isNew, false);
+    assert.equal(r.clickId, ids[i]);
+  }
+});
+
+test('dedup: a full table gives the oldest visitor of the probed slots away; memory stays fixed', () => {
+  // 4 slots searched 4 at a time: every key sees the whole table.
+  const dedup = createClickDeduplicator({ slots: 4, probes: 4 });
+  for (let i = 0; i < 4; i++) assert.equal(dedup.seen('link', `ip${i}`, CHROME, T0 + i).isNew, true);
+  for (let i = 0; i < 4; i++) assert.equal(dedup.seen('link', `ip${i}`, CHROME, T0 + 10).isNew, false);
+  assert.equal(dedup.seen('link', 'ip4', CHROME, T0 + 20).isNew, true);
+  assert.equal(dedup.seen('link', 'ip0', CHROME, T0 + 21).isNew, true, 'the oldest (ip0) was replaced');
+  assert.equal(dedup.seen('link', 'ip4', CHROME, T0 + 22).isNew, false);
+  assert.equal(dedup.seen('link', 'ip2', CHROME, T0 + 23).isNew, false, 'newer visitors stayed');
+});
+
+test('dedup: click ids come from the injected random parts', () => {
+  const dedup = createClickDeduplicator({ random: () => [1, 2] });
+  assert.equal(dedup.seen('link', 'ip', CHROME, T0).clickId, clickIdOf(T0, 1, 2));
+});
