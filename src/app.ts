@@ -22,6 +22,7 @@ import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createEventWriter } from './analytics/event-writer.js';
+import { createRollupHorizon } from './analytics/horizon.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -52,6 +53,7 @@ export async function buildApp(options: BuildOptions) {
     bus: createChangeBus(),
     workspaces,
     events: createEventWriter(database.dialect),
+    horizon: createRollupHorizon(),
     now,
   };
 

@@ -55,6 +55,7 @@ const EnvSchema = z.object({
   ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
+  CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How added domains become `verified`: `off` marks them verified at once (the operator owns the
    * service), `dns` checks that the domain's CNAME/A records point at DOMAIN_DNS_TARGET. */
   DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
@@ -85,6 +86,8 @@ export interface Config {
   analyticsRateLimitPerSecond?: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
+  /** SQLite: how often written clicks are folded into rollups and link counters (click-fold.ts). */
+  clickFoldIntervalMs: number;
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
@@ -132,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
+    clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,

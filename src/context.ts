@@ -7,6 +7,7 @@ import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
 import type { EventWriter } from './analytics/event-writer.js';
+import type { RollupHorizon } from './analytics/horizon.js';
 
 export interface AppContext {
   config: Config;
@@ -14,6 +15,8 @@ export interface AppContext {
   bus: ChangeBus;
   workspaces: WorkspaceService;
   events: EventWriter;
+  /** How far the rollups count clicks: moved by the click writer, read by analytics. */
+  horizon: RollupHorizon & { update(foldedBefore: number | null): void };
   /** Clock, replaceable in tests. */
   now: () => number;
 }

@@ -19,6 +19,14 @@ export interface EventWriter {
    */
   append(trx: Transaction<Database> | Kysely<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
+   * Appends events without adding them to the rollups: for a writer that folds them in later with
+   * `rollUp` and records how far it got (click-fold.ts), so analytics know which events the
+   * rollups do not count yet. In the caller's transaction.
+   */
+  appendUnrolled(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
+  /** Adds events stored by `appendUnrolled` to the rollups, in the caller's transaction. */
+  rollUp(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
+  /**
    * Deletes every event of these links and takes them out of the rollups, in the caller's
    * transaction (or its own). For link deletion: analytics count every stored event, so a deleted
    * link's clicks stay in the workspace's figures until they are forgotten. Returns the number of
@@ -118,6 +126,12 @@ export function createEventWriter(_dialect: Dialect): EventWriter {
       if (!events.length) return;
       if (trx.isTransaction) return write(trx, events, cache);
       await trx.transaction().execute((t) => write(t, events, cache));
+    },
+    async appendUnrolled(trx, events) {
+      if (events.length) await insertEvents(trx, events, cache);
+    },
+    async rollUp(trx, events) {
+      if (events.length) await applyRollupDeltas(trx, rollupDeltas(events), cache);
     },
     async forgetLinks(trx, workspaceId, linkIds) {
       if (!linkIds.length) return 0;

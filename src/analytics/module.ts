@@ -24,6 +24,7 @@ export function createAnalyticsModule(ctx: AppContext, options: AnalyticsModuleO
     now: ctx.now,
     linkSettings: ctx.config,
     useRollups: options.useRollups,
+    horizon: ctx.horizon,
   });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(analyticsRoutes, { analytics: service });

@@ -23,6 +23,7 @@ import { toEventRecord, type EventRow } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
+import type { RollupHorizon } from './horizon.js';
 
 export interface AnalyticsServiceDeps {
   db: Kysely<Database>;
@@ -32,6 +33,8 @@ export interface AnalyticsServiceDeps {
   linkSettings: LinkUrlSettings;
   /** When false every query reads the raw events: tests compare both paths, the benchmark times both. */
   useRollups?: boolean;
+  /** How far the rollups count clicks (default: all of them). */
+  horizon?: RollupHorizon;
 }
 
 
@@ -62,6 +65,7 @@ export function resolveSortOrder(sortOrder?: 'asc' | 'desc', order?: 'asc' | 'de
 export function createAnalyticsService(deps: AnalyticsServiceDeps) {
   const { db, dialect, runner } = deps;
   const useRollups = deps.useRollups ?? true;
+  const foldedBefore = () => deps.horizon?.foldedBefore() ?? null;
 
   async function one<T>(query: CompiledQuery): Promise<T[]> {
     const [rows] = await runner.run([query]);
@@ -173,7 +177,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       }
       const spec = specOf(auth.workspaceId, KINDS[event], GROUP_COLUMNS[groupBy], timeseries, filters, scope);
       const boundaries = timeseries ? bucketStarts(range).slice(1) : undefined;
-      const merged = await aggregateParts({ db, dialect, runner, useRollups }, spec, range, boundaries);
+      const merged = await aggregateParts({ db, dialect, runner, useRollups, foldedBefore: foldedBefore() }, spec, range, boundaries);
 
       if (groupBy === 'count') return reported(event, merged[0] ?? empty);
       if (timeseries) return timeseriesRows(range, event, merged);

@@ -229,8 +229,16 @@ export interface EventsTable {
   metadata: string | null;
 }
 
+/** How far click events are folded into rollups and link counters (migration 0008, click-fold.ts). */
+export interface ClickRollupStateTable {
+  id: number;
+  /** Every click event with `timestamp` below this is folded, none at or above it; null: all are. */
+  folded_before: number | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
+  click_rollup_state: ClickRollupStateTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;
   tags: TagsTable;

@@ -1,10 +1,9 @@
 /**
  * The click batch: redirects push raw clicks into memory and never wait for the database. A
  * flush hands up to `maxRows` clicks to the sink, which writes them in ONE transaction — the
- * events (through `EventWriter.append`, where analytics may add rollups) plus
- * `links.clicks/last_clicked` and `workspaces.usage` — every `intervalMs`, or at once when
- * `maxRows` are waiting. A failed flush keeps its rows and retries; `close()` flushes everything
- * before the process exits.
+ * events and `workspaces.usage`, and, per click-fold.ts, the rollups and link counters in that
+ * transaction or in the next fold — every `intervalMs`, or at once when `maxRows` are waiting. A
+ * failed flush keeps its rows and retries; `close()` flushes everything before the process exits.
  *
  * Guarantee: a click is either in a committed flush or still in this process's memory. A crash
  * (SIGKILL, power loss, OOM) loses at most the clicks buffered at that moment: those of the last
@@ -15,11 +14,10 @@
  * writer.push(row);           // on the redirect path: memory only
  * await writer.close();       // at shutdown: everything committed
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { EventWriter, StoredEvent } from '../analytics/event-writer.js';
-import type { LinkBump, RedirectStore, WorkspaceBump } from './store.js';
+import type { StoredEvent } from '../analytics/event-writer.js';
 import type { RawClick } from './click-record.js';
+import type { ClickFold } from './click-fold.js';
+import type { RedirectStore } from './store.js';
 
 /**
  * Where a batch goes: one transaction per `write`. In process (`createDirectSink`) or on the
@@ -30,48 +28,18 @@ export interface ClickSink<Row extends { id: string } = RawClick> {
   write(batch: readonly Row[]): Promise<void>;
   /** Which of these click ids are already stored (after an uncertain failure). */
   existingClickIds(clickIds: readonly string[]): Promise<string[]>;
+  /** Folds every written click into the rollups and link counters now (click-fold.ts). */
+  settle?(): Promise<void>;
   close?(): Promise<void>;
 }
 
-/**
- * The flush transaction: the events through `EventWriter.append` (which maintains the analytics
- * rollups), then the link and workspace counters, all or nothing.
- */
-export async function writeClickBatch(
-  db: Kysely<Database>,
-  events: EventWriter,
-  store: Pick<RedirectStore, 'bumpCounters'>,
-  batch: readonly StoredEvent[],
-): Promise<void> {
-  const perLink = new Map<string, LinkBump>();
-  const perWorkspace = new Map<string, WorkspaceBump>();
-  for (const row of batch) {
-    const ts = Number(row.timestamp);
-    const link = perLink.get(row.link_id);
-    if (link) {
-      link.clicks++;
-      if (ts > link.lastClicked) link.lastClicked = ts;
-    } else perLink.set(row.link_id, { id: row.link_id, clicks: 1, lastClicked: ts });
-    const ws = perWorkspace.get(row.workspace_id);
-    if (ws) ws.clicks++;
-    else perWorkspace.set(row.workspace_id, { id: row.workspace_id, clicks: 1 });
-  }
-  await db.transaction().execute(async (trx) => {
-    await events.append(trx, batch);
-    await store.bumpCounters(trx, [...perLink.values()], [...perWorkspace.values()]);
-  });
-}
-
 /** A sink writing on this thread (an in-memory SQLite database, which no worker can open). */
-export function createDirectSink(
-  db: Kysely<Database>,
-  events: EventWriter,
-  store: Pick<RedirectStore, 'bumpCounters' | 'existingClickIds'>,
-  enrich: (raw: RawClick) => StoredEvent,
-): ClickSink {
+export function createDirectSink(fold: ClickFold, store: Pick<RedirectStore, 'existingClickIds'>, enrich: (raw: RawClick) => StoredEvent): ClickSink {
   return {
-    write: (batch) => writeClickBatch(db, events, store, batch.map(enrich)),
+    write: (batch) => fold.write(batch.map(enrich)),
     existingClickIds: (ids) => store.existingClickIds(ids),
+    settle: async () => void (await fold.fold({ all: true })),
+    close: async () => void (await fold.fold({ all: true })),
   };
 }
 

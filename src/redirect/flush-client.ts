@@ -33,7 +33,14 @@ interface Pending {
   reject(err: Error): void;
 }
 
-export function createWorkerSink(data: FlushWorkerData, onError?: (err: unknown, context: string) => void): ClickSink {
+export interface WorkerSinkOptions {
+  onError?: (err: unknown, context: string) => void;
+  /** The worker's fold watermark, whenever it moves (click-fold.ts). */
+  onHorizon?: (foldedBefore: number | null) => void;
+}
+
+export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptions = {}): ClickSink {
+  const { onError } = options;
   let worker: Worker | null = null;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -48,6 +55,10 @@ export function createWorkerSink(data: FlushWorkerData, onError?: (err: unknown,
     const w = startWorker(data);
     w.on('message', (reply: WorkerReply) => {
       if (reply.type === 'closed') return;
+      if (reply.type === 'horizon') {
+        options.onHorizon?.(reply.foldedBefore);
+        return;
+      }
       const p = pending.get(reply.id);
       if (!p) return;
       pending.delete(reply.id);
@@ -96,6 +107,9 @@ export function createWorkerSink(data: FlushWorkerData, onError?: (err: unknown,
     async existingClickIds(ids) {
       const reply = await call({ type: 'existing', id: nextId++, ids: [...ids] });
       return reply.type === 'existing' ? reply.found : [];
+    },
+    async settle() {
+      await call({ type: 'settle', id: nextId++ });
     },
     async close() {
       const w = worker;

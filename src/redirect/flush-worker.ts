@@ -17,7 +17,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createEventWriter } from '../analytics/event-writer.js';
 import { createRedirectStore } from './store.js';
-import { writeClickBatch } from './click-writer.js';
+import { createClickFold } from './click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';
@@ -30,22 +30,29 @@ export interface FlushWorkerData {
   pgSchema?: string;
   /** `GEOIP_DB`: a city .mmdb replacing the bundled data. */
   geoipDb?: string;
+  /** How often written clicks are folded into rollups and link counters (SQLite; click-fold.ts). */
+  foldIntervalMs: number;
 }
 
 export type WorkerRequest =
   | { type: 'stage'; batch: number; clicks: unknown[] }
   | { type: 'write'; id: number; batch: number; count: number }
   | { type: 'existing'; id: number; ids: string[] }
+  /** Fold every written click now (tests, benchmarks: counters and rollups up to date). */
+  | { type: 'settle'; id: number }
   | { type: 'close' };
 
 export type WorkerReply =
   | { type: 'done'; id: number }
   | { type: 'failed'; id: number; message: string; code?: string }
   | { type: 'existing'; id: number; found: string[] }
+  /** The fold watermark moved (sent before the reply of the write or settle that moved it). */
+  | { type: 'horizon'; foldedBefore: number | null }
   | { type: 'closed' };
 
 const port = parentPort!;
-const { url, pgSchema, geoipDb } = workerData as FlushWorkerData;
+
+const { url, pgSchema, geoipDb, foldIntervalMs } = workerData as FlushWorkerData;
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
 // The main thread migrated the database before starting us.
@@ -54,6 +61,28 @@ const database = await openDatabase(url, { migrate: false, reuseStatements: true
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db);
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
+// One writer per SQLite file folds a second's clicks at a time; PostgreSQL's processes each fold
+// their batches as they write them (click-fold.ts).
+const fold = createClickFold({ db: database.db, events, store, mode: database.sqlitePath ? 'coalesced' : 'each' });
+
+let horizon = await fold.recover();
+const report = () => {
+  const now = fold.foldedBefore();
+  if (now === horizon) return;
+  horizon = now;
+  port.postMessage({ type: 'horizon', foldedBefore: now } satisfies WorkerReply);
+};
+port.postMessage({ type: 'horizon', foldedBefore: horizon } satisfies WorkerReply);
+
+let folding = false;
+const timer = setInterval(() => {
+  if (folding || fold.pending() === 0) return;
+  folding = true;
+  fold
+    .fold()
+    .then(report, (err) => console.error('waymark: folding clicks into rollups failed; retrying', err))
+    .finally(() => (folding = false));
+}, foldIntervalMs);
 
 // Clicks of the batch being received; a slice of another batch starts over (an abandoned batch).
 let staged: { batch: number; clicks: RawClick[] } = { batch: 0, clicks: [] };
@@ -66,6 +95,12 @@ port.on('message', async (msg: WorkerRequest) => {
     return;
   }
   if (msg.type === 'close') {
+    clearInterval(timer);
+    // What is not folded now is folded by the next start (recover).
+    await fold
+      .fold({ all: true })
+      .then(report)
+      .catch((err) => console.error('waymark: folding clicks at shutdown failed; the next start will', err));
     await database.close().catch(() => undefined);
     port.postMessage({ type: 'closed' } satisfies WorkerReply);
     return;
@@ -79,7 +114,12 @@ port.on('message', async (msg: WorkerRequest) => {
       if (clicks.length !== msg.count) throw new Error(`click batch ${msg.batch} incomplete: ${clicks.length} of ${msg.count} clicks received`);
       // Locations need the GeoIP data, read once when the worker starts (~0.6 s).
       await geo.ready();
-      await writeClickBatch(database.db, events, store, clicks.map(enrich));
+      await fold.write(clicks.map(enrich));
+      report();
+      port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
+    } else if (msg.type === 'settle') {
+      await fold.fold({ all: true });
+      report();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else {
       port.postMessage({ type: 'existing', id: msg.id, found: await store.existingClickIds(msg.ids) } satisfies WorkerReply);

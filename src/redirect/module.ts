@@ -19,6 +19,7 @@ import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createClickEnricher } from './click-enrich.js';
+import { createClickFold } from './click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
@@ -56,8 +57,15 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // Only an in-memory SQLite database, which a worker cannot open, is written from here.
   const onWorker = database.sqlitePath !== undefined || isPostgresUrl(database.url);
   const sink = onWorker
-    ? createWorkerSink({ url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb }, onError)
-    : createDirectSink(database.db, ctx.events, store, createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }));
+    ? createWorkerSink(
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs },
+        { onError, onHorizon: (foldedBefore) => ctx.horizon.update(foldedBefore) },
+      )
+    : createDirectSink(
+        createClickFold({ db: database.db, events: ctx.events, store, mode: 'each' }),
+        store,
+        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
+      );
   const writer = createClickWriter({
     sink,
     intervalMs: config.clickFlushIntervalMs,
@@ -104,6 +112,9 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
+      // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
+      const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+      ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
       if (isPostgresUrl(database.url)) {
         relay = createPgChangeRelay({
           url: database.url,
@@ -128,8 +139,11 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     tryHandle,
     clicks,
     lifecycle,
-    /** Writes every buffered click now (tests, benchmarks). */
-    flushClicks: () => writer.flush(),
+    /** Writes every buffered click now and folds it into rollups and link counters (tests, benchmarks). */
+    flushClicks: async () => {
+      await writer.flush();
+      await sink.settle?.();
+    },
     /** Loads the country data of geo targeting now instead of on the first visit that needs it. */
     geoReady: () => targetingGeo.ready(),
     /** Counters of answers and clicks since start (benchmark, diagnostics). */

@@ -9,6 +9,7 @@ import * as m0002 from './0002-analytics-rollups.js';
 import * as m0003 from './0003-customer-indexes.js';
 import * as m0006 from './0006-link-list-indexes.js';
 import * as m0007 from './0007-events-customer-partial.js';
+import * as m0008 from './0008-click-rollup-state.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -18,6 +19,7 @@ const ALL: Record<string, DialectMigration> = {
   '0003-customer-indexes': m0003,
   '0006-link-list-indexes': m0006,
   '0007-events-customer-partial': m0007,
+  '0008-click-rollup-state': m0008,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
