@@ -9,7 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg_ from 'pg';
 import { isPostgresUrl } from '../src/db/open.js';
+
+const PgClient = pg_.Client;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -70,7 +73,10 @@ test('WAYMARK_API_KEY belongs to the default workspace', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-e2e-'));
   const port = await freePort();
   const key = `wm_test_${Math.random().toString(36).slice(2)}`;
-  const databaseUrl = pg ? process.env.DATABASE_URL! : `file:${join(dir, 'other.db')}`;
+  // On PostgreSQL a schema of its own: in `public`, Kysely's migrator would find the lock table
+  // of another test's schema and skip creating its own.
+  const schema = `t_e2e_${Math.random().toString(36).slice(2, 10)}`;
+  const databaseUrl = pg ? withSchema(process.env.DATABASE_URL!, schema) : `file:${join(dir, 'other.db')}`;
   try {
     const s = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, WAYMARK_API_KEY: key });
     const out = await s.ready;
@@ -83,5 +89,19 @@ test('WAYMARK_API_KEY belongs to the default workspace', async () => {
     assert.equal(await s.exited, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (pg) await dropSchema(process.env.DATABASE_URL!, schema);
   }
 });
+
+function withSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('schema', schema);
+  return u.toString();
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new PgClient({ connectionString: url });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+}

@@ -26,13 +26,13 @@ export interface DedupOptions {
   windowMs?: number;
   /** Table size, rounded up to a power of two (default 2^20). */
   slots?: number;
-  /** Slots searched per key (default 8). */
+  /** Slots searched per key (default 16). */
   probes?: number;
   /** Random parts of new click ids (tests). */
   random?: () => [number, number];
 }
 
-const DEFAULTS = { windowMs: 3_600_000, slots: 1 << 20, probes: 8 };
+const DEFAULTS = { windowMs: 3_600_000, slots: 1 << 20, probes: 16 };
 
 export function createClickDeduplicator(options: DedupOptions = {}): ClickDeduplicator {
   const { windowMs, probes } = { ...DEFAULTS, ...options };
