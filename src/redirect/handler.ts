@@ -21,7 +21,7 @@ import { expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage } from 
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';
 import { lookupKey } from '../links/keys.js';
-import { readCookie, readForm, withoutPort } from './request.js';
+import { readCookie, readForm, readHeaders, withoutPort, type RedirectHeaders } from './request.js';
 
 export interface RedirectHandlerDeps {
   apiHosts: readonly string[];
@@ -56,6 +56,7 @@ export interface RedirectStats {
 interface Req {
   req: IncomingMessage;
   res: ServerResponse;
+  headers: RedirectHeaders;
   host: string;
   hostname: string;
   method: string;
@@ -146,7 +147,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   function checkPassword(r: Req, link: LinkInfo, ip: string, now: number, posted: string | undefined): PasswordState {
     const password = link.password!;
     const limitKey = `${ip}\n${link.id}`;
-    const cookie = readCookie(r.req.headers.cookie, passwordCookieName(prefix, link.id));
+    const cookie = readCookie(r.headers.cookie, passwordCookieName(prefix, link.id));
     // A valid proof cookie always passes; guesses are counted and limited.
     if (cookie !== null && passwordMatches(link.id, password, { proof: cookie })) return 'ok';
     let offered = posted;
@@ -171,13 +172,13 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       );
       return;
     }
-    const ua = req.headers['user-agent'] ?? '';
+    const ua = r.headers.userAgent;
     const traits = deps.classify(ua);
     const bot = traits.bot || r.method === 'HEAD';
-    const ip = clientIp(req, deps.trustProxy);
+    const ip = clientIp(r.headers.forwardedFor, req.socket.remoteAddress, deps.trustProxy);
     const geo = link?.geo ? deps.targetingGeo.locate(ip, req.headers) : null;
     const password = link?.password ? checkPassword(r, link, ip, now, posted) : 'none';
-    const testCookie = link?.testVariants ? readCookie(req.headers.cookie, testCookieName) : null;
+    const testCookie = link?.testVariants ? readCookie(r.headers.cookie, testCookieName) : null;
 
     const decision = decide({
       link,
@@ -217,7 +218,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
 
     // A visit that leads to the destination: click id, final URL, cookies, then the click.
     const l = link!;
-    const record = !bot && !(r.query !== '' && queryHasNoTrack(r.query)) && req.headers['dub-no-track'] === undefined;
+    const record = !bot && !(r.query !== '' && queryHasNoTrack(r.query)) && !r.headers.noTrack;
     let clickId: string | null = null;
     let isNew = false;
     if (record) {
@@ -276,7 +277,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       url: finalUrl,
       ip,
       ua,
-      referer: req.headers.referer ?? '',
+      referer: r.headers.referer ?? '',
       qr: r.query !== '' && QR_TRIGGER.test(r.query),
       geo: deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null,
     });
@@ -284,7 +285,8 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
   function tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
-    const rawHost = req.headers.host;
+    const headers = readHeaders(req);
+    const rawHost = headers.host;
     if (!rawHost) return false;
     let host = rawHost.toLowerCase();
     if (host.startsWith('www.')) host = host.slice(4);
@@ -296,7 +298,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? '' : url.slice(q + 1);
-    const r: Req = { req, res, host, hostname, method, path, query, isRoot: false };
+    const r: Req = { req, res, headers, host, hostname, method, path, query, isRoot: false };
     try {
       if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
         res.writeHead(405, { allow: 'GET, HEAD, POST', 'content-length': 0 });

@@ -1,8 +1,60 @@
 /**
  * Small readers of raw node:http requests for the redirect server, which runs without Fastify:
- * the host without its port, one cookie, and the password form's body.
+ * the headers it needs, the host without its port, one cookie, and the password form's body.
  */
 import type { IncomingMessage } from 'node:http';
+
+/** The request headers a redirect reads. */
+export interface RedirectHeaders {
+  host: string | undefined;
+  userAgent: string;
+  /** `X-Forwarded-For` as sent (its first entry is the client when the proxy is trusted). */
+  forwardedFor: string | undefined;
+  referer: string | undefined;
+  /** Every `Cookie` header, joined with `; `. */
+  cookie: string | undefined;
+  /** A `dub-no-track` header was sent. */
+  noTrack: boolean;
+}
+
+/**
+ * The redirect's headers in one pass over `rawHeaders`. `req.headers` builds an object of every
+ * header on first use, which cost a redirect about 1 µs of CPU (bare 302 servers under wrk, one
+ * reading `req.headers`, one scanning `rawHeaders`). Names compare case-insensitively; the first
+ * of repeated headers wins, as in `req.headers`, except cookies, which are joined.
+ */
+export function readHeaders(req: IncomingMessage): RedirectHeaders {
+  const raw = req.rawHeaders;
+  const out: RedirectHeaders = { host: undefined, userAgent: '', forwardedFor: undefined, referer: undefined, cookie: undefined, noTrack: false };
+  let userAgent: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    const value = raw[i + 1]!;
+    // The length first: most headers are passed over without a comparison.
+    switch (name.length) {
+      case 4:
+        if (out.host === undefined && name.toLowerCase() === 'host') out.host = value;
+        break;
+      case 6:
+        if (name.toLowerCase() === 'cookie') out.cookie = out.cookie === undefined ? value : `${out.cookie}; ${value}`;
+        break;
+      case 7:
+        if (out.referer === undefined && name.toLowerCase() === 'referer') out.referer = value;
+        break;
+      case 10:
+        if (userAgent === undefined && name.toLowerCase() === 'user-agent') userAgent = value;
+        break;
+      case 12:
+        if (name.toLowerCase() === 'dub-no-track') out.noTrack = true;
+        break;
+      case 15:
+        if (out.forwardedFor === undefined && name.toLowerCase() === 'x-forwarded-for') out.forwardedFor = value;
+        break;
+    }
+  }
+  out.userAgent = userAgent ?? '';
+  return out;
+}
 
 /** `wm.localhost:3000` → `wm.localhost`; `[::1]` stays as it is. */
 export function withoutPort(host: string): string {

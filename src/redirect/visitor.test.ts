@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
 import { classifyUa, clientIp, createUaClassifier, normaliseIp, refererOf } from './visitor.js';
 import { continentOf, regionOf } from './places.js';
 import { createGeoLocator, geoFromHeaders, geoFromRecord, UNKNOWN_GEO } from './geo.js';
@@ -29,9 +28,10 @@ test('the classifier returns the cached result for a repeated user agent', () =>
 });
 
 test('client IP: X-Forwarded-For only when the proxy is trusted', () => {
-  const req = { headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' }, socket: { remoteAddress: '::ffff:127.0.0.1' } } as unknown as IncomingMessage;
-  assert.equal(clientIp(req, true), '203.0.113.7');
-  assert.equal(clientIp(req, false), '127.0.0.1');
+  assert.equal(clientIp('203.0.113.7, 10.0.0.1', '::ffff:127.0.0.1', true), '203.0.113.7');
+  assert.equal(clientIp('203.0.113.7, 10.0.0.1', '::ffff:127.0.0.1', false), '127.0.0.1');
+  assert.equal(clientIp(undefined, '::ffff:127.0.0.1', true), '127.0.0.1');
+  assert.equal(clientIp('', undefined, true), '');
   assert.equal(normaliseIp('::ffff:10.1.2.3'), '10.1.2.3');
   assert.equal(normaliseIp('2001:db8::1'), '2001:db8::1');
 });
@@ -134,4 +134,20 @@ test('readCookie finds one cookie by exact name and decodes it; withoutPort keep
   assert.equal(withoutPort('go.test'), 'go.test');
   assert.equal(withoutPort('[::1]'), '[::1]');
   assert.equal(withoutPort('[::1]:3000'), '[::1]');
+});
+
+test('readHeaders: one pass over the raw headers, any case; the first wins, cookies are joined', async () => {
+  const { readHeaders } = await import('./request.js');
+  const req = {
+    rawHeaders: [
+      'HOST', 'go.test:3000', 'User-Agent', 'UA 1', 'user-agent', 'UA 2', 'X-Forwarded-For', '203.0.113.7, 10.0.0.1', 'x-forwarded-for', '10.9.9.9',
+      'Cookie', 'a=1', 'cookie', 'b=2', 'Referer', 'https://ref.example/', 'Accept', '*/*', 'Dub-No-Track', '1',
+    ],
+  } as unknown as import('node:http').IncomingMessage;
+  assert.deepEqual(readHeaders(req), {
+    host: 'go.test:3000', userAgent: 'UA 1', forwardedFor: '203.0.113.7, 10.0.0.1', referer: 'https://ref.example/', cookie: 'a=1; b=2', noTrack: true,
+  });
+  assert.deepEqual(readHeaders({ rawHeaders: ['host', 'x'] } as unknown as import('node:http').IncomingMessage), {
+    host: 'x', userAgent: '', forwardedFor: undefined, referer: undefined, cookie: undefined, noTrack: false,
+  });
 });

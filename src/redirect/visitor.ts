@@ -7,7 +7,6 @@
  * const classify = createUaClassifier();
  * classify('Mozilla/5.0 (iPhone; …) Mobile/15E148 Safari/604.1'); // { bot: false, device: 'Mobile', browser: 'Mobile Safari', os: 'iOS' }
  */
-import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 import { isbot } from 'isbot';
@@ -54,15 +53,12 @@ export function normaliseIp(ip: string): string {
  * The client address: the first `X-Forwarded-For` entry when the operator trusts the proxy in
  * front (the same choice Fastify's `trustProxy: true` makes for the API), else the socket's peer.
  */
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers['x-forwarded-for'];
-    if (typeof xff === 'string' && xff !== '') {
-      const comma = xff.indexOf(',');
-      return normaliseIp((comma < 0 ? xff : xff.slice(0, comma)).trim());
-    }
+export function clientIp(forwardedFor: string | undefined, remoteAddress: string | undefined, trustProxy: boolean): string {
+  if (trustProxy && forwardedFor) {
+    const comma = forwardedFor.indexOf(',');
+    return normaliseIp((comma < 0 ? forwardedFor : forwardedFor.slice(0, comma)).trim());
   }
-  return normaliseIp(req.socket.remoteAddress ?? '');
+  return normaliseIp(remoteAddress ?? '');
 }
 
 /** Referer host without `www.` and the full referer, or `(direct)` for both (behaviour.md §5.5). */
