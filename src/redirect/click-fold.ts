@@ -36,8 +36,8 @@ export interface ClickFold {
   write(batch: readonly StoredEvent[]): Promise<void>;
   /**
    * Folds the written clicks. Without `all`, the clicks of the newest millisecond wait for the
-   * next fold (more may still come with that stamp); with `all` (shutdown, tests) everything goes.
-   * Returns the watermark, null in `each` mode.
+   * next fold while more may still come with that stamp (for `holdMs`); with `all` (shutdown,
+   * tests) everything goes. Returns the watermark, null in `each` mode.
    */
   fold(options?: { all?: boolean }): Promise<number | null>;
   /** Coalesced mode, at start: reads the watermark and the clicks written after it. */
@@ -55,6 +55,12 @@ export interface ClickFoldDeps {
   mode: FoldMode;
   /** Rows read back per workspace and query during recovery. */
   recoverPage?: number;
+  /**
+   * How long after its millisecond a click may still arrive (flush interval plus the hand-over;
+   * default 500 ms). A later one is stamped at the watermark.
+   */
+  holdMs?: number;
+  now?: () => number;
 }
 
 /** Per-link click counts and newest click of some click rows. */
@@ -82,9 +88,34 @@ export function workspaceBumps(rows: readonly StoredEvent[]): WorkspaceBump[] {
   return [...perWorkspace.values()];
 }
 
+/**
+ * Whether click events at or after the watermark wait to be folded (a crash between a batch and
+ * its fold): one index probe per workspace. The app checks at start, so a restart folds them
+ * even before the next click starts the writer.
+ */
+export async function hasUnfoldedClicks(db: Kysely<Database>): Promise<boolean> {
+  const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+  if (state?.folded_before == null) return false;
+  const w = Number(state.folded_before);
+  for (const { id } of await db.selectFrom('workspaces').select('id').execute()) {
+    const row = await db
+      .selectFrom('events')
+      .select('id')
+      .where('workspace_id', '=', id)
+      .where('timestamp', '>=', w)
+      .where('kind', '=', 'click')
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
+}
+
 export function createClickFold(deps: ClickFoldDeps): ClickFold {
   const { db, events, store, mode } = deps;
   const recoverPage = deps.recoverPage ?? 10_000;
+  const holdMs = deps.holdMs ?? 500;
+  const now = deps.now ?? Date.now;
   // Written, not folded; in write order, which is timestamp order but for clock steps.
   let pending: StoredEvent[] = [];
   let watermark: number | null = null;
@@ -148,7 +179,8 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
     if (mode === 'each' || !pending.length) return watermark;
     let newest = -Infinity;
     for (const r of pending) newest = Math.max(newest, Number(r.timestamp));
-    const cut = all ? newest + 1 : newest;
+    // The newest millisecond waits while clicks stamped with it may still be on their way.
+    const cut = all || now() - newest > holdMs ? newest + 1 : newest;
     const take = pending.filter((r) => Number(r.timestamp) < cut);
     if (!take.length) return watermark;
     await db.transaction().execute(async (trx) => {

@@ -30,6 +30,8 @@ export interface ClickSink<Row extends { id: string } = RawClick> {
   existingClickIds(clickIds: readonly string[]): Promise<string[]>;
   /** Folds every written click into the rollups and link counters now (click-fold.ts). */
   settle?(): Promise<void>;
+  /** Starts the writer now rather than at the first batch (to fold what a crash left). */
+  start?(): void;
   close?(): Promise<void>;
 }
 

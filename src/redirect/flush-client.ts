@@ -111,6 +111,9 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
     async settle() {
       await call({ type: 'settle', id: nextId++ });
     },
+    start() {
+      ensure();
+    },
     async close() {
       const w = worker;
       worker = null;

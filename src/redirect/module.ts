@@ -19,7 +19,7 @@ import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createClickEnricher } from './click-enrich.js';
-import { createClickFold } from './click-fold.js';
+import { createClickFold, hasUnfoldedClicks } from './click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
@@ -115,6 +115,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
       ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
+      // Clicks a crash left unfolded are folded by the writer when it starts: start it now.
+      if (sink.start && (await hasUnfoldedClicks(database.db))) sink.start();
       if (isPostgresUrl(database.url)) {
         relay = createPgChangeRelay({
           url: database.url,

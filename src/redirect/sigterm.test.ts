@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-/** A database URL private to this test: a temp SQLite file, or a fresh schema through `search_path`. */
+/** A database URL private to this test: a temp SQLite file, or a fresh schema (`?schema=`). */
 async function privateDatabase(): Promise<{ url: string; open(): ReturnType<typeof openDatabase>; dispose(): Promise<void> }> {
   if (TEST_ENGINE === 'postgres') {
     const envUrl = process.env.DATABASE_URL!;
@@ -34,10 +34,12 @@ async function privateDatabase(): Promise<{ url: string; open(): ReturnType<type
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    // Migrate here: main.ts reaches the schema only through search_path, and Kysely's migrator,
-    // not told the schema, would trip over other test schemas' migration tables.
     await (await openDatabase(envUrl, { pgSchema: schema })).close();
-    const url = `${envUrl}${envUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    // `?schema=` tells main.ts's migrator the schema too; through search_path alone, Kysely's
+    // migrator looks for its tables in every schema and trips over other tests' (or dropped) ones.
+    const u = new URL(envUrl);
+    u.searchParams.set('schema', schema);
+    const url = u.toString();
     return {
       url,
       open: () => openDatabase(envUrl, { pgSchema: schema, migrate: false }),
@@ -134,6 +136,83 @@ test('SIGTERM during load: the process drains, flushes and exits 0 with every an
     }
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
+    await db.dispose();
+  }
+});
+
+/** Starts `src/main.ts` on the database and waits until it prints that it is running. */
+async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Waymark is running')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, exited, output: () => output };
+}
+
+test('kill -9 after clicks were written but not folded: the next start folds them, counters and analytics agree', async () => {
+  const db = await privateDatabase();
+  const port = await freePort();
+  const key = `wm_${randomBytes(12).toString('hex')}`;
+  // A fold interval longer than the test: the clicks are written, never folded, when the process dies.
+  const first = await startServer(db.url, port, key, { CLICK_FOLD_INTERVAL_MS: '60000' });
+  let second: Awaited<ReturnType<typeof startServer>> | undefined;
+  const database = await db.open();
+  try {
+    const created = await fetch(`http://127.0.0.1:${port}/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/crash', key: 'crash' }),
+    });
+    const { id, shortLink } = (await created.json()) as { id: string; shortLink: string };
+    const host = new URL(shortLink).host;
+    const CLICKS = 300;
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const hitOnce = (n: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/crash', agent, headers: { host, 'user-agent': CHROME, 'x-forwarded-for': `10.9.${n >> 8}.${n & 255}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const statuses = await Promise.all(Array.from({ length: CLICKS }, (_, n) => hitOnce(n)));
+    agent.destroy();
+    assert.ok(statuses.every((s) => s === 302));
+    const stored = async () =>
+      Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('link_id', '=', id).executeTakeFirstOrThrow()).n);
+    const clicksOfLink = async () => Number((await database.db.selectFrom('links').select('clicks').where('id', '=', id).executeTakeFirstOrThrow()).clicks);
+    const deadline = Date.now() + 20_000;
+    while ((await stored()) < CLICKS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await stored(), CLICKS, 'every click was flushed before the kill');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // SQLite folds a second's clicks at a time: nothing was folded. PostgreSQL folds every batch.
+    assert.equal(await clicksOfLink(), TEST_ENGINE === 'sqlite' ? 0 : CLICKS);
+
+    second = await startServer(db.url, port, key, { CLICK_FOLD_INTERVAL_MS: '100' });
+    const until = Date.now() + 20_000;
+    while ((await clicksOfLink()) < CLICKS && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await clicksOfLink(), CLICKS, `the restart folded the clicks the crash left\n${second.output()}`);
+    const analytics = await fetch(`http://127.0.0.1:${port}/analytics?linkId=${id}&interval=24h&groupBy=count`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(((await analytics.json()) as { clicks: number }).clicks, CLICKS);
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0, second.output());
+    assert.equal(await clicksOfLink(), CLICKS, 'counted once');
+    assert.equal(await stored(), CLICKS);
+  } finally {
+    await database.close();
+    if (first.child.exitCode === null) first.child.kill('SIGKILL');
+    if (second && second.child.exitCode === null) second.child.kill('SIGKILL');
     await db.dispose();
   }
 });
