@@ -49,6 +49,11 @@ export interface OpenOptions {
    * (`iterate`) must not run on it, since a statement being iterated cannot run again.
    */
   reuseStatements?: boolean;
+  /**
+   * SQLite only: `wal_autocheckpoint` of this connection (SQLite's default, 1,000 pages, when
+   * unset). 0 leaves checkpoints to db/checkpointer.ts, off the threads that write.
+   */
+  walAutocheckpoint?: number;
 }
 
 /** True when the URL selects PostgreSQL. */
@@ -123,6 +128,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
+  if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: options.reuseStatements ? withStatementReuse(sqlite) : sqlite }) });
   return {
     db,

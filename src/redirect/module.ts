@@ -10,7 +10,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../analytics/event-writer.js';
+import { sql } from 'kysely';
 import { isPostgresUrl } from '../db/open.js';
+import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
 import { createClickWriter, createDirectSink } from './click-writer.js';
@@ -92,6 +94,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   });
 
   let relay: PgRelay | null = null;
+  let checkpointer: Checkpointer | null = null;
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
   const tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => handler.tryHandle(req, res);
@@ -112,6 +115,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
+      if (database.sqlitePath) {
+        // The write-ahead log is copied back on a thread of its own; a commit here (an API write)
+        // must not do it on the redirect thread either.
+        await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
+        checkpointer = startCheckpointer(database.sqlitePath, { onError });
+      }
       // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
       ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
@@ -131,6 +140,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     },
     async close() {
       await writer.close();
+      await checkpointer?.stop();
+      checkpointer = null;
       await relay?.close();
       relay = null;
       unsubscribe();

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { startCheckpointer } from './checkpointer.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** 40 transactions of ~0.5 MB each, 30 ms apart, on a connection that never checkpoints itself. */
+async function writeLoad(file: string): Promise<number> {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('create table if not exists t (id integer primary key, v text)');
+  const insert = db.prepare('insert into t (v) values (?)');
+  const tx = db.transaction(() => {
+    for (let i = 0; i < 500; i++) insert.run('x'.repeat(1000));
+  });
+  for (let i = 0; i < 40; i++) {
+    tx();
+    await sleep(30);
+  }
+  const wal = statSync(`${file}-wal`).size;
+  db.close();
+  return wal;
+}
+
+test('with the checkpoint thread, the log of a writer that never checkpoints stays small', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-'));
+  try {
+    const alone = await writeLoad(join(dir, 'alone.db'));
+    const file = join(dir, 'helped.db');
+    new SQLite(file).pragma('journal_mode = WAL');
+    const checkpointer = startCheckpointer(file, { intervalMs: 20, onError: (err) => assert.fail(String(err)) });
+    const helped = await writeLoad(file);
+    await checkpointer.stop();
+    await checkpointer.stop(); // stopping twice is harmless
+    assert.ok(alone > 20 * 1024 * 1024, `without: ${alone} bytes of log`);
+    assert.ok(helped < alone / 4, `with: ${helped} bytes of log, without: ${alone}`);
+    const check = new SQLite(file);
+    assert.equal((check.prepare('select count(*) as n from t').get() as { n: number }).n, 20_000);
+    check.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
