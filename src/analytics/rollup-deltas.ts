@@ -10,6 +10,7 @@ import type { Database } from '../db/tables.js';
 import type { StoredEvent } from './event-writer.js';
 import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type DimColumn, type RollupDim } from './rollup-spec.js';
 import type { RollupTables } from './tables.js';
+import { memoize } from '../memo.js';
 
 /** The four counters every rollup row carries. */
 export interface Metrics {
@@ -47,8 +48,11 @@ export interface DailyDelta extends Metrics {
 export function keyHash(keys: readonly string[]): string {
   const joined = keys.join('\u0001');
   if (joined.length <= 96) return `=${joined}`;
-  return `#${createHash('sha256').update(joined).digest('base64url').slice(0, 22)}`;
+  return hashOfJoined(joined);
 }
+
+/** SHA-256 costs microseconds, and a busy link's tuple recurs in every batch: remembered. */
+const hashOfJoined = memoize((joined: string) => `#${createHash('sha256').update(joined).digest('base64url').slice(0, 22)}`, 50_000);
 
 /**
  * Columns by how many values they usually take, fewest first: the tuple tree below branches on
@@ -65,29 +69,13 @@ const DIMS = Object.entries(ROLLUP_DIMS).map(([dim, columns]) => ({
   treeOrder: [...columns].sort((a, b) => FEW_VALUES_FIRST.indexOf(a) - FEW_VALUES_FIRST.indexOf(b)),
 }));
 
-/** Tuple identifiers of long tuples cost a SHA-256 each; a busy link's tuple recurs every batch. */
-const hashes = new Map<string, string>();
-const HASHES_KEPT = 50_000;
-
-function cachedKeyHash(keys: readonly string[]): string {
-  const joined = keys.join('\u0001');
-  if (joined.length <= 96) return `=${joined}`;
-  let h = hashes.get(joined);
-  if (h === undefined) {
-    h = keyHash(keys);
-    if (hashes.size >= HASHES_KEPT) hashes.clear();
-    hashes.set(joined, h);
-  }
-  return h;
-}
-
 function emptyDaily(e: StoredEvent, dim: RollupDim, columns: readonly DimColumn[], bucket: number): DailyDelta {
   const keys = columns.map((c) => rollupValue(e, c));
   return {
     workspace_id: e.workspace_id,
     dim,
     bucket,
-    key_hash: cachedKeyHash(keys),
+    key_hash: keyHash(keys),
     k1: keys[0] ?? '',
     k2: keys[1] ?? '',
     k3: keys[2] ?? '',
@@ -105,6 +93,14 @@ function emptyDaily(e: StoredEvent, dim: RollupDim, columns: readonly DimColumn[
 
 /** A tree of Maps, one level per key part, with the increments at the leaves. */
 type Tree<Leaf> = Map<string | number, Tree<Leaf> | Leaf>;
+
+/** Adds one event's metrics. */
+function add(target: Metrics, clicks: number, leads: number, sales: number, amount: number): void {
+  target.clicks += clicks;
+  target.leads += leads;
+  target.sales += sales;
+  target.sale_amount += amount;
+}
 
 /** The child of `root` under `part`, created when missing. */
 function branch<Leaf>(root: Tree<Leaf>, part: string | number): Tree<Leaf> {
@@ -141,10 +137,7 @@ export function rollupDeltas(events: readonly StoredEvent[]): { hourly: HourlyDe
       hours.set(hour, h);
       hourly.push(h);
     }
-    h.clicks += clicks;
-    h.leads += leads;
-    h.sales += sales;
-    h.sale_amount += amount;
+    add(h, clicks, leads, sales, amount);
     for (let i = 0; i < DIMS.length; i++) {
       const { dim, columns, treeOrder } = DIMS[i]!;
       let node = branch(branch(dailyTrees[i]!, e.workspace_id), day);
@@ -157,10 +150,7 @@ export function rollupDeltas(events: readonly StoredEvent[]): { hourly: HourlyDe
         node.set(leafKey, d);
         daily.push(d);
       }
-      d.clicks += clicks;
-      d.leads += leads;
-      d.sales += sales;
-      d.sale_amount += amount;
+      add(d, clicks, leads, sales, amount);
     }
   }
   return { hourly, daily };

@@ -10,7 +10,8 @@
  */
 import type { StoredEvent } from '../analytics/event-writer.js';
 import type { RawClick } from './click-record.js';
-import { utmOf, type UtmValues } from './final-url.js';
+import { utmOf } from './final-url.js';
+import { memoize } from '../memo.js';
 import type { GeoLocator } from './geo.js';
 import { refererOf, type UaTraits } from './visitor.js';
 
@@ -22,26 +23,15 @@ export interface ClickEnricherDeps {
   cacheSize?: number;
 }
 
-/** A Map that forgets everything when full: cheap, and the working set refills in a moment. */
-function remember<V>(map: Map<string, V>, max: number, key: string, make: (key: string) => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make(key);
-    if (map.size >= max) map.clear();
-    map.set(key, value);
-  }
-  return value;
-}
-
 export function createClickEnricher(deps: ClickEnricherDeps): (raw: RawClick) => StoredEvent {
   const max = deps.cacheSize ?? 10_000;
-  const referers = new Map<string, { host: string; url: string }>();
-  const utms = new Map<string, UtmValues>();
+  const refererOfHeader = memoize(refererOf, max);
+  const utmOfUrl = memoize(utmOf, max);
   return (raw) => {
     const traits = deps.classify(raw.ua);
     const geo = raw.geo ?? deps.geo.locateIp(raw.ip);
-    const referer = raw.referer === '' ? refererOf(undefined) : remember(referers, max, raw.referer, refererOf);
-    const utm = remember(utms, max, raw.url, utmOf);
+    const referer = raw.referer === '' ? refererOf(undefined) : refererOfHeader(raw.referer);
+    const utm = utmOfUrl(raw.url);
     return {
       workspace_id: raw.workspaceId,
       timestamp: raw.timestamp,
