@@ -18,8 +18,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const database = await openDatabase(config.databaseUrl);
-  const { app, ctx } = await buildApp({ config, database });
+  const { app, ctx, modules } = await buildApp({ config, database });
   const boot = await ctx.workspaces.ensureDefault(config.apiKey);
+  // The click writer (a worker thread reading ~130 MB of GeoIP data) starts now, not with the
+  // first click, which would otherwise wait about a second to be written.
+  modules.redirect.startWriter();
 
   await app.listen({ port: config.port, host: config.host });
 

@@ -157,6 +157,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       await writer.flush();
       await sink.settle?.();
     },
+    /** Starts the click writer now instead of with the first batch (main.ts; tests start it lazily). */
+    startWriter: () => sink.start?.(),
     /** Loads the country data of geo targeting now instead of on the first visit that needs it. */
     geoReady: () => targetingGeo.ready(),
     /** Counters of answers and clicks since start (benchmark, diagnostics). */
