@@ -9,9 +9,10 @@
  *
  * Messages in: `{ type: 'stage', batch, clicks }` (a slice of the next batch, encodeClicks form),
  * `{ type: 'write', id, batch, count }` (write the staged batch, which must hold `count` clicks),
- * `{ type: 'existing', id, ids }`, `{ type: 'close' }`.
+ * `{ type: 'existing', id, ids }`, `{ type: 'settle', id }` (fold everything now), `{ type: 'close' }`.
  * Messages out: `{ type: 'done', id }`, `{ type: 'failed', id, message, code }`,
- * `{ type: 'existing', id, found }`, `{ type: 'closed' }`.
+ * `{ type: 'existing', id, found }`, `{ type: 'horizon', foldedBefore }` (at start and whenever
+ * the fold watermark moves), `{ type: 'closed' }`. The worker also folds on a timer of its own.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
