@@ -88,29 +88,6 @@ export function workspaceBumps(rows: readonly StoredEvent[]): WorkspaceBump[] {
   return [...perWorkspace.values()];
 }
 
-/**
- * Whether click events at or after the watermark wait to be folded (a crash between a batch and
- * its fold): one index probe per workspace. The app checks at start, so a restart folds them
- * even before the next click starts the writer.
- */
-export async function hasUnfoldedClicks(db: Kysely<Database>): Promise<boolean> {
-  const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-  if (state?.folded_before == null) return false;
-  const w = Number(state.folded_before);
-  for (const { id } of await db.selectFrom('workspaces').select('id').execute()) {
-    const row = await db
-      .selectFrom('events')
-      .select('id')
-      .where('workspace_id', '=', id)
-      .where('timestamp', '>=', w)
-      .where('kind', '=', 'click')
-      .limit(1)
-      .executeTakeFirst();
-    if (row) return true;
-  }
-  return false;
-}
-
 export function createClickFold(deps: ClickFoldDeps): ClickFold {
   const { db, events, store, mode } = deps;
   const recoverPage = deps.recoverPage ?? 10_000;

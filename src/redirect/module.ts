@@ -21,7 +21,7 @@ import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createClickEnricher } from './click-enrich.js';
-import { createClickFold, hasUnfoldedClicks } from './click-fold.js';
+import { createClickFold } from './click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
@@ -124,8 +124,6 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
       ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
-      // Clicks a crash left unfolded are folded by the writer when it starts: start it now.
-      if (sink.start && (await hasUnfoldedClicks(database.db))) sink.start();
       if (isPostgresUrl(database.url)) {
         relay = createPgChangeRelay({
           url: database.url,
@@ -157,7 +155,10 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       await writer.flush();
       await sink.settle?.();
     },
-    /** Starts the click writer now instead of with the first batch (main.ts; tests start it lazily). */
+    /**
+     * Starts the click writer now instead of with the first batch (main.ts; tests start it
+     * lazily): it folds what a crash left unfolded, and the first click is not kept waiting.
+     */
     startWriter: () => sink.start?.(),
     /** Loads the country data of geo targeting now instead of on the first visit that needs it. */
     geoReady: () => targetingGeo.ready(),
