@@ -30,3 +30,38 @@ test('?schema= puts the tables in that schema', { skip: TEST_ENGINE !== 'postgre
     await database.close();
   }
 });
+
+test('migrations succeed while other schemas come and go on the server', { skip: TEST_ENGINE !== 'postgres' ? 'needs PostgreSQL' : false }, async () => {
+  const pg = (await import('pg')).default;
+  const base = process.env.DATABASE_URL!;
+  const churn = new pg.Client({ connectionString: base });
+  await churn.connect();
+  let stop = false;
+  // Another tenant creating and dropping schemas with tables, as concurrent test files do.
+  const churning = (async () => {
+    for (let i = 0; !stop; i++) {
+      const other = `churn_${process.pid}_${i}`;
+      // Separate statements: each commits, so other sessions see the schema come and go.
+      await churn.query(`create schema ${other}`);
+      await churn.query(`create table ${other}.t (id int, v text)`);
+      await churn.query(`drop schema ${other} cascade`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const mine: string[] = [];
+  try {
+    for (let i = 0; i < 15; i++) {
+      const schema = `m_${Math.random().toString(36).slice(2, 10)}`;
+      mine.push(schema);
+      const database = await openDatabase(base, { pgSchema: schema, poolSize: 1 });
+      const { rows } = await (await import('kysely')).sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = ${schema} and table_name = 'events'`.execute(database.db);
+      assert.equal(rows[0]!.n, 1);
+      await database.close();
+    }
+  } finally {
+    stop = true;
+    await churning;
+    for (const schema of mine) await churn.query(`drop schema if exists ${schema} cascade`);
+    await churn.end();
+  }
+});

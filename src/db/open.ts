@@ -182,9 +182,18 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string
     // The migrations of different features touch different tables and indexes, so their order does not matter.
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (!error && !failed) return;
+    const message = String((error as Error)?.message ?? error);
+    // Kysely's migrator reads the catalog of every schema on the server (to find its own tables),
+    // and a schema dropped meanwhile by someone else (a concurrent test, another app) fails that
+    // read. Nothing of ours was changed: read again.
+    if (!failed && attempt < 10 && dialect.name === 'postgres' && /^schema ".+" does not exist$/.test(message)) {
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      continue;
+    }
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }
 }
