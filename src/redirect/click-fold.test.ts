@@ -11,7 +11,7 @@ import { createAnalyticsService, type AnalyticsService } from '../analytics/serv
 import { createSqlRunner } from '../analytics/sql-runner.js';
 import { AnalyticsQuery } from '../analytics/schema.js';
 import type { AuthContext } from '../workspaces/service.js';
-import { createClickFold, linkBumps, workspaceBumps, type ClickFold } from './click-fold.js';
+import { createClickFold, FOLD_STRETCH_MAX, FOLD_TIME_SHARE, linkBumps, nextFoldDelay, workspaceBumps, type ClickFold } from './click-fold.js';
 import { createRedirectStore } from './store.js';
 import { insertLink } from './testing.js';
 
@@ -101,6 +101,20 @@ test('linkBumps and workspaceBumps count clicks and keep the newest time', () =>
       ['ws_2', 1],
     ],
   );
+});
+
+test('nextFoldDelay: the base interval while folds are cheap, stretched while they are slow, capped', () => {
+  assert.equal(nextFoldDelay(1000, 0), 1000);
+  assert.equal(nextFoldDelay(1000, 20), 1000);
+  assert.equal(nextFoldDelay(1000, 100), 1000, 'a fold of a tenth of the interval keeps it');
+  assert.equal(nextFoldDelay(1000, 300), 3000, 'folding stays at a tenth of the time');
+  assert.equal(nextFoldDelay(1000, 250.2), 2502);
+  assert.equal(nextFoldDelay(1000, 900), 5000, 'never past the ceiling');
+  assert.equal(nextFoldDelay(1000, 60_000), 1000 * FOLD_STRETCH_MAX);
+  assert.equal(nextFoldDelay(100, 30), 300, 'scales with a configured base');
+  // The share and the ceiling the README and docs/redirects.md state.
+  assert.equal(FOLD_TIME_SHARE, 0.1);
+  assert.equal(FOLD_STRETCH_MAX, 5);
 });
 
 test('coalesced: a batch commits its events and usage; rollups, counters and the watermark follow at the fold', async () => {

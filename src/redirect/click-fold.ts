@@ -5,11 +5,13 @@
  * - `each`: every batch's events, rollups and counters in one transaction. For PostgreSQL, where
  *   several processes write at once and none can know how far the others got.
  * - `coalesced` (one writer: SQLite): a batch's transaction holds its events and the workspaces'
- *   `usage`; every `intervalMs` (default 1 s) one fold transaction adds the clicks written since
- *   to the rollups and link counters and moves the watermark `folded_before` (migration 0008):
+ *   `usage`; every second or so (the worker's timer, `nextFoldDelay`) one fold transaction adds
+ *   the clicks written since to the rollups and link counters and moves the watermark `folded_before` (migration 0008):
  *   every click event before it is counted, none after it. Per-link work is what a click costs
  *   most (a rollup row and a link row per link, each on its own page), and a fold of a second's
  *   clicks touches each busy link once instead of once per batch (BENCHMARKS.md, redirects).
+ *   While folds are slow, the timer waits longer between them (up to 5 s by default), so each
+ *   one takes more clicks for the same per-link work.
  *
  * Analytics stay exact: the planner reads raw events from the watermark on (analytics/planner.ts),
  * and the watermark only moves to the start of a millisecond whose clicks are all folded, so the
@@ -21,7 +23,7 @@
  * const fold = createClickFold({ db, events, store, mode: 'coalesced' });
  * await fold.recover();           // at start: re-reads unfolded clicks
  * await fold.write(rows);         // a flush
- * await fold.fold();              // every second: rollups, counters, watermark
+ * await fold.fold();              // on the fold timer: rollups, counters, watermark
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
@@ -75,6 +77,26 @@ export function linkBumps(rows: readonly StoredEvent[]): LinkBump[] {
     } else perLink.set(row.link_id, { id: row.link_id, clicks: 1, lastClicked: ts });
   }
   return [...perLink.values()];
+}
+
+/** A fold may take this share of the writer's time at most, before the next one is put off. */
+export const FOLD_TIME_SHARE = 0.1;
+/** How far a busy writer puts folds off: up to this many base intervals. */
+export const FOLD_STRETCH_MAX = 5;
+
+/**
+ * The wait before the next fold. A fold costs per link it touches, not per click, so while folds
+ * are slow (many links clicked) waiting longer lets each one count more clicks for the same work:
+ * the wait grows until the last fold took at most FOLD_TIME_SHARE of it, up to FOLD_STRETCH_MAX
+ * base intervals. An idle writer folds every base interval.
+ *
+ * @example
+ * nextFoldDelay(1000, 20);  // → 1000: a cheap fold, the base interval
+ * nextFoldDelay(1000, 300); // → 3000: folding stays at a tenth of the time
+ * nextFoldDelay(1000, 900); // → 5000: the ceiling
+ */
+export function nextFoldDelay(baseMs: number, lastFoldMs: number): number {
+  return Math.min(baseMs * FOLD_STRETCH_MAX, Math.max(baseMs, Math.ceil(lastFoldMs / FOLD_TIME_SHARE)));
 }
 
 /** Per-workspace click counts of some click rows. */

@@ -18,7 +18,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createEventWriter } from '../analytics/event-writer.js';
 import { createRedirectStore } from './store.js';
-import { createClickFold } from './click-fold.js';
+import { createClickFold, nextFoldDelay } from './click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';
@@ -31,7 +31,10 @@ export interface FlushWorkerData {
   pgSchema?: string;
   /** `GEOIP_DB`: a city .mmdb replacing the bundled data. */
   geoipDb?: string;
-  /** How often written clicks are folded into rollups and link counters (SQLite; click-fold.ts). */
+  /**
+   * How often written clicks are folded into rollups and link counters while folds are cheap
+   * (SQLite; click-fold.ts). Slow folds stretch the wait (nextFoldDelay).
+   */
   foldIntervalMs: number;
 }
 
@@ -63,8 +66,8 @@ const database = await openDatabase(url, { migrate: false, reuseStatements: true
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db);
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
-// One writer per SQLite file folds a second's clicks at a time; PostgreSQL's processes each fold
-// their batches as they write them (click-fold.ts).
+// One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
+// PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
 const fold = createClickFold({ db: database.db, events, store, mode: database.sqlitePath ? 'coalesced' : 'each' });
 
 let horizon = await fold.recover();
@@ -76,15 +79,25 @@ const report = () => {
 };
 port.postMessage({ type: 'horizon', foldedBefore: horizon } satisfies WorkerReply);
 
-let folding = false;
-const timer = setInterval(() => {
-  if (folding || fold.pending() === 0) return;
-  folding = true;
-  fold
-    .fold()
-    .then(report, (err) => console.error('waymark: folding clicks into rollups failed; retrying', err))
-    .finally(() => (folding = false));
-}, foldIntervalMs);
+// Folds run on a timer that stretches while they are slow (nextFoldDelay): each one then takes
+// more clicks for about the same work, so a busy writer spends less of its time folding.
+let foldTimer: NodeJS.Timeout | undefined;
+let closing = false;
+const scheduleFold = (delayMs: number) => {
+  if (!closing) foldTimer = setTimeout(foldNow, delayMs);
+};
+async function foldNow(): Promise<void> {
+  if (fold.pending() === 0) return scheduleFold(foldIntervalMs);
+  const started = performance.now();
+  try {
+    await fold.fold();
+    report();
+  } catch (err) {
+    console.error('waymark: folding clicks into rollups failed; retrying', err);
+  }
+  scheduleFold(nextFoldDelay(foldIntervalMs, performance.now() - started));
+}
+scheduleFold(foldIntervalMs);
 
 // Clicks of the batch being received; a slice of another batch starts over (an abandoned batch).
 let staged: { batch: number; clicks: RawClick[] } = { batch: 0, clicks: [] };
@@ -97,7 +110,8 @@ port.on('message', async (msg: WorkerRequest) => {
     return;
   }
   if (msg.type === 'close') {
-    clearInterval(timer);
+    closing = true;
+    clearTimeout(foldTimer);
     // What is not folded now is folded by the next start (recover).
     await fold
       .fold({ all: true })
