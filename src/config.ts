@@ -86,7 +86,7 @@ export interface Config {
   analyticsRateLimitPerSecond?: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
-  /** SQLite: how often written clicks are folded into rollups and link counters (click-fold.ts). */
+  /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
   clickFoldIntervalMs: number;
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
