@@ -41,6 +41,8 @@ test('processKey: invalid keys say why', () => {
 
 test('lookupKey is the case-insensitive, punycoded form used for uniqueness and redirects', () => {
   assert.equal(lookupKey('Summer-SALE'), 'summer-sale');
+  assert.equal(lookupKey('summer-salE'), 'summer-sale', 'a capital at the end is found too');
+  assert.equal(lookupKey('spring/sale-2026'), 'spring/sale-2026', 'a key in lookup form comes back as it is');
   assert.equal(lookupKey('🔥'), 'xn--4v8h');
   assert.equal(lookupKey('München'), 'xn--mnchen-3ya');
   assert.equal(lookupKey('xn--Mnchen-3ya'), lookupKey('münchen'));

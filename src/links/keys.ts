@@ -75,7 +75,13 @@ export function processKey(raw: string, options: { onDefaultDomain: boolean }): 
  * without regard to case, so `Sale` and `sale` are the same link (behaviour.md §1.5).
  */
 export function lookupKey(key: string): string {
-  return toAsciiLabels(key).toLowerCase();
+  // The common case, a key already in lookup form (ASCII, no capitals), is returned as it is: the
+  // redirect asks for every visit, and the regular expression and case mapping cost more.
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f || (c >= 0x41 && c <= 0x5a)) return toAsciiLabels(key).toLowerCase();
+  }
+  return key;
 }
 
 /** Why a (valid) key cannot be taken on this domain, or null. */

@@ -66,6 +66,20 @@ test('destination: 302 with Location, noindex, no-store; incoming query merged o
   assert.equal((await visit('/dest', { host: 'www.go.test' })).status, 302, 'www. is stripped from the host');
 });
 
+test('Host and path forms: case, www., percent-encoding; each Host read the same way the second time', async () => {
+  await link({ key: 'forms', url: 'https://example.com/forms' });
+  const port = new URL(base).port;
+  // Twice each: the second answer comes from the handler's memo of Host values.
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await visit('/forms', { host: 'WWW.Go.Test' })).location, 'https://example.com/forms');
+    assert.equal((await visit('/f%6Frms')).location, 'https://example.com/forms', 'percent-encoded characters are decoded');
+    assert.equal((await visit('/%E0%A4%A')).status, 404, 'a broken escape is a missing link');
+    const api = await hit(base, '/health', { host: `LOCALHOST:${port}` });
+    assert.equal(api.status, 200, 'an API host in capitals is still the API');
+    assert.deepEqual(JSON.parse(api.body), { status: 'ok' });
+  }
+});
+
 test('doIndex drops the noindex header', async () => {
   await link({ key: 'indexed', url: 'https://example.com/', do_index: 1 });
   const res = await visit('/indexed');
