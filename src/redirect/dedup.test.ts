@@ -77,3 +77,31 @@ test('dedup: click ids come from the injected random parts', () => {
   const dedup = createClickDeduplicator({ random: () => [1, 2] });
   assert.equal(dedup.seen('link', 'ip', CHROME, T0).clickId, clickIdOf(T0, 1, 2));
 });
+
+test('dedup: agrees with an exact model while the table has room, through expiries and reused slots', () => {
+  const dedup = createClickDeduplicator({ slots: 4096, probes: 16 });
+  const model = new Map<string, { at: number; clickId: string }>();
+  // A fixed pseudo-random walk (mulberry32), so a failure can be replayed.
+  let state = 42;
+  const rand = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let x = Math.imul(state ^ (state >>> 15), 1 | state);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  let now = T0;
+  for (let step = 0; step < 20_000; step++) {
+    now += Math.floor(rand() * 2_000); // ~16 s a step on average: entries expire and slots are reused
+    const visitor = Math.floor(rand() * 300);
+    const ip = `10.0.${visitor >> 8}.${visitor & 255}`;
+    const got = dedup.seen(`link_${visitor % 7}`, ip, CHROME, now);
+    const key = `${visitor}`;
+    const known = model.get(key);
+    if (known && now - known.at < HOUR) {
+      assert.deepEqual(got, { clickId: known.clickId, isNew: false }, `step ${step}: a repeat within the hour`);
+    } else {
+      assert.equal(got.isNew, true, `step ${step}: new or expired`);
+      model.set(key, { at: now, clickId: got.clickId });
+    }
+  }
+});

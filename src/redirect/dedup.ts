@@ -34,18 +34,22 @@ export interface DedupOptions {
 
 const DEFAULTS = { windowMs: 3_600_000, slots: 1 << 20, probes: 16 };
 
+/** Bytes per slot: the time (a float64), then four uint32 words: two hash halves, two random parts. */
+const SLOT_BYTES = 24;
+
 export function createClickDeduplicator(options: DedupOptions = {}): ClickDeduplicator {
   const { windowMs, probes } = { ...DEFAULTS, ...options };
   const random = options.random ?? randomClickParts;
   let size = 1;
   while (size < (options.slots ?? DEFAULTS.slots)) size *= 2;
   const mask = size - 1;
-  const hashA = new Uint32Array(size);
-  const hashB = new Uint32Array(size);
-  // -Infinity marks a slot never used: it reads as expired.
-  const at = new Float64Array(size).fill(-Infinity);
-  const part1 = new Uint32Array(size);
-  const part2 = new Uint32Array(size);
+  // One record per slot, side by side (not one array per field): a lookup reads one or two cache
+  // lines instead of one per field, and the table (24 MiB by default) is far bigger than the cache.
+  const table = new ArrayBuffer(size * SLOT_BYTES);
+  const at = new Float64Array(table); // at[slot * 3]
+  const words = new Uint32Array(table); // words[slot * 6 + 2 … 5]: hash A, hash B, part 1, part 2
+  // -Infinity marks a slot never used: it reads as expired, and no key lies beyond it (below).
+  at.fill(-Infinity);
   // A per-process seed, so nobody can choose visitors that fall into the same slots.
   const seed = randomInt(0x7fffffff);
 
@@ -72,20 +76,23 @@ export function createClickDeduplicator(options: DedupOptions = {}): ClickDedupl
       let oldest = -1;
       for (let p = 0; p < probes; p++) {
         const i = (a + p) & mask;
-        const t = at[i]!;
+        const t = at[i * 3]!;
         const live = now - t < windowMs;
-        if (live && hashA[i] === a && hashB[i] === b) return { clickId: clickIdOf(t, part1[i]!, part2[i]!), isNew: false };
+        if (live && words[i * 6 + 2] === a && words[i * 6 + 3] === b) return { clickId: clickIdOf(t, words[i * 6 + 4]!, words[i * 6 + 5]!), isNew: false };
         if (!live) {
           if (free < 0) free = i;
-        } else if (oldest < 0 || t < at[oldest]!) oldest = i;
+          // A key goes into the first slot of its run that is not live, and a used slot never
+          // becomes unused again: no key of this run lies past a slot never used.
+          if (t === -Infinity) break;
+        } else if (oldest < 0 || t < at[oldest * 3]!) oldest = i;
       }
       const slot = free >= 0 ? free : oldest;
       const [r1, r2] = random();
-      hashA[slot] = a;
-      hashB[slot] = b;
-      at[slot] = now;
-      part1[slot] = r1;
-      part2[slot] = r2;
+      at[slot * 3] = now;
+      words[slot * 6 + 2] = a;
+      words[slot * 6 + 3] = b;
+      words[slot * 6 + 4] = r1;
+      words[slot * 6 + 5] = r2;
       return { clickId: clickIdOf(now, r1, r2), isNew: true };
     },
   };
