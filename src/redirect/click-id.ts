@@ -45,18 +45,14 @@ let prefix = '';
 
 /** The 7-character time prefix; consecutive clicks in one millisecond share the string. */
 function timePrefix(ms: number): string {
-  if (ms === prefixMs) return prefix;
-  let t = ms;
-  let s = '';
-  for (let i = 0; i < 7; i++) {
-    s = KEY_ALPHABET[t % 62]! + s;
-    t = Math.floor(t / 62);
+  if (ms !== prefixMs) {
+    prefixMs = ms;
+    prefix = digits(ms, 7);
   }
-  prefixMs = ms;
-  prefix = s;
-  return s;
+  return prefix;
 }
 
+/** `value` in base 62, `width` characters, most significant first. */
 function digits(value: number, width: number): string {
   let s = '';
   let v = value;

@@ -1,13 +1,13 @@
 /**
  * Who is visiting: user-agent traits (bot, device, browser, OS), client IP and referer.
  * A ua-parser-js parse costs ~50 µs and isbot ~6 µs (issue 4), while real traffic repeats a
- * small set of user-agent strings, so each distinct string is classified once and kept in an LRU.
+ * small set of user-agent strings, so each distinct string is classified once and remembered.
  *
  * @example
  * const classify = createUaClassifier();
  * classify('Mozilla/5.0 (iPhone; …) Mobile/15E148 Safari/604.1'); // { bot: false, device: 'Mobile', browser: 'Mobile Safari', os: 'iOS' }
  */
-import { LRUCache } from 'lru-cache';
+import { memoize } from '../memo.js';
 import { UAParser } from 'ua-parser-js';
 import { isbot } from 'isbot';
 
@@ -19,17 +19,12 @@ export interface UaTraits {
   os: string;
 }
 
-/** A memoised classifier; one per app, created at start (never per request). */
+/**
+ * A memoised classifier; one per app, created at start (never per request). Called on every
+ * redirect: a Map hit, without an LRU's bookkeeping (memo.ts).
+ */
 export function createUaClassifier(max = 10_000): (ua: string) => UaTraits {
-  const cache = new LRUCache<string, UaTraits>({ max });
-  return (ua) => {
-    let traits = cache.get(ua);
-    if (traits === undefined) {
-      traits = classifyUa(ua);
-      cache.set(ua, traits);
-    }
-    return traits;
-  };
+  return memoize(classifyUa, max);
 }
 
 /** Uncached classification (exported for tests). */
