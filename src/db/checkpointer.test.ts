@@ -46,3 +46,51 @@ test('with the checkpoint thread, the log of a writer that never checkpoints sta
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * Small transactions on random pages, one every ~2 ms for `ms`, so a checkpoint is always
+ * overtaken by the next commit, as under a stream of click batches. The checkpoint thread starts
+ * once the table is filled and the log emptied. Returns the largest log seen.
+ */
+async function steadyLoad(file: string, ms: number, walLimitBytes: number): Promise<number> {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('wal_autocheckpoint = 0');
+  db.pragma(`journal_size_limit = ${walLimitBytes === Infinity ? -1 : walLimitBytes}`);
+  db.exec('create table t (id integer primary key, v text)');
+  const insert = db.prepare('insert into t (id, v) values (?, ?)');
+  db.transaction(() => {
+    for (let i = 0; i < 20_000; i++) insert.run(i, 'x'.repeat(200));
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const checkpointer = startCheckpointer(file, { intervalMs: 10, walLimitBytes, onError: (err) => assert.fail(String(err)) });
+  const update = db.prepare('update t set v = ? where id = ?');
+  const tx = db.transaction((round: number) => {
+    for (let i = 0; i < 20; i++) update.run(`${round}`.padEnd(200, 'y'), Math.floor(Math.random() * 20_000));
+  });
+  let largest = 0;
+  const end = Date.now() + ms;
+  for (let round = 0; Date.now() < end; round++) {
+    tx(round);
+    largest = Math.max(largest, statSync(`${file}-wal`).size);
+    await sleep(2);
+  }
+  await checkpointer.stop();
+  db.close();
+  return largest;
+}
+
+test('under a steady stream of commits, the log is restarted once it passes the limit', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-'));
+  try {
+    const limit = 1024 * 1024;
+    const passiveOnly = await steadyLoad(join(dir, 'passive.db'), 1_500, Infinity);
+    const bounded = await steadyLoad(join(dir, 'bounded.db'), 1_500, limit);
+    // Without the RESTART the log keeps growing; with it, it stays near the limit (what lands
+    // between two checkpoints comes on top).
+    assert.ok(passiveOnly > 8 * limit, `passive only: ${passiveOnly} bytes of log`);
+    assert.ok(bounded < 4 * limit, `bounded: ${bounded} bytes of log`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

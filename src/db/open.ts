@@ -17,6 +17,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase }
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
+import { WAL_LIMIT_BYTES } from './checkpointer.js';
 
 // int8 (counts, sums, millisecond timestamps) and numeric come back from pg as strings;
 // every such value here stays far below 2^53, so numbers are safe and match SQLite's output.
@@ -128,6 +129,9 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
+  // After the log starts over (db/checkpointer.ts), a commit trims the file back to this size,
+  // so one burst of writes does not keep its disk space for good.
+  sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: options.reuseStatements ? withStatementReuse(sqlite) : sqlite }) });
   return {
