@@ -11,6 +11,11 @@ test('defaults: port 3000, SQLite file, local base URL and short domain', () => 
   assert.equal(c.shortLinkProtocol, 'http');
   assert.ok(c.apiHosts.includes('localhost') && c.apiHosts.includes('127.0.0.1'));
   assert.equal(c.clickIdParam, 'waymark_id');
+  assert.equal(c.clickBufferMax, 500_000);
+});
+
+test('CLICK_BUFFER_MAX sets how many clicks may wait in memory', () => {
+  assert.equal(loadConfig({ CLICK_BUFFER_MAX: '2000000' }).clickBufferMax, 2_000_000);
 });
 
 test('a public BASE_URL gives https short links on go.<host>', () => {
@@ -29,6 +34,7 @@ test('bad values stop the start with a message naming the variable', () => {
     ['LOG_LEVEL', 'loud'],
     ['WAYMARK_API_KEY', 'sk_live'],
     ['TRUST_PROXY', 'maybe'],
+    ['CLICK_BUFFER_MAX', '10'],
   ]) {
     assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), `${name}=${value}`);
   }

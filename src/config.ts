@@ -56,6 +56,9 @@ const EnvSchema = z.object({
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Clicks kept in memory while the database fails or the writes fall behind (~400 bytes each);
+   * past it new clicks are still redirected but not recorded (counted and logged). */
+  CLICK_BUFFER_MAX: z.coerce.number().int().min(1000).max(50_000_000).default(500_000),
   /** How added domains become `verified`: `off` marks them verified at once (the operator owns the
    * service), `dns` checks that the domain's CNAME/A records point at DOMAIN_DNS_TARGET. */
   DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
@@ -88,6 +91,7 @@ export interface Config {
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
   clickFoldIntervalMs: number;
+  clickBufferMax: number;
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
@@ -136,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
+    clickBufferMax: e.CLICK_BUFFER_MAX,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,

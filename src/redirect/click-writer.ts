@@ -49,7 +49,10 @@ export interface ClickWriterOptions<Row extends { id: string } = RawClick> {
   sink: ClickSink<Row>;
   intervalMs: number;
   maxRows: number;
-  /** Buffered rows beyond which new clicks are dropped (and counted) while the database is down. */
+  /**
+   * Buffered rows beyond which new clicks are dropped (counted and logged): while the database is
+   * down, or when clicks come faster than it can take them for long (default 500,000).
+   */
   maxBuffered?: number;
   onError?: (err: unknown, context: string) => void;
 }
@@ -158,7 +161,10 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
       if (queue.length >= maxBuffered) {
         stats.dropped++;
         if (stats.dropped === 1 || stats.dropped % 10_000 === 0) {
-          options.onError?.(new Error('click buffer full'), `database unavailable: ${stats.dropped} clicks dropped so far`);
+          options.onError?.(
+            new Error('click buffer full'),
+            `${maxBuffered} clicks waiting (the database is failing or the writes are behind): ${stats.dropped} clicks not recorded so far`,
+          );
         }
         return;
       }

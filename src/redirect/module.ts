@@ -72,6 +72,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     sink,
     intervalMs: config.clickFlushIntervalMs,
     maxRows: config.clickFlushMaxRows,
+    maxBuffered: config.clickBufferMax,
     onError,
   });
   // Geo targeting needs the country only: the small country data, loaded on the first visit that needs it.
