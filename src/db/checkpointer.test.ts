@@ -48,7 +48,7 @@ test('with the checkpoint thread, the log of a writer that never checkpoints sta
 });
 
 /**
- * Small transactions on random pages, one every ~2 ms for `ms`, so a checkpoint is always
+ * Small transactions on random pages, one every ~1 ms for `ms`, so a checkpoint is always
  * overtaken by the next commit, as under a stream of click batches. The checkpoint thread starts
  * once the table is filled and the log emptied. Returns the largest log seen.
  */
@@ -66,14 +66,17 @@ async function steadyLoad(file: string, ms: number, walLimitBytes: number): Prom
   const checkpointer = startCheckpointer(file, { intervalMs: 10, walLimitBytes, onError: (err) => assert.fail(String(err)) });
   const update = db.prepare('update t set v = ? where id = ?');
   const tx = db.transaction((round: number) => {
-    for (let i = 0; i < 20; i++) update.run(`${round}`.padEnd(200, 'y'), Math.floor(Math.random() * 20_000));
+    for (let i = 0; i < 5; i++) update.run(`${round}`.padEnd(200, 'y'), Math.floor(Math.random() * 20_000));
   });
   let largest = 0;
   const end = Date.now() + ms;
   for (let round = 0; Date.now() < end; round++) {
     tx(round);
     largest = Math.max(largest, statSync(`${file}-wal`).size);
-    await sleep(2);
+    // A busy wait, not a timer: on a loaded machine timers stretch, the checkpoints catch up in
+    // the pauses and the stream is no longer steady. The lock is free during the wait.
+    const resume = performance.now() + 1;
+    while (performance.now() < resume);
   }
   await checkpointer.stop();
   db.close();
@@ -86,10 +89,10 @@ test('under a steady stream of commits, the log is restarted once it passes the 
     const limit = 1024 * 1024;
     const passiveOnly = await steadyLoad(join(dir, 'passive.db'), 1_500, Infinity);
     const bounded = await steadyLoad(join(dir, 'bounded.db'), 1_500, limit);
-    // Without the RESTART the log keeps growing; with it, it stays near the limit (what lands
-    // between two checkpoints comes on top).
-    assert.ok(passiveOnly > 8 * limit, `passive only: ${passiveOnly} bytes of log`);
-    assert.ok(bounded < 4 * limit, `bounded: ${bounded} bytes of log`);
+    // Without the RESTART the log keeps growing (9-28 MB seen, on a loaded machine too); with it,
+    // it stays near the limit (1.3-1.9 MB seen: what lands between two checkpoints comes on top).
+    assert.ok(passiveOnly > 4 * limit, `passive only: ${passiveOnly} bytes of log`);
+    assert.ok(bounded < 3 * limit, `bounded: ${bounded} bytes of log`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
