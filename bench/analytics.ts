@@ -331,7 +331,7 @@ async function ingestCost(url: string): Promise<void> {
     console.log(`  ${label.padEnd(44)} ${(per * 1000).toFixed(1)} µs per event (median batch ${median(times.slice(5)).toFixed(1)} ms)`);
   };
   console.log('\nwrite cost on the 5M-row table, batches of 2,000 clicks (a full flush), 20 timed batches');
-  await timeIt('events only (the insert inside append)', (b) => database.db.transaction().execute((trx) => insertEvents(trx, b, cache)));
+  await timeIt('events only (the insert inside append)', (b) => database.db.transaction().execute((trx) => insertEvents(trx, b, cache, database.dialect)));
   await timeIt('EventWriter.append: events + rollups', (b) => writer.append(database.db, b));
   await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
   await database.close();

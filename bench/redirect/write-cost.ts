@@ -60,7 +60,7 @@ function click(): StoredEvent {
 console.log(`CPU per click, batches of ${BATCH}, ${CLICKS} clicks per pass, 10,000 links; coalesced folds every ${FOLD_EVERY} clicks`);
 for (const mode of ['each', 'coalesced'] as FoldMode[]) {
   const { database } = bench;
-  const fold = createClickFold({ db: database.db, events: createEventWriter(database.dialect), store: createRedirectStore(database.db), mode });
+  const fold = createClickFold({ db: database.db, events: createEventWriter(database.dialect), store: createRedirectStore(database.db, database.dialect), mode });
   await fold.recover();
   for (let pass = 1; pass <= 2; pass++) {
     let writeUs = 0;

@@ -1,7 +1,8 @@
 /**
  * The write side of the event log, shared by the click flush (redirect) and the track endpoints.
  * Writes go through a transaction handed in by the caller, so counters, events and the analytics
- * rollups commit together or not at all. Every event must be written (and removed) through here:
+ * rollups commit together or not at all; when a write throws, the caller rolls that transaction
+ * back (a failed insert may leave part of its rows in it: `insertEvents`). Every event must be written (and removed) through here:
  * a row inserted or deleted elsewhere would leave the rollups that answer most analytics queries
  * out of step with the events.
  */
@@ -55,8 +56,12 @@ void allColumnsListed;
  */
 const INSERT_SIZES = [512, 128, 32, 8, 2, 1];
 
-/** The plain event insert of `append`, without rollups (exported for the benchmark's cost split). */
-export async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
+/**
+ * The plain event insert of `append`, without rollups (exported for the benchmark's cost split).
+ * `or fail` on SQLite (Dialect.orFail): no statement journal, so every caller rolls its
+ * transaction back when this throws, as Kysely's `transaction().execute` does.
+ */
+export async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache, dialect: Dialect): Promise<void> {
   let i = 0;
   for (const size of INSERT_SIZES) {
     for (; events.length - i >= size; i += size) {
@@ -66,7 +71,7 @@ export async function insertEvents(trx: Kysely<Database>, events: readonly Store
       if (text === undefined) {
         // Every row with every column, so the compiled column list is the full one.
         const full = part.map((e) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, e[c] ?? null])) as StoredEvent);
-        text = trx.insertInto('events').values(full).compile().sql;
+        text = dialect.insertOrFail(trx.insertInto('events')).values(full).compile().sql;
         cache.set(key, text);
       }
       const values: unknown[] = [];
@@ -78,8 +83,8 @@ export async function insertEvents(trx: Kysely<Database>, events: readonly Store
 /** Events read and removed per round when forgetting a link, so memory stays flat for big links. */
 const FORGET_PAGE = 5000;
 
-async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache): Promise<void> {
-  await insertEvents(trx, events, cache);
+async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache, dialect: Dialect): Promise<void> {
+  await insertEvents(trx, events, cache, dialect);
   await applyRollupDeltas(trx, rollupDeltas(events), cache);
 }
 
@@ -119,16 +124,16 @@ async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: reado
   return removed;
 }
 
-export function createEventWriter(_dialect: Dialect): EventWriter {
+export function createEventWriter(dialect: Dialect): EventWriter {
   const cache: StatementCache = new Map();
   return {
     async append(trx, events) {
       if (!events.length) return;
-      if (trx.isTransaction) return write(trx, events, cache);
-      await trx.transaction().execute((t) => write(t, events, cache));
+      if (trx.isTransaction) return write(trx, events, cache, dialect);
+      await trx.transaction().execute((t) => write(t, events, cache, dialect));
     },
     async appendUnrolled(trx, events) {
-      if (events.length) await insertEvents(trx, events, cache);
+      if (events.length) await insertEvents(trx, events, cache, dialect);
     },
     async rollUp(trx, events) {
       if (events.length) await applyRollupDeltas(trx, rollupDeltas(events), cache);

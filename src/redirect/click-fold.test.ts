@@ -38,7 +38,7 @@ function click(linkId: string, timestamp: number, over: Partial<StoredEvent> = {
 /** The fold's clock: how long ago the newest millisecond was decides whether it waits. */
 let clock = NOW;
 const newFold = (mode: 'each' | 'coalesced') =>
-  createClickFold({ db: t.database.db, events: t.ctx.events, store: createRedirectStore(t.database.db), mode, holdMs: 500, now: () => clock });
+  createClickFold({ db: t.database.db, events: t.ctx.events, store: createRedirectStore(t.database.db, t.database.dialect), mode, holdMs: 500, now: () => clock });
 
 async function counters(id: string) {
   const row = await t.database.db.selectFrom('links').select(['clicks', 'last_clicked']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -202,4 +202,22 @@ test('each: a batch commits its events, rollups and counters together; no waterm
     .where('workspace_id', '=', other.workspaceId)
     .execute();
   assert.deepEqual(hourly.map((r) => Number(r.clicks)), [2]);
+});
+
+test('a batch that fails on a click already stored leaves none of its rows or counts behind', async () => {
+  // SQLite writes these batches `or fail` (no statement journal: Dialect.orFail), which keeps the
+  // rows before the failing one in the statement; the transaction's rollback must remove them.
+  for (const mode of ['each', 'coalesced'] as const) {
+    const fold = newFold(mode);
+    await fold.recover();
+    const stored = click(linkA, NOW - 4 * H);
+    await fold.write([stored]);
+    const usageBefore = await usage();
+    const fresh = [click(linkA, NOW - 4 * H + 1), click(linkB, NOW - 4 * H + 2)];
+    await assert.rejects(fold.write([...fresh, { ...stored }]), (err: unknown) => t.database.dialect.isUniqueViolation(err), mode);
+    const left = await t.database.db.selectFrom('events').select('id').where('id', 'in', fresh.map((e) => e.id)).execute();
+    assert.deepEqual(left, [], `${mode}: no row of the failed batch is stored`);
+    assert.equal(await usage(), usageBefore, `${mode}: usage not bumped`);
+    await fold.fold({ all: true });
+  }
 });

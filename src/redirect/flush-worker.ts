@@ -64,7 +64,7 @@ geo.start();
 const database = await openDatabase(url, { migrate: false, reuseStatements: true, pgSchema, poolSize: 2, walAutocheckpoint: 0 });
 // The same EventWriter app.ts builds: events and rollups are written the one way.
 const events = createEventWriter(database.dialect);
-const store = createRedirectStore(database.db);
+const store = createRedirectStore(database.db, database.dialect);
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).

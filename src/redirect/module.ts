@@ -50,7 +50,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: message }));
   };
 
-  const store = createRedirectStore(database.db);
+  const store = createRedirectStore(database.db, database.dialect);
   const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
   const classify = createUaClassifier();

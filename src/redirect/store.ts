@@ -4,6 +4,7 @@
  */
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Database, DomainsTable, LinksTable, EventsTable } from '../db/tables.js';
+import type { Dialect } from '../db/dialect.js';
 
 export type LinkWithWorkspace = Selectable<LinksTable> & { conversion_enabled: number };
 export type DomainRow = Selectable<DomainsTable>;
@@ -38,17 +39,17 @@ function* fixedChunks<T>(rows: readonly T[]): Generator<T[]> {
   for (const size of BUMP_SIZES) for (; rows.length - i >= size; i += size) yield rows.slice(i, i + size);
 }
 
-const linkBumpSql = (values: RawBuilder<unknown>[]) => sql`update links set
+const linkBumpSql = (orFail: RawBuilder<unknown>, values: RawBuilder<unknown>[]) => sql`update ${orFail} links set
     clicks = links.clicks + v.column2,
     last_clicked = case when links.last_clicked is null or links.last_clicked < v.column3 then v.column3 else links.last_clicked end
   from (values ${sql.join(values)}) as v
   where links.id = v.column1`;
 
-const workspaceBumpSql = (values: RawBuilder<unknown>[]) => sql`update workspaces set usage = workspaces.usage + v.column2
+const workspaceBumpSql = (orFail: RawBuilder<unknown>, values: RawBuilder<unknown>[]) => sql`update ${orFail} workspaces set usage = workspaces.usage + v.column2
   from (values ${sql.join(values)}) as v
   where workspaces.id = v.column1`;
 
-export function createRedirectStore(db: Kysely<Database>) {
+export function createRedirectStore(db: Kysely<Database>, dialect: Dialect) {
   // Compiled counter updates by table and chunk size (one store per connection, so per engine).
   const compiled = new Map<string, string>();
   return {
@@ -86,14 +87,15 @@ export function createRedirectStore(db: Kysely<Database>) {
     /**
      * `links.clicks += n`, `last_clicked = max(last_clicked, t)` and `workspaces.usage += n`, one
      * statement per chunk (UPDATE … FROM VALUES runs on SQLite ≥ 3.33 and PostgreSQL alike), so a
-     * flush touching 2,000 links costs a dozen statements, not 2,000.
+     * flush touching 2,000 links costs a dozen statements, not 2,000. `or fail` on SQLite
+     * (Dialect.orFail): the caller's transaction is rolled back if this throws.
      */
     async bumpCounters(trx: Transaction<Database>, links: readonly LinkBump[], workspaces: readonly WorkspaceBump[]): Promise<void> {
       for (const part of fixedChunks(links)) {
         const key = `links:${part.length}`;
         let text = compiled.get(key);
         if (text === undefined) {
-          text = linkBumpSql(part.map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`)).compile(trx).sql;
+          text = linkBumpSql(dialect.orFail, part.map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`)).compile(trx).sql;
           compiled.set(key, text);
         }
         const values: unknown[] = [];
@@ -104,7 +106,7 @@ export function createRedirectStore(db: Kysely<Database>) {
         const key = `workspaces:${part.length}`;
         let text = compiled.get(key);
         if (text === undefined) {
-          text = workspaceBumpSql(part.map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`)).compile(trx).sql;
+          text = workspaceBumpSql(dialect.orFail, part.map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`)).compile(trx).sql;
           compiled.set(key, text);
         }
         const values: unknown[] = [];
