@@ -8,12 +8,18 @@ import { startCheckpointer } from './checkpointer.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** 40 transactions of ~0.5 MB each, 30 ms apart, on a connection that never checkpoints itself. */
-async function writeLoad(file: string): Promise<number> {
+/** A connection in WAL mode that never checkpoints itself, with a table `t`, as the app's writers. */
+function openWriter(file: string): SQLite.Database {
   const db = new SQLite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('wal_autocheckpoint = 0');
   db.exec('create table if not exists t (id integer primary key, v text)');
+  return db;
+}
+
+/** 40 transactions of ~0.5 MB each, 30 ms apart, on a connection that never checkpoints itself. */
+async function writeLoad(file: string): Promise<number> {
+  const db = openWriter(file);
   const insert = db.prepare('insert into t (v) values (?)');
   const tx = db.transaction(() => {
     for (let i = 0; i < 500; i++) insert.run('x'.repeat(1000));
@@ -53,11 +59,8 @@ test('with the checkpoint thread, the log of a writer that never checkpoints sta
  * once the table is filled and the log emptied. Returns the largest log seen.
  */
 async function steadyLoad(file: string, ms: number, walLimitBytes: number): Promise<number> {
-  const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('wal_autocheckpoint = 0');
+  const db = openWriter(file);
   db.pragma(`journal_size_limit = ${walLimitBytes === Infinity ? -1 : walLimitBytes}`);
-  db.exec('create table t (id integer primary key, v text)');
   const insert = db.prepare('insert into t (id, v) values (?, ?)');
   db.transaction(() => {
     for (let i = 0; i < 20_000; i++) insert.run(i, 'x'.repeat(200));
