@@ -28,8 +28,8 @@ export interface ClickBench {
 
 export async function openClickBench(linkCount = 10_000): Promise<ClickBench> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-click-bench-'));
-  // Statements of fixed-shape batches kept prepared, as on the flush worker.
-  const database = await openDatabase(`file:${join(dir, 'w.db')}`, { reuseStatements: true });
+  // Opened as the app opens SQLite: prepared statements kept (db/statement-cache.ts).
+  const database = await openDatabase(`file:${join(dir, 'w.db')}`);
   const ws = await createWorkspaceService(createWorkspaceStore(database.db), Date.now).createWorkspace({ name: 'Bench', plan: 'enterprise' });
   const links: { id: string; key: string }[] = [];
   for (let i = 0; i < linkCount; i++) {

@@ -13,11 +13,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
 import { WAL_LIMIT_BYTES } from './checkpointer.js';
+import { withStatementCache } from './statement-cache.js';
 
 // int8 (counts, sums, millisecond timestamps) and numeric come back from pg as strings;
 // every such value here stays far below 2^53, so numbers are safe and match SQLite's output.
@@ -43,13 +44,6 @@ export interface OpenOptions {
   pgSchema?: string;
   /** PostgreSQL only: pool size (default 10). */
   poolSize?: number;
-  /**
-   * SQLite only: keep the prepared statements of long SQL texts (multi-row batches of fixed
-   * shapes) and reuse them, instead of letting SQLite parse a 500-row insert again on every call.
-   * For a connection that only writes such batches (the click flush worker); streaming queries
-   * (`iterate`) must not run on it, since a statement being iterated cannot run again.
-   */
-  reuseStatements?: boolean;
   /**
    * SQLite only: `wal_autocheckpoint` of this connection (SQLite's default, 1,000 pages, when
    * unset). 0 leaves checkpoints to db/checkpointer.ts, off the threads that write.
@@ -93,29 +87,6 @@ export async function openDatabase(rawUrl: string, options: OpenOptions = {}): P
   return opened;
 }
 
-/** SQL texts at least this long are batch statements worth keeping prepared. */
-const REUSE_MIN_LENGTH = 1000;
-/** Prepared statements kept per connection (each chunk size of each batch statement). */
-const REUSE_MAX = 64;
-
-/** better-sqlite3 behind Kysely, keeping long statements prepared (see `reuseStatements`). */
-function withStatementReuse(sqlite: SQLite.Database): SqliteDatabase {
-  const kept = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(text: string) {
-      if (text.length < REUSE_MIN_LENGTH) return sqlite.prepare(text);
-      let stmt = kept.get(text);
-      if (stmt === undefined) {
-        stmt = sqlite.prepare(text);
-        if (kept.size >= REUSE_MAX) kept.delete(kept.keys().next().value!);
-        kept.set(text, stmt);
-      }
-      return stmt;
-    },
-  } as SqliteDatabase;
-}
-
 function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   const file = sqliteFileFromUrl(url);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -133,7 +104,8 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   // so one burst of writes does not keep its disk space for good.
   sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: options.reuseStatements ? withStatementReuse(sqlite) : sqlite }) });
+  // Every connection keeps its prepared statements (db/statement-cache.ts).
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: sqliteDialect,

@@ -61,7 +61,7 @@ const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (e
 geo.start();
 // The main thread migrated the database before starting us.
 // Checkpoints run on the app's checkpoint thread (db/checkpointer.ts), not in this writer's commits.
-const database = await openDatabase(url, { migrate: false, reuseStatements: true, pgSchema, poolSize: 2, walAutocheckpoint: 0 });
+const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2, walAutocheckpoint: 0 });
 // The same EventWriter app.ts builds: events and rollups are written the one way.
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db, database.dialect);
