@@ -74,6 +74,8 @@ interface HostInfo {
 }
 /** Distinct Host headers remembered; past this the memo starts over (any client chooses the header). */
 const HOST_MEMO_MAX = 1024;
+/** Distinct user-agent and Referer values shared by the clicks waiting for their flush. */
+const INTERN_MAX = 10_000;
 
 const NOINDEX: Readonly<Record<string, string>> = Object.freeze({ 'x-robots-tag': 'noindex' });
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -94,6 +96,10 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const hostname = withoutPort(host);
     return { host, hostname, api: apiHosts.has(hostname) };
   }, HOST_MEMO_MAX);
+  // A click waits in memory for its flush, long enough for the garbage collector to copy it
+  // (twice, when it outlives two scavenges). Its user agent and Referer are fresh strings on every
+  // request, though few distinct values recur: the click keeps the first instance of each instead.
+  const internHeader = memoize((value: string) => value, INTERN_MAX);
 
   function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}) {
     res.writeHead(status, {
@@ -294,8 +300,8 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       key: l.key,
       url: finalUrl,
       ip,
-      ua,
-      referer: r.headers.referer ?? '',
+      ua: internHeader(ua),
+      referer: r.headers.referer ? internHeader(r.headers.referer) : '',
       qr: r.query !== '' && QR_TRIGGER.test(r.query),
       geo: deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null,
     });
