@@ -9,7 +9,7 @@
  *
  * Settings (environment): BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_THREADS (wrk threads, default 1), BENCH_LINKS (default 10000),
- * BENCH_SIDES (default abc), BENCH_NODE_ARGS (extra node flags for Waymark's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_SIDES (default abc), BENCH_PACED_RATE (req/s of the paced a/b runs after the rounds, default 4000, 0 = none), BENCH_NODE_ARGS (extra node flags for Waymark's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * wrk runs hold /tmp/waymark-bench.lock (flock) so two benchmarks never measure at the same time.
  *
  * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
@@ -32,6 +32,12 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const LOCK = '/tmp/waymark-bench.lock';
+/**
+ * Offered rate of the paced runs (req/s, 0 = none): each connection waits a fixed time before
+ * each request, so latency is measured below saturation, without the queue a saturating closed
+ * loop builds (at 50 connections, p50 ≈ 50 / throughput on either side).
+ */
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 4000);
 /** Extra node flags for the Waymark process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 /** Which sides to run (`abc` by default; `c` alone to profile the no-click path). */
 const SIDES = process.env.BENCH_SIDES ?? 'abc';
@@ -135,9 +141,10 @@ function acquireLock(): Promise<{ release(): void }> {
 }
 
 let octet = 11;
-function wrk(port: number, seconds: number, bot = false): WrkResult {
+function wrk(port: number, seconds: number, bot = false, paceMs = 0): WrkResult {
   // A fresh IP range per run: no visitor repeats across runs, so no click is a deduplicated repeat.
-  const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', String(octet++), String(LINKS), String(THREADS), ...(bot ? ['bot'] : [])];
+  const script = [String(octet++), String(LINKS), String(THREADS), ...(bot || paceMs ? [bot ? 'bot' : 'human'] : []), ...(paceMs ? [String(paceMs)] : [])];
+  const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', ...script];
   const r = spawnSync('wrk', args, { encoding: 'utf8' });
   const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
@@ -152,7 +159,7 @@ interface Run {
   drainMs: number;
 }
 
-type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; writer: { flushes: number; failures: number; buffered: number } };
+type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; cachedLinks: number; writer: { flushes: number; failures: number; buffered: number } };
 
 const cpuOf = async (child: ChildProcess) => {
   const u = await ask<{ user: number; system: number }>(child, 'cpu', 'cpu');
@@ -169,9 +176,9 @@ async function drain(child: ChildProcess): Promise<number> {
   }
 }
 
-async function measure(child: ChildProcess, port: number, seconds: number, options: { bot?: boolean; waitForWrites?: boolean } = {}): Promise<Run> {
+async function measure(child: ChildProcess, port: number, seconds: number, options: { bot?: boolean; waitForWrites?: boolean; paceMs?: number } = {}): Promise<Run> {
   const cpu0 = await cpuOf(child);
-  const result = wrk(port, seconds, options.bot);
+  const result = wrk(port, seconds, options.bot, options.paceMs);
   const drainMs = options.waitForWrites ? await drain(child) : 0;
   const cpu = (await cpuOf(child)) - cpu0;
   return { wrk: result, cpuPerRequestUs: cpu / Math.max(1, result.requests), drainMs };
@@ -211,10 +218,15 @@ async function main() {
   const a: Run[] = [];
   const b: Run[] = [];
   const c: Run[] = [];
+  const paced: { a?: Run; b?: Run } = {};
   const lock = await acquireLock();
   try {
     wrk(bare.port, WARMUP);
     wrk(waymark.port, WARMUP);
+    // Measure the steady state: every link in the redirect's cache before the first run (a cold
+    // cache made the first b run pay thousands of link lookups).
+    for (let extra = 0; (await ask<Stats>(waymark.child, 'stats', 'stats')).cachedLinks < LINKS && extra < 5; extra++) wrk(waymark.port, WARMUP, true);
+    console.log(`links cached before the first run: ${(await ask<Stats>(waymark.child, 'stats', 'stats')).cachedLinks} of ${LINKS}\n`);
     await drain(waymark.child);
     for (let round = 0; round < ROUNDS; round++) {
       if (SIDES.includes('a')) {
@@ -228,6 +240,17 @@ async function main() {
       if (SIDES.includes('c')) {
         c.push(await measure(waymark.child, waymark.port, DURATION, { bot: true }));
         console.log(line(`round ${round + 1} c no-click`, c.at(-1)!));
+      }
+    }
+    if (PACED_RATE > 0) {
+      const paceMs = Math.max(1, Math.round((CONNECTIONS * 1000) / PACED_RATE));
+      if (SIDES.includes('a')) {
+        paced.a = await measure(bare.child, bare.port, DURATION, { paceMs });
+        console.log(line(`paced   a bare   `, paced.a));
+      }
+      if (SIDES.includes('b')) {
+        paced.b = await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true, paceMs });
+        console.log(line(`paced   b waymark`, paced.b));
       }
     }
   } finally {
@@ -261,6 +284,10 @@ async function main() {
   console.log(`  ratio b/a sustained      ${(mean(bSustained) / mean(aRps)).toFixed(3)}  (counting the time until the run's clicks were committed)`);
   console.log(`  ratio b/a p99            ${(p99(b) / p99(a)).toFixed(2)}   (target ≤ 1.5)`);
   console.log(`  ratio c/a req/s, p99     ${(mean(cRps) / mean(aRps)).toFixed(3)}, ${(p99(c) / p99(a)).toFixed(2)}   (the redirect path without writes)`);
+  if (paced.a && paced.b) {
+    console.log(`  paced, ${rps(paced.a.wrk).toFixed(0)} vs ${rps(paced.b.wrk).toFixed(0)} req/s offered at ${CONNECTIONS} × 1 per ${Math.max(1, Math.round((CONNECTIONS * 1000) / PACED_RATE))} ms:`);
+    console.log(`    p50 b/a ${(paced.b.wrk.p50_us / paced.a.wrk.p50_us).toFixed(2)} (${ms(paced.a.wrk.p50_us)} vs ${ms(paced.b.wrk.p50_us)} ms), p99 b/a ${(paced.b.wrk.p99_us / paced.a.wrk.p99_us).toFixed(2)} (${ms(paced.a.wrk.p99_us)} vs ${ms(paced.b.wrk.p99_us)} ms)`);
+  }
   console.log(`\nclicks`);
   console.log(`  human requests answered by Waymark (incl. warm-up)  ${final.humanAnswers}   (wrk counted ${b.reduce((n, r) => n + r.wrk.requests, 0)} in the measured b runs; it stops with up to ${CONNECTIONS} in flight)`);
   console.log(`  new clicks recorded                                 ${final.clicksRecorded}`);

@@ -2,8 +2,12 @@
 -- generator does the same work on each side. Every request gets a distinct client IP
 -- (X-Forwarded-For, honoured with TRUST_PROXY) and a browser user agent, and walks the 10,000
 -- keys, so each (visitor, link) pair is new: every human request must become one stored click.
--- Args: <first octet of the IP range for this run> <number of keys> <wrk threads> [bot]
+-- Args: <first octet of the IP range for this run> <number of keys> <wrk threads> [bot|human] [pace ms]
 -- With "bot" every request carries a crawler user agent: redirected, never recorded (side c).
+-- With a pace, each connection waits that many ms on average before each request (uniformly
+-- between half and one and a half times it, so the connections do not fall into step and arrive
+-- in bursts): an offered rate below saturation, about connections × 1000 / pace requests a
+-- second, for latency without the queue a saturating loop builds.
 
 local uas = {
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36",
@@ -36,6 +40,13 @@ function init(args)
   nthreads = tonumber(args[3] or "1")
   bot = args[4] == "bot"
   tid = tonumber(tid or 0)
+  local pace = tonumber(args[5] or "0")
+  -- wrk looks for a global delay() after init: defined only when pacing, so saturated runs
+  -- pay no extra Lua call per request.
+  if pace > 0 then
+    local lo, hi = math.max(1, math.floor(pace / 2)), math.ceil(pace * 3 / 2)
+    delay = function() return math.random(lo, hi) end
+  end
 end
 
 function request()
