@@ -30,7 +30,7 @@ import { createSqlRunner } from '../src/analytics/sql-runner.js';
 import { AnalyticsQuery } from '../src/analytics/schema.js';
 import { generate, prng } from './analytics/generate.js';
 import { createEventWriter, insertEvents, type StoredEvent } from '../src/analytics/event-writer.js';
-import type { StatementCache } from '../src/analytics/rollup-deltas.js';
+import type { SqlTexts } from '../src/db/sql-texts.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const N = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -317,7 +317,7 @@ async function ingestCost(url: string): Promise<void> {
       };
     });
   const writer = createEventWriter(database.dialect);
-  const cache: StatementCache = new Map();
+  const texts: SqlTexts = new Map();
   const timeIt = async (label: string, write: (batch: StoredEvent[]) => Promise<void>) => {
     let ts = END + DAY;
     const times: number[] = [];
@@ -331,7 +331,7 @@ async function ingestCost(url: string): Promise<void> {
     console.log(`  ${label.padEnd(44)} ${(per * 1000).toFixed(1)} µs per event (median batch ${median(times.slice(5)).toFixed(1)} ms)`);
   };
   console.log('\nwrite cost on the 5M-row table, batches of 2,000 clicks (a full flush), 20 timed batches');
-  await timeIt('events only (the insert inside append)', (b) => database.db.transaction().execute((trx) => insertEvents(trx, b, cache, database.dialect)));
+  await timeIt('events only (the insert inside append)', (b) => database.db.transaction().execute((trx) => insertEvents(trx, b, texts, database.dialect)));
   await timeIt('EventWriter.append: events + rollups', (b) => writer.append(database.db, b));
   await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
   await database.close();

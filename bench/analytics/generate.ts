@@ -11,7 +11,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/tables.js';
 import type { StoredEvent } from '../../src/analytics/event-writer.js';
-import { applyRollupDeltas, rollupDeltas, type StatementCache } from '../../src/analytics/rollup-deltas.js';
+import { applyRollupDeltas, rollupDeltas } from '../../src/analytics/rollup-deltas.js';
+import type { SqlTexts } from '../../src/db/sql-texts.js';
 import type { WorkspaceService } from '../../src/workspaces/service.js';
 
 export interface GenerateOptions {
@@ -120,7 +121,7 @@ export async function generate(db: Kysely<Database>, workspaces: WorkspaceServic
   const span = o.days * 86_400_000;
   const start = o.end - span;
 
-  const cache: StatementCache = new Map();
+  const texts: SqlTexts = new Map();
   let insertSeconds = 0;
   let rollupSeconds = 0;
   const t0 = performance.now();
@@ -149,7 +150,7 @@ export async function generate(db: Kysely<Database>, workspaces: WorkspaceServic
       const a = performance.now();
       for (let i = 0; i < batch.length; i += 500) await trx.insertInto('events').values(batch.slice(i, i + 500)).execute();
       const b = performance.now();
-      await applyRollupDeltas(trx, rollupDeltas(batch), cache);
+      await applyRollupDeltas(trx, rollupDeltas(batch), texts);
       insertSeconds += (b - a) / 1000;
       rollupSeconds += (performance.now() - b) / 1000;
     });

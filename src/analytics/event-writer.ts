@@ -9,7 +9,8 @@
 import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
-import { applyRollupDeltas, rollupDeltas, type StatementCache } from './rollup-deltas.js';
+import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
+import { sqlText, type SqlTexts } from '../db/sql-texts.js';
 
 export type StoredEvent = Insertable<EventsTable>;
 
@@ -61,19 +62,16 @@ const INSERT_SIZES = [512, 128, 32, 8, 2, 1];
  * `or fail` on SQLite (Dialect.orFail): no statement journal, so every caller rolls its
  * transaction back when this throws, as Kysely's `transaction().execute` does.
  */
-export async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache, dialect: Dialect): Promise<void> {
+export async function insertEvents(trx: Kysely<Database>, events: readonly StoredEvent[], texts: SqlTexts, dialect: Dialect): Promise<void> {
   let i = 0;
   for (const size of INSERT_SIZES) {
     for (; events.length - i >= size; i += size) {
       const part = events.slice(i, i + size);
-      const key = `events:${size}`;
-      let text = cache.get(key);
-      if (text === undefined) {
+      const text = sqlText(texts, `events:${size}`, () => {
         // Every row with every column, so the compiled column list is the full one.
         const full = part.map((e) => Object.fromEntries(EVENT_COLUMNS.map((c) => [c, e[c] ?? null])) as StoredEvent);
-        text = dialect.insertOrFail(trx.insertInto('events')).values(full).compile().sql;
-        cache.set(key, text);
-      }
+        return dialect.insertOrFail(trx.insertInto('events')).values(full).compile().sql;
+      });
       const values: unknown[] = [];
       for (const e of part) for (const c of EVENT_COLUMNS) values.push(c === 'amount' ? (e.amount ?? 0) : (e[c] ?? null));
       await trx.executeQuery(CompiledQuery.raw(text, values));
@@ -83,12 +81,12 @@ export async function insertEvents(trx: Kysely<Database>, events: readonly Store
 /** Events read and removed per round when forgetting a link, so memory stays flat for big links. */
 const FORGET_PAGE = 5000;
 
-async function write(trx: Kysely<Database>, events: readonly StoredEvent[], cache: StatementCache, dialect: Dialect): Promise<void> {
-  await insertEvents(trx, events, cache, dialect);
-  await applyRollupDeltas(trx, rollupDeltas(events), cache);
+async function write(trx: Kysely<Database>, events: readonly StoredEvent[], texts: SqlTexts, dialect: Dialect): Promise<void> {
+  await insertEvents(trx, events, texts, dialect);
+  await applyRollupDeltas(trx, rollupDeltas(events), texts);
 }
 
-async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: readonly string[], cache: StatementCache): Promise<number> {
+async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: readonly string[], texts: SqlTexts): Promise<number> {
   let removed = 0;
   for (const linkId of new Set(linkIds)) {
     for (;;) {
@@ -108,7 +106,7 @@ async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: reado
         r.sales = -r.sales;
         r.sale_amount = -r.sale_amount;
       }
-      await applyRollupDeltas(trx, deltas, cache);
+      await applyRollupDeltas(trx, deltas, texts);
       const ids = rows.map((r) => r.id);
       for (let i = 0; i < ids.length; i += CHUNK) {
         await trx
@@ -125,23 +123,23 @@ async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: reado
 }
 
 export function createEventWriter(dialect: Dialect): EventWriter {
-  const cache: StatementCache = new Map();
+  const texts: SqlTexts = new Map();
   return {
     async append(trx, events) {
       if (!events.length) return;
-      if (trx.isTransaction) return write(trx, events, cache, dialect);
-      await trx.transaction().execute((t) => write(t, events, cache, dialect));
+      if (trx.isTransaction) return write(trx, events, texts, dialect);
+      await trx.transaction().execute((t) => write(t, events, texts, dialect));
     },
     async appendUnrolled(trx, events) {
-      if (events.length) await insertEvents(trx, events, cache, dialect);
+      if (events.length) await insertEvents(trx, events, texts, dialect);
     },
     async rollUp(trx, events) {
-      if (events.length) await applyRollupDeltas(trx, rollupDeltas(events), cache);
+      if (events.length) await applyRollupDeltas(trx, rollupDeltas(events), texts);
     },
     async forgetLinks(trx, workspaceId, linkIds) {
       if (!linkIds.length) return 0;
-      if (trx.isTransaction) return forget(trx, workspaceId, linkIds, cache);
-      return trx.transaction().execute((t) => forget(t, workspaceId, linkIds, cache));
+      if (trx.isTransaction) return forget(trx, workspaceId, linkIds, texts);
+      return trx.transaction().execute((t) => forget(t, workspaceId, linkIds, texts));
     },
   };
 }

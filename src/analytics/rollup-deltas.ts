@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
+import { sqlText, type SqlTexts } from '../db/sql-texts.js';
 import type { StoredEvent } from './event-writer.js';
 import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type DimColumn, type RollupDim } from './rollup-spec.js';
 import type { RollupTables } from './tables.js';
@@ -170,8 +171,6 @@ export const DAILY_COLUMNS = [
  */
 const CHUNK_SIZES = [1024, 256, 64, 16, 4, 1];
 
-/** Compiled upsert SQL by table and chunk size; one per writer, so per engine. */
-export type StatementCache = Map<string, string>;
 
 function upsertHourly(db: Kysely<Database>, rows: HourlyDelta[]) {
   return db
@@ -212,7 +211,7 @@ export function boundValues<T>(rows: readonly T[], columns: readonly (keyof T)[]
 
 async function runChunked<T>(
   db: Kysely<Database>,
-  cache: StatementCache,
+  texts: SqlTexts,
   name: string,
   rows: readonly T[],
   columns: readonly (keyof T)[],
@@ -222,12 +221,7 @@ async function runChunked<T>(
   for (const size of CHUNK_SIZES) {
     for (; rows.length - i >= size; i += size) {
       const part = rows.slice(i, i + size);
-      const key = `${name}:${size}`;
-      let text = cache.get(key);
-      if (text === undefined) {
-        text = build(db, part).compile().sql;
-        cache.set(key, text);
-      }
+      const text = sqlText(texts, `${name}:${size}`, () => build(db, part).compile().sql);
       await db.executeQuery(CompiledQuery.raw(text, boundValues(part, columns)));
     }
   }
@@ -237,10 +231,10 @@ async function runChunked<T>(
 export async function applyRollupDeltas(
   db: Kysely<Database>,
   deltas: { hourly: HourlyDelta[]; daily: DailyDelta[] },
-  cache: StatementCache = new Map(),
+  texts: SqlTexts = new Map(),
 ): Promise<void> {
-  await runChunked(db, cache, 'hourly', deltas.hourly, HOURLY_COLUMNS, upsertHourly);
-  await runChunked(db, cache, 'daily', deltas.daily, DAILY_COLUMNS, upsertDaily);
+  await runChunked(db, texts, 'hourly', deltas.hourly, HOURLY_COLUMNS, upsertHourly);
+  await runChunked(db, texts, 'daily', deltas.daily, DAILY_COLUMNS, upsertDaily);
 }
 
 /** The upsert Kysely would build, for tests that check the cached form binds the same values. */

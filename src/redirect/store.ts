@@ -5,6 +5,7 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Database, DomainsTable, LinksTable, EventsTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
+import { sqlText, type SqlTexts } from '../db/sql-texts.js';
 
 export type LinkWithWorkspace = Selectable<LinksTable> & { conversion_enabled: number };
 export type DomainRow = Selectable<DomainsTable>;
@@ -28,7 +29,8 @@ const BUMP_CHUNK = 1000;
 /**
  * Counter updates go out in chunks of these sizes only, so each statement text is compiled once
  * and (on SQLite, db/statement-cache.ts) prepared once: a flush touches a different number of
- * links every time, and a text of its own per flush cost a fresh compile and parse each time. 3 bound values × 512 rows stays far below both engines' limits.
+ * links every time, and a text of its own per flush cost a fresh compile and parse each time.
+ * 3 bound values × 512 rows stays far below both engines' limits.
  */
 const BUMP_SIZES = [512, 128, 32, 8, 2, 1];
 
@@ -51,7 +53,7 @@ const workspaceBumpSql = (orFail: RawBuilder<unknown>, values: RawBuilder<unknow
 export function createRedirectStore(db: Kysely<Database>, dialect: Dialect) {
   // Compiled SQL texts: counter updates by table and chunk size, link lookups by domain count
   // (one store per connection, so per engine).
-  const compiled = new Map<string, string>();
+  const texts: SqlTexts = new Map();
   return {
     /**
      * The link at `key` (lower-cased) on the first of `domains` that has one, with its workspace's
@@ -61,19 +63,16 @@ export function createRedirectStore(db: Kysely<Database>, dialect: Dialect) {
     async findLink(domains: readonly string[], keyLower: string): Promise<LinkWithWorkspace | undefined> {
       // Every cache miss and refresh of the redirect runs this: its text is built once per
       // number of domains (one or two) instead of per call (~20 µs of the lookup's ~45).
-      const key = `findLink:${domains.length}`;
-      let text = compiled.get(key);
-      if (text === undefined) {
-        text = db
+      const text = sqlText(texts, `findLink:${domains.length}`, () =>
+        db
           .selectFrom('links')
           .innerJoin('workspaces', 'workspaces.id', 'links.workspace_id')
           .selectAll('links')
           .select('workspaces.conversion_enabled')
           .where('links.domain', 'in', domains)
           .where('links.key_lower', '=', keyLower)
-          .compile().sql;
-        compiled.set(key, text);
-      }
+          .compile().sql,
+      );
       const { rows } = await db.executeQuery<LinkWithWorkspace>(CompiledQuery.raw(text, [...domains, keyLower]));
       for (const d of domains) {
         const row = rows.find((r) => r.domain === d);
@@ -100,23 +99,17 @@ export function createRedirectStore(db: Kysely<Database>, dialect: Dialect) {
      */
     async bumpCounters(trx: Transaction<Database>, links: readonly LinkBump[], workspaces: readonly WorkspaceBump[]): Promise<void> {
       for (const part of fixedChunks(links)) {
-        const key = `links:${part.length}`;
-        let text = compiled.get(key);
-        if (text === undefined) {
-          text = linkBumpSql(dialect.orFail, part.map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`)).compile(trx).sql;
-          compiled.set(key, text);
-        }
+        const text = sqlText(texts, `links:${part.length}`, () =>
+          linkBumpSql(dialect.orFail, part.map((l) => sql`(${l.id}, cast(${l.clicks} as bigint), cast(${l.lastClicked} as bigint))`)).compile(trx).sql,
+        );
         const values: unknown[] = [];
         for (const l of part) values.push(l.id, l.clicks, l.lastClicked);
         await trx.executeQuery(CompiledQuery.raw(text, values));
       }
       for (const part of fixedChunks(workspaces)) {
-        const key = `workspaces:${part.length}`;
-        let text = compiled.get(key);
-        if (text === undefined) {
-          text = workspaceBumpSql(dialect.orFail, part.map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`)).compile(trx).sql;
-          compiled.set(key, text);
-        }
+        const text = sqlText(texts, `workspaces:${part.length}`, () =>
+          workspaceBumpSql(dialect.orFail, part.map((w) => sql`(${w.id}, cast(${w.clicks} as bigint))`)).compile(trx).sql,
+        );
         const values: unknown[] = [];
         for (const w of part) values.push(w.id, w.clicks);
         await trx.executeQuery(CompiledQuery.raw(text, values));
