@@ -19,7 +19,7 @@ local uas = {
   "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0",
 }
-local referers = { nil, "https://www.google.com/", "https://news.ycombinator.com/item?id=1", "https://t.co/abc" }
+local referers = { false, "https://www.google.com/", "https://news.ycombinator.com/item?id=1", "https://t.co/abc" }
 
 local threads = {}
 local next_id = 0
@@ -34,6 +34,24 @@ local octet = 20
 local nkeys = 10000
 local nthreads = 1
 local bot = false
+-- Requests are assembled from pieces built once in init(): wrk.format() (a table of headers, a
+-- string.format per header) cost wrk ~5 µs of CPU per request, on the cores the servers share.
+local key_lines = {}
+local tails = {}
+local ab = {}
+local octets = {}
+local function build()
+  for i = 0, nkeys - 1 do key_lines[i + 1] = "GET /k" .. i .. " HTTP/1.1\r\nHost: go.bench\r\n" end
+  -- #uas is a multiple of #referers, so n % #uas picks both.
+  for j = 0, #uas - 1 do
+    local ua = bot and "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" or uas[j + 1]
+    local ref = referers[(j % #referers) + 1]
+    tails[j + 1] = "User-Agent: " .. ua .. "\r\n" .. (ref and ("Referer: " .. ref .. "\r\n") or "") .. "X-Forwarded-For: " .. octet .. "."
+  end
+  for i = 0, 255 do octets[i + 1] = tostring(i) end
+  for i = 0, 65535 do ab[i + 1] = math.floor(i / 256) .. "." .. (i % 256) .. "." end
+end
+
 function init(args)
   octet = tonumber(args[1] or "20")
   nkeys = tonumber(args[2] or "10000")
@@ -47,22 +65,14 @@ function init(args)
     local lo, hi = math.max(1, math.floor(pace / 2)), math.ceil(pace * 3 / 2)
     delay = function() return math.random(lo, hi) end
   end
+  build()
 end
 
 function request()
   counter = counter + 1
   local n = counter * nthreads + tid
-  local a = math.floor(n / 65536) % 256
-  local b = math.floor(n / 256) % 256
-  local c = n % 256
-  local headers = {
-    ["Host"] = "go.bench",
-    ["User-Agent"] = bot and "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" or uas[(n % #uas) + 1],
-    ["X-Forwarded-For"] = octet .. "." .. a .. "." .. b .. "." .. c,
-  }
-  local ref = referers[(n % #referers) + 1]
-  if ref then headers["Referer"] = ref end
-  return wrk.format("GET", "/k" .. (n % nkeys), headers)
+  -- X-Forwarded-For: <octet>.<a>.<b>.<c> with a.b.c the low 24 bits of n.
+  return key_lines[(n % nkeys) + 1] .. tails[(n % #uas) + 1] .. ab[math.floor(n / 256) % 65536 + 1] .. octets[(n % 256) + 1] .. "\r\n\r\n"
 end
 
 function done(summary, latency, requests)
