@@ -56,6 +56,8 @@ interface WrkResult {
   p90_us: number;
   p99_us: number;
   max_us: number;
+  /** wrk's own CPU time for the run, µs (NaN where /proc is missing). */
+  cpuUs: number;
 }
 
 function requireWrk(): void {
@@ -145,25 +147,36 @@ function wrk(port: number, seconds: number, bot = false, paceMs = 0): WrkResult 
   // A fresh IP range per run: no visitor repeats across runs, so no click is a deduplicated repeat.
   const script = [String(octet++), String(LINKS), String(THREADS), ...(bot || paceMs ? [bot ? 'bot' : 'human'] : []), ...(paceMs ? [String(paceMs)] : [])];
   const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', ...script];
-  const r = spawnSync('wrk', args, { encoding: 'utf8' });
+  // Through a shell that reports, once wrk has exited, the CPU time of its waited-for children
+  // (fields 16-17 of /proc/<pid>/stat, in clock ticks): the load generator's own cost, on the
+  // cores the servers share.
+  const shell = 'wrk "$@"; status=$?; echo "WRK_CPU $(cut -d " " -f 16,17 /proc/$$/stat 2>/dev/null)"; exit $status';
+  const r = spawnSync('sh', ['-c', shell, 'sh', ...args], { encoding: 'utf8' });
   const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
   if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
-  return JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult;
+  const ticks = r.stdout.split('\n').find((l) => l.startsWith('WRK_CPU '))?.slice('WRK_CPU '.length).split(' ').map(Number) ?? [];
+  // Linux reports children's times in USER_HZ, 100 a second on every common build.
+  const cpuUs = ticks.length === 2 && ticks.every(Number.isFinite) ? (ticks[0]! + ticks[1]!) * 10_000 : NaN;
+  return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpuUs };
 }
 
 interface Run {
   wrk: WrkResult;
   /** CPU time of the server process (all threads) per request, µs, including the drain after the run. */
   cpuPerRequestUs: number;
+  /** The same split: the server's main thread (where Waymark redirects), and its other threads. */
+  mainThreadUs: number;
+  otherThreadsUs: number;
   /** Time after the run until every click was committed and folded, ms (Waymark with clicks). */
   drainMs: number;
 }
 
 type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; cachedLinks: number; writer: { flushes: number; failures: number; buffered: number } };
 
+/** CPU time of a server so far, µs: in all, and on its main thread and the others (NaN without /proc). */
 const cpuOf = async (child: ChildProcess) => {
-  const u = await ask<{ user: number; system: number }>(child, 'cpu', 'cpu');
-  return u.user + u.system;
+  const u = await ask<{ user: number; system: number; threads: { main: number; others: number } | null }>(child, 'cpu', 'cpu');
+  return { total: u.user + u.system, main: u.threads ? u.threads.main / 1000 : NaN, others: u.threads ? u.threads.others / 1000 : NaN };
 };
 
 /**
@@ -180,8 +193,9 @@ async function measure(child: ChildProcess, port: number, seconds: number, optio
   const cpu0 = await cpuOf(child);
   const result = wrk(port, seconds, options.bot, options.paceMs);
   const drainMs = options.waitForWrites ? await drain(child) : 0;
-  const cpu = (await cpuOf(child)) - cpu0;
-  return { wrk: result, cpuPerRequestUs: cpu / Math.max(1, result.requests), drainMs };
+  const cpu1 = await cpuOf(child);
+  const n = Math.max(1, result.requests);
+  return { wrk: result, cpuPerRequestUs: (cpu1.total - cpu0.total) / n, mainThreadUs: (cpu1.main - cpu0.main) / n, otherThreadsUs: (cpu1.others - cpu0.others) / n, drainMs };
 }
 
 const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
@@ -193,7 +207,7 @@ const median = (xs: number[]) => {
 };
 const line = (label: string, r: Run) =>
   `${label} ${rps(r.wrk).toFixed(0).padStart(7)} req/s  p50 ${ms(r.wrk.p50_us).padStart(6)} ms  p99 ${ms(r.wrk.p99_us).padStart(6)} ms  ` +
-  `cpu ${r.cpuPerRequestUs.toFixed(1).padStart(6)} µs/req  errors ${r.wrk.connect + r.wrk.read + r.wrk.write + r.wrk.status + r.wrk.timeout}` +
+  `cpu ${r.cpuPerRequestUs.toFixed(1).padStart(6)} µs/req (main thread ${r.mainThreadUs.toFixed(1)}, others ${r.otherThreadsUs.toFixed(1)}; wrk ${(r.wrk.cpuUs / Math.max(1, r.wrk.requests)).toFixed(1)})  errors ${r.wrk.connect + r.wrk.read + r.wrk.write + r.wrk.status + r.wrk.timeout}` +
   (r.drainMs ? `  writes and folds done ${r.drainMs} ms after the run` : '');
 
 async function main() {
@@ -269,7 +283,8 @@ async function main() {
 
   const summary = (label: string, runs: Run[]) =>
     `  ${label} ${mean(runs.map((r) => rps(r.wrk))).toFixed(0).padStart(7)} req/s  p50 ${ms(median(runs.map((r) => r.wrk.p50_us))).padStart(6)} ms  ` +
-    `p99 ${ms(median(runs.map((r) => r.wrk.p99_us))).padStart(6)} ms  cpu ${mean(runs.map((r) => r.cpuPerRequestUs)).toFixed(1).padStart(6)} µs/req`;
+    `p99 ${ms(median(runs.map((r) => r.wrk.p99_us))).padStart(6)} ms  cpu ${mean(runs.map((r) => r.cpuPerRequestUs)).toFixed(1).padStart(6)} µs/req ` +
+    `(main thread ${mean(runs.map((r) => r.mainThreadUs)).toFixed(1)}, others ${mean(runs.map((r) => r.otherThreadsUs)).toFixed(1)}; wrk ${mean(runs.map((r) => r.wrk.cpuUs / Math.max(1, r.wrk.requests))).toFixed(1)})`;
   const aRps = a.map((r) => rps(r.wrk));
   const bRps = b.map((r) => rps(r.wrk));
   const cRps = c.map((r) => rps(r.wrk));
@@ -284,6 +299,20 @@ async function main() {
   console.log(`  ratio b/a sustained      ${(mean(bSustained) / mean(aRps)).toFixed(3)}  (counting the time until the run's clicks were committed and folded)`);
   console.log(`  ratio b/a p99            ${(p99(b) / p99(a)).toFixed(2)}   (target ≤ 1.5)`);
   console.log(`  ratio c/a req/s, p99     ${(mean(cRps) / mean(aRps)).toFixed(3)}, ${(p99(c) / p99(a)).toFixed(2)}   (the redirect path without writes)`);
+  if (a.length && b.length) {
+    // The target as CPU: at 0.7 × a's rate, what a (b) request may cost on the two cores (wrk's
+    // share included, as it runs on them too), and on the redirect thread alone (one core at most).
+    const cores = cpus().length;
+    const target = 0.7 * mean(aRps);
+    const perReq = (f: (r: Run) => number) => mean(b.map(f));
+    const wrkUs = perReq((r) => r.wrk.cpuUs / Math.max(1, r.wrk.requests));
+    const mainUs = perReq((r) => r.mainThreadUs);
+    const othersUs = perReq((r) => r.otherThreadsUs);
+    console.log(
+      `  CPU budget for b/a 0.7   ${target.toFixed(0)} req/s allow ${((cores * 1e6) / target).toFixed(1)} µs per request on ${cores} cores, ${(1e6 / target).toFixed(1)} on the redirect thread;` +
+        ` b used ${(mainUs + othersUs + wrkUs).toFixed(1)} (redirect thread ${mainUs.toFixed(1)}, other threads ${othersUs.toFixed(1)}, wrk ${wrkUs.toFixed(1)})`,
+    );
+  }
   if (paced.a && paced.b) {
     console.log(`  paced, ${rps(paced.a.wrk).toFixed(0)} vs ${rps(paced.b.wrk).toFixed(0)} req/s offered at ${CONNECTIONS} × 1 per ${Math.max(1, Math.round((CONNECTIONS * 1000) / PACED_RATE))} ms:`);
     console.log(`    p50 b/a ${(paced.b.wrk.p50_us / paced.a.wrk.p50_us).toFixed(2)} (${ms(paced.a.wrk.p50_us)} vs ${ms(paced.b.wrk.p50_us)} ms), p99 b/a ${(paced.b.wrk.p99_us / paced.a.wrk.p99_us).toFixed(2)} (${ms(paced.a.wrk.p99_us)} vs ${ms(paced.b.wrk.p99_us)} ms)`);

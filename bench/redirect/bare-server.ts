@@ -4,6 +4,7 @@
  * and its CPU time on request.
  */
 import { createServer } from 'node:http';
+import { threadCpuNs } from './thread-cpu.js';
 
 const server = createServer((_req, res) => {
   res.writeHead(302, { location: 'https://example.com/landing', 'content-length': 0 });
@@ -15,7 +16,7 @@ server.listen(0, '127.0.0.1', () => {
   process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
 });
 process.on('message', (msg: { type: string }) => {
-  if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: process.cpuUsage() });
+  if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: { ...process.cpuUsage(), threads: threadCpuNs() } });
   if (msg.type === 'close') server.close(() => process.exit(0));
 });
 process.on('disconnect', () => process.exit(0));

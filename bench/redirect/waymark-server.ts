@@ -1,13 +1,14 @@
 /**
  * Side (b) of the redirect benchmark: Waymark itself (the real buildApp, click recording on), on
  * the SQLite file the parent seeded. Reports its port when listening; answers `stats` with the
- * redirect counters, `cpu` with its CPU time (all threads, so the flush worker too), `settle` once
+ * redirect counters, `cpu` with its CPU time (all threads, so the flush worker too, and split by thread), `settle` once
  * every buffered click is committed and folded into rollups and link counters, and `close`
  * by shutting down the way SIGTERM does (app.close() flushes).
  */
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { buildApp } from '../../src/app.js';
+import { threadCpuNs } from './thread-cpu.js';
 
 const config = loadConfig(process.env);
 const database = await openDatabase(config.databaseUrl);
@@ -19,7 +20,7 @@ process.send?.({ type: 'ready', port: typeof address === 'object' && address ? a
 
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'stats') process.send?.({ type: 'stats', stats: modules.redirect.stats() });
-  if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: process.cpuUsage() });
+  if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: { ...process.cpuUsage(), threads: threadCpuNs() } });
   if (msg.type === 'settle') {
     await modules.redirect.flushClicks();
     process.send?.({ type: 'settled', stats: modules.redirect.stats() });
