@@ -12,10 +12,16 @@ test('defaults: port 3000, SQLite file, local base URL and short domain', () => 
   assert.ok(c.apiHosts.includes('localhost') && c.apiHosts.includes('127.0.0.1'));
   assert.equal(c.clickIdParam, 'waymark_id');
   assert.equal(c.clickBufferMax, 500_000);
+  assert.equal(c.clickWriterNice, 10);
 });
 
 test('CLICK_BUFFER_MAX sets how many clicks may wait in memory', () => {
   assert.equal(loadConfig({ CLICK_BUFFER_MAX: '2000000' }).clickBufferMax, 2_000_000);
+});
+
+test('CLICK_WRITER_NICE sets the click writer thread\'s nice value; 0 leaves it alone', () => {
+  assert.equal(loadConfig({ CLICK_WRITER_NICE: '0' }).clickWriterNice, 0);
+  assert.equal(loadConfig({ CLICK_WRITER_NICE: '19' }).clickWriterNice, 19);
 });
 
 test('a public BASE_URL gives https short links on go.<host>', () => {
@@ -35,6 +41,8 @@ test('bad values stop the start with a message naming the variable', () => {
     ['WAYMARK_API_KEY', 'sk_live'],
     ['TRUST_PROXY', 'maybe'],
     ['CLICK_BUFFER_MAX', '10'],
+    ['CLICK_WRITER_NICE', '-5'],
+    ['CLICK_WRITER_NICE', '20'],
   ]) {
     assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), `${name}=${value}`);
   }

@@ -59,6 +59,9 @@ const EnvSchema = z.object({
   /** Clicks kept in memory while the database fails or the writes fall behind (~400 bytes each);
    * past it new clicks are still redirected but not recorded (counted and logged). */
   CLICK_BUFFER_MAX: z.coerce.number().int().min(1000).max(50_000_000).default(500_000),
+  /** Nice value of the click writer's thread (Linux): while the cores are busy, redirects run
+   * first and the writer takes the rest; 0 leaves it at the process's priority. */
+  CLICK_WRITER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** How added domains become `verified`: `off` marks them verified at once (the operator owns the
    * service), `dns` checks that the domain's CNAME/A records point at DOMAIN_DNS_TARGET. */
   DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
@@ -92,6 +95,8 @@ export interface Config {
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
   clickFoldIntervalMs: number;
   clickBufferMax: number;
+  /** Nice value of the click flush worker's thread (0: unchanged). */
+  clickWriterNice: number;
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
@@ -141,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
     clickBufferMax: e.CLICK_BUFFER_MAX,
+    clickWriterNice: e.CLICK_WRITER_NICE,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,

@@ -23,6 +23,7 @@ import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';
 import { createUaClassifier } from './visitor.js';
+import { lowerThreadPriority } from '../thread-priority.js';
 
 /** What the main thread tells a new worker. */
 export interface FlushWorkerData {
@@ -36,6 +37,12 @@ export interface FlushWorkerData {
    * (SQLite; click-fold.ts). Slow folds stretch the wait (nextFoldDelay).
    */
   foldIntervalMs: number;
+  /**
+   * Nice value for this thread (`CLICK_WRITER_NICE`, Linux). Below the redirect thread's, the
+   * writer yields the core whenever a redirect is ready, and catches up in the gaps with fuller
+   * batches and folds (BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
+   */
+  nice?: number;
 }
 
 export type WorkerRequest =
@@ -56,7 +63,8 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice } = workerData as FlushWorkerData;
+lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
 // The main thread migrated the database before starting us.

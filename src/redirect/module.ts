@@ -60,7 +60,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const onWorker = database.sqlitePath !== undefined || isPostgresUrl(database.url);
   const sink = onWorker
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice },
         { onError, onHorizon: (foldedBefore) => ctx.horizon.update(foldedBefore) },
       )
     : createDirectSink(

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { lowerThreadPriority } from './thread-priority.js';
+
+const linux = existsSync('/proc/thread-self');
+
+test('lowerThreadPriority: 0 or less leaves the thread alone', () => {
+  const before = getPriority(process.pid);
+  assert.deepEqual(lowerThreadPriority(0), { applied: false });
+  assert.deepEqual(lowerThreadPriority(-5), { applied: false });
+  assert.equal(getPriority(process.pid), before);
+});
+
+test('lowerThreadPriority in a worker lowers that thread only', { skip: !linux && 'needs /proc/thread-self (Linux)' }, async () => {
+  const mainBefore = getPriority(process.pid);
+  // A worker that loads this module through tsx, as flush-client.ts starts its worker in tests.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./thread-priority.ts', import.meta.url).href;
+  const source = `
+    const { parentPort } = require('node:worker_threads');
+    const { getPriority } = require('node:os');
+    import(${JSON.stringify(tsx)}).then(async (m) => {
+      m.register();
+      const { lowerThreadPriority } = await import(${JSON.stringify(entry)});
+      const result = lowerThreadPriority(7);
+      parentPort.postMessage({ result, nice: getPriority(result.tid) });
+    });`;
+  const worker = new Worker(source, { eval: true });
+  const reply = await new Promise<{ result: { applied: boolean; tid: number }; nice: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  assert.equal(reply.result.applied, true);
+  assert.notEqual(reply.result.tid, process.pid, 'the worker has a thread id of its own');
+  assert.equal(reply.nice, 7);
+  assert.equal(getPriority(process.pid), mainBefore, 'the main thread keeps its priority');
+});

@@ -1,0 +1,38 @@
+/**
+ * Lowers the calling thread's CPU priority. On Linux every thread has its own nice value, so a
+ * worker can step back without slowing the thread that serves redirects. Elsewhere (no
+ * `/proc/thread-self`) it does nothing.
+ *
+ * Raising a nice value needs no privilege; lowering it again does, so callers set it once, at
+ * start, and leave it.
+ *
+ * @example
+ * // first thing in a worker thread
+ * lowerThreadPriority(10); // { applied: true, tid: 12345 }
+ */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+
+export interface PriorityResult {
+  applied: boolean;
+  /** The thread's id, when it could be read. */
+  tid?: number;
+}
+
+export function lowerThreadPriority(nice: number): PriorityResult {
+  if (!(nice > 0)) return { applied: false };
+  let tid: number;
+  try {
+    // "/proc/thread-self" links to "<pid>/task/<tid>".
+    tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return { applied: false };
+  }
+  if (!Number.isInteger(tid) || tid <= 0) return { applied: false };
+  try {
+    setPriority(tid, Math.min(19, Math.floor(nice)));
+    return { applied: true, tid };
+  } catch {
+    return { applied: false, tid };
+  }
+}
