@@ -36,3 +36,15 @@ export function lowerThreadPriority(nice: number): PriorityResult {
     return { applied: false, tid };
   }
 }
+
+/**
+ * The same step as plain JavaScript, for worker threads evaluated from source without a module
+ * loader (db/checkpointer.ts, analytics/sql-runner.ts): lowers the thread to `workerData.nice`
+ * when that is above 0. Expects `require` and `workerData` in scope.
+ */
+export const LOWER_PRIORITY_SOURCE = `
+try {
+  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (tid > 0 && workerData.nice > 0) require('node:os').setPriority(tid, Math.min(19, Math.floor(workerData.nice)));
+} catch {}
+`;

@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { OpenDatabase } from '../db/open.js';
+import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
 
 export interface SqlRunner {
   /** Runs the queries (one snapshot where the engine allows) and returns each one's rows. */
@@ -28,12 +29,9 @@ export interface SqlRunner {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-// Lower this thread's CPU priority (Linux: a thread is a task with its own nice value), so on a
-// busy machine the redirect thread and the click flush run first and analytics wait.
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid) require('node:os').setPriority(tid, workerData.nice);
-} catch {}
+// Lower this thread's CPU priority (Linux: a thread has its own nice value), so on a busy
+// machine redirects run first and analytics wait.
+${LOWER_PRIORITY_SOURCE}
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');

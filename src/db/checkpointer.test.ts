@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { startCheckpointer } from './checkpointer.js';
+import { HAS_THREAD_PRIORITIES, threadNices } from '../test-support/threads.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -99,4 +100,22 @@ test('under a steady stream of commits, the log is restarted once it passes the 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the checkpoint thread runs at the nice value it is given', { skip: !HAS_THREAD_PRIORITIES && 'needs /proc/thread-self (Linux)' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-nice-'));
+  const file = join(dir, 'nice.db');
+  openWriter(file).close();
+  // 8: no other thread of the test process runs at it.
+  assert.equal(threadNices().includes(8), false);
+  const checkpointer = startCheckpointer(file, { intervalMs: 50, nice: 8 });
+  try {
+    // The thread lowers its priority first thing; give it a moment to start.
+    for (let i = 0; i < 100 && !threadNices().includes(8); i++) await sleep(20);
+    assert.equal(threadNices().filter((n) => n === 8).length, 1);
+  } finally {
+    await checkpointer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(threadNices().includes(8), false, 'gone with the thread');
 });

@@ -21,6 +21,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
 
 /** Log size above which a checkpoint restarts the log; also the size the file is trimmed to. */
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -32,6 +33,8 @@ export interface CheckpointerOptions {
   walLimitBytes?: number;
   /** How long a RESTART waits for a transaction in progress (default 200 ms). */
   restartWaitMs?: number;
+  /** Nice value of the thread (Linux; 0, the default, leaves it): background work like the click writer's. */
+  nice?: number;
   onError?: (err: unknown, context: string) => void;
 }
 
@@ -44,6 +47,7 @@ export interface Checkpointer {
 // the next interval tries again, so a long reader never holds the writers back for long.
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+${LOWER_PRIORITY_SOURCE}
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = ' + workerData.restartWaitMs);
@@ -72,6 +76,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
     intervalMs: options.intervalMs ?? 500,
     walLimitBytes: options.walLimitBytes ?? WAL_LIMIT_BYTES,
     restartWaitMs: options.restartWaitMs ?? 200,
+    nice: options.nice ?? 0,
   };
   const worker = new Worker(SOURCE, { eval: true, workerData });
   worker.on('message', (msg: { error?: string }) => {

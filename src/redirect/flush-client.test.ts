@@ -1,24 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../db/open.js';
 import { createWorkerSink } from './flush-client.js';
+import { HAS_THREAD_PRIORITIES, threadNices } from '../test-support/threads.js';
 
-/** Nice values of this process's threads (field 19 of /proc/self/task/<tid>/stat). */
-function threadNices(): number[] {
-  return readdirSync('/proc/self/task').flatMap((tid) => {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-    } catch {
-      return [];
-    }
-  });
-}
-
-test('the click flush worker runs at the configured nice value (CLICK_WRITER_NICE)', { skip: !existsSync('/proc/thread-self') && 'needs /proc (Linux)' }, async () => {
+test('the click flush worker runs at the configured nice value (CLICK_WRITER_NICE)', { skip: !HAS_THREAD_PRIORITIES && 'needs /proc/thread-self (Linux)' }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-flush-nice-'));
   const url = `file:${join(dir, 'waymark.db')}`;
   await (await openDatabase(url)).close();

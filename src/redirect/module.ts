@@ -120,7 +120,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         // The write-ahead log is copied back on a thread of its own; a commit here (an API write)
         // must not do it on the redirect thread either.
         await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
-        checkpointer = startCheckpointer(database.sqlitePath, { onError });
+        checkpointer = startCheckpointer(database.sqlitePath, { onError, nice: config.clickWriterNice });
       }
       // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
