@@ -3,7 +3,8 @@
  * for tests that check a worker thread lowered its own priority.
  *
  * @example
- * await until(() => threadNices().includes(9));
+ * for (let i = 0; i < 100 && !threadNices().includes(8); i++) await sleep(20);
+ * assert.equal(threadNices().filter((n) => n === 8).length, 1);
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
