@@ -13,7 +13,9 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { AppContext, Lifecycle } from './context.js';
 import { createChangeBus } from './db/change-bus.js';
-import { installErrorHandlers } from './http/errors.js';
+import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/errors.js';
+import { installJsonBodyParser } from './http/json-body.js';
+import { requestLogPlugin } from './http/request-log.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { openApiPlugin } from './http/openapi.js';
@@ -85,9 +87,14 @@ export async function buildApp(options: BuildOptions) {
     trustProxy: config.trustProxy,
     bodyLimit: 4 * 1024 * 1024,
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
+    // One line per request (request-log.ts) instead of Fastify's two.
+    disableRequestLogging: true,
     // Path parameters carry 190-character domain slugs and `ext_` + 255-character external ids;
     // find-my-way's default limit of 100 would answer 414 for them.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // Refusals before any route runs (router, HTTP parser) get the spec's error body too.
+    frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl),
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every route, so tests can check that the OpenAPI document lists each public operation.
@@ -102,6 +109,8 @@ export async function buildApp(options: BuildOptions) {
   // cost CPU on every call. The SDK-driven tests check every response shape instead.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, config.docsUrl);
+  installJsonBodyParser(app);
+  await app.register(requestLogPlugin);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   await app.register(authPlugin, { workspaces });

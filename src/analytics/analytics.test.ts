@@ -222,9 +222,11 @@ describe('every filter (count, event=composite, interval=all)', () => {
     assert.match((await res('externalId=nope')).json().error.message, /prefix it with `ext_`/);
     assert.equal((await res('externalId=ext_nope')).statusCode, 404);
     assert.equal((await res('domain=go.test&key=missing')).statusCode, 404);
+    // Another workspace's link answers like a missing one (no existence oracle, issue 13).
     const foreign = await res('domain=far.test&key=x');
-    assert.equal(foreign.statusCode, 401);
-    assert.equal(foreign.json().error.message, `Link does not belong to workspace ${t.workspaceId}.`);
+    const missing = await res('domain=far.test&key=nothing-here');
+    assert.equal(foreign.statusCode, 404);
+    assert.deepEqual(foreign.json(), missing.json());
   });
 });
 

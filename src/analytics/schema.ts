@@ -3,6 +3,7 @@
  * limits) and the response row schemas, which document the API in OpenAPI.
  */
 import { z } from 'zod';
+import { MAX_LIST_ITEMS, commaSeparatedMax } from '../http/lists.js';
 import { INTERVALS } from './range.js';
 import { LinkResponse } from '../links/response.js';
 
@@ -49,8 +50,11 @@ const queryBoolean = z.preprocess(
   z.boolean(),
 );
 
-/** A filter value: one string, or the same parameter repeated (joined with commas). */
-const filterValue = z.preprocess((v) => (Array.isArray(v) ? v.join(',') : v), z.string());
+/** A filter value: one string, or the same parameter repeated (joined with commas); at most 100 values. */
+const filterValue = z.preprocess(
+  (v) => (Array.isArray(v) ? v.join(',') : v),
+  z.string().refine(commaSeparatedMax(MAX_LIST_ITEMS), { message: `At most ${MAX_LIST_ITEMS} comma-separated values are accepted.` }),
+);
 const utmValue = z.preprocess((v) => (Array.isArray(v) ? v.join(',') : v), z.string().max(190));
 
 /** The filter parameters shared by both endpoints (spec: GET /events, GET /analytics). */

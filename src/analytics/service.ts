@@ -93,8 +93,9 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
         .where('key_lower', '=', lookup.key.toLowerCase())
         .compile(),
     );
-    if (!row) throw new ApiError('not_found', 'Link not found.');
-    if (row.workspace_id !== workspaceId) throw new ApiError('unauthorized', `Link does not belong to workspace ${workspaceId}.`);
+    // Another workspace's link answers exactly like a missing one: a different status would tell
+    // a caller which domain/key pairs exist elsewhere (the published service answers 401 here).
+    if (!row || row.workspace_id !== workspaceId) throw new ApiError('not_found', 'Link not found.');
     return row.id;
   }
 

@@ -3,7 +3,7 @@
  * not set, so the link in an error body always leads somewhere useful. Static text, no input.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ALL_ERROR_STATUS, type ErrorCode } from './errors.js';
 
 const EXPLANATIONS: Record<ErrorCode, string> = {
   bad_request: 'The request could not be read: malformed JSON, a malformed Authorization header, or a missing required combination of parameters.',
@@ -15,13 +15,17 @@ const EXPLANATIONS: Record<ErrorCode, string> = {
   unprocessable_entity: 'The body or query failed validation. The message has the form <code>rule: field: explanation</code> for the first problem found.',
   rate_limit_exceeded: 'Too many requests with this key. Wait for the number of seconds in <code>Retry-After</code>.',
   internal_server_error: 'An unexpected failure. It is logged on the server with the request id quoted in the message.',
+  request_timeout: 'The request was not received completely in time; the connection is closed.',
+  payload_too_large: 'The request body is larger than the server accepts (4 MB).',
+  uri_too_long: 'A path parameter is longer than 512 characters.',
+  request_header_fields_too_large: 'The request headers together are larger than 16 KB.',
 };
 
 function renderPage(): string {
-  const rows = (Object.keys(ERROR_STATUS) as ErrorCode[])
+  const rows = (Object.keys(ALL_ERROR_STATUS) as ErrorCode[])
     .map(
       (code) =>
-        `<section id="${code.replace('_', '-')}"><h2><code>${code}</code> — HTTP ${ERROR_STATUS[code]}</h2><p>${EXPLANATIONS[code]}</p></section>`,
+        `<section id="${code.replace('_', '-')}"><h2><code>${code}</code> — HTTP ${ALL_ERROR_STATUS[code]}</h2><p>${EXPLANATIONS[code]}</p></section>`,
     )
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Waymark API errors</title>

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { ApiError, ERROR_STATUS, docUrl, formatIssuePath, installErrorHandlers } from './errors.js';
+import { ALL_ERROR_STATUS, ApiError, ERROR_STATUS, docUrl, formatIssuePath, installErrorHandlers } from './errors.js';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 
 test('every spec error code maps to its status', () => {
@@ -141,4 +141,54 @@ test('doc_url of an error leads to a page with that anchor', async () => {
   const page = await t.app.inject({ method: 'GET', url: docUrlValue.pathname });
   assert.equal(page.statusCode, 200);
   assert.ok(page.body.includes(`id="${docUrlValue.hash.slice(1)}"`));
+});
+
+/** The spec's body, with a code that belongs to the status. */
+function assertErrorBody(status: number, body: string, code: string, context: string) {
+  const parsed = JSON.parse(body);
+  assert.deepEqual(Object.keys(parsed.error).sort(), ['code', 'doc_url', 'message'], context);
+  assert.equal(parsed.error.code, code, `${context}: ${body}`);
+  assert.equal(ALL_ERROR_STATUS[code as keyof typeof ALL_ERROR_STATUS], status, context);
+  assert.match(parsed.error.doc_url, /\/api-reference\/errors#/, context);
+}
+
+test('refusals before any route runs carry the spec body (router, parser, size limits)', async () => {
+  const base = await t.listen();
+  const auth = { authorization: `Bearer ${t.key}` };
+  const badEscape = await fetch(`${base}/links/%zz`, { headers: auth });
+  assert.equal(badEscape.status, 400);
+  assertErrorBody(400, await badEscape.text(), 'bad_request', 'malformed %');
+
+  const longParam = await fetch(`${base}/links/${'a'.repeat(600)}`, { headers: auth });
+  assert.equal(longParam.status, 414);
+  assertErrorBody(414, await longParam.text(), 'uri_too_long', 'path parameter over 512');
+
+  const bigHeader = await fetch(`${base}/links`, { headers: { ...auth, 'x-padding': 'a'.repeat(20_000) } });
+  assert.equal(bigHeader.status, 431);
+  assertErrorBody(431, await bigHeader.text(), 'request_header_fields_too_large', 'headers over 16 KB');
+
+  const bigBody = await fetch(`${base}/links`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com', comments: 'x'.repeat(5 * 1024 * 1024) }),
+  });
+  assert.equal(bigBody.status, 413);
+  assertErrorBody(413, await bigBody.text(), 'payload_too_large', 'body over the limit');
+
+  // The server still answers after all of that.
+  assert.equal((await fetch(`${base}/health`)).status, 200);
+});
+
+test('deeply nested JSON is refused with 400 before anything walks it', async () => {
+  const deepMetadata = `{"clickId":"x","eventName":"a","customerExternalId":"c","metadata":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
+  const res = await t.inject({ method: 'POST', url: '/track/lead', headers: { 'content-type': 'application/json' }, payload: deepMetadata });
+  assert.equal(res.statusCode, 400, res.body);
+  assertErrorBody(400, res.body, 'bad_request', 'deep metadata');
+  assert.match(res.json().error.message, /deeper than 64 levels/);
+  const deepArray = await t.inject({ method: 'POST', url: '/links', headers: { 'content-type': 'application/json' }, payload: '['.repeat(100_000) + ']'.repeat(100_000) });
+  assert.equal(deepArray.statusCode, 400);
+  // Prototype-poisoning checks of Fastify's parser still apply behind the depth limit.
+  const poisoned = await t.inject({ method: 'PATCH', url: wsUrl(), headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"admin":true}}' });
+  assert.equal(poisoned.statusCode, 400);
+  assertErrorBody(400, poisoned.body, 'bad_request', '__proto__');
 });

@@ -5,7 +5,9 @@
  * @example
  * throw new ApiError('not_found', 'Link not found.');
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodError } from 'zod';
 
@@ -21,9 +23,25 @@ export const ERROR_STATUS = {
   internal_server_error: 500,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/**
+ * Statuses the spec does not name, raised below the API's own rules by HTTP framing and size
+ * limits. They carry the same body with a code of their own, so every answer of status ≥ 400 is
+ * `{ error: { code, message, doc_url } }`, whatever refused the request.
+ */
+export const PROTOCOL_ERROR_STATUS = {
+  request_timeout: 408,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  request_header_fields_too_large: 431,
+} as const;
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+export type SpecErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = SpecErrorCode | keyof typeof PROTOCOL_ERROR_STATUS;
+
+/** Every code with its status: the spec's nine, then the protocol ones. */
+export const ALL_ERROR_STATUS: Readonly<Record<ErrorCode, number>> = { ...ERROR_STATUS, ...PROTOCOL_ERROR_STATUS };
+
+export const ERROR_CODES = Object.keys(ALL_ERROR_STATUS) as ErrorCode[];
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -33,14 +51,14 @@ export class ApiError extends Error {
   constructor(code: ErrorCode, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = ALL_ERROR_STATUS[code];
     this.headers = options.headers;
   }
 }
 
 /** Maps a status to its code, for errors raised by Fastify or plugins. */
 export function codeForStatus(status: number): ErrorCode {
-  const found = ERROR_CODES.find((c) => ERROR_STATUS[c] === status);
+  const found = ERROR_CODES.find((c) => ALL_ERROR_STATUS[c] === status);
   if (found) return found;
   return status >= 500 ? 'internal_server_error' : 'bad_request';
 }
@@ -102,18 +120,71 @@ export function installErrorHandlers(app: FastifyInstance, docsUrl: string): voi
       return reply.status(400).send(errorBody(docsUrl, 'bad_request', 'Unsupported Content-Type: send the body as application/json.'));
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(400).send(errorBody(docsUrl, 'bad_request', 'Request body is too large.'));
+      return reply.status(413).send(errorBody(docsUrl, 'payload_too_large', `Request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 'the server'} bytes.`));
     }
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = codeForStatus(status);
-      return reply.status(ERROR_STATUS[code]).send(errorBody(docsUrl, code, fe.message || 'Bad request.'));
+      return reply.status(ALL_ERROR_STATUS[code]).send(errorBody(docsUrl, code, fe.message || 'Bad request.'));
     }
     request.log.error({ err, reqId: request.id }, 'unhandled error');
     return reply.status(500).send(errorBody(docsUrl, 'internal_server_error', `${INTERNAL_MESSAGE} (request id ${request.id})`));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody(docsUrl, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found.`));
+    reply.status(404).send(errorBody(docsUrl, 'not_found', `Route ${request.method} ${clip(request.url.split('?')[0]!)} not found.`));
   });
+}
+
+/** A request value quoted in a message, cut so that an error never echoes kilobytes back. */
+function clip(value: string, max = 200): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures of its router before any route runs (a malformed `%`
+ * escape in the path, a path parameter over `maxParamLength`), answered with the spec's body.
+ */
+export function frameworkErrorHandler(docsUrl: string) {
+  return (err: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (err.code === 'FST_ERR_BAD_URL') {
+      return reply.status(400).send(errorBody(docsUrl, 'bad_request', 'The URL path holds a malformed percent-encoding (a "%" not followed by two hex digits).'));
+    }
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      return reply.status(414).send(errorBody(docsUrl, 'uri_too_long', `A path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters.`));
+    }
+    return reply.status(500).send(errorBody(docsUrl, 'internal_server_error', INTERNAL_MESSAGE));
+  };
+}
+
+/** Longest path parameter: 190-character domain slugs and `ext_` + 255-character external ids fit. */
+export const MAX_PATH_PARAM_LENGTH = 512;
+
+/**
+ * Node's `clientError`: a request the HTTP parser refused (headers over 16 KB, a timeout, bytes
+ * that are not HTTP). No request object exists yet, so the answer is written to the socket
+ * directly, with the spec's body, and the connection is closed (as Node's own handler does).
+ */
+export function clientErrorHandler(docsUrl: string) {
+  return (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    let status: number;
+    let code: ErrorCode;
+    let message: string;
+    if (err.code === 'HPE_HEADER_OVERFLOW') {
+      [status, code, message] = [431, 'request_header_fields_too_large', 'The request headers are larger than 16 KB.'];
+    } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      [status, code, message] = [408, 'request_timeout', 'The request was not received in time.'];
+    } else {
+      [status, code, message] = [400, 'bad_request', 'The request is not valid HTTP.'];
+    }
+    if (socket.writable) {
+      const body = JSON.stringify(errorBody(docsUrl, code, message));
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }

@@ -5,8 +5,12 @@
  */
 import { z } from 'zod';
 import { normaliseUrl } from './urls.js';
+import { MAX_LIST_ITEMS, idList } from '../http/lists.js';
 
 export { LinkResponse } from './response.js';
+
+/** Country codes a link's `geo` may target: every ISO 3166-1 country, with room to spare. */
+const MAX_GEO_TARGETS = 250;
 
 /** Limits from the spec's Limits table. */
 export const LIMITS = { url: 32_000, key: 190, domain: 190, externalId: 255, tenantId: 255, utm: 190, bulk: 100, pageSize: 100 } as const;
@@ -79,15 +83,8 @@ const isoDate = (message: string) =>
     })
     .nullish();
 
-/** `a,b` or `["a","b"]` or a repeated query parameter → trimmed, non-empty items. */
-export const csvList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) =>
-    (Array.isArray(v) ? v : [v])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+/** `a,b` or `["a","b"]` or a repeated query parameter → trimmed, non-empty items (at most 100). */
+export const csvList = idList(MAX_LIST_ITEMS);
 
 const truncate = (max: number) => (v: string | null | undefined) => (v && v.length > max ? `${v.slice(0, max - 3)}...` : v);
 
@@ -157,7 +154,10 @@ const linkFields = {
   rewrite: z.boolean().optional(),
   ios: optionalWebUrl,
   android: optionalWebUrl,
-  geo: z.record(z.string(), webUrl).nullish(),
+  geo: z
+    .record(z.string().max(16), webUrl)
+    .refine((geo) => Object.keys(geo).length <= MAX_GEO_TARGETS, { message: `At most ${MAX_GEO_TARGETS} countries can be targeted.` })
+    .nullish(),
   doIndex: z.boolean().optional(),
   utm_source: utm,
   utm_medium: utm,
@@ -165,7 +165,7 @@ const linkFields = {
   utm_term: utm,
   utm_content: utm,
   ref: utm,
-  webhookIds: z.array(z.string()).nullish(),
+  webhookIds: z.array(z.string()).max(MAX_LIST_ITEMS).nullish(),
   testVariants: z
     .array(z.object({ url: webUrl, percentage: z.number().min(10).max(90) }))
     .min(2)
@@ -257,4 +257,5 @@ export const LinkInfoQuery = z.object({
   externalId: z.string().optional(),
 });
 
-export const BulkDeleteQuery = z.object({ linkIds: csvList.optional() });
+// More than 100 ids is the published 400 (links/service.ts), not the list cap's 422.
+export const BulkDeleteQuery = z.object({ linkIds: idList(Number.POSITIVE_INFINITY).optional() });

@@ -2,6 +2,7 @@
  * Tag request and response schemas, and the row → response mapper (behaviour.md §2.3).
  */
 import { z } from 'zod';
+import { idList } from '../http/lists.js';
 import type { Selectable } from 'kysely';
 import type { TagsTable } from '../db/tables.js';
 import { TAG_COLORS } from '../links/response.js';
@@ -39,10 +40,8 @@ export const UpdateTagBody = z.object({
 
 export const TagParams = z.object({ id: z.string().min(1) });
 
-/** `ids=a,b` or `ids=a&ids=b`, as the SDK sends either form. */
-const IdList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
+/** `ids=a,b` or `ids=a&ids=b`, as the SDK sends either form (at most 100). */
+const IdList = idList();
 
 export const ListTagsQuery = z.object({
   sortBy: z.enum(['name', 'createdAt']).default('name'),
