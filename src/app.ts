@@ -15,7 +15,7 @@ import type { AppContext, Lifecycle } from './context.js';
 import { createChangeBus } from './db/change-bus.js';
 import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/errors.js';
 import { installJsonBodyParser } from './http/json-body.js';
-import { requestLogPlugin } from './http/request-log.js';
+import { OneLinePerRequest } from './http/request-log.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
 import { openApiPlugin } from './http/openapi.js';
@@ -88,7 +88,7 @@ export async function buildApp(options: BuildOptions) {
     bodyLimit: 4 * 1024 * 1024,
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
     // One line per request (request-log.ts) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     // Path parameters carry 190-character domain slugs and `ext_` + 255-character external ids;
     // find-my-way's default limit of 100 would answer 414 for them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
@@ -110,7 +110,6 @@ export async function buildApp(options: BuildOptions) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, config.docsUrl);
   installJsonBodyParser(app);
-  await app.register(requestLogPlugin);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   await app.register(authPlugin, { workspaces });

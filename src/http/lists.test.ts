@@ -21,7 +21,7 @@ after(() => t.close());
 test('every list input over its maximum is a 422 naming the field, never a 500', async () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => `x${i}`);
   const geo = Object.fromEntries(many(251).map((c) => [c.slice(0, 16), 'https://example.com/']));
-  const cases: [string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: unknown }, RegExp][] = [
+  const cases: [string, { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; url: string; payload?: object }, RegExp][] = [
     ['40,000 tag ids', { method: 'POST', url: '/links', payload: { url: 'https://example.com', tagIds: many(40_000) } }, /tagIds/],
     ['101 tag names', { method: 'POST', url: '/links', payload: { url: 'https://example.com', tagNames: many(101) } }, /tagNames/],
     ['101 webhook ids', { method: 'POST', url: '/links', payload: { url: 'https://example.com', webhookIds: many(101) } }, /webhookIds/],

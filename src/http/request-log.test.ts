@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { OneLinePerRequest } from './request-log.js';
+
+test('one info line per request, with method, url, status and time', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = Fastify({ logger: { level: 'info', stream }, logController: new OneLinePerRequest() });
+  app.get('/ok', async () => ({ ok: true }));
+  await app.inject({ method: 'GET', url: '/ok?x=1' });
+  await app.inject({ method: 'GET', url: `/missing?${'q'.repeat(2_000)}` });
+  await app.close();
+  const requests = lines.filter((l) => l.msg === 'request');
+  assert.equal(lines.filter((l) => l.msg !== 'request' && l.level === 30 && l.reqId).length, 0, 'no other per-request line at info');
+  assert.equal(requests.length, 2);
+  assert.deepEqual([requests[0]!.method, requests[0]!.url, requests[0]!.status], ['GET', '/ok?x=1', 200]);
+  assert.equal(typeof requests[0]!.ms, 'number');
+  assert.ok(String(requests[1]!.url).length <= 501, 'long URLs are cut');
+  assert.equal(requests[1]!.status, 404);
+});
