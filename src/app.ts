@@ -14,7 +14,7 @@ import type { OpenDatabase } from './db/open.js';
 import type { AppContext, Lifecycle } from './context.js';
 import { createChangeBus } from './db/change-bus.js';
 import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/errors.js';
-import { installJsonBodyParser } from './http/json-body.js';
+import { installInputGuards } from './http/input-guards.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { authPlugin } from './http/auth.js';
 import { rateLimitPlugin } from './http/rate-limit.js';
@@ -109,7 +109,7 @@ export async function buildApp(options: BuildOptions) {
   // cost CPU on every call. The SDK-driven tests check every response shape instead.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, config.docsUrl);
-  installJsonBodyParser(app);
+  installInputGuards(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   await app.register(authPlugin, { workspaces });

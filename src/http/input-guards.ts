@@ -1,15 +1,28 @@
 /**
- * The API's JSON body parser: Fastify's own (with its prototype-poisoning checks) behind a
- * nesting limit. `JSON.parse` takes any depth, but what walks the value afterwards (zod, the
+ * Input refused before any route runs. The JSON body parser is Fastify's own (with its
+ * prototype-poisoning checks) behind a nesting limit and a refusal of NUL characters; a URL whose
+ * path or query decodes to a NUL character is refused too. `JSON.parse` takes any depth, but what walks the value afterwards (zod, the
  * `JSON.stringify` of metadata) recurses: a body of 100,000 nested levels overflowed the stack
  * and answered 500. Real bodies nest a few levels; metadata objects a few more.
  *
  * @example
- * installJsonBodyParser(app);                    // before routes are registered
+ * installInputGuards(app);                       // before routes are registered
  * jsonDepthExceeds('{"a":[[1]]}', 2);            // true: three levels
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.js';
+
+/**
+ * An escaped NUL (`\u0000`) in JSON text: a backslash-u preceded by an even number of backslashes.
+ * PostgreSQL cannot store NUL in text, so such a value reached the database as a 500; no field of
+ * the API has a use for it.
+ */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
+
+/** True when a JSON text holds a NUL character in a string or key. */
+export function jsonHasNul(text: string): boolean {
+  return text.includes('\\u0000') && ESCAPED_NUL.test(text);
+}
 
 /** Deepest nesting of arrays and objects a request body may have. */
 export const MAX_JSON_DEPTH = 64;
@@ -44,14 +57,26 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** Replaces Fastify's `application/json` parser with the same parser behind the depth limit. */
-export function installJsonBodyParser(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
+export const NUL_MESSAGE = 'Text must not contain NUL characters (\\u0000).';
+
+/**
+ * Replaces Fastify's `application/json` parser with the same parser behind the depth limit and
+ * the NUL check, and refuses URLs holding `%00`.
+ */
+export function installInputGuards(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.url.includes('%00')) throw new ApiError('bad_request', NUL_MESSAGE);
+  });
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (jsonDepthExceeds(text, maxDepth)) {
       done(new ApiError('bad_request', `The JSON body nests arrays and objects deeper than ${maxDepth} levels.`), undefined);
+      return;
+    }
+    if (jsonHasNul(text)) {
+      done(new ApiError('bad_request', NUL_MESSAGE), undefined);
       return;
     }
     parse(request, text, done);
