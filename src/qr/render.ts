@@ -1,7 +1,8 @@
 /**
- * QR code images with `qrcode`: PNG (through pngjs) or SVG. Rendering a 600 px PNG costs a few
- * milliseconds of CPU, and the same link's code is asked for again and again (dashboards, emails),
- * so finished images are kept in a small LRU keyed by every parameter.
+ * QR code images: the module matrix from `qrcode`, then a PNG built from it (png.ts, compressed
+ * off the event loop) or qrcode's SVG. The same link's code is asked for again and again
+ * (dashboards, emails), so finished images are kept in an LRU keyed by every parameter, bounded
+ * by entries and by bytes, and concurrent requests for the same image share one rendering.
  *
  * @example
  * const qr = createQrRenderer();
@@ -9,6 +10,7 @@
  */
 import QRCode from 'qrcode';
 import { LRUCache } from 'lru-cache';
+import { encodeQrPng } from './png.js';
 
 export interface QrOptions {
   text: string;
@@ -25,22 +27,52 @@ export interface QrImage {
   contentType: 'image/png' | 'image/svg+xml';
 }
 
-export function createQrRenderer(maxEntries = 500) {
-  const cache = new LRUCache<string, QrImage>({ max: maxEntries });
+export interface QrRendererOptions {
+  /** Images kept (default 500). */
+  maxEntries?: number;
+  /** Bytes kept, images and their keys (default 16 MiB). A 2000 px PNG is 2-7 KB, an SVG up to ~60 KB. */
+  maxBytes?: number;
+}
+
+const DEFAULTS: Required<QrRendererOptions> = { maxEntries: 500, maxBytes: 16 * 1024 * 1024 };
+
+async function draw(o: QrOptions): Promise<QrImage> {
+  if (o.format === 'svg') {
+    const svg = await QRCode.toString(o.text, { errorCorrectionLevel: o.level, margin: o.margin, width: o.size, color: { dark: o.fg, light: o.bg }, type: 'svg' });
+    return { body: svg, contentType: 'image/svg+xml' };
+  }
+  const { modules } = QRCode.create(o.text, { errorCorrectionLevel: o.level });
+  return { body: await encodeQrPng(modules, { width: o.size, margin: o.margin, dark: o.fg, light: o.bg }), contentType: 'image/png' };
+}
+
+export function createQrRenderer(options: QrRendererOptions = {}) {
+  const { maxEntries, maxBytes } = { ...DEFAULTS, ...options };
+  const cache = new LRUCache<string, QrImage>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    sizeCalculation: (image, key) => Math.max(1, key.length + (typeof image.body === 'string' ? Buffer.byteLength(image.body) : image.body.length)),
+  });
+  const inFlight = new Map<string, Promise<QrImage>>();
   return {
     /** The image, from the cache when the same parameters were rendered before. */
-    async render(o: QrOptions): Promise<QrImage> {
+    render(o: QrOptions): Promise<QrImage> {
       const key = JSON.stringify([o.text, o.format, o.size, o.level, o.margin, o.fg, o.bg]);
       const cached = cache.get(key);
-      if (cached) return cached;
-      const common = { errorCorrectionLevel: o.level, margin: o.margin, width: o.size, color: { dark: o.fg, light: o.bg } };
-      const image: QrImage =
-        o.format === 'svg'
-          ? { body: await QRCode.toString(o.text, { ...common, type: 'svg' }), contentType: 'image/svg+xml' }
-          : { body: await QRCode.toBuffer(o.text, { ...common, type: 'png' }), contentType: 'image/png' };
-      cache.set(key, image);
-      return image;
+      if (cached) return Promise.resolve(cached);
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = draw(o)
+          .then((image) => {
+            cache.set(key, image);
+            return image;
+          })
+          .finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return pending;
     },
+    /** Images and bytes held, for tests and benchmarks. */
+    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize }),
   };
 }
 export type QrRenderer = ReturnType<typeof createQrRenderer>;
