@@ -15,7 +15,7 @@ import type { AppContext, Lifecycle } from './context.js';
 import { createChangeBus } from './db/change-bus.js';
 import { installErrorHandlers } from './http/errors.js';
 import { authPlugin } from './http/auth.js';
-import { rateLimitPlugin } from './http/rate-limit.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { openApiPlugin } from './http/openapi.js';
 import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
@@ -104,11 +104,15 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
-  await app.register(authPlugin, { workspaces });
-  await app.register(rateLimitPlugin, {
+  const limits = createRateLimits(database, {
     perMinute: config.rateLimitPerMinute,
     analyticsPerSecond: config.analyticsRateLimitPerSecond,
+    qrPerMinute: config.qrRateLimitPerMinute,
+    failedAuthPerMinute: config.failedAuthRateLimitPerMinute,
+    log: app.log,
   });
+  await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
+  await app.register(limits.plugin);
 
   app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
     try {

@@ -17,7 +17,8 @@ export const qrRoutes: FastifyPluginAsyncZod<{ renderer: QrRenderer }> = async (
   app.get(
     '/qr',
     {
-      config: { public: true },
+      // No key, so counted per client address (QR_RATE_LIMIT_PER_MINUTE, http/rate-limit.ts).
+      config: { public: true, addressLimit: 'qr' },
       schema: { tags: ['QR Codes'], operationId: 'getQRCode', summary: 'Retrieve a QR code', security: [], querystring: QrQuery },
     },
     async (req, reply) => {
