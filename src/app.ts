@@ -67,7 +67,7 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, analytics.lifecycle];
+  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, analytics.lifecycle, qr.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import QRCode from 'qrcode';
 import { encodeQrPng } from './png.js';
-import { createQrRenderer, type QrOptions } from './render.js';
+import type { QrOptions } from './draw.js';
 
 // pngjs comes with qrcode (its PNG renderer); it has no type declarations of its own.
 const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } } };
@@ -33,7 +33,7 @@ test('the PNG has qrcode’s pixels for the same parameters (decoded and compare
   for (const c of cases) {
     const label = JSON.stringify({ ...c, text: c.text.length });
     const theirs = PNG.sync.read(await QRCode.toBuffer(c.text, { errorCorrectionLevel: c.level, width: c.width, margin: c.margin, color: { dark: c.dark, light: c.light }, type: 'png' }));
-    const png = await encodeQrPng(QRCode.create(c.text, { errorCorrectionLevel: c.level }).modules, c);
+    const png = encodeQrPng(QRCode.create(c.text, { errorCorrectionLevel: c.level }).modules, c);
     const ours = PNG.sync.read(png);
     assert.deepEqual([ours.width, ours.height], [theirs.width, theirs.height], label);
     assert.ok(ours.data.equals(theirs.data), `pixels differ: ${label}`);
@@ -44,37 +44,7 @@ test('the PNG has qrcode’s pixels for the same parameters (decoded and compare
 
 test('the requested size is the image size, as before (600 and 2000 px)', async () => {
   for (const width of [600, 2000, 1234]) {
-    const png = await encodeQrPng(QRCode.create(SHORT, { errorCorrectionLevel: 'L' }).modules, { width, margin: 2, dark: '#000000', light: '#ffffff' });
+    const png = encodeQrPng(QRCode.create(SHORT, { errorCorrectionLevel: 'L' }).modules, { width, margin: 2, dark: '#000000', light: '#ffffff' });
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [width, width]);
   }
-});
-
-const options = (text: string, size = 2000): QrOptions => ({ text, format: 'png', size, level: 'L', margin: 2, fg: '#000000', bg: '#ffffff' });
-
-test('the renderer caches by every parameter and shares one rendering between concurrent requests', async () => {
-  const qr = createQrRenderer();
-  const first = qr.render(options(SHORT));
-  assert.equal(qr.render(options(SHORT)), first, 'a request while the same image renders waits for that rendering');
-  const image = await first;
-  assert.equal(await qr.render(options(SHORT)), image, 'then the cached image');
-  assert.notEqual(await qr.render(options(SHORT, 600)), image, 'another size is another image');
-  assert.equal(qr.stats().entries, 2);
-});
-
-test('the cache is bounded by bytes as well as by entries', async () => {
-  const qr = createQrRenderer({ maxEntries: 100, maxBytes: 20_000 });
-  let rendered = 0;
-  for (let i = 0; i < 20; i++) rendered += ((await qr.render(options(`${SHORT}&n=${i}`))).body as Buffer).length;
-  assert.ok(rendered > 40_000, `the images together (${rendered} bytes) exceed the bound`);
-  assert.ok(qr.stats().bytes <= 20_000, `held ${qr.stats().bytes} bytes`);
-  assert.ok(qr.stats().entries < 20);
-  const few = createQrRenderer({ maxEntries: 3 });
-  for (let i = 0; i < 5; i++) await few.render(options(`${SHORT}&n=${i}`, 64));
-  assert.equal(few.stats().entries, 3);
-});
-
-test('data beyond a version-40 code is refused and not cached', async () => {
-  const qr = createQrRenderer();
-  await assert.rejects(qr.render({ ...options(`https://example.com/${'x'.repeat(3000)}`), level: 'H' }), /amount of data is too big/i);
-  assert.equal(qr.stats().entries, 0);
 });

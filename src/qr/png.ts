@@ -1,10 +1,10 @@
 /**
  * A QR code as a PNG, built from the code's module matrix instead of pixel by pixel. The image is
  * a 1-bit palette PNG (two colours, alpha through tRNS): every pixel row is copied from the row
- * above while it shows the same module row, and the rows are compressed with `zlib.deflate`,
- * which runs on libuv's thread pool. A 2000 px code costs the event loop about half a
- * millisecond instead of qrcode's ~250 ms of RGBA drawing and synchronous compression
- * (bench/qr.ts).
+ * above while it shows the same module row, and 1 bit per pixel leaves zlib 1/32 of the bytes
+ * that qrcode's RGBA image gives it. A 2000 px short-link code takes ~2 ms of CPU instead of
+ * qrcode's ~280 ms (bench/qr.ts). It runs on the QR render thread (render-worker.ts), hence the
+ * synchronous deflate: the thread pool's threads would compete with redirects at full priority.
  *
  * The geometry is qrcode's `width`/`margin` rule, computed with the same floating-point steps, so
  * the pixels are those of `QRCode.toBuffer(text, { width, margin, color })` (png.test.ts compares
@@ -13,12 +13,9 @@
  *
  * @example
  * const qr = QRCode.create('https://go.example.com/abc?qr=1', { errorCorrectionLevel: 'L' });
- * const png = await encodeQrPng(qr.modules, { width: 600, margin: 2, dark: '#000000', light: '#ffffff' });
+ * const png = encodeQrPng(qr.modules, { width: 600, margin: 2, dark: '#000000', light: '#ffffff' });
  */
-import { deflate } from 'node:zlib';
-import { promisify } from 'node:util';
-
-const deflateAsync = promisify(deflate);
+import { deflateSync } from 'node:zlib';
 
 /** The part of qrcode's BitMatrix this encoder reads: `data[row * size + column]` is 1 for a dark module. */
 export interface ModuleMatrix {
@@ -37,8 +34,8 @@ export interface PngOptions {
 }
 
 /**
- * zlib level 6: on a 2000 px code, level 9 took 4× the thread-pool time (5.3 vs 1.35 ms) for an
- * image 8 % smaller; level 1 made it 3× larger.
+ * zlib level 6: on a 2000 px code, level 9 took 4× the time (5.3 vs 1.35 ms) for an image 8 %
+ * smaller; level 1 made it 3× larger.
  */
 const DEFLATE_LEVEL = 6;
 
@@ -120,7 +117,7 @@ function scanlines(matrix: ModuleMatrix, width: number, margin: number): { raw: 
   return { raw, imageWidth };
 }
 
-export async function encodeQrPng(matrix: ModuleMatrix, options: PngOptions): Promise<Buffer> {
+export function encodeQrPng(matrix: ModuleMatrix, options: PngOptions): Buffer {
   const { raw, imageWidth } = scanlines(matrix, options.width, options.margin);
   const header = Buffer.alloc(13);
   header.writeUInt32BE(imageWidth, 0);
@@ -132,6 +129,6 @@ export async function encodeQrPng(matrix: ModuleMatrix, options: PngOptions): Pr
   // Palette index 0 is the light colour (a clear bit), 1 the dark one.
   const palette = Buffer.from([...light.slice(0, 3), ...dark.slice(0, 3)]);
   const alpha = light[3] < 255 || dark[3] < 255 ? [chunk('tRNS', Buffer.from([light[3], dark[3]]))] : [];
-  const compressed = await deflateAsync(raw, { level: DEFLATE_LEVEL });
+  const compressed = deflateSync(raw, { level: DEFLATE_LEVEL });
   return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('PLTE', palette), ...alpha, chunk('IDAT', compressed), chunk('IEND', Buffer.alloc(0))]);
 }
