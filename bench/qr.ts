@@ -18,8 +18,6 @@
  *
  * Run: npm run bench -- qr   (needs wrk and flock)
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createQrRenderer, type QrOptions } from '../src/qr/render.js';
@@ -27,28 +25,16 @@ import { drawQr } from '../src/qr/draw.js';
 import { renderWithQrcode } from './limits/qrcode-render.js';
 import { threadCpuNs } from './redirect/thread-cpu.js';
 import { openClickBench } from './redirect/click-db.js';
+import { LOAD_LUA, errors, holdBenchLock, machineLine, ms, rps, startServer, stopServer, wrk, type WrkResult } from './limits/harness.js';
+
+holdBenchLock(import.meta.url, 'bench/qr');
 
 const here = dirname(fileURLToPath(import.meta.url));
-const LOCK = '/tmp/waymark-bench.lock';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const RENDERS = Number(process.env.BENCH_RENDERS ?? 20);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 1000);
 const CONNECTIONS = 10;
 const QR_CONNECTIONS = 8;
-
-// Everything below measures, so the whole run holds the shared lock: re-run under flock.
-if (!process.env.WAYMARK_BENCH_LOCKED) {
-  for (const tool of ['wrk', 'flock']) {
-    if (spawnSync(tool, ['--version']).error) {
-      console.error(`bench/qr needs ${tool} (apt-get install -y wrk util-linux)`);
-      process.exit(1);
-    }
-  }
-  const r = spawnSync('flock', [LOCK, process.execPath, ...process.execArgv, fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { ...process.env, WAYMARK_BENCH_LOCKED: '1' } });
-  process.exit(r.status ?? 1);
-}
-
-const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
 // ---- 1. one render ---------------------------------------------------------------------------
 
@@ -103,48 +89,6 @@ async function renderCosts(): Promise<void> {
 
 // ---- 2. redirects beside QR traffic ----------------------------------------------------------
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  connect: number;
-  read: number;
-  write: number;
-  status: number;
-  timeout: number;
-  p50_us: number;
-  p99_us: number;
-  max_us: number;
-}
-
-function wrk(args: string[]): Promise<WrkResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', () => {
-      const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
-      if (line) resolve(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult);
-      else reject(new Error(`wrk failed: ${out}`));
-    });
-  });
-}
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(join(here, 'limits', 'server.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve({ child, port: m.port }) : reject(new Error('bad message'))));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.send({ type: 'close' });
-  });
-}
-
 let octet = 11;
 /** Paced redirects on go.bench/k0, each a new visitor (a new click), for `seconds`. */
 function redirects(port: number, seconds: number): Promise<WrkResult> {
@@ -155,11 +99,9 @@ function redirects(port: number, seconds: number): Promise<WrkResult> {
 
 /** 8 connections asking for new QR codes back to back, for `seconds`. */
 function qrTraffic(port: number, seconds: number, url: 'short' | 'long'): Promise<WrkResult> {
-  return wrk(['-t', '1', '-c', String(QR_CONNECTIONS), '-d', `${seconds}s`, '--timeout', '20s', '-s', join(here, 'limits', 'qr-load.lua'), `http://127.0.0.1:${port}`, '--', '2000', url]);
+  return wrk(['-t', '1', '-c', String(QR_CONNECTIONS), '-d', `${seconds}s`, '--timeout', '20s', '-s', LOAD_LUA, `http://127.0.0.1:${port}`, '--', 'qr', '2000', url]);
 }
 
-const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
-const errors = (w: WrkResult) => w.connect + w.read + w.write + w.status + w.timeout;
 
 async function underQrLoad(dbUrl: string): Promise<void> {
   console.log(`\n2. redirect latency: wrk paced at ${PACED_RATE} redirects/s (${CONNECTIONS} connections, every request a new click), ${DURATION} s per run,`);
@@ -173,7 +115,7 @@ async function underQrLoad(dbUrl: string): Promise<void> {
     { label: 'after: matrix PNG on the render thread, 1,900-char URL codes', renderer: 'thread', url: 'long' },
   ];
   for (const side of sides) {
-    const server = await startServer({ DATABASE_URL: dbUrl, BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', QR_RATE_LIMIT_PER_MINUTE: '100000000', BENCH_QR_RENDERER: side.renderer });
+    const server = await startServer({ DATABASE_URL: dbUrl, BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', QR_RATE_LIMIT_PER_MINUTE: '100000000', BENCH_QR_RENDERER: side.renderer });
     try {
       await redirects(server.port, 2); // warm-up: the link cached, code paths compiled
       const alone = await redirects(server.port, DURATION);
@@ -199,7 +141,7 @@ async function underQrLoad(dbUrl: string): Promise<void> {
 }
 
 async function main() {
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
+  console.log(`${machineLine()}\n`);
   await renderCosts();
   const bench = await openClickBench(1);
   try {

@@ -41,6 +41,8 @@ export interface BuildOptions {
   /** Fastify logger setting; tests pass false. */
   logger?: boolean | object;
   now?: () => number;
+  /** Benchmarks: rate limits counted in this process's memory even on PostgreSQL (bench/rate-limit.ts). */
+  processLocalRateCounters?: boolean;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -110,6 +112,7 @@ export async function buildApp(options: BuildOptions) {
     qrPerMinute: config.qrRateLimitPerMinute,
     failedAuthPerMinute: config.failedAuthRateLimitPerMinute,
     log: app.log,
+    inMemory: options.processLocalRateCounters,
   });
   await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
   await app.register(limits.plugin);

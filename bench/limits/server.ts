@@ -1,8 +1,9 @@
 /**
- * Waymark for bench/qr.ts: the real buildApp on the database the parent names, with a switch for
- * the side being measured:
+ * Waymark for bench/qr.ts and bench/rate-limit.ts: the real buildApp on the database the parent
+ * names, with two switches for the side being measured:
  * - BENCH_QR_RENDERER=qrcode renders QR codes the way they were rendered before (qrcode-render.ts),
- *   `main` draws them as now but on the main thread, without the render thread.
+ *   `main` draws them as now but on the main thread, without the render thread;
+ * - BENCH_RATE_COUNTERS=process counts rate limits in this process's memory even on PostgreSQL.
  * Reports its port when listening; answers `cpu` with its CPU time split by thread, `close` by
  * shutting down.
  */
@@ -15,7 +16,7 @@ import { drawQr } from '../../src/qr/draw.js';
 
 const config = loadConfig(process.env);
 const database = await openDatabase(config.databaseUrl);
-const { app, modules } = await buildApp({ config, database, logger: false});
+const { app, modules } = await buildApp({ config, database, logger: false, processLocalRateCounters: process.env.BENCH_RATE_COUNTERS === 'process' });
 if (process.env.BENCH_QR_RENDERER === 'qrcode') modules.qr.renderer.render = renderWithQrcode;
 if (process.env.BENCH_QR_RENDERER === 'main') modules.qr.renderer.render = drawQr;
 await modules.redirect.geoReady();

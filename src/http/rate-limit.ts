@@ -45,6 +45,8 @@ export interface RateLimitOptions {
   /** Failed authentications (401) per minute per client address. */
   failedAuthPerMinute: number;
   log: FastifyBaseLogger;
+  /** Count in this process's memory even on PostgreSQL (benchmarks). */
+  inMemory?: boolean;
 }
 
 /** What one request is counted against. */
@@ -61,9 +63,9 @@ function isAnalytics(request: FastifyRequest): boolean {
   return url.startsWith('/analytics') || url.startsWith('/events');
 }
 
-export function createRateLimits(database: Pick<OpenDatabase, 'db' | 'dialect'>, options: RateLimitOptions) {
+export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options: RateLimitOptions) {
   const onError = (err: unknown, context: string) => options.log.warn({ err }, context);
-  const counters: RateCounters = openRateCounters(database, { onError });
+  const counters: RateCounters = openRateCounters(database, { onError, inMemory: options.inMemory });
 
   const buckets = new WeakMap<FastifyRequest, Bucket | null>();
   /** The request's bucket, worked out once (the plugin asks for key, max and window separately). */
