@@ -9,14 +9,9 @@
  * server.child.kill('SIGTERM'); await server.exited; await db.dispose();
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase } from '../db/open.js';
-import { TEST_ENGINE } from './harness.js';
+import { openTestDatabase } from './harness.js';
 
 /** A TCP port free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {
@@ -37,32 +32,17 @@ export interface PrivateDatabase {
 
 /** A database URL private to this test: a temp SQLite file, or a fresh, migrated schema. */
 export async function privateDatabase(): Promise<PrivateDatabase> {
-  if (TEST_ENGINE === 'postgres') {
-    const envUrl = process.env.DATABASE_URL!;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: envUrl });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    await (await openDatabase(envUrl, { pgSchema: schema })).close();
+  const { database, dispose } = await openTestDatabase();
+  await database.close();
+  let url = `file:${database.sqlitePath}`;
+  if (database.pgSchema) {
     // `?schema=` tells main.ts's migrator the schema too; through search_path alone, Kysely's
     // migrator looks for its tables in every schema and trips over other tests' (or dropped) ones.
-    const u = new URL(envUrl);
-    u.searchParams.set('schema', schema);
-    return {
-      url: u.toString(),
-      open: () => openDatabase(envUrl, { pgSchema: schema, migrate: false }),
-      dispose: async () => {
-        const c = new pg.Client({ connectionString: envUrl });
-        await c.connect();
-        await c.query(`drop schema if exists ${schema} cascade`);
-        await c.end();
-      },
-    };
+    const u = new URL(database.url);
+    u.searchParams.set('schema', database.pgSchema);
+    url = u.toString();
   }
-  const dir = mkdtempSync(join(tmpdir(), 'waymark-process-'));
-  const url = `file:${join(dir, 'waymark.db')}`;
-  return { url, open: () => openDatabase(url, { migrate: false }), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  return { url, open: () => openDatabase(url, { migrate: false }), dispose };
 }
 
 export interface RunningServer {
