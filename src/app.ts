@@ -17,7 +17,7 @@ import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, insta
 import { installInputGuards } from './http/input-guards.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { authPlugin } from './http/auth.js';
-import { rateLimitPlugin } from './http/rate-limit.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { openApiPlugin } from './http/openapi.js';
 import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
@@ -43,6 +43,8 @@ export interface BuildOptions {
   /** Fastify logger setting; tests pass false. */
   logger?: boolean | object;
   now?: () => number;
+  /** Benchmarks: rate limits counted in this process's memory even on PostgreSQL (bench/rate-limit.ts). */
+  processLocalRateCounters?: boolean;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -69,7 +71,7 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, analytics.lifecycle];
+  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, analytics.lifecycle, qr.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -112,11 +114,16 @@ export async function buildApp(options: BuildOptions) {
   installInputGuards(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
-  await app.register(authPlugin, { workspaces });
-  await app.register(rateLimitPlugin, {
+  const limits = createRateLimits(database, {
     perMinute: config.rateLimitPerMinute,
     analyticsPerSecond: config.analyticsRateLimitPerSecond,
+    qrPerMinute: config.qrRateLimitPerMinute,
+    failedAuthPerMinute: config.failedAuthRateLimitPerMinute,
+    log: app.log,
+    inMemory: options.processLocalRateCounters,
   });
+  await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
+  await app.register(limits.plugin);
 
   app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
     try {

@@ -53,6 +53,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
   /** Per-second analytics rate limit override (requests per second per key). */
   ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
+  /** GET /qr calls per minute per client address (IPv6: per /64); the route needs no key. */
+  QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
+  FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -90,6 +94,8 @@ export interface Config {
   geoipDb?: string;
   rateLimitPerMinute?: number;
   analyticsRateLimitPerSecond?: number;
+  qrRateLimitPerMinute: number;
+  failedAuthRateLimitPerMinute: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
@@ -142,6 +148,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     geoipDb: e.GEOIP_DB,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
+    qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
+    failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,

@@ -34,6 +34,8 @@ export interface OpenDatabase {
   url: string;
   /** PostgreSQL schema in use (tests isolate themselves in one). */
   pgSchema?: string;
+  /** PostgreSQL: the pool under `db`, for the few statements kept prepared by name on each connection (db/rate-counters.ts). */
+  pgPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -137,6 +139,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
     dialect: postgresDialect,
     url,
     pgSchema: schema,
+    pgPool: pool,
     close: async () => {
       await db.destroy();
     },

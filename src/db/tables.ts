@@ -236,6 +236,15 @@ export interface ClickRollupStateTable {
   folded_before: number | null;
 }
 
+/** PostgreSQL only (db/rate-counters.ts): request counters shared by every process. */
+export interface RateLimitCountersTable {
+  bucket: string;
+  window_ms: number;
+  hits: number;
+  /** When the current window ends, ms since the epoch (PostgreSQL's clock). */
+  reset_at: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   click_rollup_state: ClickRollupStateTable;
@@ -247,6 +256,7 @@ export interface Database {
   link_tags: LinkTagsTable;
   customers: CustomersTable;
   events: EventsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
 
 export type { Generated };

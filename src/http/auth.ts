@@ -56,15 +56,26 @@ export function assertPlan(auth: AuthContext, minPlan: Plan, feature = 'This end
   );
 }
 
-export const authPlugin = fp<{ workspaces: WorkspaceService }>(
-  async (app, { workspaces }) => {
+export interface AuthOptions {
+  workspaces: WorkspaceService;
+  /** Called when a request fails authentication (401), before the 401 is sent; may throw instead (rate-limit.ts: 429). */
+  onUnauthorized?: (request: FastifyRequest) => Promise<void>;
+}
+
+export const authPlugin = fp<AuthOptions>(
+  async (app, { workspaces, onUnauthorized }) => {
     app.decorateRequest('auth', null as unknown as AuthContext);
     app.addHook('onRequest', async (request) => {
       const config = request.routeOptions.config;
       // Unknown routes (no routeOptions.url) fall through to the 404 handler without auth.
       const url = request.routeOptions.url;
       if (!url || config.public || url === '/docs' || url.startsWith('/docs/')) return;
-      request.auth = await workspaces.authenticate(bearerKey(request));
+      try {
+        request.auth = await workspaces.authenticate(bearerKey(request));
+      } catch (err) {
+        if (onUnauthorized && err instanceof ApiError && err.code === 'unauthorized') await onUnauthorized(request);
+        throw err;
+      }
     });
     // Permission and plan checks run after the rate limiter has counted the request.
     app.addHook('preHandler', async (request) => {

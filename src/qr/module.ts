@@ -1,8 +1,9 @@
 /**
- * QR module: `GET /qr` renders QR code images (PNG or SVG) for any http(s) URL.
+ * QR module: `GET /qr` renders QR code images (PNG or SVG) for any http(s) URL, on a render
+ * thread of its own (render-worker.ts) that `lifecycle.close` stops.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext, Lifecycle } from '../context.js';
 import { createQrRenderer } from './render.js';
 import { qrRoutes } from './routes.js';
 
@@ -11,6 +12,7 @@ export function createQrModule(_ctx: AppContext) {
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(qrRoutes, { renderer });
   };
-  return { routes, renderer };
+  const lifecycle: Lifecycle = { close: () => renderer.close() };
+  return { routes, renderer, lifecycle };
 }
 export type QrModule = ReturnType<typeof createQrModule>;

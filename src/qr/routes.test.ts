@@ -73,6 +73,8 @@ test('bad input is 422 with the field named', async () => {
     [`url=https://example.com&fgColor=red`, /fgColor/],
     [`url=https://example.com&margin=-1`, /margin/],
     [`url=https://example.com&format=gif`, /format/],
+    // Within the 2,000-character limit, but more than a version-40 code holds at level H.
+    [`url=https://example.com/${'a'.repeat(1900)}&level=H`, /^url: .*too big/i],
   ];
   for (const [query, field] of cases) {
     const res = await get(query);

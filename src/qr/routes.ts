@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../http/errors.js';
 import { QrQuery } from './schema.js';
-import type { QrRenderer } from './render.js';
+import { QrRefusedError, type QrRenderer } from './render.js';
 
 /** SVG when asked by `format`, or by an Accept header that names SVG but not PNG. */
 export function wantsSvg(format: 'png' | 'svg' | undefined, accept: string | undefined): boolean {
@@ -17,7 +17,8 @@ export const qrRoutes: FastifyPluginAsyncZod<{ renderer: QrRenderer }> = async (
   app.get(
     '/qr',
     {
-      config: { public: true },
+      // No key, so counted per client address (QR_RATE_LIMIT_PER_MINUTE, http/rate-limit.ts).
+      config: { public: true, addressLimit: 'qr' },
       schema: { tags: ['QR Codes'], operationId: 'getQRCode', summary: 'Retrieve a QR code', security: [], querystring: QrQuery },
     },
     async (req, reply) => {
@@ -28,7 +29,8 @@ export const qrRoutes: FastifyPluginAsyncZod<{ renderer: QrRenderer }> = async (
         image = await renderer.render({ text: q.url, format: wantsSvg(q.format, req.headers.accept) ? 'svg' : 'png', size: q.size, level: q.level, margin, fg: q.fgColor, bg: q.bgColor });
       } catch (err) {
         // qrcode refuses data beyond a version-40 symbol at the chosen error correction level.
-        throw new ApiError('unprocessable_entity', `url: ${(err as Error).message}`);
+        if (err instanceof QrRefusedError) throw new ApiError('unprocessable_entity', `url: ${err.message}`);
+        throw err;
       }
       return reply.header('content-type', image.contentType).header('cache-control', 'public, max-age=86400').send(image.body);
     },

@@ -6,55 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { openDatabase } from '../db/open.js';
 import { TEST_ENGINE } from '../test-support/harness.js';
+import { freePort, privateDatabase, startServer } from '../test-support/processes.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
-/** A database URL private to this test: a temp SQLite file, or a fresh schema (`?schema=`). */
-async function privateDatabase(): Promise<{ url: string; open(): ReturnType<typeof openDatabase>; dispose(): Promise<void> }> {
-  if (TEST_ENGINE === 'postgres') {
-    const envUrl = process.env.DATABASE_URL!;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: envUrl });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    await (await openDatabase(envUrl, { pgSchema: schema })).close();
-    // `?schema=` tells main.ts's migrator the schema too; through search_path alone, Kysely's
-    // migrator looks for its tables in every schema and trips over other tests' (or dropped) ones.
-    const u = new URL(envUrl);
-    u.searchParams.set('schema', schema);
-    const url = u.toString();
-    return {
-      url,
-      open: () => openDatabase(envUrl, { pgSchema: schema, migrate: false }),
-      dispose: async () => {
-        const c = new pg.Client({ connectionString: envUrl });
-        await c.connect();
-        await c.query(`drop schema if exists ${schema} cascade`);
-        await c.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'waymark-sigterm-'));
-  const url = `file:${join(dir, 'waymark.db')}`;
-  return { url, open: () => openDatabase(url, { migrate: false }), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 test('SIGTERM during load: the process drains, flushes and exits 0 with every answered click stored', async () => {
   const db = await privateDatabase();
@@ -139,24 +96,6 @@ test('SIGTERM during load: the process drains, flushes and exits 0 with every an
     await db.dispose();
   }
 });
-
-/** Starts `src/main.ts` on the database and waits until it prints that it is running. */
-async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Waymark is running')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, exited, output: () => output };
-}
 
 test('kill -9 after clicks were written but not folded: the next start folds them, counters and analytics agree', async () => {
   const db = await privateDatabase();

@@ -61,7 +61,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const { database, dispose } = await openTestDatabase();
   const config = loadConfig(
     { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
-    { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, ...options.config },
+    // Limits no suite meets by accident (tests send bad keys and many QR requests from 127.0.0.1);
+    // the limits themselves are tested with low values (http/rate-limit.test.ts).
+    { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, ...options.config },
   );
   const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });

@@ -10,6 +10,7 @@ import * as m0003 from './0003-customer-indexes.js';
 import * as m0006 from './0006-link-list-indexes.js';
 import * as m0007 from './0007-events-customer-partial.js';
 import * as m0008 from './0008-click-rollup-state.js';
+import * as m0009 from './0009-rate-limit-counters.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -20,6 +21,7 @@ const ALL: Record<string, DialectMigration> = {
   '0006-link-list-indexes': m0006,
   '0007-events-customer-partial': m0007,
   '0008-click-rollup-state': m0008,
+  '0009-rate-limit-counters': m0009,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -1,0 +1,80 @@
+/**
+ * Tests that run the real process: `node src/main.ts` on a database private to the test, started
+ * and awaited until it prints its banner.
+ *
+ * @example
+ * const db = await privateDatabase();
+ * const server = await startServer(db.url, await freePort(), 'wm_testkey', { RATE_LIMIT_PER_MINUTE: '5' });
+ * await fetch(`http://127.0.0.1:${server.port}/health`);
+ * server.child.kill('SIGTERM'); await server.exited; await db.dispose();
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { openDatabase } from '../db/open.js';
+import { openTestDatabase } from './harness.js';
+
+/** A TCP port free on 127.0.0.1 a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  await new Promise((r) => server.close(r));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+export interface PrivateDatabase {
+  /** DATABASE_URL for the processes: a temp SQLite file, or the server's URL with `?schema=`. */
+  url: string;
+  /** Opens it from the test (migrations already ran). */
+  open(): ReturnType<typeof openDatabase>;
+  dispose(): Promise<void>;
+}
+
+/** A database URL private to this test: a temp SQLite file, or a fresh, migrated schema. */
+export async function privateDatabase(): Promise<PrivateDatabase> {
+  const { database, dispose } = await openTestDatabase();
+  await database.close();
+  let url = `file:${database.sqlitePath}`;
+  if (database.pgSchema) {
+    // `?schema=` tells main.ts's migrator the schema too; through search_path alone, Kysely's
+    // migrator looks for its tables in every schema and trips over other tests' (or dropped) ones.
+    const u = new URL(database.url);
+    u.searchParams.set('schema', database.pgSchema);
+    url = u.toString();
+  }
+  return { url, open: () => openDatabase(url, { migrate: false }), dispose };
+}
+
+export interface RunningServer {
+  child: ChildProcess;
+  port: number;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+}
+
+/**
+ * Starts `src/main.ts` on the database (listening on 127.0.0.1, client addresses from
+ * X-Forwarded-For, `key` as WAYMARK_API_KEY) and waits until it prints that it is running.
+ */
+export async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A generous bound for a start (tsx compiles on the fly, GeoIP data loads) on a busy CI machine.
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Waymark is running')) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, port, exited, output: () => output };
+}
