@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { startCheckpointer } from './checkpointer.js';
+import { startCheckpointer, type CheckpointReport } from './checkpointer.js';
 import { HAS_THREAD_PRIORITIES, threadNices } from '../test-support/threads.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,34 +18,71 @@ function openWriter(file: string): SQLite.Database {
   return db;
 }
 
-/** 40 transactions of ~0.5 MB each, 30 ms apart, on a connection that never checkpoints itself. */
-async function writeLoad(file: string): Promise<number> {
+/**
+ * Waits for checkpoints reported by a checkpointer: `next()` resolves with the first report made
+ * after it was called. Tests step with the checkpoints instead of sleeping, so a loaded machine
+ * (the thread runs late) changes how long they take, not what they see.
+ */
+function checkpointReports() {
+  let waiting: ((r: CheckpointReport) => void)[] = [];
+  const all: CheckpointReport[] = [];
+  return {
+    all,
+    onCheckpoint(report: CheckpointReport) {
+      all.push(report);
+      const ready = waiting;
+      waiting = [];
+      for (const resolve of ready) resolve(report);
+    },
+    /** The checkpoint thread does not keep the process alive; the timer here does, and bounds the wait. */
+    next: () =>
+      new Promise<CheckpointReport>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no checkpoint within 60 s')), 60_000);
+        waiting.push((r) => {
+          clearTimeout(timer);
+          resolve(r);
+        });
+      }),
+  };
+}
+
+/** 40 transactions of ~0.5 MB each on a connection that never checkpoints itself; `between` runs after each. */
+async function writeLoad(file: string, between: () => Promise<unknown>): Promise<number> {
   const db = openWriter(file);
   const insert = db.prepare('insert into t (v) values (?)');
   const tx = db.transaction(() => {
     for (let i = 0; i < 500; i++) insert.run('x'.repeat(1000));
   });
+  let largest = 0;
   for (let i = 0; i < 40; i++) {
     tx();
-    await sleep(30);
+    largest = Math.max(largest, statSync(`${file}-wal`).size);
+    await between();
   }
-  const wal = statSync(`${file}-wal`).size;
   db.close();
-  return wal;
+  return largest;
 }
 
 test('with the checkpoint thread, the log of a writer that never checkpoints stays small', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-'));
   try {
-    const alone = await writeLoad(join(dir, 'alone.db'));
+    const alone = await writeLoad(join(dir, 'alone.db'), () => sleep(0));
     const file = join(dir, 'helped.db');
     new SQLite(file).pragma('journal_mode = WAL');
-    const checkpointer = startCheckpointer(file, { intervalMs: 20, onError: (err) => assert.fail(String(err)) });
-    const helped = await writeLoad(file);
+    const reports = checkpointReports();
+    const checkpointer = startCheckpointer(file, { intervalMs: 20, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
+    // After each commit, wait for a checkpoint that copied the whole log: the next commit then
+    // writes the log from its start.
+    const helped = await writeLoad(file, async () => {
+      const committed = performance.timeOrigin + performance.now();
+      for (let r = await reports.next(); r.startedAt < committed || r.copiedFrames < r.logFrames; r = await reports.next());
+    });
     await checkpointer.stop();
     await checkpointer.stop(); // stopping twice is harmless
     assert.ok(alone > 20 * 1024 * 1024, `without: ${alone} bytes of log`);
-    assert.ok(helped < alone / 4, `with: ${helped} bytes of log, without: ${alone}`);
+    // One transaction is ~0.5 MB of frames; the log never holds more than two of them.
+    assert.ok(helped < 1.5 * 1024 * 1024, `with: ${helped} bytes of log, without: ${alone}`);
+    assert.ok(reports.all.length >= 40);
     const check = new SQLite(file);
     assert.equal((check.prepare('select count(*) as n from t').get() as { n: number }).n, 20_000);
     check.close();
@@ -55,48 +92,55 @@ test('with the checkpoint thread, the log of a writer that never checkpoints sta
 });
 
 /**
- * Small transactions on random pages, one every ~1 ms for `ms`, so a checkpoint is always
- * overtaken by the next commit, as under a stream of click batches. The checkpoint thread starts
- * once the table is filled and the log emptied. Returns the largest log seen.
+ * A log grown past `walLimitBytes` while a reader held an old snapshot (so no checkpoint could
+ * copy it all and no commit could start it over: what a steady stream of click batches does to a
+ * PASSIVE-only checkpointer, where a commit always lands during the copy). Then the reader ends
+ * and the checkpointer runs until it has copied everything. Returns its reports and the log's
+ * size after one more commit.
  */
-async function steadyLoad(file: string, ms: number, walLimitBytes: number): Promise<number> {
+async function grownLog(file: string, walLimitBytes: number): Promise<{ reports: CheckpointReport[]; after: number }> {
   const db = openWriter(file);
   db.pragma(`journal_size_limit = ${walLimitBytes === Infinity ? -1 : walLimitBytes}`);
-  const insert = db.prepare('insert into t (id, v) values (?, ?)');
-  db.transaction(() => {
-    for (let i = 0; i < 20_000; i++) insert.run(i, 'x'.repeat(200));
-  })();
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const checkpointer = startCheckpointer(file, { intervalMs: 10, walLimitBytes, onError: (err) => assert.fail(String(err)) });
-  const update = db.prepare('update t set v = ? where id = ?');
-  const tx = db.transaction((round: number) => {
-    for (let i = 0; i < 5; i++) update.run(`${round}`.padEnd(200, 'y'), Math.floor(Math.random() * 20_000));
+  const insert = db.prepare('insert into t (v) values (?)');
+  const tx = db.transaction(() => {
+    for (let i = 0; i < 500; i++) insert.run('x'.repeat(1000));
   });
-  let largest = 0;
-  const end = Date.now() + ms;
-  for (let round = 0; Date.now() < end; round++) {
-    tx(round);
-    largest = Math.max(largest, statSync(`${file}-wal`).size);
-    // A busy wait, not a timer: on a loaded machine timers stretch, the checkpoints catch up in
-    // the pauses and the stream is no longer steady. The lock is free during the wait.
-    const resume = performance.now() + 1;
-    while (performance.now() < resume);
-  }
+  tx();
+  const reader = new SQLite(file);
+  reader.exec('begin');
+  reader.prepare('select count(*) from t').get();
+  const reports = checkpointReports();
+  const checkpointer = startCheckpointer(file, { intervalMs: 10, walLimitBytes, restartWaitMs: 10, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
+  for (let i = 0; i < 10; i++) tx();
+  assert.ok(statSync(`${file}-wal`).size > 4 * 1024 * 1024, 'the log grew while the reader held its snapshot');
+  const grown = performance.timeOrigin + performance.now();
+  for (let r = await reports.next(); r.startedAt < grown; r = await reports.next());
+  reader.exec('commit');
+  reader.close();
+  // Until a checkpoint that began after the reader left has copied every frame back.
+  const released = performance.timeOrigin + performance.now();
+  for (let r = await reports.next(); r.startedAt < released || r.copiedFrames < r.logFrames; r = await reports.next());
   await checkpointer.stop();
+  tx();
+  const after = statSync(`${file}-wal`).size;
   db.close();
-  return largest;
+  return { reports: reports.all, after };
 }
 
-test('under a steady stream of commits, the log is restarted once it passes the limit', async () => {
+test('once the log passes the limit, the checkpointer restarts it, and the next commit starts it over', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-'));
   try {
     const limit = 1024 * 1024;
-    const passiveOnly = await steadyLoad(join(dir, 'passive.db'), 1_500, Infinity);
-    const bounded = await steadyLoad(join(dir, 'bounded.db'), 1_500, limit);
-    // Without the RESTART the log keeps growing (9-28 MB seen, on a loaded machine too); with it,
-    // it stays near the limit (1.3-1.9 MB seen: what lands between two checkpoints comes on top).
-    assert.ok(passiveOnly > 4 * limit, `passive only: ${passiveOnly} bytes of log`);
-    assert.ok(bounded < 3 * limit, `bounded: ${bounded} bytes of log`);
+    const bounded = await grownLog(join(dir, 'bounded.db'), limit);
+    // While the reader held its snapshot, RESTART was tried and could not finish (busy); once it
+    // was gone, one succeeded.
+    assert.ok(bounded.reports.some((r) => r.restartTried && !r.restarted), 'a RESTART waited for the reader');
+    assert.ok(bounded.reports.some((r) => r.restarted), 'a RESTART copied everything');
+    // journal_size_limit trimmed the file when the commit started the log over: ~0.5 MB of frames
+    // of that commit on top of at most the limit.
+    assert.ok(bounded.after < limit + 1024 * 1024, `bounded: ${bounded.after} bytes of log after the next commit`);
+    const passiveOnly = await grownLog(join(dir, 'passive.db'), Infinity);
+    assert.equal(passiveOnly.reports.filter((r) => r.restartTried).length, 0, 'without a limit, only PASSIVE checkpoints');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -36,6 +36,20 @@ export interface CheckpointerOptions {
   /** Nice value of the thread (Linux; 0, the default, leaves it): background work like the click writer's. */
   nice?: number;
   onError?: (err: unknown, context: string) => void;
+  /** Called after every checkpoint with what it did (tests; costs a message per checkpoint). */
+  onCheckpoint?: (report: CheckpointReport) => void;
+}
+
+/** One checkpoint: the log's size in frames, the frames copied back, and whether it restarted the log. */
+export interface CheckpointReport {
+  logFrames: number;
+  copiedFrames: number;
+  /** A RESTART ran because the log was over the limit. */
+  restartTried: boolean;
+  /** That RESTART got its locks and copied everything (busy = 0): the next commit starts the log over. */
+  restarted: boolean;
+  /** When the checkpoint began (ms since the epoch, sub-millisecond): it saw every commit before. */
+  startedAt: number;
 }
 
 export interface Checkpointer {
@@ -54,8 +68,19 @@ db.pragma('busy_timeout = ' + workerData.restartWaitMs);
 const pageSize = db.pragma('page_size', { simple: true });
 const timer = setInterval(() => {
   try {
+    const startedAt = performance.timeOrigin + performance.now();
     const [state] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (state && state.log * pageSize > workerData.walLimitBytes) db.pragma('wal_checkpoint(RESTART)');
+    let restart = null;
+    if (state && state.log * pageSize > workerData.walLimitBytes) [restart] = db.pragma('wal_checkpoint(RESTART)');
+    if (workerData.report) {
+      parentPort.postMessage({ report: {
+        logFrames: (restart || state).log,
+        copiedFrames: (restart || state).checkpointed,
+        restartTried: restart !== null,
+        restarted: restart !== null && restart.busy === 0,
+        startedAt,
+      } });
+    }
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message || err) });
   }
@@ -77,10 +102,12 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
     walLimitBytes: options.walLimitBytes ?? WAL_LIMIT_BYTES,
     restartWaitMs: options.restartWaitMs ?? 200,
     nice: options.nice ?? 0,
+    report: options.onCheckpoint !== undefined,
   };
   const worker = new Worker(SOURCE, { eval: true, workerData });
-  worker.on('message', (msg: { error?: string }) => {
+  worker.on('message', (msg: { error?: string; report?: CheckpointReport }) => {
     if (msg.error) options.onError?.(new Error(msg.error), 'WAL checkpoint failed');
+    if (msg.report) options.onCheckpoint?.(msg.report);
   });
   worker.on('error', (err) => options.onError?.(err, 'WAL checkpoint thread failed'));
   // The thread must not keep the process alive on its own.
