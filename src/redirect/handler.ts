@@ -142,13 +142,22 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     res.destroy();
   }
 
-  /** Runs one step of a request; a throw answers 500 for this request only. */
-  function guarded(r: Req, step: () => void) {
-    try {
-      step();
-    } catch (err) {
-      failed(r, 500, err);
-    }
+  /**
+   * Continues request `r` once `pending` settles: `step` runs guarded (a throw answers 500 for this
+   * request only, instead of an unhandled rejection that ends the process), a rejection answers
+   * `failStatus`. Every asynchronous branch of a request goes through here.
+   */
+  function continueAfter<T>(r: Req, pending: Promise<T>, failStatus: 400 | 503, step: (value: T) => void) {
+    pending.then(
+      (value) => {
+        try {
+          step(value);
+        } catch (err) {
+          failed(r, 500, err);
+        }
+      },
+      (err) => failed(r, failStatus, err),
+    );
   }
 
   /** `/.well-known/…` files of the domain: JSON as configured, 404 when unset. */
@@ -175,28 +184,19 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   function withDomain(r: Req, link: LinkInfo | null, then: (domain: DomainInfo | null) => void) {
     const cached = deps.cache.peekDomain(r.host);
     if (cached !== undefined) return then(cached);
-    deps.cache.loadDomain(r.host, r.hostname).then(
-      (domain) => guarded(r, () => then(domain)),
-      (err) => failed(r, 503, err),
-    );
+    continueAfter(r, deps.cache.loadDomain(r.host, r.hostname), 503, then);
   }
 
   function withLink(r: Req, keyLower: string) {
     const cached = deps.cache.peek(r.host, keyLower);
     if (cached !== undefined) return afterLink(r, cached);
-    deps.cache.load(r.host, r.hostname, keyLower).then(
-      (link) => guarded(r, () => afterLink(r, link)),
-      (err) => failed(r, 503, err),
-    );
+    continueAfter(r, deps.cache.load(r.host, r.hostname, keyLower), 503, (link) => afterLink(r, link));
   }
 
   function afterLink(r: Req, link: LinkInfo | null) {
     const now = deps.now();
     if (r.method === 'POST' && link?.password) {
-      readForm(r.req).then(
-        (form) => guarded(r, () => withDomainIfNeeded(r, link, now, form.get('password') ?? '')),
-        (err) => failed(r, 400, err),
-      );
+      continueAfter(r, readForm(r.req), 400, (form) => withDomainIfNeeded(r, link, now, form.get('password') ?? ''));
       return;
     }
     withDomainIfNeeded(r, link, now, undefined);
@@ -229,10 +229,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const { req, res } = r;
     if (link?.geo && !deps.targetingGeo.isReady()) {
       // The first visit of a geo-targeted link loads the country data (~8 MB, tens of ms).
-      deps.targetingGeo.ready().then(
-        () => guarded(r, () => respond(r, link, domain, now, posted)),
-        (err) => failed(r, 503, err),
-      );
+      continueAfter(r, deps.targetingGeo.ready(), 503, () => respond(r, link, domain, now, posted));
       return;
     }
     const ua = r.headers.userAgent;
