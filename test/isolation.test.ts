@@ -66,7 +66,7 @@ test("another workspace's resources are 404 on every read, update and delete", a
     ['DELETE tag', await asOther('DELETE', `/tags/${owned.tag}`)],
     ['PATCH folder', await asOther('PATCH', `/folders/${owned.folder}`, { name: 'pwned' })],
     ['DELETE folder', await asOther('DELETE', `/folders/${owned.folder}`)],
-    ['PATCH domain', await asOther('PATCH', `/domains/${owned.domain}`, { placeholder: 'pwned' })],
+    ['PATCH domain', await asOther('PATCH', `/domains/${owned.domain}`, { placeholder: 'https://pwned.example/' })],
     ['DELETE domain', await asOther('DELETE', `/domains/${owned.domain}`)],
     ['GET customer', await asOther('GET', `/customers/${owned.customer}`)],
     ['GET customer by ext_', await asOther('GET', `/customers/ext_cust-secret`)],

@@ -167,7 +167,7 @@ test('missing and foreign domains are 404 on get, update and delete', async () =
   const ws = await t.addWorkspace();
   await t.inject({ method: 'POST', url: '/domains', payload: { slug: 'foreign.example' }, headers: ws.headers });
   for (const slug of ['missing.example', 'foreign.example']) {
-    for (const [method, payload] of [['GET'], ['PATCH', { placeholder: 'x' }], ['DELETE']] as const) {
+    for (const [method, payload] of [['GET'], ['PATCH', { placeholder: 'https://x.example/' }], ['DELETE']] as const) {
       const res = await t.inject({ method, url: `/domains/${slug}`, payload });
       assert.equal(res.statusCode, 404, `${method} ${slug}`);
       assert.equal(res.json().error.code, 'not_found');
@@ -189,8 +189,11 @@ test('validation: slug, URLs, placeholder, logo and deep-link files (422 naming 
     [{ slug: 'ok.example', placeholder: 'p'.repeat(101) }, /^too_big: placeholder: /],
     [{ slug: 'ok.example', expiredUrl: `https://acme.com/${'x'.repeat(32000)}` }, /^too_big: expiredUrl: /],
     [{ slug: 'ok.example', notFoundUrl: `https://acme.com/${'x'.repeat(32000)}` }, /^too_big: notFoundUrl: /],
-    [{ slug: 'ok.example', expiredUrl: 'javascript:alert(1)' }, /^custom: expiredUrl: Must be a valid http or https URL\.$/],
+    [{ slug: 'ok.example', expiredUrl: 'javascript:alert(1)' }, /^custom: expiredUrl: Invalid URL: only http and https URLs are allowed\.$/],
     [{ slug: 'ok.example', notFoundUrl: 'data:text/html,<script>1</script>' }, /^custom: notFoundUrl: /],
+    [{ slug: 'ok.example', notFoundUrl: '//evil.example/' }, /^custom: notFoundUrl: Invalid URL: only http and https URLs are allowed\.$/],
+    [{ slug: 'ok.example', placeholder: 'javascript:alert(1)' }, /^custom: placeholder: Invalid URL: only http and https URLs are allowed\.$/],
+    [{ slug: 'ok.example', placeholder: 'https://acme.com/a b' }, /^custom: placeholder: Invalid URL: whitespace, control characters/],
     [{ slug: 'ok.example', logo: 'https://acme.com/logo.png' }, /^invalid_format: logo: /],
     [{ slug: 'ok.example', logo: 'data:image/svg+xml;base64,PHN2Zz4=' }, /^invalid_format: logo: /],
     [{ slug: 'ok.example', assetLinks: 'not json' }, /^custom: assetLinks: Must be a JSON object or array\.$/],
@@ -208,7 +211,7 @@ test('validation: slug, URLs, placeholder, logo and deep-link files (422 naming 
     url: '/domains',
     payload: {
       slug: `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.example`,
-      placeholder: 'p'.repeat(100),
+      placeholder: `https://acme.com/${'p'.repeat(100 - 'https://acme.com/'.length)}`,
       expiredUrl: `https://acme.com/${'x'.repeat(32000 - 'https://acme.com/'.length)}`,
       assetLinks: { not: 'a string' },
     },

@@ -4,14 +4,8 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { DomainsTable } from '../db/tables.js';
-import {
-  DOMAIN_SLUG_MAX,
-  DOMAIN_URL_MAX,
-  domainSlugProblem,
-  normalizeDeepLinkFile,
-  normalizeDomainSlug,
-  normalizeRedirectUrl,
-} from './validation.js';
+import { DOMAIN_SLUG_MAX, domainSlugProblem, normalizeDeepLinkFile, normalizeDomainSlug } from './validation.js';
+import { optionalWebUrlField, WEB_URL_MAX } from '../web-url.js';
 
 export type DomainRow = Selectable<DomainsTable>;
 
@@ -34,23 +28,14 @@ export const DomainSlug = z
     return slug;
   });
 
-/** An http(s) URL or null; `''` clears the setting. Absent stays absent (PATCH leaves it alone). */
-const RedirectUrl = z
-  .string()
-  .max(DOMAIN_URL_MAX)
-  .nullish()
-  .transform((value, ctx) => {
-    if (value === undefined || value === null) return value;
-    if (value.trim() === '') return null;
-    const url = normalizeRedirectUrl(value);
-    if (!url) {
-      ctx.addIssue({ code: 'custom', message: 'Must be a valid http or https URL.' });
-      return z.NEVER;
-    }
-    return url;
-  });
-
-const Placeholder = z.string().max(100).nullish();
+/**
+ * Where the redirect sends visitors (`expiredUrl`, `notFoundUrl`, `placeholder`): an http(s) URL
+ * as every URL field (../web-url.ts), `""` or null clears it, absent stays absent (PATCH leaves it
+ * alone). The placeholder was free text before; it is a `Location` too (the root of the domain).
+ */
+const RedirectUrl = optionalWebUrlField({ max: WEB_URL_MAX });
+/** Spec, Limits: domain placeholder 100. */
+const Placeholder = optionalWebUrlField({ max: 100 });
 
 /** Spec: `logo` must match `^data:image\/(png|jpeg|jpg|gif|webp);base64,`. */
 const Logo = z

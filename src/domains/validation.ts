@@ -1,6 +1,7 @@
 /**
- * Pure checks of domain input: host-name slugs, redirect URLs and deep-link files. No I/O, so
- * each rule is unit-tested on its own (validation.test.ts).
+ * Pure checks of domain input: host-name slugs and deep-link files. No I/O, so each rule is
+ * unit-tested on its own (validation.test.ts). The URL fields follow the rule every URL field
+ * follows (`../web-url.ts`).
  */
 import { domainToASCII } from 'node:url';
 
@@ -27,29 +28,6 @@ export function domainSlugProblem(slug: string, reservedHosts: ReadonlySet<strin
   if (slug.length === 0 || slug.length > DOMAIN_SLUG_MAX || !HOSTNAME.test(slug)) return 'Invalid domain';
   if (reservedHosts.has(slug)) return `The domain ${slug} is used by this service itself and cannot be added.`;
   return null;
-}
-
-/** Longest redirect URL of a domain (spec, Limits: domain expiredUrl / notFoundUrl 32000). */
-export const DOMAIN_URL_MAX = 32000;
-
-/**
- * An `expiredUrl` / `notFoundUrl` as stored, or null when it is not an http(s) URL. A bare host
- * (`example.com/x`) is completed with `https://` as link destinations are; any other scheme
- * (`javascript:`, `data:`, `ftp:`) is refused because the redirect server would send visitors there.
- */
-export function normalizeRedirectUrl(input: string): string | null {
-  const value = input.trim();
-  const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(value) && !/^[^:/]+:\d+(\/|$)/.test(value);
-  const candidate = hasScheme ? value : `https://${value}`;
-  let url: URL;
-  try {
-    url = new URL(candidate);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (!url.hostname) return null;
-  return url.href;
 }
 
 /**

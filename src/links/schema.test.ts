@@ -28,7 +28,8 @@ test('create body: URLs completed and checked, fields normalised', () => {
     geo: { DE: 'example.de', US: 'https://example.com/us' },
     utm_source: '  news  ',
     utm_medium: '',
-    image: 'not an url',
+    image: 'img.example/og.png',
+    video: '',
     unknownField: 'ignored',
   });
   assert.equal(body.url, 'https://example.com/');
@@ -46,7 +47,8 @@ test('create body: URLs completed and checked, fields normalised', () => {
   assert.deepEqual(body.geo, { DE: 'https://example.de/', US: 'https://example.com/us' });
   assert.equal(body.utm_source, 'news');
   assert.equal(body.utm_medium, null);
-  assert.equal(body.image, null);
+  assert.equal(body.image, 'https://img.example/og.png');
+  assert.equal(body.video, null);
   assert.equal('unknownField' in body, false);
   assert.equal(CreateLinkBody.parse({ url: '' }).url, '');
 });
@@ -75,6 +77,10 @@ test('create body: 422 messages name the field', () => {
   assert.match(errorOf({ url: 'https://a.com', expiresAt: 'tomorrow' }), /^custom: expiresAt: Invalid expiration date/);
   assert.match(errorOf({ url: 'https://a.com', testCompletedAt: '2030-13-45' }), /^custom: testCompletedAt: /);
   assert.match(errorOf({ url: 'https://a.com', image: 'data:image/svg+xml;base64,AAA' }), /Invalid image format/);
+  assert.match(errorOf({ url: 'https://a.com', image: 'data:image/png;base64,AA AA' }), /^custom: image: Invalid image: the data of a base64 data URL must be base64/);
+  assert.match(errorOf({ url: 'https://a.com', image: 'not an url' }), /^custom: image: Invalid image URL: /);
+  assert.match(errorOf({ url: 'https://a.com', video: 'javascript:alert(1)' }), /^custom: video: Invalid URL: only http and https URLs are allowed\.$/);
+  assert.match(errorOf({ url: 'https://a.com', video: 'https://v.example/a\u0000b' }), /^custom: video: Invalid URL: whitespace, control characters/);
   assert.match(errorOf({ url: 'https://a.com', archived: 'yes' }), /^invalid_type: archived: /);
 });
 

@@ -4,8 +4,8 @@
  * the service receives clean values. Response shapes live in `response.ts`.
  */
 import { z } from 'zod';
-import { normaliseUrl } from './urls.js';
 import { MAX_LIST_ITEMS, idList } from '../http/lists.js';
+import { IMAGE_DATA_URL, isImageDataUrl, optionalWebUrlField, storedUrlOrIssue, webUrlField } from '../web-url.js';
 
 export { LinkResponse } from './response.js';
 
@@ -19,37 +19,13 @@ export const LIMITS = { url: 32_000, key: 190, domain: 190, externalId: 255, ten
 const destinationUrl = z
   .string()
   .max(LIMITS.url)
-  .transform((v, ctx) => {
-    if (v === '') return v;
-    const url = normaliseUrl(v);
-    if (url) return url;
-    ctx.issues.push({ code: 'custom', message: 'Invalid destination URL: only http and https URLs are allowed.', input: v });
-    return z.NEVER;
-  });
+  .transform((v, ctx) => (v === '' ? v : storedUrlOrIssue(v, ctx, 'Invalid destination URL')));
 
-/** A secondary URL (expiredUrl, ios, android, geo values, test variants): http(s) only. */
-const webUrl = z
-  .string()
-  .max(LIMITS.url)
-  .transform((v, ctx) => {
-    const url = normaliseUrl(v);
-    if (url) return url;
-    ctx.issues.push({ code: 'custom', message: 'Invalid URL: only http and https URLs are allowed.', input: v });
-    return z.NEVER;
-  });
+/** A secondary URL (geo values, test variants): http(s) only, required. */
+const webUrl = webUrlField({ max: LIMITS.url });
 
-/** Same as `webUrl`, with `""` meaning "none". */
-const optionalWebUrl = z
-  .string()
-  .max(LIMITS.url)
-  .nullish()
-  .transform((v, ctx) => {
-    if (v === undefined || v === null || v === '') return v === undefined ? undefined : null;
-    const url = normaliseUrl(v);
-    if (url) return url;
-    ctx.issues.push({ code: 'custom', message: 'Invalid URL: only http and https URLs are allowed.', input: v });
-    return z.NEVER;
-  });
+/** Same rule, optional (expiredUrl, ios, android, video): `""` or `null` means "none". */
+const optionalWebUrl = optionalWebUrlField({ max: LIMITS.url });
 
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
@@ -95,20 +71,22 @@ const utm = z
   .nullish()
   .transform((v) => (v === undefined ? undefined : v === null ? null : v.trim() || null));
 
-const IMAGE_DATA_URL = /^data:image\/(png|jpeg|jpg|gif|webp);base64,/;
-
-/** Preview image: an http(s) URL or a base64 image data URL; anything else is dropped (behaviour.md §1.1). */
+/**
+ * Preview image: an http(s) URL (the same rule as every URL field) or a base64 image data URL of
+ * png, jpeg, jpg, gif or webp; `""` or `null` means none.
+ */
 const image = z
   .string()
   .nullish()
   .transform((v, ctx) => {
     if (!v) return v === undefined ? undefined : null;
-    if (v.startsWith('data:')) {
-      if (IMAGE_DATA_URL.test(v)) return v;
-      ctx.issues.push({ code: 'custom', message: 'Invalid image format, supports only png, jpeg, jpg, gif, webp.', input: v });
-      return z.NEVER;
-    }
-    return normaliseUrl(v);
+    if (!v.startsWith('data:')) return storedUrlOrIssue(v, ctx, 'Invalid image URL');
+    if (isImageDataUrl(v)) return v;
+    const message = IMAGE_DATA_URL.test(v)
+      ? 'Invalid image: the data of a base64 data URL must be base64 (A-Z, a-z, 0-9, +, /, =).'
+      : 'Invalid image format, supports only png, jpeg, jpg, gif, webp.';
+    ctx.issues.push({ code: 'custom', message, input: v });
+    return z.NEVER;
   });
 
 /** Fields shared by create and update bodies. */
@@ -150,7 +128,7 @@ const linkFields = {
   title: z.string().nullish().transform(truncate(120)),
   description: z.string().nullish().transform(truncate(240)),
   image,
-  video: z.string().nullish(),
+  video: optionalWebUrl,
   rewrite: z.boolean().optional(),
   ios: optionalWebUrl,
   android: optionalWebUrl,

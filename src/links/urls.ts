@@ -1,10 +1,8 @@
 /**
- * Destination URLs: completion of bare host names, the http(s)-only rule, and UTM parameters.
- * Pure functions, no I/O.
+ * UTM parameters of destination URLs: merged into the URL from body fields, and read back from it.
+ * Pure functions, no I/O. What a URL may be at all is `../web-url.ts`.
  *
  * @example
- * normaliseUrl('example.com');              // 'https://example.com/'
- * normaliseUrl('javascript:alert(1)');      // null
  * mergeUtm('https://a.com/?x=1', { utm_source: 'news' }); // 'https://a.com/?x=1&utm_source=news'
  */
 
@@ -22,34 +20,6 @@ function parse(value: string): URL | null {
   } catch {
     return null;
   }
-}
-
-const isWeb = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:';
-
-// `example.com`, `example.com:8080/path`, `sub.example.co.uk?x=1`: a host name that has a dot and no
-// scheme. `new URL('example.com:8080')` would read `example.com:` as a scheme, hence the explicit test.
-const BARE_HOST = /^[a-z0-9\u00a1-\uffff-]+(\.[a-z0-9\u00a1-\uffff-]+)+\.?(:\d{1,5})?([/?#]|$)/i;
-
-/**
- * The destination as stored, or null when it is not an http(s) URL. A value with no scheme that
- * starts with a host name is completed to `https://…` and re-serialised (`example.com` →
- * `https://example.com/`, as the published API does); a valid http(s) URL is kept as given.
- * Every other scheme (`javascript:`, `data:`, `mailto:`, `ftp:` …) is refused: a short link on a
- * shared domain must not run script or open local handlers (stricter than the published API).
- */
-export function normaliseUrl(raw: string): string | null {
-  const value = raw.trim();
-  if (!value || /\s/.test(value)) return null;
-  const parsed = parse(value);
-  if (parsed && isWeb(parsed) && parsed.hostname) {
-    // `http:example.com` parses, but only the spelled-out form is kept verbatim.
-    return /^https?:\/\//i.test(value) ? value : parsed.href;
-  }
-  if (!value.includes('://') && BARE_HOST.test(value)) {
-    const fixed = parse(`https://${value}`);
-    if (fixed && fixed.hostname) return fixed.href;
-  }
-  return null;
 }
 
 /**

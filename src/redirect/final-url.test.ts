@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildFinalUrl, queryHasNoTrack, utmOf } from './final-url.js';
+import { isHeaderSafe } from '../web-url.js';
 
 const base = { clickIdParam: 'waymark_id', clickId: null, viaKey: null };
 
@@ -51,8 +52,31 @@ test('partner links carry via=<key>', () => {
   assert.equal(buildFinalUrl('https://shop.example/', '', { ...base, viaKey: 'jane' }), 'https://shop.example/?via=jane');
 });
 
-test('a destination that is not a URL is passed on unchanged', () => {
-  assert.equal(buildFinalUrl('not a url', 'a=1', base), 'not a url');
+test('a target that is not a URL is a bug upstream (the cache holds Location forms only): it throws, never passes through', () => {
+  assert.throws(() => buildFinalUrl('not a url', 'a=1', base), TypeError);
+});
+
+test('whatever the query holds, the final URL is header-safe and keeps the values (query merging, redir_url, click id)', () => {
+  const queries = [
+    'q=東京&e=€&l=café',
+    'q=%E6%9D%B1%E4%BA%AC&c=%00%01%7F&s=a%20b+c&p=%25zz&bad=%zz',
+    'emoji=😀&tab=%09&nl=%0A',
+    'redir_url=https://例え.テスト/パス?x=é',
+    'redir_url=https%3A%2F%2Fb%C3%BCcher.example%2F%E2%82%AC%3Fq%3D%F0%9F%98%80',
+    'redir_url=%2F%2Fevil.example',
+    'redir_url=javascript:alert(1)&x=1',
+    'x=a\u0001b',
+  ];
+  for (const query of queries) {
+    for (const options of [base, { ...base, clickId: 'C1', viaKey: 'k€y' }]) {
+      const url = buildFinalUrl('https://example.com/%E2%82%AC?a=1', query, options);
+      assert.ok(isHeaderSafe(url), `${query} → ${url}`);
+    }
+  }
+  const merged = new URL(buildFinalUrl('https://example.com/', 'q=東京&c=%00&s=a%20b', base)).searchParams;
+  assert.deepEqual([merged.get('q'), merged.get('c'), merged.get('s')], ['東京', '\u0000', 'a b']);
+  assert.equal(buildFinalUrl('https://example.com/', 'redir_url=https://例え.テスト/パス', base), 'https://xn--r8jz45g.xn--zckzah/%E3%83%91%E3%82%B9');
+  assert.equal(buildFinalUrl('https://example.com/', 'redir_url=%2F%2Fevil.example', base), 'https://evil.example/', 'a scheme-relative redir_url gets https:// like any value without a scheme');
 });
 
 test('utmOf reads the five utm parameters of the final URL', () => {

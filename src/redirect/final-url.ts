@@ -1,12 +1,15 @@
 /**
  * The URL a tracked visit is sent to: the chosen target plus the incoming query, the click id and
  * the partner marker, as behaviour.md §5.4 describes. Pure; the common case (no query, nothing to
- * add) returns the target untouched without parsing it.
+ * add) returns the target untouched without parsing it. Every other answer is `URL`'s own
+ * serialisation (percent-encoded, visible ASCII), whatever the visitor's query holds, so it can be
+ * written to `Location` as it is.
  *
  * @example
  * buildFinalUrl('https://example.com/?a=1', 'a=2&qr=1', { clickIdParam: 'waymark_id', clickId: 'abc', viaKey: null });
  * // → 'https://example.com/?a=2&waymark_id=abc'
  */
+import type { LinkInfo } from './decide.js';
 
 export interface FinalUrlOptions {
   /** Query parameter name carrying the click id (`waymark_id`, or `dub_id` for existing scripts). */
@@ -29,29 +32,42 @@ export function queryHasNoTrack(query: string): boolean {
 function parseLooseUrl(value: string): URL | null {
   try {
     const url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(value) ? value : `https://${value}`);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : null;
   } catch {
     return null;
   }
+}
+
+/** The destination a visit's `redir_url` asks for, when it holds a valid http(s) URL. */
+export function redirUrlOf(incoming: URLSearchParams): URL | null {
+  const redir = incoming.get('redir_url');
+  return redir ? parseLooseUrl(redir) : null;
+}
+
+/**
+ * Every URL a tracked visit of the link may be sent to with this query, up to the parameters the
+ * query adds: its destination, device and geo targets, A/B variants, and the query's `redir_url`.
+ * The password page allows their origins as form targets (pages.ts).
+ */
+export function possibleDestinations(link: LinkInfo, query: string): string[] {
+  const out: string[] = [];
+  if (link.url) out.push(link.url);
+  if (link.ios) out.push(link.ios);
+  if (link.android) out.push(link.android);
+  if (link.geo) out.push(...Object.values(link.geo));
+  if (link.testVariants) for (const v of link.testVariants) out.push(v.url);
+  const redir = query.includes('redir_url') ? redirUrlOf(new URLSearchParams(query)) : null;
+  if (redir) out.push(redir.href);
+  return out;
 }
 
 export function buildFinalUrl(target: string, query: string, options: FinalUrlOptions): string {
   if (query === '' && options.clickId === null && options.viaKey === null) return target;
   const incoming = query === '' ? null : new URLSearchParams(query);
 
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    // A destination that is not a URL (e.g. an app scheme stored loosely) is passed on as stored.
-    return target;
-  }
-  // 1. `redir_url` replaces the destination when it is a valid http(s) URL.
-  const redir = incoming?.get('redir_url');
-  if (redir) {
-    const replaced = parseLooseUrl(redir);
-    if (replaced) url = replaced;
-  }
+  // 1. `redir_url` replaces the destination when it is a valid http(s) URL. The target is in its
+  //    Location form (link-cache.ts), so it parses; the result is serialised by `URL` again.
+  const url = (incoming && redirUrlOf(incoming)) ?? new URL(target);
   const params = url.searchParams;
   // 2. Partner links carry their key.
   if (options.viaKey !== null) params.set('via', options.viaKey);

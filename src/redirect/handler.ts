@@ -6,23 +6,30 @@
  * and no lookup the click row needs but the answer does not (geo, referer, UTM: click-enrich.ts
  * adds those on the flush worker).
  *
+ * One request's failure never reaches the process: every step (the synchronous one, and each
+ * continuation after a cache load, a domain load, a form read or the geo data) runs guarded. A
+ * throw is a bug: logged through `onError`, answered 500 for that request only. A failed load is
+ * the database: 503. Every `Location` comes from the cache in its percent-encoded form
+ * (../web-url.ts) or from `buildFinalUrl`, and is checked once more before `writeHead`.
+ *
  * @example
  * const handler = createRedirectHandler(deps);
  * http.createServer((req, res) => { if (!handler.tryHandle(req, res)) api(req, res); });
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordState } from './decide.js';
-import { buildFinalUrl, queryHasNoTrack } from './final-url.js';
+import { buildFinalUrl, possibleDestinations, queryHasNoTrack } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
 import { geoFromHeaders, type GeoLocator } from './geo.js';
 import { clientIp, type UaTraits } from './visitor.js';
-import { expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage } from './pages.js';
+import { errorPage, expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage, type HtmlPage } from './pages.js';
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';
 import { lookupKey } from '../links/keys.js';
 import { readCookie, readForm, readHeaders, withoutPort, type RedirectHeaders } from './request.js';
 import { memoize } from '../memo.js';
+import { headerSafe } from '../web-url.js';
 
 export interface RedirectHandlerDeps {
   apiHosts: readonly string[];
@@ -101,23 +108,56 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   // request, though few distinct values recur: the click keeps the first instance of each instead.
   const internHeader = memoize((value: string) => value, INTERN_MAX);
 
-  function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}) {
+  function sendHtml(res: ServerResponse, status: number, page: HtmlPage, headers: Readonly<Record<string, string | string[]>> = NO_HEADERS) {
     res.writeHead(status, {
       'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(html),
+      'content-length': Buffer.byteLength(page.html),
       'cache-control': 'no-store',
+      ...page.headers,
       ...headers,
     });
-    res.end(html);
+    res.end(page.html);
   }
 
-  function fail(r: Req, err: unknown) {
-    deps.onError(err, `redirect ${r.host}${r.path} failed`);
-    if (r.res.headersSent) {
-      r.res.destroy();
-      return;
+  /**
+   * Answers a request that could not be completed, and logs why: 503 when the database could not
+   * be read, 500 for a bug, 400 for a request body that could not be read. Never throws.
+   */
+  function failed(r: Pick<Req, 'res' | 'host' | 'path'>, status: 400 | 500 | 503, err: unknown) {
+    try {
+      deps.onError(err, `redirect ${r.host}${r.path} failed (${status})`);
+    } catch {
+      // A logger that throws must not take the request's answer with it.
     }
-    sendHtml(r.res, 503, '<!doctype html><title>Unavailable</title><p>This link is temporarily unavailable. Please try again.</p>');
+    const { res } = r;
+    if (res.writableEnded) return; // answered already; the failure came after (e.g. the click)
+    if (!res.headersSent) {
+      try {
+        sendHtml(res, status, errorPage(status), NOINDEX);
+        return;
+      } catch {
+        // Fall through: the connection is the only thing left to close.
+      }
+    }
+    res.destroy();
+  }
+
+  /**
+   * Continues request `r` once `pending` settles: `step` runs guarded (a throw answers 500 for this
+   * request only, instead of an unhandled rejection that ends the process), a rejection answers
+   * `failStatus`. Every asynchronous branch of a request goes through here.
+   */
+  function continueAfter<T>(r: Req, pending: Promise<T>, failStatus: 400 | 503, step: (value: T) => void) {
+    pending.then(
+      (value) => {
+        try {
+          step(value);
+        } catch (err) {
+          failed(r, 500, err);
+        }
+      },
+      (err) => failed(r, failStatus, err),
+    );
   }
 
   /** `/.well-known/…` files of the domain: JSON as configured, 404 when unset. */
@@ -125,10 +165,15 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const file = r.path.slice('/.well-known/'.length);
     const body = file === 'apple-app-site-association' ? domain?.appleAppSiteAssociation : file === 'assetlinks.json' ? domain?.assetLinks : null;
     if (!body) {
-      sendHtml(r.res, 404, notFoundPage(r.host), { 'x-robots-tag': 'noindex' });
+      sendHtml(r.res, 404, notFoundPage(r.host), NOINDEX);
       return;
     }
-    r.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'public, max-age=300' });
+    r.res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'public, max-age=300',
+      'x-content-type-options': 'nosniff',
+    });
     r.res.end(body);
   }
 
@@ -139,25 +184,19 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   function withDomain(r: Req, link: LinkInfo | null, then: (domain: DomainInfo | null) => void) {
     const cached = deps.cache.peekDomain(r.host);
     if (cached !== undefined) return then(cached);
-    deps.cache.loadDomain(r.host, r.hostname).then(then, (err) => fail(r, err));
+    continueAfter(r, deps.cache.loadDomain(r.host, r.hostname), 503, then);
   }
 
   function withLink(r: Req, keyLower: string) {
     const cached = deps.cache.peek(r.host, keyLower);
     if (cached !== undefined) return afterLink(r, cached);
-    deps.cache.load(r.host, r.hostname, keyLower).then(
-      (link) => afterLink(r, link),
-      (err) => fail(r, err),
-    );
+    continueAfter(r, deps.cache.load(r.host, r.hostname, keyLower), 503, (link) => afterLink(r, link));
   }
 
   function afterLink(r: Req, link: LinkInfo | null) {
     const now = deps.now();
     if (r.method === 'POST' && link?.password) {
-      readForm(r.req).then(
-        (form) => withDomainIfNeeded(r, link, now, form.get('password') ?? ''),
-        (err) => fail(r, err),
-      );
+      continueAfter(r, readForm(r.req), 400, (form) => withDomainIfNeeded(r, link, now, form.get('password') ?? ''));
       return;
     }
     withDomainIfNeeded(r, link, now, undefined);
@@ -190,10 +229,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const { req, res } = r;
     if (link?.geo && !deps.targetingGeo.isReady()) {
       // The first visit of a geo-targeted link loads the country data (~8 MB, tens of ms).
-      deps.targetingGeo.ready().then(
-        () => respond(r, link, domain, now, posted),
-        (err) => fail(r, err),
-      );
+      continueAfter(r, deps.targetingGeo.ready(), 503, () => respond(r, link, domain, now, posted));
       return;
     }
     const ua = r.headers.userAgent;
@@ -223,7 +259,8 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       case 'password': {
         const headers: Record<string, string> = { ...robots };
         if (decision.status === 429 && link) headers['retry-after'] = String(deps.limiter.blocked(`${ip}\n${link.id}`, now));
-        sendHtml(res, decision.status, passwordPage(r.path + (r.query ? `?${r.query}` : ''), decision.error), headers);
+        const action = r.path + (r.query ? `?${r.query}` : '');
+        sendHtml(res, decision.status, passwordPage(action, decision.error, possibleDestinations(link!, r.query)), headers);
         return;
       }
       case 'proxy':
@@ -233,7 +270,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     }
 
     if (decision.kind === 'redirect' && !decision.track) {
-      const raw = ['location', decision.target, 'cache-control', 'no-store', 'content-length', '0'];
+      const raw = ['location', headerSafe(decision.target), 'cache-control', 'no-store', 'content-length', '0'];
       if (decision.noindex) raw.push('x-robots-tag', 'noindex');
       res.writeHead(decision.status, raw);
       res.end();
@@ -277,7 +314,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       // A flat [name, value, …] list: node writes it as given, without the per-call object
       // shapes a headers object costs (measured in the redirect profile). Browsers must come back
       // for every visit (a cached 301 would skip the click), hence no-store.
-      const raw = ['location', finalUrl, 'cache-control', 'no-store', 'content-length', '0'];
+      const raw = ['location', headerSafe(finalUrl), 'cache-control', 'no-store', 'content-length', '0'];
       if (decision.noindex) raw.push('x-robots-tag', 'noindex');
       for (const cookie of cookies) raw.push('set-cookie', cookie);
       res.writeHead(decision.status, raw);
@@ -309,6 +346,16 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
   function tryHandle(req: IncomingMessage, res: ServerResponse): boolean {
+    try {
+      return handle(req, res);
+    } catch (err) {
+      // Reading the request itself failed (the steps after it are guarded on their own).
+      failed({ res, host: String(req.headers.host), path: String(req.url) }, 500, err);
+      return true;
+    }
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): boolean {
     const headers = readHeaders(req);
     const rawHost = headers.host;
     if (!rawHost) return false;
@@ -335,7 +382,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       try {
         if (key.includes('%')) key = decodeURIComponent(key);
       } catch {
-        sendHtml(res, 404, notFoundPage(host), { 'x-robots-tag': 'noindex' });
+        sendHtml(res, 404, notFoundPage(host), NOINDEX);
         return true;
       }
       while (key.endsWith('/')) key = key.slice(0, -1);
@@ -343,7 +390,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       // Keys are stored punycoded and compared lower-cased (links/keys.ts).
       withLink(r, r.isRoot ? '_root' : lookupKey(key));
     } catch (err) {
-      fail(r, err);
+      failed(r, 500, err);
     }
     return true;
   }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLinkCache, toLinkInfo } from './link-cache.js';
+import { createLinkCache, toDomainInfo, toLinkInfo } from './link-cache.js';
+import { isHeaderSafe } from '../web-url.js';
 import type { DomainRow, LinkWithWorkspace } from './store.js';
 
 function row(domain: string, key: string, url = 'https://example.com/'): LinkWithWorkspace {
@@ -146,6 +147,48 @@ test('toLinkInfo parses geo (upper-case countries), variants, flags and the work
   assert.equal(info.trackConversion, true);
   assert.equal(info.partner, true);
   assert.equal(toLinkInfo({ ...row('go.test', 'b'), geo: 'not json' } as LinkWithWorkspace).geo, null);
+});
+
+test('toLinkInfo: every URL in its Location form; stored values that are not acceptable http(s) URLs count as none', () => {
+  const info = toLinkInfo({
+    ...row('go.test', 'a', 'https://ja.wikipedia.org/wiki/東京'),
+    expired_url: 'https://example.com/café',
+    ios: 'javascript:alert(1)',
+    android: 'https://example.com/a\u0001b',
+    video: 'data:video/mp4;base64,AAAA',
+    image: 'https://img.example/ö.png',
+    geo: JSON.stringify({ de: 'https://example.de/ü', fr: '//evil.example', jp: 'https://例え.テスト/', us: 42 }),
+    test_variants: JSON.stringify([
+      { url: 'https://a.example/😀', percentage: 50 },
+      { url: 'file:///etc/passwd', percentage: 50 },
+      { url: 'https://b.example/', percentage: '50' },
+    ]),
+  } as LinkWithWorkspace);
+  assert.equal(info.url, 'https://ja.wikipedia.org/wiki/%E6%9D%B1%E4%BA%AC');
+  assert.equal(info.expiredUrl, 'https://example.com/caf%C3%A9');
+  assert.equal(info.ios, null);
+  assert.equal(info.android, null);
+  assert.equal(info.video, null);
+  assert.equal(info.image, 'https://img.example/%C3%B6.png');
+  assert.deepEqual(info.geo, { DE: 'https://example.de/%C3%BC', JP: 'https://xn--r8jz45g.xn--zckzah/' });
+  assert.deepEqual(info.testVariants, [{ url: 'https://a.example/%F0%9F%98%80', percentage: 50 }]);
+  for (const url of [info.url, info.expiredUrl!, ...Object.values(info.geo!), info.testVariants![0]!.url]) assert.ok(isHeaderSafe(url), url);
+
+  const broken = toLinkInfo({ ...row('go.test', 'b', 'javascript:alert(1)'), geo: '{"de":"ftp://x"}', test_variants: '[{"url":"data:,x","percentage":50}]' } as LinkWithWorkspace);
+  assert.equal(broken.url, '', 'a destination that is not acceptable is none: the link answers as one without a destination');
+  assert.equal(broken.geo, null);
+  assert.equal(broken.testVariants, null);
+});
+
+test('toDomainInfo: placeholder, expiredUrl and notFoundUrl in their Location form, or none', () => {
+  const domain = (over: Partial<DomainRow>) =>
+    toDomainInfo({ slug: 'go.test', placeholder: null, expired_url: null, not_found_url: null, asset_links: null, apple_app_site_association: null, ...over } as DomainRow);
+  const ok = domain({ placeholder: 'https://example.com/€', expired_url: 'example.com/gone', not_found_url: 'https://bücher.example/404' });
+  assert.deepEqual([ok.placeholder, ok.expiredUrl, ok.notFoundUrl], ['https://example.com/%E2%82%AC', 'https://example.com/gone', 'https://xn--bcher-kva.example/404']);
+  for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', '//evil.example', 'https://example.com/a\nb', 'free text']) {
+    const info = domain({ placeholder: bad, expired_url: bad, not_found_url: bad });
+    assert.deepEqual([info.placeholder, info.expiredUrl, info.notFoundUrl], [null, null, null], bad);
+  }
 });
 
 test('an expired link answers once more while it reloads in the background; a missing one expires hard', async () => {

@@ -23,6 +23,7 @@ import type { Change } from '../db/change-bus.js';
 import type { DomainInfo, LinkInfo, TestVariant } from './decide.js';
 import type { DomainRow, LinkWithWorkspace, RedirectStore } from './store.js';
 import { withoutPort } from './request.js';
+import { locationUrl, pageImageUrl } from '../web-url.js';
 
 export interface LinkCacheOptions {
   /** Entries kept (default 100,000: ~1 KB each). */
@@ -71,29 +72,38 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-/** Row → the redirect's view of a link, parsed once per cache fill. */
+/**
+ * Row → the redirect's view of a link, parsed once per cache fill. Every URL the redirect may write
+ * to `Location` or a page is held in its Location form (../web-url.ts: percent-encoded, visible
+ * ASCII), so no request pays for encoding; a stored value that is not an acceptable http(s) URL
+ * (written by an older version, or by hand) counts as not set.
+ */
 export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
   const geoRaw = parseJson(row.geo);
   let geo: Record<string, string> | null = null;
   if (geoRaw && typeof geoRaw === 'object' && !Array.isArray(geoRaw)) {
-    geo = {};
     for (const [country, url] of Object.entries(geoRaw as Record<string, unknown>)) {
-      if (typeof url === 'string' && url) geo[country.toUpperCase()] = url;
+      const location = typeof url === 'string' ? locationUrl(url) : null;
+      if (location !== null) (geo ??= {})[country.toUpperCase()] = location;
     }
   }
   const variantsRaw = parseJson(row.test_variants);
-  const testVariants = Array.isArray(variantsRaw)
-    ? (variantsRaw as TestVariant[]).filter((v) => v && typeof v.url === 'string' && typeof v.percentage === 'number')
-    : null;
+  const testVariants: TestVariant[] = [];
+  if (Array.isArray(variantsRaw)) {
+    for (const v of variantsRaw as Partial<TestVariant>[]) {
+      const location = v && typeof v.url === 'string' ? locationUrl(v.url) : null;
+      if (location !== null && typeof v.percentage === 'number') testVariants.push({ url: location, percentage: v.percentage });
+    }
+  }
   const n = (v: number | null) => (v === null || v === undefined ? null : Number(v));
   return {
     id: row.id,
     workspaceId: row.workspace_id,
     domain: row.domain,
     key: row.key,
-    url: row.url ?? '',
+    url: locationUrl(row.url) ?? '',
     expiresAt: n(row.expires_at),
-    expiredUrl: row.expired_url,
+    expiredUrl: locationUrl(row.expired_url),
     disabledAt: n(row.disabled_at),
     password: row.password,
     proxy: row.proxy === 1,
@@ -101,12 +111,12 @@ export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
     doIndex: row.do_index === 1,
     title: row.title,
     description: row.description,
-    image: row.image,
-    video: row.video,
-    ios: row.ios,
-    android: row.android,
+    image: pageImageUrl(row.image),
+    video: locationUrl(row.video),
+    ios: locationUrl(row.ios),
+    android: locationUrl(row.android),
     geo,
-    testVariants: testVariants && testVariants.length ? testVariants : null,
+    testVariants: testVariants.length ? testVariants : null,
     testStartedAt: n(row.test_started_at),
     testCompletedAt: n(row.test_completed_at),
     trackConversion: row.track_conversion === 1 || Number(row.conversion_enabled) === 1,
@@ -114,12 +124,13 @@ export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
   };
 }
 
+/** Row → the redirect's view of a domain; its URLs in their Location form, as in `toLinkInfo`. */
 export function toDomainInfo(row: DomainRow): DomainInfo {
   return {
     slug: row.slug,
-    placeholder: row.placeholder,
-    expiredUrl: row.expired_url,
-    notFoundUrl: row.not_found_url,
+    placeholder: locationUrl(row.placeholder),
+    expiredUrl: locationUrl(row.expired_url),
+    notFoundUrl: locationUrl(row.not_found_url),
     assetLinks: row.asset_links,
     appleAppSiteAssociation: row.apple_app_site_association,
   };

@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { hit, insertDomain, insertLink, linkChanged, type HitOptions, type LinkFields } from './testing.js';
+import { createHash } from 'node:crypto';
+import { cspDirectives, hit, insertDomain, insertLink, linkChanged, type HitOptions, type HitResponse, type LinkFields } from './testing.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -183,7 +184,7 @@ test('proxy: bots get the link preview with every tag escaped; humans are redire
   assert.equal(bot.status, 200);
   assert.match(bot.body, /<meta property="og:title" content="Big &quot;news&quot; &lt;script&gt;alert\(1\)&lt;\/script&gt;">/);
   assert.match(bot.body, /<meta property="og:description" content="It&#39;s &lt;b&gt;bold&lt;\/b&gt; &amp; new">/);
-  assert.match(bot.body, /<meta property="og:image" content="https:\/\/img\.example\/x\.png\?a=1&amp;b=&quot;2&quot;">/);
+  assert.match(bot.body, /<meta property="og:image" content="https:\/\/img\.example\/x\.png\?a=1&amp;b=%222%22">/, 'URLs in their encoded form');
   assert.match(bot.body, /<meta property="og:video" content="https:\/\/video\.example\/v\.mp4">/);
   assert.ok(!bot.body.includes('<script>'));
   const human = await visit('/preview');
@@ -200,7 +201,9 @@ test('rewrite: a page framing the destination (escaped), recorded as a click', a
   assert.match(res.body, /<title>&lt;Framed&gt;<\/title>/);
   assert.equal(await clicksOf(l.id as string), 1);
   await link({ key: 'framed-js', url: 'javascript:alert(1)', rewrite: 1 });
-  assert.match((await visit('/framed-js')).body, /<iframe src="about:blank"/);
+  const framedJs = await visit('/framed-js');
+  assert.equal(framedJs.status, 404, 'a stored javascript: destination counts as none');
+  assert.ok(!framedJs.body.includes('javascript'));
 });
 
 test('device targets: iOS and Android visitors go to their app links', async () => {
@@ -274,6 +277,67 @@ test('a link of a workspace over its click quota still redirects', async () => {
   await link({ key: 'over', url: 'https://example.com/over' });
   assert.equal((await visit('/over')).location, 'https://example.com/over');
   await t.database.db.updateTable('workspaces').set({ usage: 0 }).where('id', '=', t.workspaceId).execute();
+});
+
+/**
+ * The security headers every HTML page must carry; returns the policy's directives. The page's
+ * `<style>` must be the one its hash allows (so a changed stylesheet cannot silently lose its style).
+ */
+function assertPageHeaders(res: HitResponse, what: string): Map<string, string> {
+  assert.match(res.headers['content-type'] as string, /^text\/html/, what);
+  assert.equal(res.headers['x-content-type-options'], 'nosniff', what);
+  assert.equal(res.headers['referrer-policy'], 'no-referrer', what);
+  const csp = res.headers['content-security-policy'] as string;
+  assert.ok(csp, `${what}: a Content-Security-Policy`);
+  const d = cspDirectives(csp);
+  assert.equal(d.get('default-src'), "'none'", `${what}: ${csp}`);
+  assert.equal(d.get('frame-ancestors'), "'none'", `${what}: ${csp}`);
+  assert.equal(d.get('base-uri'), "'none'", `${what}: ${csp}`);
+  assert.equal(d.has('script-src'), false, `${what}: no script`);
+  assert.ok(!csp.includes('unsafe-'), `${what}: ${csp}`);
+  const style = /<style>([^<]*)<\/style>/.exec(res.body)?.[1];
+  if (style !== undefined) assert.equal(d.get('style-src'), `'sha256-${createHash('sha256').update(style).digest('base64')}'`, what);
+  else assert.equal(d.has('style-src'), false, what);
+  return d;
+}
+
+test('every HTML page sends a CSP without scripts, frame-ancestors none, nosniff and no Referer', async () => {
+  const past = Date.now() - HOUR;
+  await link({ key: 'hdr-expired', url: 'https://example.com/', expires_at: past });
+  await link({ key: 'hdr-proxy', url: 'https://example.com/p', proxy: 1, title: 'T' });
+  await link({ key: 'hdr-pw', url: 'https://example.com/private', password: 'pw', ios: 'https://apps.example:8443/x', geo: JSON.stringify({ DE: 'http://de.example/' }) });
+  for (const [what, res] of [
+    ['not found', await visit('/hdr-missing')],
+    ['expired', await visit('/hdr-expired')],
+    ['well-known 404', await visit('/.well-known/assetlinks.json')],
+    ['proxy preview', await visit('/hdr-proxy', { ua: TWITTERBOT })],
+  ] as const) {
+    const d = assertPageHeaders(res, what);
+    assert.equal(d.get('form-action'), "'none'", what);
+    assert.equal(d.has('frame-src'), false, what);
+  }
+  // The password form posts to its own URL; the answer to the post redirects to the destination,
+  // and Chrome applies form-action to that redirect too: each place the link may lead is allowed.
+  for (const [what, res] of [
+    ['password form', await visit('/hdr-pw?redir_url=https%3A%2F%2Fredir.example%2Fx')],
+    ['wrong password', await visit('/hdr-pw', { method: 'POST', body: 'password=nope' })],
+  ] as const) {
+    const d = assertPageHeaders(res, what);
+    const expected = ["'self'", 'https://example.com', 'https://apps.example:8443', 'http://de.example'];
+    if (what === 'password form') expected.push('https://redir.example');
+    assert.equal(d.get('form-action'), expected.join(' '), what);
+  }
+});
+
+test('the rewrite page may frame its destination\'s origin only, and may not be framed itself', async () => {
+  await link({ key: 'hdr-frame', url: 'https://app.example:8443/dashboard?x=1', rewrite: 1 });
+  const res = await visit('/hdr-frame');
+  assert.equal(res.status, 200);
+  const d = assertPageHeaders(res, 'rewrite');
+  assert.equal(d.get('frame-src'), 'https://app.example:8443');
+  assert.equal(d.get('form-action'), "'none'");
+  const redirected = assertPageHeaders(await visit('/hdr-frame?redir_url=https%3A%2F%2Fother.example%2F'), 'rewrite with redir_url');
+  assert.equal(redirected.get('frame-src'), 'https://other.example', 'the frame shows redir_url: its origin is the one allowed');
 });
 
 test('methods other than GET, HEAD and POST: 405', async () => {

@@ -8,6 +8,7 @@
  * const res = await hit(base, '/abc', { host: 'go.test' });
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DomainsTable, LinksTable } from '../db/tables.js';
 import { newId } from '../ids.js';
@@ -94,4 +95,69 @@ export function hit(base: string, path: string, options: HitOptions): Promise<Hi
 /** Tells the app's cache that a link changed (what the links service does on every write). */
 export function linkChanged(bus: { publish(change: Change): void }, domain: string, key: string): void {
   bus.publish({ type: 'link', domain, key });
+}
+
+export interface RawHitResponse {
+  status: number;
+  /** The response head (status line and headers) exactly as it came off the socket. */
+  head: Buffer;
+  /** The bytes of the `Location` header's value, or null when there is none. */
+  location: Buffer | null;
+  body: Buffer;
+}
+
+/**
+ * One request over a plain socket, so the test sees the bytes the server wrote: node's HTTP client
+ * would decode a header as Latin-1 and hide what was actually sent. `path` must be ASCII (node's
+ * server refuses anything else in the request line).
+ */
+export function rawHit(base: string, path: string, options: { host: string; headers?: Record<string, string> }): Promise<RawHitResponse> {
+  const url = new URL(base);
+  const lines = [`GET ${path} HTTP/1.1`, `Host: ${options.host}`, 'Connection: close'];
+  for (const [name, value] of Object.entries({ 'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36', ...options.headers })) {
+    lines.push(`${name}: ${value}`);
+  }
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf('\r\n\r\n');
+      if (end < 0) return reject(new Error(`no response head: ${JSON.stringify(all.toString('latin1').slice(0, 200))}`));
+      const head = all.subarray(0, end);
+      let location: Buffer | null = null;
+      for (const line of splitLines(head)) {
+        const colon = line.indexOf(':');
+        if (colon > 0 && line.subarray(0, colon).toString('latin1').toLowerCase() === 'location') location = trimSpaces(line.subarray(colon + 1));
+      }
+      resolve({ status: Number(head.subarray(9, 12).toString('latin1')), head, location, body: all.subarray(end + 4) });
+    });
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  });
+}
+
+function splitLines(head: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let i = head.indexOf('\r\n'); i >= 0; i = head.indexOf('\r\n', start)) {
+    out.push(head.subarray(start, i));
+    start = i + 2;
+  }
+  out.push(head.subarray(start));
+  return out;
+}
+
+function trimSpaces(value: Buffer): Buffer {
+  let a = 0;
+  let b = value.length;
+  while (a < b && (value[a] === 0x20 || value[a] === 0x09)) a++;
+  while (b > a && (value[b - 1] === 0x20 || value[b - 1] === 0x09)) b--;
+  return value.subarray(a, b);
+}
+
+/** The directives of a Content-Security-Policy by name (`style-src` → `'sha256-…'`). */
+export function cspDirectives(csp: string): Map<string, string> {
+  return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values.join(' ')]));
 }
