@@ -385,6 +385,11 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
         sendHtml(res, 404, notFoundPage(host), NOINDEX);
         return true;
       }
+      // No key holds a NUL (the API refuses it), and PostgreSQL cannot even compare one: not found.
+      if (key.includes('\u0000')) {
+        sendHtml(res, 404, notFoundPage(host), NOINDEX);
+        return true;
+      }
       while (key.endsWith('/')) key = key.slice(0, -1);
       r.isRoot = key === '';
       // Keys are stored punycoded and compared lower-cased (links/keys.ts).

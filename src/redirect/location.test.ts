@@ -125,10 +125,23 @@ const LINK_FIELDS: LinkField[] = [
   },
 ];
 
+/**
+ * A NUL character never reaches the schema: every JSON body holding one is refused with 400 before
+ * any route runs (http/input-guards.ts). True when that is what happened to `value`.
+ */
+function refusedAtTheEdge(res: { status: number; body: { error: { code: string; message: string } } }, value: string): boolean {
+  if (!value.includes('\u0000')) return false;
+  assert.equal(res.status, 400, `${JSON.stringify(value)}: ${JSON.stringify(res.body)}`);
+  assert.equal(res.body.error.code, 'bad_request');
+  assert.match(res.body.error.message, /NUL/);
+  return true;
+}
+
 for (const [f, field] of LINK_FIELDS.entries()) {
   test(`link ${field.path}: hostile values refused with a 422 naming the field, accepted ones sent as encoded ASCII`, async () => {
     for (const [value, problem] of REFUSED) {
       const res = await api('POST', '/links', { domain: LINK_DOMAIN, ...field.body(value) });
+      if (refusedAtTheEdge(res, value)) continue;
       assert.equal(res.status, 422, `${field.path} ${JSON.stringify(value)}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.error.code, 'unprocessable_entity');
       assert.match(res.body.error.message, refusedMessage(field.path, field.label, problem), JSON.stringify(value));
@@ -149,6 +162,7 @@ test('domain placeholder, notFoundUrl and expiredUrl: hostile values refused wit
   for (const field of ['placeholder', 'notFoundUrl', 'expiredUrl']) {
     for (const [i, [value, problem]] of REFUSED.entries()) {
       const res = await api('POST', '/domains', { slug: `refused-${i}.hostile.test`, [field]: value });
+      if (refusedAtTheEdge(res, value)) continue;
       assert.equal(res.status, 422, `${field} ${JSON.stringify(value)}: ${JSON.stringify(res.body)}`);
       assert.match(res.body.error.message, refusedMessage(field, 'Invalid URL', problem), JSON.stringify(value));
     }
@@ -170,6 +184,7 @@ test('image and video: the same rule (422 naming the field); accepted ones shown
   for (const field of ['image', 'video']) {
     for (const [value, problem] of REFUSED) {
       const res = await api('POST', '/links', { domain: LINK_DOMAIN, url: OK_URL, [field]: value });
+      if (refusedAtTheEdge(res, value)) continue;
       assert.equal(res.status, 422, `${field} ${JSON.stringify(value)}`);
       // A data: image is checked as one (its own message); every other refused image is refused as a URL.
       const message =
