@@ -5,6 +5,7 @@
 import { loadConfig, ConfigError } from './config.js';
 import { openDatabase, isPostgresUrl } from './db/open.js';
 import { buildApp } from './app.js';
+import { startBanner } from './start-banner.js';
 
 async function main(): Promise<void> {
   let config;
@@ -28,32 +29,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
 
   const engine = isPostgresUrl(config.databaseUrl) ? 'PostgreSQL' : `SQLite (${database.sqlitePath ?? ':memory:'})`;
-  const lines = [
-    '',
-    `Waymark is running.`,
-    `  API:            ${config.baseUrl}`,
-    `  API reference:  ${config.baseUrl}/docs  (OpenAPI: ${config.baseUrl}/openapi.json)`,
-    `  Short links:    ${config.shortLinkProtocol}://${config.shortDomain}/<key>`,
-    `  Database:       ${engine}`,
-    `  Workspace:      ${boot.workspace.id} (${boot.workspace.slug})`,
-  ];
-  if (boot.createdKey) {
-    lines.push(
-      `  API key:        ${boot.createdKey}`,
-      `                  (shown once; only its hash is stored. Create more with: npx waymark keys create)`,
-    );
-  } else if (config.apiKey) {
-    lines.push(`  API key:        the value of WAYMARK_API_KEY`);
-  } else {
-    lines.push(`  API key:        printed on first start; create another with: npx waymark keys create`);
-  }
-  lines.push(
-    '',
-    'Try it:',
-    `  curl -H "Authorization: Bearer ${boot.createdKey ?? config.apiKey ?? '<key>'}" ${config.baseUrl}/workspaces/${boot.workspace.id}`,
-    '',
-  );
-  console.log(lines.join('\n'));
+  console.log(startBanner({ config, engine, workspace: boot.workspace, createdKey: boot.createdKey }));
 
   let stopping = false;
   const stop = async (signal: string) => {
