@@ -160,9 +160,9 @@ port.on('message', async (msg: WorkerRequest) => {
       port.postMessage({ type: 'closed' } satisfies WorkerReply);
       return;
     }
-    // What is not folded now is folded by the next start (recover).
-    await fold
-      .fold({ all: true })
+    // What is not folded now (an error, or the main thread's wait ran out) is folded by the next
+    // start (recover).
+    await whileBusy(() => fold.fold({ all: true }))
       .then(report)
       .catch((err) => console.error('waymark: folding clicks at shutdown failed; the next start will', err));
     await database.close().catch(() => undefined);

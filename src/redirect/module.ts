@@ -165,9 +165,11 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     },
     async close() {
       const deadline = shutdownDeadline ?? Date.now() + config.clickShutdownGraceMs;
-      await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
+      // The checkpoint thread stops first: its RESTART checkpoints take the write lock, and the
+      // writer's last fold should not have to wait for one (flush-client.ts, close).
       await checkpointer?.stop();
       checkpointer = null;
+      await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
       await relay?.close();
       relay = null;
       unsubscribe();
