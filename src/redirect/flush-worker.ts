@@ -47,7 +47,7 @@ export interface FlushWorkerData {
   /**
    * Nice value for this thread (`CLICK_WRITER_NICE`, Linux). Below the redirect thread's, the
    * writer yields the core whenever a redirect is ready, and catches up in the gaps with fuller
-   * batches and folds (BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
+   * batches and folds (the git history of BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
    */
   nice?: number;
 }
