@@ -14,15 +14,14 @@
  *
  * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/open.js';
-import { createWorkspaceService } from '../src/workspaces/service.js';
-import { createWorkspaceStore } from '../src/workspaces/store.js';
-import { newId } from '../src/ids.js';
+import { seedLinks } from './redirect/seed.js';
+import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult as WrkBase } from './redirect/wrk.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -31,7 +30,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const LOCK = '/tmp/waymark-bench.lock';
 /**
  * Offered rate of the paced runs (req/s, 0 = none): each connection waits a fixed time before
  * each request, so latency is measured below saturation, without the queue a saturating closed
@@ -42,71 +40,11 @@ const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 4000);
 /** Which sides to run (`abc` by default; `c` alone to profile the no-click path). */
 const SIDES = process.env.BENCH_SIDES ?? 'abc';
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const DOMAIN = 'go.bench';
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  connect: number;
-  read: number;
-  write: number;
-  status: number;
-  timeout: number;
-  p50_us: number;
-  p90_us: number;
-  p99_us: number;
-  max_us: number;
+type WrkResult = WrkBase & {
   /** wrk's own CPU time for the run, µs (NaN where /proc is missing). */
   cpuUs: number;
-}
-
-function requireWrk(): void {
-  const r = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
-  if (r.error) {
-    console.error('bench/redirect needs wrk, which is not installed. On Debian/Ubuntu: sudo apt-get install -y wrk');
-    process.exit(1);
-  }
-  const f = spawnSync('flock', ['-V'], { encoding: 'utf8' });
-  if (f.error) {
-    console.error('bench/redirect needs flock (util-linux) to avoid measuring beside another benchmark.');
-    process.exit(1);
-  }
-}
-
-async function seed(url: string): Promise<string> {
-  const database = await openDatabase(url);
-  const workspaces = createWorkspaceService(createWorkspaceStore(database.db), Date.now);
-  const ws = await workspaces.createWorkspace({ name: 'Bench', plan: 'enterprise' });
-  const now = Date.now();
-  const rows = [];
-  for (let i = 0; i < LINKS; i++) {
-    rows.push({
-      id: newId('link', now),
-      workspace_id: ws.id,
-      domain: DOMAIN,
-      key: `k${i}`,
-      key_lower: `k${i}`,
-      url: `https://example.com/landing/${i}?utm_source=bench&utm_medium=wrk`,
-      short_link: `https://${DOMAIN}/k${i}`,
-      archived: 0 as const,
-      track_conversion: 0 as const,
-      proxy: 0 as const,
-      rewrite: 0 as const,
-      do_index: 0 as const,
-      public_stats: 0 as const,
-      clicks: 0,
-      leads: 0,
-      conversions: 0,
-      sales: 0,
-      sale_amount: 0,
-      created_at: now,
-      updated_at: now,
-    });
-  }
-  for (let i = 0; i < rows.length; i += 500) await database.db.insertInto('links').values(rows.slice(i, i + 500)).execute();
-  await database.close();
-  return ws.id;
-}
+};
 
 function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(join(here, 'redirect', script), [], {
@@ -133,31 +71,19 @@ function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
   });
 }
 
-/** Holds the shared benchmark lock until `release()` (flock on a helper process). */
-function acquireLock(): Promise<{ release(): void }> {
-  const holder = spawn('flock', [LOCK, 'sh', '-c', 'echo locked; read _'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    holder.stdout.once('data', () => resolve({ release: () => holder.stdin.end() }));
-    holder.once('error', reject);
-  });
-}
-
 let octet = 11;
 function wrk(port: number, seconds: number, bot = false, paceMs = 0): WrkResult {
   // A fresh IP range per run: no visitor repeats across runs, so no click is a deduplicated repeat.
-  const script = [String(octet++), String(LINKS), String(THREADS), ...(bot || paceMs ? [bot ? 'bot' : 'human'] : []), ...(paceMs ? [String(paceMs)] : [])];
-  const args = ['-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', '-s', join(here, 'redirect', 'load.lua'), `http://127.0.0.1:${port}`, '--', ...script];
+  const args = wrkArgs({ port, seconds, octet: octet++, links: LINKS, connections: CONNECTIONS, threads: THREADS, bot, paceMs });
   // Through a shell that reports, once wrk has exited, the CPU time of its waited-for children
   // (fields 16-17 of /proc/<pid>/stat, in clock ticks): the load generator's own cost, on the
   // cores the servers share.
   const shell = 'wrk "$@"; status=$?; echo "WRK_CPU $(cut -d " " -f 16,17 /proc/$$/stat 2>/dev/null)"; exit $status';
   const r = spawnSync('sh', ['-c', shell, 'sh', ...args], { encoding: 'utf8' });
-  const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
-  if (!line) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
   const ticks = r.stdout.split('\n').find((l) => l.startsWith('WRK_CPU '))?.slice('WRK_CPU '.length).split(' ').map(Number) ?? [];
   // Linux reports children's times in USER_HZ, 100 a second on every common build.
   const cpuUs = ticks.length === 2 && ticks.every(Number.isFinite) ? (ticks[0]! + ticks[1]!) * 10_000 : NaN;
-  return { ...(JSON.parse(line.slice('WRK_JSON '.length)) as WrkResult), cpuUs };
+  return { ...parseWrk(r.stdout, r.stderr), cpuUs };
 }
 
 interface Run {
@@ -171,7 +97,7 @@ interface Run {
   drainMs: number;
 }
 
-type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; cachedLinks: number; writer: { flushes: number; failures: number; buffered: number } };
+type Stats = { humanAnswers: number; clicksRecorded: number; botAnswers: number; cachedLinks: number; writer: { flushes: number; failures: number; buffered: number; held: number; heldTooLong: number } };
 
 /** CPU time of a server so far, µs: in all, and on its main thread and the others (NaN without /proc). */
 const cpuOf = async (child: ChildProcess) => {
@@ -214,7 +140,7 @@ async function main() {
   requireWrk();
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
   const url = `file:${join(dir, 'bench.db')}`;
-  const workspaceId = await seed(url);
+  const workspaceId = await seedLinks(url, LINKS);
   const bare = await start('bare-server.ts', {});
   const waymark = await start('waymark-server.ts', {
     DATABASE_URL: url,
@@ -325,6 +251,7 @@ async function main() {
   console.log(`  workspace usage                                     ${usage.usage}`);
   console.log(`  crawler requests answered (not recorded)            ${final.botAnswers}`);
   console.log(`  flushes ${final.writer.flushes}, failed flushes ${final.writer.failures}`);
+  console.log(`  answers held past the lag bound (CLICK_MAX_LAG_MS) ${final.writer.held}, of which sent after CLICK_MAX_HOLD_MS ${final.writer.heldTooLong}`);
   const ok = Number(stored.n) === final.humanAnswers && Number(linkClicks.n) === final.humanAnswers && Number(usage.usage) === final.humanAnswers;
   console.log(`  stored == answered: ${ok ? 'yes' : 'NO'}`);
   if (!ok) process.exitCode = 1;

@@ -13,6 +13,18 @@ test('defaults: port 3000, SQLite file, local base URL and short domain', () => 
   assert.equal(c.clickIdParam, 'waymark_id');
   assert.equal(c.clickBufferMax, 500_000);
   assert.equal(c.clickWriterNice, 10);
+  assert.equal(c.clickMaxLagMs, 250);
+  assert.equal(c.clickMaxHoldMs, 2000);
+  assert.equal(c.clickShutdownGraceMs, 8000);
+  assert.equal(c.clickSpillDir, undefined);
+});
+
+test('click durability settings: the lag bound (0 turns it off), the hold limit, the shutdown grace, the spill folder', () => {
+  const c = loadConfig({ CLICK_MAX_LAG_MS: '0', CLICK_MAX_HOLD_MS: '500', CLICK_SHUTDOWN_GRACE_MS: '25000', CLICK_SPILL_DIR: '/var/lib/waymark/spill' });
+  assert.equal(c.clickMaxLagMs, 0);
+  assert.equal(c.clickMaxHoldMs, 500);
+  assert.equal(c.clickShutdownGraceMs, 25_000);
+  assert.equal(c.clickSpillDir, '/var/lib/waymark/spill');
 });
 
 test('CLICK_BUFFER_MAX sets how many clicks may wait in memory', () => {
@@ -43,6 +55,10 @@ test('bad values stop the start with a message naming the variable', () => {
     ['CLICK_BUFFER_MAX', '10'],
     ['CLICK_WRITER_NICE', '-5'],
     ['CLICK_WRITER_NICE', '20'],
+    ['CLICK_MAX_LAG_MS', '-1'],
+    ['CLICK_MAX_HOLD_MS', '0'],
+    // Under a second leaves no time to spill after the last commit attempt.
+    ['CLICK_SHUTDOWN_GRACE_MS', '500'],
   ]) {
     assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), `${name}=${value}`);
   }

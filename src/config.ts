@@ -66,6 +66,15 @@ const EnvSchema = z.object({
   /** Nice value of the click writer's thread (Linux): while the cores are busy, redirects run
    * first and the writer takes the rest; 0 leaves it at the process's priority. */
   CLICK_WRITER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** Age of the oldest click not yet committed past which answers of new clicks wait for the writer
+   * (the clicks a crash can lose stay within this many ms of clicks); 0 never holds an answer. */
+  CLICK_MAX_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+  /** Longest an answer is held for the writer; past it the redirect goes out anyway. */
+  CLICK_MAX_HOLD_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /** SIGTERM to exit: clicks not committed within it are written to a spill file instead. */
+  CLICK_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(2000).max(600_000).default(8000),
+  /** Folder of spill files (clicks not committed at shutdown, replayed at the next start). */
+  CLICK_SPILL_DIR: z.string().min(1).optional(),
   /** How added domains become `verified`: `off` marks them verified at once (the operator owns the
    * service), `dns` checks that the domain's CNAME/A records point at DOMAIN_DNS_TARGET. */
   DOMAIN_VERIFICATION: z.enum(['off', 'dns']).default('off'),
@@ -103,6 +112,14 @@ export interface Config {
   clickBufferMax: number;
   /** Nice value of the click flush worker's thread (0: unchanged). */
   clickWriterNice: number;
+  /** Lag bound of the click writer in ms (0: off); click-writer.ts. */
+  clickMaxLagMs: number;
+  /** Longest an answer waits for the click writer, ms. */
+  clickMaxHoldMs: number;
+  /** Time from SIGTERM to exit, ms; what is not committed by then is spilled (click-spill.ts). */
+  clickShutdownGraceMs: number;
+  /** Spill folder; by default beside the SQLite file, or ./data/click-spill (click-spill.ts). */
+  clickSpillDir?: string;
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
@@ -155,6 +172,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
     clickBufferMax: e.CLICK_BUFFER_MAX,
     clickWriterNice: e.CLICK_WRITER_NICE,
+    clickMaxLagMs: e.CLICK_MAX_LAG_MS,
+    clickMaxHoldMs: e.CLICK_MAX_HOLD_MS,
+    clickShutdownGraceMs: e.CLICK_SHUTDOWN_GRACE_MS,
+    clickSpillDir: e.CLICK_SPILL_DIR,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,

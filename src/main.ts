@@ -1,10 +1,13 @@
 /**
- * Process entry: config → database → app → listen. On SIGTERM/SIGINT: stop accepting,
- * finish requests in flight, flush buffered clicks, close the database, exit 0.
+ * Process entry: config → database → app → replay spilled clicks → listen. On SIGTERM/SIGINT,
+ * within `CLICK_SHUTDOWN_GRACE_MS` (8 s, under docker's 10): stop accepting, finish requests in
+ * flight, commit buffered clicks, spill to a file what cannot be committed in time
+ * (redirect/click-spill.ts), close the database, exit 0 (1 if a click could be neither).
  */
 import { loadConfig, ConfigError } from './config.js';
 import { openDatabase, isPostgresUrl } from './db/open.js';
 import { buildApp } from './app.js';
+import { startBanner } from './start-banner.js';
 
 async function main(): Promise<void> {
   let config;
@@ -21,54 +24,43 @@ async function main(): Promise<void> {
   const { app, ctx, modules } = await buildApp({ config, database });
   const boot = await ctx.workspaces.ensureDefault(config.apiKey);
   // The click writer (a worker thread reading ~130 MB of GeoIP data) starts now, not with the
-  // first click, which would otherwise wait about a second to be written; starting, it folds the
-  // clicks a crash left unfolded (click-fold.ts).
-  modules.redirect.startWriter();
+  // first click, which would otherwise wait about a second to be written (and its answer be held
+  // past CLICK_MAX_LAG_MS); starting, it folds the clicks a crash left unfolded (click-fold.ts).
+  await modules.redirect.startWriter();
+  // Clicks an earlier shutdown could not commit in time are written before anything new.
+  await modules.redirect.replaySpilledClicks();
 
   await app.listen({ port: config.port, host: config.host });
 
   const engine = isPostgresUrl(config.databaseUrl) ? 'PostgreSQL' : `SQLite (${database.sqlitePath ?? ':memory:'})`;
-  const lines = [
-    '',
-    `Waymark is running.`,
-    `  API:            ${config.baseUrl}`,
-    `  API reference:  ${config.baseUrl}/docs  (OpenAPI: ${config.baseUrl}/openapi.json)`,
-    `  Short links:    ${config.shortLinkProtocol}://${config.shortDomain}/<key>`,
-    `  Database:       ${engine}`,
-    `  Workspace:      ${boot.workspace.id} (${boot.workspace.slug})`,
-  ];
-  if (boot.createdKey) {
-    lines.push(
-      `  API key:        ${boot.createdKey}`,
-      `                  (shown once; only its hash is stored. Create more with: npx waymark keys create)`,
-    );
-  } else if (config.apiKey) {
-    lines.push(`  API key:        the value of WAYMARK_API_KEY`);
-  } else {
-    lines.push(`  API key:        printed on first start; create another with: npx waymark keys create`);
-  }
-  lines.push(
-    '',
-    'Try it:',
-    `  curl -H "Authorization: Bearer ${boot.createdKey ?? config.apiKey ?? '<key>'}" ${config.baseUrl}/workspaces/${boot.workspace.id}`,
-    '',
-  );
-  console.log(lines.join('\n'));
+  console.log(startBanner({ config, engine, workspace: boot.workspace, createdKey: boot.createdKey }));
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
+    const graceMs = config.clickShutdownGraceMs;
+    app.log.info({ signal, graceMs }, 'shutting down');
+    // Held redirects go out now; clicks are committed until shortly before the deadline, then
+    // spilled (redirect/module.ts).
+    modules.redirect.beginShutdown(Date.now() + graceMs);
+    // Out of time (a request or the database hangs): spill what is still in memory, exit.
     const timer = setTimeout(() => {
-      console.error('waymark: shutdown took longer than 30 s, exiting');
-      process.exit(1);
-    }, 30_000);
+      let code = 0;
+      try {
+        modules.redirect.spillNow();
+      } catch (err) {
+        console.error('waymark: clicks could not be spilled at shutdown and are lost', err);
+        code = 1;
+      }
+      console.error(`waymark: shutdown took longer than ${graceMs} ms (CLICK_SHUTDOWN_GRACE_MS), exiting`);
+      process.exit(code);
+    }, graceMs);
     timer.unref();
     try {
       await app.close();
       await database.close();
-      process.exit(0);
+      process.exit(modules.redirect.stats().writer.lost > 0 ? 1 : 0);
     } catch (err) {
       console.error('waymark: error during shutdown', err);
       process.exit(1);

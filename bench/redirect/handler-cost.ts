@@ -24,7 +24,7 @@ const row = (key: string) =>
   }) as unknown as LinkWithWorkspace;
 const cache = createLinkCache({ findLink: async (_d, k) => row(k), findDomain: async () => undefined });
 let pushed = 0;
-const writer = { push: () => void pushed++, pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}) } as unknown as ClickWriter;
+const writer = { holding: false, push: () => void pushed++, pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}) } as unknown as ClickWriter;
 const handler = createRedirectHandler({
   apiHosts: ['localhost'], trustProxy: true, clickIdParam: 'waymark_id', secureCookies: false, cache, writer, classify: createUaClassifier(),
   targetingGeo: createGeoLocator({ trustHeaders: false, precision: 'country' }), trustGeoHeaders: false,

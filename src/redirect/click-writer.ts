@@ -1,38 +1,61 @@
 /**
- * The click batch: redirects push raw clicks into memory and never wait for the database. A
- * flush hands up to `maxRows` clicks to the sink, which writes them in ONE transaction — the
- * events and `workspaces.usage`, and, per click-fold.ts, the rollups and link counters in that
- * transaction or in the next fold — every `intervalMs`, or at once when `maxRows` are waiting. A
- * failed flush keeps its rows and retries; `close()` flushes everything before the process exits.
+ * The click batch: redirects push raw clicks into memory and never wait for the database while
+ * it keeps up. A flush hands up to `maxRows` clicks to the sink, which writes them in ONE
+ * transaction — the events and `workspaces.usage`, and, per click-fold.ts, the rollups and link
+ * counters in that transaction or in the next fold — every `intervalMs`, or at once when
+ * `maxRows` are waiting. A failed flush keeps its rows and retries.
  *
- * Guarantee: a click is either in a committed flush or still in this process's memory. A crash
- * (SIGKILL, power loss, OOM) loses at most the clicks buffered at that moment: those of the last
- * `intervalMs` (≤ 100 ms), or more while the database is failing. See docs/redirects.md.
+ * Guarantee (docs/redirects.md): a click is either committed, in this process's memory, or, after
+ * a shutdown, in a spill file (click-spill.ts). What a crash can lose is bounded by `maxLagMs`:
+ * once the oldest click not yet committed is that old, `holding` turns true and the redirect
+ * thread holds the answers of new clicks (`holdAnswer`) until the writer is back under the bound.
+ * So the clicks answered and not committed always lie within `maxLagMs` of clicks, however far
+ * the writes fall behind, unless the database fails (nothing is held then) or takes no batch for
+ * `maxHoldMs` (an answer never waits longer).
  *
  * @example
- * const writer = createClickWriter({ sink, intervalMs: 100, maxRows: 2000 });
- * writer.push(row);           // on the redirect path: memory only
- * await writer.close();       // at shutdown: everything committed
+ * const writer = createClickWriter({ sink, intervalMs: 100, maxRows: 2000, maxLagMs: 250 });
+ * writer.push(row);                                  // on the redirect path: memory only
+ * if (writer.holding) writer.holdAnswer(() => res.end()); else res.end();
+ * await writer.close({ deadline: Date.now() + 7000 }); // at shutdown: committed, or spilled
  */
 import type { StoredEvent } from '../analytics/event-writer.js';
 import type { RawClick } from './click-record.js';
 import type { ClickFold } from './click-fold.js';
 import type { RedirectStore } from './store.js';
+import { createHeldAnswers } from './held-answers.js';
+
+/** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
+export interface ClickRow {
+  id: string;
+  /** ms, on the writer's clock (`now`). */
+  timestamp: number;
+}
+
+/** How a sink closes: `abandon` when the rows left were spilled (no final fold; exit soon). */
+export interface SinkCloseOptions {
+  abandon?: boolean;
+  /** Longest wait for the sink to finish, ms. */
+  timeoutMs?: number;
+}
 
 /**
  * Where a batch goes: one transaction per `write`. In process (`createDirectSink`) or on the
  * flush worker (flush-client.ts), which keeps the writes and the lookups that complete a click
  * row (click-enrich.ts) off the redirect thread.
  */
-export interface ClickSink<Row extends { id: string } = RawClick> {
+export interface ClickSink<Row extends ClickRow = RawClick> {
   write(batch: readonly Row[]): Promise<void>;
   /** Which of these click ids are already stored (after an uncertain failure). */
   existingClickIds(clickIds: readonly string[]): Promise<string[]>;
   /** Folds every written click into the rollups and link counters now (click-fold.ts). */
   settle?(): Promise<void>;
-  /** Starts the writer now rather than at the first batch (to fold what a crash left). */
-  start?(): void;
-  close?(): Promise<void>;
+  /**
+   * Starts the writer now rather than at the first batch (to fold what a crash left); resolves
+   * once it can write a batch.
+   */
+  start?(): Promise<void>;
+  close?(options?: SinkCloseOptions): Promise<void>;
 }
 
 /** A sink writing on this thread (an in-memory SQLite database, which no worker can open). */
@@ -41,11 +64,13 @@ export function createDirectSink(fold: ClickFold, store: Pick<RedirectStore, 'ex
     write: (batch) => fold.write(batch.map(enrich)),
     existingClickIds: (ids) => store.existingClickIds(ids),
     settle: async () => void (await fold.fold({ all: true })),
-    close: async () => void (await fold.fold({ all: true })),
+    close: async (options) => {
+      if (!options?.abandon) await fold.fold({ all: true });
+    },
   };
 }
 
-export interface ClickWriterOptions<Row extends { id: string } = RawClick> {
+export interface ClickWriterOptions<Row extends ClickRow = RawClick> {
   sink: ClickSink<Row>;
   intervalMs: number;
   maxRows: number;
@@ -54,6 +79,20 @@ export interface ClickWriterOptions<Row extends { id: string } = RawClick> {
    * down, or when clicks come faster than it can take them for long (default 500,000).
    */
   maxBuffered?: number;
+  /**
+   * Age in ms of the oldest uncommitted click past which `holding` turns true (`CLICK_MAX_LAG_MS`);
+   * 0 (the default here) never holds.
+   */
+  maxLagMs?: number;
+  /** Longest an answer is held, ms (`CLICK_MAX_HOLD_MS`, default 2,000). */
+  maxHoldMs?: number;
+  /**
+   * Makes rows durable outside the database (click-spill.ts), synchronously; throws when it
+   * cannot. Used at shutdown for what was not committed in time. Without it those rows are lost.
+   */
+  spill?: (rows: readonly Row[]) => void;
+  /** The clock of the rows' timestamps (default Date.now). */
+  now?: () => number;
   onError?: (err: unknown, context: string) => void;
 }
 
@@ -68,38 +107,83 @@ export interface ClickWriterStats {
   dropped: number;
   flushes: number;
   failures: number;
+  /** Answers held because the writer was over its lag bound. */
+  held: number;
+  /** Of those, answers sent after `maxHoldMs` with the writer still behind (beyond the bound). */
+  heldTooLong: number;
+  /** Rows written to a spill file at shutdown. */
+  spilled: number;
+  /** Rows neither committed nor spilled at shutdown (no spill file, or it failed). */
+  lost: number;
+  /** Answers of new clicks are being held now (`holding`). */
+  holding: boolean;
 }
 
-export interface ClickWriter<Row extends { id: string } = RawClick> {
+export interface ClickWriter<Row extends ClickRow = RawClick> {
+  /**
+   * True while the oldest uncommitted click is `maxLagMs` old or more: the answer of a new click
+   * goes through `holdAnswer`. A plain field, read on every recorded click.
+   */
+  readonly holding: boolean;
   push(row: Row): void;
+  /** Sends `answer` when the writer is back under its bound (at once when it is). */
+  holdAnswer(answer: () => void): void;
   /** A click still in memory (not yet committed), by click id. */
   pending(clickId: string): Row | undefined;
   /** Writes everything buffered now; rejects if a flush fails (the rows stay buffered). */
   flush(): Promise<void>;
-  /** Stops the timer and writes everything, retrying failures for a while. */
-  close(): Promise<void>;
+  /** Sends every held answer now and holds no more (shutdown: what is left is committed or spilled). */
+  stopHolding(): void;
+  /**
+   * Stops the timer and writes everything, retrying failures, until `deadline` (Date.now() ms;
+   * without one, up to 10 failed attempts). What is still uncommitted then is spilled
+   * (`stats().spilled`; `lost` if it could not be). Then the sink closes, given `sinkTimeoutMs`.
+   */
+  close(options?: { deadline?: number; sinkTimeoutMs?: number }): Promise<void>;
+  /** Spills every row in memory now (a shutdown out of time); returns how many. Throws if it cannot. */
+  spillNow(): number;
   stats(): ClickWriterStats;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** True for a unique-key violation on either engine. */
-function isUniqueViolation(err: unknown): boolean {
+export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-export function createClickWriter<Row extends { id: string } = RawClick>(options: ClickWriterOptions<Row>): ClickWriter<Row> {
+export function createClickWriter<Row extends ClickRow = RawClick>(options: ClickWriterOptions<Row>): ClickWriter<Row> {
   const { sink, intervalMs, maxRows } = options;
   const maxBuffered = options.maxBuffered ?? 500_000;
+  const maxLagMs = options.maxLagMs ?? 0;
+  const now = options.now ?? Date.now;
   let queue: Row[] = [];
   // The batch being written: its rows are still "pending" until the write commits.
   let inFlight: readonly Row[] = [];
   let timer: NodeJS.Timeout | null = null;
+  let lagTimer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let closed = false;
+  // No more holding (shutdown began).
+  let holdingStopped = false;
+  // Rows were spilled: the write in flight, if any, is no longer ours to retry.
+  let abandoned = false;
   let consecutiveFailures = 0;
-  const stats: ClickWriterStats = { queued: 0, flushed: 0, buffered: 0, dropped: 0, flushes: 0, failures: 0 };
+  const stats: ClickWriterStats = { queued: 0, flushed: 0, buffered: 0, dropped: 0, flushes: 0, failures: 0, held: 0, heldTooLong: 0, spilled: 0, lost: 0, holding: false };
+  const held = createHeldAnswers({
+    maxHoldMs: options.maxHoldMs ?? 2_000,
+    onError: options.onError,
+    onExpired: (count) => {
+      stats.heldTooLong += count;
+      if (stats.heldTooLong === count || Math.floor(stats.heldTooLong / 10_000) !== Math.floor((stats.heldTooLong - count) / 10_000)) {
+        options.onError?.(
+          new Error('click writer behind'),
+          `answers held ${options.maxHoldMs ?? 2_000} ms were sent with their clicks not yet committed (the database takes too long): ${stats.heldTooLong} so far`,
+        );
+      }
+    },
+  });
 
   // After close() the periodic timer stays off, but a late push (a request that was already in
   // flight) still schedules its own flush rather than being forgotten.
@@ -112,6 +196,46 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
     // The server keeps the process alive; shutdown flushes explicitly through close().
     timer.unref();
   };
+  const flushSoon = () => {
+    if (running) return;
+    if (timer !== null) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    schedule(0);
+  };
+
+  const oldestStamp = (): number | undefined => (inFlight.length ? inFlight[0]!.timestamp : queue.length ? queue[0]!.timestamp : undefined);
+
+  const setHolding = (on: boolean) => {
+    if (writer.holding === on) return;
+    (writer as { holding: boolean }).holding = on;
+    if (on) flushSoon();
+    else held.releaseAll();
+  };
+
+  /**
+   * Holding follows the age of the oldest uncommitted click (the head of the batch in flight, else
+   * of the queue). Checked when that click changes (a push into an empty writer, a write's end)
+   * and by a timer set for the moment it reaches the bound; so the redirect thread only reads a
+   * field. A failing database is not waited for: nothing is held while writes fail.
+   */
+  function checkLag(): void {
+    if (maxLagMs <= 0) return;
+    if (lagTimer !== null) {
+      clearTimeout(lagTimer);
+      lagTimer = null;
+    }
+    const oldest = oldestStamp();
+    const age = oldest === undefined ? -1 : now() - oldest;
+    if (age >= maxLagMs && consecutiveFailures === 0 && !holdingStopped) return setHolding(true);
+    setHolding(false);
+    if (oldest !== undefined && age < maxLagMs && !holdingStopped) {
+      // A clock set back makes the age negative: check again within one bound at most.
+      lagTimer = setTimeout(checkLag, Math.max(1, Math.min(maxLagMs, maxLagMs - age)));
+      lagTimer.unref();
+    }
+  }
 
   /** One transaction of at most maxRows rows. */
   async function flushOnce(): Promise<void> {
@@ -129,6 +253,7 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
       } catch (err) {
         stats.failures++;
         consecutiveFailures++;
+        if (abandoned) throw err; // spilled meanwhile: the spill file has these rows
         options.onError?.(err, `click flush of ${batch.length} rows failed; keeping them for a retry`);
         let retry = batch;
         if (isUniqueViolation(err)) {
@@ -146,9 +271,11 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
       } finally {
         running = null;
         inFlight = [];
+        checkLag();
         if (queue.length > 0 && !closed) {
-          // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits.
-          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows ? 0 : intervalMs;
+          // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits or
+          // answers are held.
+          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows || writer.holding ? 0 : intervalMs;
           schedule(delay);
         }
       }
@@ -156,7 +283,37 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
     return running;
   }
 
-  return {
+  /** Spills `rows` (the caller clears them); false, logged, when there is no spill or it failed. */
+  function spill(rows: readonly Row[]): boolean {
+    if (!options.spill) {
+      options.onError?.(new Error('no spill file'), `giving up: ${rows.length} clicks could not be written at shutdown`);
+      return false;
+    }
+    try {
+      options.spill(rows);
+    } catch (err) {
+      options.onError?.(err, `giving up: ${rows.length} clicks could not be written at shutdown nor spilled`);
+      return false;
+    }
+    stats.spilled += rows.length;
+    return true;
+  }
+
+  /** How `promise` ended, or 'late' when `deadline` (Date.now() ms) came first. */
+  const within = (promise: Promise<unknown>, deadline: number): Promise<'ok' | 'failed' | 'late'> => {
+    const outcome = promise.then(
+      () => 'ok' as const,
+      () => 'failed' as const,
+    );
+    if (!Number.isFinite(deadline)) return outcome;
+    let t: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (t = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
+    return Promise.race([outcome, late]).finally(() => clearTimeout(t));
+  };
+
+  const writer: ClickWriter<Row> = {
+    holding: false,
+
     push(row) {
       if (queue.length >= maxBuffered) {
         stats.dropped++;
@@ -168,16 +325,19 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
         }
         return;
       }
+      const wasIdle = queue.length === 0 && inFlight.length === 0;
       queue.push(row);
       stats.queued++;
+      if (wasIdle) checkLag();
       if (running) return;
-      if (queue.length >= maxRows) {
-        if (timer !== null) {
-          clearTimeout(timer);
-          timer = null;
-        }
-        schedule(0);
-      } else schedule(intervalMs);
+      if (queue.length >= maxRows) flushSoon();
+      else schedule(intervalMs);
+    },
+
+    holdAnswer(answer) {
+      if (!writer.holding) return answer();
+      stats.held++;
+      held.hold(answer);
     },
 
     pending(clickId) {
@@ -192,31 +352,57 @@ export function createClickWriter<Row extends { id: string } = RawClick>(options
       while (queue.length > 0) await flushOnce();
     },
 
-    async close() {
+    stopHolding() {
+      holdingStopped = true;
+      if (lagTimer !== null) clearTimeout(lagTimer);
+      lagTimer = null;
+      setHolding(false);
+    },
+
+    async close(closeOptions = {}) {
       closed = true;
+      writer.stopHolding();
       if (timer !== null) {
         clearTimeout(timer);
         timer = null;
       }
-      if (running) await running.catch(() => undefined);
+      const deadline = closeOptions.deadline ?? Infinity;
       let attempts = 0;
-      while (queue.length > 0) {
-        try {
-          await flushOnce();
+      while ((queue.length > 0 || running) && Date.now() < deadline) {
+        const outcome = await within(running ?? flushOnce(), deadline);
+        if (outcome === 'late') break;
+        if (outcome === 'ok') {
           attempts = 0;
-        } catch (err) {
-          if (++attempts >= 10) {
-            options.onError?.(err, `giving up: ${queue.length} clicks could not be written at shutdown`);
-            break;
-          }
-          await sleep(Math.min(2_000, 100 * 2 ** attempts));
+          continue;
         }
+        if (++attempts >= 10 && deadline === Infinity) break;
+        await sleep(Math.max(0, Math.min(2_000, 100 * 2 ** attempts, deadline - Date.now())));
       }
-      await sink.close?.();
+      // Out of time or attempts: what is not committed goes to the spill file. The write still in
+      // flight may commit too; the replay skips the clicks already stored (click-spill.ts).
+      const left = running ? [...inFlight, ...queue] : queue;
+      if (left.length) {
+        abandoned = true;
+        if (!spill(left)) stats.lost += left.length;
+        queue = [];
+      }
+      await sink.close?.({ abandon: abandoned, timeoutMs: closeOptions.sinkTimeoutMs });
+    },
+
+    spillNow() {
+      const rows = abandoned || !running ? queue : [...inFlight, ...queue];
+      if (!rows.length) return 0;
+      if (!options.spill) throw new Error(`no spill file for ${rows.length} clicks`);
+      options.spill(rows);
+      stats.spilled += rows.length;
+      abandoned = true;
+      queue = [];
+      return rows.length;
     },
 
     stats() {
-      return { ...stats, buffered: queue.length + inFlight.length };
+      return { ...stats, buffered: queue.length + inFlight.length, holding: writer.holding };
     },
   };
+  return writer;
 }

@@ -50,8 +50,12 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
     pending.clear();
   };
 
+  // After close() no worker starts again: one started by a write still staging at shutdown would
+  // open the database while the process exits.
+  let closed = false;
   const ensure = (): Worker => {
     if (worker) return worker;
+    if (closed) throw new Error('click flush worker closed');
     const w = startWorker(data);
     w.on('message', (reply: WorkerReply) => {
       if (reply.type === 'closed') return;
@@ -84,8 +88,8 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
 
   const call = (msg: WorkerRequest & { id: number }): Promise<WorkerReply> =>
     new Promise((resolve, reject) => {
-      pending.set(msg.id, { resolve, reject });
       const w = ensure();
+      pending.set(msg.id, { resolve, reject });
       w.ref();
       w.postMessage(msg);
     });
@@ -111,15 +115,20 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
     async settle() {
       await call({ type: 'settle', id: nextId++ });
     },
-    start() {
-      ensure();
+    async start() {
+      await call({ type: 'ready', id: nextId++ });
     },
-    async close() {
+    async close(closeOptions = {}) {
+      closed = true;
       const w = worker;
       worker = null;
       if (!w) return;
+      // Terminating a thread inside a SQLite call that then fails aborts the whole process (Node 20,
+      // better-sqlite3): the worker is asked to stop and answers once it is between calls, which
+      // its short busy timeout keeps brief (flush-worker.ts). Terminated without an answer only
+      // after `timeoutMs` (5 s by default), e.g. a PostgreSQL query waiting on a lock.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => void w.terminate().then(() => resolve()), 5_000);
+        const timer = setTimeout(() => void w.terminate().then(() => resolve()), Math.min(5_000, closeOptions.timeoutMs ?? 5_000));
         w.once('exit', () => {
           clearTimeout(timer);
           resolve();
@@ -127,7 +136,7 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
         w.on('message', (reply: WorkerReply) => {
           if (reply.type === 'closed') void w.terminate();
         });
-        w.postMessage({ type: 'close' } satisfies WorkerRequest);
+        w.postMessage({ type: 'close', abandon: closeOptions.abandon === true } satisfies WorkerRequest);
       });
     },
   };

@@ -9,7 +9,9 @@
  *
  * Messages in: `{ type: 'stage', batch, clicks }` (a slice of the next batch, encodeClicks form),
  * `{ type: 'write', id, batch, count }` (write the staged batch, which must hold `count` clicks),
- * `{ type: 'existing', id, ids }`, `{ type: 'settle', id }` (fold everything now), `{ type: 'close' }`.
+ * `{ type: 'existing', id, ids }`, `{ type: 'settle', id }` (fold everything now), `{ type: 'ready', id }`
+ * (answered once a batch can be written), `{ type: 'close', abandon }`
+ * (`abandon`: the main thread spilled what was left, so stop at once: no final fold, no retries).
  * Messages out: `{ type: 'done', id }`, `{ type: 'failed', id, message, code }`,
  * `{ type: 'existing', id, found }`, `{ type: 'horizon', foldedBefore }` (at start and whenever
  * the fold watermark moves), `{ type: 'closed' }`. The worker also folds on a timer of its own.
@@ -24,6 +26,11 @@ import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { lowerThreadPriority } from '../thread-priority.js';
+import { sql } from 'kysely';
+
+/** SQLite: the longest wait for a lock inside one call, and the pause between tries (whileBusy). */
+const SQLITE_BUSY_WAIT_MS = 100;
+const BUSY_RETRY_MS = 10;
 
 /** What the main thread tells a new worker. */
 export interface FlushWorkerData {
@@ -40,7 +47,7 @@ export interface FlushWorkerData {
   /**
    * Nice value for this thread (`CLICK_WRITER_NICE`, Linux). Below the redirect thread's, the
    * writer yields the core whenever a redirect is ready, and catches up in the gaps with fuller
-   * batches and folds (BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
+   * batches and folds (the git history of BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
    */
   nice?: number;
 }
@@ -51,7 +58,9 @@ export type WorkerRequest =
   | { type: 'existing'; id: number; ids: string[] }
   /** Fold every written click now (tests, benchmarks: counters and rollups up to date). */
   | { type: 'settle'; id: number }
-  | { type: 'close' };
+  /** Answer `done` once a batch can be written (the GeoIP data is loaded). */
+  | { type: 'ready'; id: number }
+  | { type: 'close'; abandon?: boolean };
 
 export type WorkerReply =
   | { type: 'done'; id: number }
@@ -70,6 +79,11 @@ geo.start();
 // The main thread migrated the database before starting us.
 // Checkpoints run on the app's checkpoint thread (db/checkpointer.ts), not in this writer's commits.
 const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2, walAutocheckpoint: 0 });
+// A thread waiting inside SQLite for a lock held elsewhere cannot be stopped, and one terminated
+// while that call fails aborts the whole process (Node 20, better-sqlite3). So this connection
+// waits at most 100 ms inside SQLite, and longer waits happen here, between calls (whileBusy),
+// where a shutdown can reach the thread (flush-client.ts, close).
+if (database.sqlitePath) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same EventWriter app.ts builds: events and rollups are written the one way.
 const events = createEventWriter(database.dialect);
 const store = createRedirectStore(database.db, database.dialect);
@@ -77,6 +91,26 @@ const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
 const fold = createClickFold({ db: database.db, events, store, mode: database.sqlitePath ? 'coalesced' : 'each' });
+
+let closing = false;
+// Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.
+let abandoning = false;
+
+/** Runs `fn` again while SQLite reports the database locked (by an API write, a checkpoint, another process). */
+async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
+  for (;;) {
+    // Once told to abandon, no new SQLite call: the main thread may terminate this thread any moment.
+    if (abandoning) throw new Error('click writer closing');
+    try {
+      return await fn();
+    } catch (err) {
+      if (abandoning || !String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+      // Through setImmediate: a timer due while SQLite held the thread runs in the same timers
+      // phase, and messages (a `close`) would never be read between tries.
+      await new Promise((r) => setTimeout(() => setImmediate(r), BUSY_RETRY_MS));
+    }
+  }
+}
 
 let horizon = await fold.recover();
 const report = () => {
@@ -90,7 +124,6 @@ port.postMessage({ type: 'horizon', foldedBefore: horizon } satisfies WorkerRepl
 // Folds run on a timer that stretches while they are slow (nextFoldDelay): each one then takes
 // more clicks for about the same work, so a busy writer spends less of its time folding.
 let foldTimer: NodeJS.Timeout | undefined;
-let closing = false;
 const scheduleFold = (delayMs: number) => {
   if (!closing) foldTimer = setTimeout(foldNow, delayMs);
 };
@@ -98,7 +131,7 @@ async function foldNow(): Promise<void> {
   if (fold.pending() === 0) return scheduleFold(foldIntervalMs);
   const started = performance.now();
   try {
-    await fold.fold();
+    await whileBusy(() => fold.fold());
     report();
   } catch (err) {
     console.error('waymark: folding clicks into rollups failed; retrying', err);
@@ -120,9 +153,16 @@ port.on('message', async (msg: WorkerRequest) => {
   if (msg.type === 'close') {
     closing = true;
     clearTimeout(foldTimer);
-    // What is not folded now is folded by the next start (recover).
-    await fold
-      .fold({ all: true })
+    if (msg.abandon) {
+      // Between SQLite calls now: safe to terminate. Uncommitted work is rolled back when the
+      // thread's connections close with it.
+      abandoning = true;
+      port.postMessage({ type: 'closed' } satisfies WorkerReply);
+      return;
+    }
+    // What is not folded now (an error, or the main thread's wait ran out) is folded by the next
+    // start (recover).
+    await whileBusy(() => fold.fold({ all: true }))
       .then(report)
       .catch((err) => console.error('waymark: folding clicks at shutdown failed; the next start will', err));
     await database.close().catch(() => undefined);
@@ -138,11 +178,15 @@ port.on('message', async (msg: WorkerRequest) => {
       if (clicks.length !== msg.count) throw new Error(`click batch ${msg.batch} incomplete: ${clicks.length} of ${msg.count} clicks received`);
       // Locations need the GeoIP data, read once when the worker starts (~0.6 s).
       await geo.ready();
-      await fold.write(clicks.map(enrich));
+      const rows = clicks.map(enrich);
+      await whileBusy(() => fold.write(rows));
       report();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
+    } else if (msg.type === 'ready') {
+      await geo.ready();
+      port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else if (msg.type === 'settle') {
-      await fold.fold({ all: true });
+      await whileBusy(() => fold.fold({ all: true }));
       report();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else {

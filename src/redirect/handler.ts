@@ -306,20 +306,10 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     if (posted !== undefined && password === 'ok') {
       cookies.push(`${passwordCookieName(prefix, l.id)}=${passwordProof(l.id, l.password!)}; Path=${cookiePath}; Max-Age=86400; HttpOnly; SameSite=Lax${secure}`);
     }
-    if (decision.kind === 'rewrite') {
-      const headers: Record<string, string | string[]> = { ...robots };
-      if (cookies.length) headers['set-cookie'] = cookies;
-      sendHtml(res, 200, rewritePage(l, finalUrl), headers);
-    } else {
-      // A flat [name, value, …] list: node writes it as given, without the per-call object
-      // shapes a headers object costs (measured in the redirect profile). Browsers must come back
-      // for every visit (a cached 301 would skip the click), hence no-store.
-      const raw = ['location', headerSafe(finalUrl), 'cache-control', 'no-store', 'content-length', '0'];
-      if (decision.noindex) raw.push('x-robots-tag', 'noindex');
-      for (const cookie of cookies) raw.push('set-cookie', cookie);
-      res.writeHead(decision.status, raw);
-      res.end();
-    }
+    // Past the click writer's lag bound, a new click's answer waits until the writer has caught up
+    // (click-writer.ts): what a crash can lose stays bounded. Bots and repeats are never held.
+    const hold = isNew && clickId !== null && !bot && deps.writer.holding;
+    if (!hold) answer(res, decision, robots, cookies, l, finalUrl);
 
     if (bot) {
       stats.botAnswers++;
@@ -342,6 +332,34 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       qr: r.query !== '' && QR_TRIGGER.test(r.query),
       geo: deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null,
     });
+    if (hold) {
+      // Sent later, from the writer's side: guarded like every other continuation of a request.
+      deps.writer.holdAnswer(() => {
+        try {
+          answer(res, decision, robots, cookies, l, finalUrl);
+        } catch (err) {
+          failed(r, 500, err);
+        }
+      });
+    }
+  }
+
+  /** The answer of a visit that leads to the destination: the frame page or the redirect. */
+  function answer(res: ServerResponse, decision: Extract<Decision, { kind: 'rewrite' | 'redirect' }>, robots: Record<string, string>, cookies: string[], l: LinkInfo, finalUrl: string) {
+    if (decision.kind === 'rewrite') {
+      const headers: Record<string, string | string[]> = { ...robots };
+      if (cookies.length) headers['set-cookie'] = cookies;
+      sendHtml(res, 200, rewritePage(l, finalUrl), headers);
+    } else {
+      // A flat [name, value, …] list: node writes it as given, without the per-call object
+      // shapes a headers object costs (measured in the redirect profile). Browsers must come back
+      // for every visit (a cached 301 would skip the click), hence no-store.
+      const raw = ['location', headerSafe(finalUrl), 'cache-control', 'no-store', 'content-length', '0'];
+      if (decision.noindex) raw.push('x-robots-tag', 'noindex');
+      for (const cookie of cookies) raw.push('set-cookie', cookie);
+      res.writeHead(decision.status, raw);
+      res.end();
+    }
   }
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */

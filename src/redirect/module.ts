@@ -2,7 +2,8 @@
  * Redirect module: short-link redirects and click recording (issue 4). `tryHandle` runs in the raw
  * node:http server before Fastify (app.ts); `clicks` lets conversions find a click, flushed or
  * not; `lifecycle` loads the GeoIP data, relays cache invalidations over PostgreSQL, and flushes
- * the click batch at shutdown.
+ * the click batch at shutdown, spilling what the grace does not allow to a file (click-spill.ts)
+ * that `replaySpilledClicks` writes at the next start.
  *
  * Design notes and the durability guarantee: docs/redirects.md.
  */
@@ -25,6 +26,13 @@ import { createClickFold } from './click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
+import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+
+/**
+ * The end of the shutdown grace kept for after the last commit attempt: the spill file (write and
+ * fsync), the flush worker's close, the database's close.
+ */
+export const SHUTDOWN_RESERVE_MS = 1_000;
 
 /**
  * Finds a click of a workspace by its id, whether already flushed to the database or still in the
@@ -49,6 +57,10 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     const message = err instanceof Error ? err.message : String(err);
     console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: message }));
   };
+  const warn = (msg: string, fields: Record<string, unknown>) => {
+    if (['silent', 'fatal', 'error'].includes(config.logLevel)) return;
+    console.error(JSON.stringify({ level: 40, time: Date.now(), msg, ...fields }));
+  };
 
   const store = createRedirectStore(database.db, database.dialect);
   const cache = createLinkCache(store, { onError });
@@ -68,13 +80,27 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         store,
         createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
       );
+  const spillDir = spillDirFor(config.clickSpillDir, database);
+  const identity = databaseIdentity(database);
   const writer = createClickWriter({
     sink,
     intervalMs: config.clickFlushIntervalMs,
     maxRows: config.clickFlushMaxRows,
     maxBuffered: config.clickBufferMax,
+    maxLagMs: config.clickMaxLagMs,
+    maxHoldMs: config.clickMaxHoldMs,
+    // The clock the redirect stamps clicks with: the lag is the oldest one's age.
+    now: ctx.now,
+    spill: spillDir
+      ? (rows) => {
+          const file = writeSpillFile(spillDir, identity, rows);
+          warn('clicks not committed within the shutdown grace were spilled; the next start writes them', { clicks: rows.length, file });
+        }
+      : undefined,
     onError,
   });
+  // Set by beginShutdown (main.ts, on SIGTERM): when the grace ends.
+  let shutdownDeadline: number | undefined;
   // Geo targeting needs the country only: the small country data, loaded on the first visit that needs it.
   const targetingGeo = createGeoLocator({ dbPath: config.geoipDb, precision: 'country', trustHeaders: config.trustGeoHeaders, onError });
   const handler = createRedirectHandler({
@@ -138,9 +164,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       }
     },
     async close() {
-      await writer.close();
+      const deadline = shutdownDeadline ?? Date.now() + config.clickShutdownGraceMs;
+      // The checkpoint thread stops first: its RESTART checkpoints take the write lock, and the
+      // writer's last fold should not have to wait for one (flush-client.ts, close).
       await checkpointer?.stop();
       checkpointer = null;
+      await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
       await relay?.close();
       relay = null;
       unsubscribe();
@@ -158,9 +187,37 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     },
     /**
      * Starts the click writer now instead of with the first batch (main.ts; tests start it
-     * lazily): it folds what a crash left unfolded, and the first click is not kept waiting.
+     * lazily): it folds what a crash left unfolded. Resolves once it can write, so the first
+     * clicks are neither kept waiting nor their answers held (the GeoIP data takes ~0.6 s).
      */
-    startWriter: () => sink.start?.(),
+    startWriter: async () => {
+      await sink.start?.();
+    },
+    /**
+     * Shutdown begins (SIGTERM): held answers go out now and none is held any more, and the
+     * clicks are committed until SHUTDOWN_RESERVE_MS before `deadline` (Date.now() ms), spilled after.
+     */
+    beginShutdown: (deadline: number) => {
+      shutdownDeadline = deadline;
+      writer.stopHolding();
+    },
+    /** Spills every click still in memory now (a shutdown out of time); returns how many. Throws if it cannot. */
+    spillNow: () => writer.spillNow(),
+    /**
+     * Writes the clicks earlier shutdowns spilled (click-spill.ts), before this process serves.
+     * Never throws; a file that cannot be replayed is logged and kept.
+     */
+    replaySpilledClicks: async () => {
+      if (!spillDir) return { replayed: 0, kept: [], written: 0, alreadyStored: 0 };
+      return replaySpilledClicks({
+        dir: spillDir,
+        database: identity,
+        sink,
+        batchRows: config.clickFlushMaxRows,
+        onError,
+        onReplayed: (file, written, alreadyStored) => warn('spilled clicks replayed', { file, written, alreadyStored }),
+      });
+    },
     /** Loads the country data of geo targeting now instead of on the first visit that needs it. */
     geoReady: () => targetingGeo.ready(),
     /** Counters of answers and clicks since start (benchmark, diagnostics). */

@@ -1,98 +1,49 @@
 /**
  * The real process: `node src/main.ts` with a temporary database and a known API key. A link made
  * with POST /links redirects at its `shortLink` (also with curl, which resolves *.localhost), and
- * SIGTERM in the middle of a load loses no click.
+ * SIGTERM in the middle of a load loses no click. Slow databases and kill -9 under load: crash.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { TEST_ENGINE } from '../test-support/harness.js';
-import { freePort, privateDatabase, startServer } from '../test-support/processes.js';
-
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+import { createLink, freePort, privateDatabase, startClickLoad, startServer, type ServerProcess } from '../test-support/server-process.js';
 
 test('SIGTERM during load: the process drains, flushes and exits 0 with every answered click stored', async () => {
   const db = await privateDatabase();
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const server = await startServer(db.url, port, key);
   try {
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('Waymark is running')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-
-    const created = await fetch(`http://localhost:${port}/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://example.com/from-api', key: 'term' }),
-    });
-    assert.equal(created.status, 200, await created.clone().text());
-    const { shortLink, id } = (await created.json()) as { shortLink: string; id: string };
-    assert.equal(shortLink, `http://wm.localhost:${port}/term`);
+    const link = await createLink(port, key, { url: 'https://example.com/from-api', key: 'term' });
+    assert.equal(link.shortLink, `http://wm.localhost:${port}/term`);
 
     if (!spawnSync('curl', ['--version']).error) {
-      const curl = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', shortLink], { encoding: 'utf8' });
+      const curl = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', link.shortLink], { encoding: 'utf8' });
       assert.equal(curl.stdout, '302 https://example.com/from-api', curl.stderr);
     }
 
-    const agent = new Agent({ keepAlive: true, maxSockets: 12 });
-    const target = new URL(shortLink);
-    let answered = 0;
-    let sent = 0;
-    let stop = false;
-    const one = (n: number) =>
-      new Promise<void>((resolve) => {
-        const req = request(
-          { host: '127.0.0.1', port, path: target.pathname, agent, headers: { host: target.host, 'user-agent': CHROME, 'x-forwarded-for': `10.8.${(n >> 8) & 255}.${n & 255}` } },
-          (res) => {
-            res.resume();
-            res.on('end', () => {
-              if (res.statusCode === 302) answered++;
-              resolve();
-            });
-          },
-        );
-        req.on('error', () => {
-          stop = true;
-          resolve();
-        });
-        req.end();
-      });
-    const loop = async () => {
-      while (!stop && sent < 60_000) await one(sent++);
-    };
-    const load = Promise.all(Array.from({ length: 12 }, loop));
-    while (answered < 500 && !stop) await new Promise((r) => setTimeout(r, 5));
-    child.kill('SIGTERM');
-    const code = await exited;
-    stop = true;
-    await load;
-    agent.destroy();
-    assert.equal(code, 0, output);
+    const load = startClickLoad({ port, host: link.host, path: link.path, ipPrefix: '10.8' });
+    while (load.answered.size < 500) await new Promise((r) => setTimeout(r, 5));
+    server.child.kill('SIGTERM');
+    const code = await server.exited;
+    await load.stop();
+    assert.equal(code, 0, server.output());
+    const answered = load.answered.size;
     assert.ok(answered >= 500, `answered ${answered}`);
 
     const database = await db.open();
     try {
-      const events = await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('link_id', '=', id).executeTakeFirstOrThrow();
-      const link = await database.db.selectFrom('links').select('clicks').where('id', '=', id).executeTakeFirstOrThrow();
-      assert.equal(Number(events.n), answered, `every answered click is stored\n${output}`);
-      assert.equal(Number(link.clicks), answered);
+      const events = await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('link_id', '=', link.id).executeTakeFirstOrThrow();
+      const row = await database.db.selectFrom('links').select('clicks').where('id', '=', link.id).executeTakeFirstOrThrow();
+      assert.equal(Number(events.n), answered, `every answered click is stored\n${server.output()}`);
+      assert.equal(Number(row.clicks), answered);
     } finally {
       await database.close();
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
     await db.dispose();
   }
 });
@@ -103,30 +54,14 @@ test('kill -9 after clicks were written but not folded: the next start folds the
   const key = `wm_${randomBytes(12).toString('hex')}`;
   // A fold interval longer than the test: the clicks are written, never folded, when the process dies.
   const first = await startServer(db.url, port, key, { CLICK_FOLD_INTERVAL_MS: '60000' });
-  let second: Awaited<ReturnType<typeof startServer>> | undefined;
+  let second: ServerProcess | undefined;
   const database = await db.open();
   try {
-    const created = await fetch(`http://127.0.0.1:${port}/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://example.com/crash', key: 'crash' }),
-    });
-    const { id, shortLink } = (await created.json()) as { id: string; shortLink: string };
-    const host = new URL(shortLink).host;
+    const { id, host, path } = await createLink(port, key, { url: 'https://example.com/crash', key: 'crash' });
     const CLICKS = 300;
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    const hitOnce = (n: number) =>
-      new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port, path: '/crash', agent, headers: { host, 'user-agent': CHROME, 'x-forwarded-for': `10.9.${n >> 8}.${n & 255}` } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const statuses = await Promise.all(Array.from({ length: CLICKS }, (_, n) => hitOnce(n)));
-    agent.destroy();
-    assert.ok(statuses.every((s) => s === 302));
+    const load = startClickLoad({ port, host, path, ipPrefix: '10.9', connections: 8, max: CLICKS });
+    await load.done;
+    assert.equal(load.answered.size, CLICKS);
     const stored = async () =>
       Number((await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('link_id', '=', id).executeTakeFirstOrThrow()).n);
     const clicksOfLink = async () => Number((await database.db.selectFrom('links').select('clicks').where('id', '=', id).executeTakeFirstOrThrow()).clicks);

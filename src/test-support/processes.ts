@@ -9,7 +9,10 @@
  * server.child.kill('SIGTERM'); await server.exited; await db.dispose();
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openDatabase } from '../db/open.js';
 import { openTestDatabase } from './harness.js';
 
@@ -25,6 +28,8 @@ export async function freePort(): Promise<number> {
 export interface PrivateDatabase {
   /** DATABASE_URL for the processes: a temp SQLite file, or the server's URL with `?schema=`. */
   url: string;
+  /** A folder of the test's own, removed with the database (e.g. for CLICK_SPILL_DIR). */
+  dir: string;
   /** Opens it from the test (migrations already ran). */
   open(): ReturnType<typeof openDatabase>;
   dispose(): Promise<void>;
@@ -42,7 +47,16 @@ export async function privateDatabase(): Promise<PrivateDatabase> {
     u.searchParams.set('schema', database.pgSchema);
     url = u.toString();
   }
-  return { url, open: () => openDatabase(url, { migrate: false }), dispose };
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-process-'));
+  return {
+    url,
+    dir,
+    open: () => openDatabase(url, { migrate: false }),
+    dispose: async () => {
+      await dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface RunningServer {

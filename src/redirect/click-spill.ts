@@ -1,0 +1,199 @@
+/**
+ * Spill files: the clicks a shutdown could not commit within its grace (`CLICK_SHUTDOWN_GRACE_MS`)
+ * are written to a local file, and the next start writes them to the database before it serves.
+ * So SIGTERM loses no click however slow the database is.
+ *
+ * - One file per spill (normally one per process), `clicks-<ms>-<pid>-<n>.jsonl`: a header line
+ *   (format, version, which database, how many clicks), then one raw click per line
+ *   (click-record.ts). Written to `<name>.tmp`, fsynced, renamed, and the folder fsynced, so a
+ *   file with the final name is whole.
+ * - The clicks hold visitors' IP addresses and user agents: files are 0600 in a 0700 folder, and
+ *   deleted once replayed.
+ * - Replay is idempotent by click id: a batch in flight at shutdown may have committed after all
+ *   (or without its acknowledgement), so the clicks already stored are skipped. A file that cannot
+ *   be read, belongs to another database, or whose clicks cannot be written is kept (and logged)
+ *   for the next start.
+ *
+ * @example
+ * const file = writeSpillFile(dir, databaseIdentity(database), rows); // at shutdown
+ * await replaySpilledClicks({ dir, database: identity, sink, batchRows: 2000 }); // at start
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { RawClick } from './click-record.js';
+import { isUniqueViolation, type ClickSink } from './click-writer.js';
+
+const FORMAT = 'waymark-click-spill';
+const FILE_NAME = /^clicks-\d+-\d+-\d+\.jsonl$/;
+/** Rows serialised per write call: bounds the string built at once. */
+const WRITE_CHUNK = 1_000;
+
+/**
+ * The spill folder: `CLICK_SPILL_DIR`; else `click-spill` beside the SQLite file; else (PostgreSQL)
+ * `./data/click-spill` under the working directory, local to the process. None for an in-memory
+ * database, which does not outlive the process anyway.
+ */
+export function spillDirFor(spillDir: string | undefined, database: { sqlitePath?: string; url: string }): string | undefined {
+  if (spillDir) return resolve(spillDir);
+  if (database.sqlitePath) return join(dirname(database.sqlitePath), 'click-spill');
+  if (/^postgres(ql)?:\/\//i.test(database.url)) return resolve('data', 'click-spill');
+  return undefined;
+}
+
+/** Names the database a spill file belongs to, without credentials. */
+export function databaseIdentity(database: { sqlitePath?: string; url: string; pgSchema?: string }): string {
+  if (database.sqlitePath) return `sqlite:${database.sqlitePath}`;
+  const u = new URL(database.url);
+  return `postgres://${u.hostname}:${u.port || '5432'}${u.pathname}${database.pgSchema ? `?schema=${database.pgSchema}` : ''}`;
+}
+
+const Header = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  database: z.string(),
+  pid: z.number().int(),
+  createdAt: z.number().int(),
+  count: z.number().int().nonnegative(),
+});
+
+const text = z.string().max(65_536);
+const Click = z.object({
+  id: z.string().regex(/^[0-9A-Za-z]{16}$/),
+  timestamp: z.number().int().nonnegative(),
+  linkId: z.string().min(1).max(200),
+  workspaceId: z.string().min(1).max(200),
+  domain: text,
+  key: text,
+  url: text,
+  ip: z.string().max(200),
+  ua: text,
+  referer: text,
+  qr: z.boolean(),
+  geo: z.object({ country: text, region: text, city: text, continent: text }).nullable(),
+});
+
+let spills = 0;
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `rows` durably to a new file in `dir` (synchronous: it runs on the way out); returns its path. */
+export function writeSpillFile(dir: string, database: string, rows: readonly RawClick[], now = Date.now()): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const name = `clicks-${now}-${process.pid}-${++spills}.jsonl`;
+  const tmp = join(dir, `${name}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify({ format: FORMAT, version: 1, database, pid: process.pid, createdAt: now, count: rows.length })}\n`);
+    for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
+      let chunk = '';
+      for (const row of rows.slice(i, i + WRITE_CHUNK)) chunk += `${JSON.stringify(row)}\n`;
+      writeSync(fd, chunk);
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const file = join(dir, name);
+  renameSync(tmp, file);
+  fsyncDir(dir);
+  return file;
+}
+
+/** Reads and validates a spill file: its header and every click. Throws on anything malformed. */
+export function readSpillFile(file: string): { database: string; clicks: RawClick[] } {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const header = Header.parse(JSON.parse(lines[0] ?? 'null'));
+  const clicks = lines.slice(1).map((line, i) => {
+    const parsed = Click.safeParse(JSON.parse(line));
+    if (!parsed.success) throw new Error(`line ${i + 2}: ${parsed.error.issues[0]?.message ?? 'not a click'}`);
+    return parsed.data;
+  });
+  if (clicks.length !== header.count) throw new Error(`${clicks.length} clicks, the header says ${header.count}`);
+  return { database: header.database, clicks };
+}
+
+export interface ReplayOptions {
+  dir: string;
+  /** `databaseIdentity` of the database being written: files of another are left alone. */
+  database: string;
+  sink: Pick<ClickSink, 'write' | 'existingClickIds'>;
+  /** Clicks per transaction. */
+  batchRows: number;
+  onError?: (err: unknown, context: string) => void;
+  onReplayed?: (file: string, written: number, alreadyStored: number) => void;
+}
+
+export interface ReplayResult {
+  /** Files replayed and deleted. */
+  replayed: number;
+  /** Files left in place (unreadable, another database's, or not written). */
+  kept: string[];
+  /** Clicks written, and clicks skipped because they were already stored. */
+  written: number;
+  alreadyStored: number;
+}
+
+/** Writes a batch's clicks that are not stored yet; a second look when another writer got there first. */
+async function writeMissing(sink: ReplayOptions['sink'], batch: readonly RawClick[]): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const stored = new Set(await sink.existingClickIds(batch.map((c) => c.id)));
+    const missing = batch.filter((c) => !stored.has(c.id));
+    if (!missing.length) return 0;
+    try {
+      await sink.write(missing);
+      return missing.length;
+    } catch (err) {
+      if (!isUniqueViolation(err) || attempt >= 2) throw err;
+    }
+  }
+}
+
+/** Replays every spill file of `dir` into the database, oldest first. Never throws: failures are logged and the file kept. */
+export async function replaySpilledClicks(options: ReplayOptions): Promise<ReplayResult> {
+  const result: ReplayResult = { replayed: 0, kept: [], written: 0, alreadyStored: 0 };
+  let names: string[];
+  try {
+    names = readdirSync(options.dir).filter((n) => FILE_NAME.test(n));
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ENOENT') options.onError?.(err, `cannot read the click spill folder ${options.dir}`);
+    return result;
+  }
+  // By time of the spill, then pid and sequence.
+  names.sort((a, b) => {
+    const pa = a.split(/[-.]/).slice(1, 4).map(Number);
+    const pb = b.split(/[-.]/).slice(1, 4).map(Number);
+    return pa[0]! - pb[0]! || pa[1]! - pb[1]! || pa[2]! - pb[2]!;
+  });
+  for (const name of names) {
+    const file = join(options.dir, name);
+    try {
+      const spilled = readSpillFile(file);
+      if (spilled.database !== options.database) {
+        options.onError?.(new Error('another database'), `click spill file ${file} belongs to ${spilled.database}, not ${options.database}: left in place`);
+        result.kept.push(file);
+        continue;
+      }
+      let written = 0;
+      for (let i = 0; i < spilled.clicks.length; i += options.batchRows) written += await writeMissing(options.sink, spilled.clicks.slice(i, i + options.batchRows));
+      unlinkSync(file);
+      fsyncDir(options.dir);
+      result.replayed++;
+      result.written += written;
+      result.alreadyStored += spilled.clicks.length - written;
+      options.onReplayed?.(file, written, spilled.clicks.length - written);
+    } catch (err) {
+      options.onError?.(err, `replaying click spill file ${file} failed: left in place for the next start`);
+      result.kept.push(file);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { maskKey, startBanner } from './start-banner.js';
+
+const config = { baseUrl: 'http://localhost:3000', shortLinkProtocol: 'http' as const, shortDomain: 'wm.localhost:3000' };
+const workspace = { id: 'ws_01TEST', slug: 'default' };
+
+test('a key from WAYMARK_API_KEY never appears in the banner, only its first 6 and last 4 characters', () => {
+  const apiKey = 'wm_live_0123456789abcdefWXYZ';
+  const banner = startBanner({ config: { ...config, apiKey }, engine: 'PostgreSQL', workspace });
+  assert.equal(banner.includes(apiKey), false);
+  assert.equal(banner.includes('0123456789abcdef'), false);
+  assert.match(banner, /API key:\s+wm_liv…WXYZ/);
+  assert.match(banner, /curl -H "Authorization: Bearer wm_liv…WXYZ" http:\/\/localhost:3000\/workspaces\/ws_01TEST/);
+});
+
+test('a key created on this start is printed in full exactly once (the only way to learn it)', () => {
+  const createdKey = 'wm_AbCdEfGhIjKlMnOpQrStUvWx';
+  const banner = startBanner({ config, engine: 'SQLite (./data/waymark.db)', workspace, createdKey });
+  assert.equal(banner.split(createdKey).length - 1, 1);
+  assert.match(banner, /API key:\s+wm_AbCdEfGhIjKlMnOpQrStUvWx\n/);
+  assert.match(banner, /Bearer wm_AbC…UvWx/);
+});
+
+test('a short key keeps only its prefix; no key shows a placeholder', () => {
+  assert.equal(maskKey('wm_short_key'), 'wm_…');
+  assert.equal(maskKey('wm_0123456789abcdefghijklmn'), 'wm_012…klmn');
+  assert.match(startBanner({ config, engine: 'PostgreSQL', workspace }), /Bearer <key>/);
+});

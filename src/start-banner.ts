@@ -1,0 +1,49 @@
+/**
+ * What `main.ts` prints once it listens: where the API, its reference and the short links are, the
+ * database, the default workspace and how to call it. Logs are kept and shipped, so a key set
+ * through `WAYMARK_API_KEY` is only ever shown masked; a key created on this start is printed in
+ * full once (only its hash is stored, so this is the one way to learn it).
+ *
+ * @example
+ * console.log(startBanner({ config, engine: 'PostgreSQL', workspace, createdKey }));
+ * maskKey('wm_0123456789abcdefghijklmn'); // 'wm_012…klmn'
+ */
+import type { Config } from './config.js';
+
+export interface BannerInput {
+  config: Pick<Config, 'baseUrl' | 'shortLinkProtocol' | 'shortDomain' | 'apiKey'>;
+  /** The database, as shown: `PostgreSQL` or `SQLite (<path>)`. */
+  engine: string;
+  workspace: { id: string; slug: string };
+  /** A key made on this start (first start of an empty database). */
+  createdKey?: string;
+}
+
+/** The first 6 and last 4 characters of a key (`wm_` and 3 more, …, 4); a short key keeps only `wm_`. */
+export function maskKey(key: string): string {
+  // At least 8 characters stay hidden.
+  if (key.length < 18) return `${key.slice(0, 3)}…`;
+  return `${key.slice(0, 6)}…${key.slice(-4)}`;
+}
+
+export function startBanner({ config, engine, workspace, createdKey }: BannerInput): string {
+  const lines = [
+    '',
+    `Waymark is running.`,
+    `  API:            ${config.baseUrl}`,
+    `  API reference:  ${config.baseUrl}/docs  (OpenAPI: ${config.baseUrl}/openapi.json)`,
+    `  Short links:    ${config.shortLinkProtocol}://${config.shortDomain}/<key>`,
+    `  Database:       ${engine}`,
+    `  Workspace:      ${workspace.id} (${workspace.slug})`,
+  ];
+  if (createdKey) {
+    lines.push(`  API key:        ${createdKey}`, `                  (shown once; only its hash is stored. Create more with: npx waymark keys create)`);
+  } else if (config.apiKey) {
+    lines.push(`  API key:        ${maskKey(config.apiKey)}  (the value of WAYMARK_API_KEY)`);
+  } else {
+    lines.push(`  API key:        printed on first start; create another with: npx waymark keys create`);
+  }
+  const shown = createdKey ?? config.apiKey;
+  lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${shown ? maskKey(shown) : '<key>'}" ${config.baseUrl}/workspaces/${workspace.id}`, '');
+  return lines.join('\n');
+}
