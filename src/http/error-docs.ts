@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ALL_ERROR_STATUS, type ErrorCode } from './errors.js';
+import { pageHeaders, styleSource } from './page-headers.js';
 
 const EXPLANATIONS: Record<ErrorCode, string> = {
   bad_request: 'The request could not be read: malformed JSON, a malformed Authorization header, or a missing required combination of parameters.',
@@ -21,6 +22,10 @@ const EXPLANATIONS: Record<ErrorCode, string> = {
   request_header_fields_too_large: 'The request headers together are larger than 16 KB.',
 };
 
+const STYLE = 'body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .25rem}';
+/** No script, no frame, only its own stylesheet (page-headers.ts). */
+const HEADERS = pageHeaders({ style: styleSource(STYLE) });
+
 function renderPage(): string {
   const rows = (Object.keys(ALL_ERROR_STATUS) as ErrorCode[])
     .map(
@@ -29,7 +34,7 @@ function renderPage(): string {
     )
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Waymark API errors</title>
-<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .25rem}</style></head>
+<style>${STYLE}</style></head>
 <body><h1>Waymark API errors</h1><p>Every error response has the body <code>{"error": {"code", "message", "doc_url"}}</code>.</p>
 ${rows}</body></html>`;
 }
@@ -37,6 +42,6 @@ ${rows}</body></html>`;
 export const errorDocsRoutes: FastifyPluginAsync = async (app) => {
   const page = renderPage();
   app.get('/api-reference/errors', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
-    reply.type('text/html; charset=utf-8').send(page),
+    reply.type('text/html; charset=utf-8').headers(HEADERS).send(page),
   );
 };

@@ -141,6 +141,9 @@ test('doc_url of an error leads to a page with that anchor', async () => {
   const page = await t.app.inject({ method: 'GET', url: docUrlValue.pathname });
   assert.equal(page.statusCode, 200);
   assert.ok(page.body.includes(`id="${docUrlValue.hash.slice(1)}"`));
+  // A page we render: no script, no framing.
+  assert.match(String(page.headers['content-security-policy']), /default-src 'none'.*frame-ancestors 'none'/);
+  assert.equal(page.headers['x-content-type-options'], 'nosniff');
 });
 
 /** The spec's body, with a code that belongs to the status. */

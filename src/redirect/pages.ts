@@ -4,7 +4,7 @@
  * from a link or a request is HTML-escaped, and only http(s) URLs are ever embedded (no
  * `javascript:` frames).
  *
- * Each page comes with its security headers (`page-headers.ts`): a Content-Security-Policy that
+ * Each page comes with its security headers (`src/http/page-headers.ts`): a Content-Security-Policy that
  * allows no script, only this module's own stylesheet (by hash), no framing by other sites, and
  * no form or frame target but the ones the page needs.
  *
@@ -14,7 +14,7 @@
  * res.end(page.html);
  */
 import type { LinkInfo } from './decide.js';
-import { pageHeaders, styleSource, type PageHeaders } from './page-headers.js';
+import { pageHeaders, styleSource, type PageHeaders } from '../http/page-headers.js';
 
 /** A rendered page and the security headers it must be sent with. */
 export interface HtmlPage {

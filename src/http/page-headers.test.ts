@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { pageHeaders, sourceOf, styleSource } from './page-headers.js';
-import { cspDirectives as directives } from './testing.js';
+import { cspDirectives as directives } from '../redirect/testing.js';
 
 test('sourceOf: the origin of an http(s) URL, or only its scheme when a policy cannot spell the host', () => {
   assert.equal(sourceOf('https://example.com/a?b#c'), 'https://example.com');
