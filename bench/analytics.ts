@@ -26,10 +26,10 @@ import { buildApp } from '../src/app.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { createAnalyticsService } from '../src/analytics/service.js';
-import { createSqlRunner } from '../src/analytics/sql-runner.js';
+import { createSqlRunner } from '../src/events/sql/sql-runner.js';
 import { AnalyticsQuery } from '../src/analytics/schema.js';
 import { generate, prng } from './analytics/generate.js';
-import { createEventWriter, insertEvents, type StoredEvent } from '../src/analytics/event-writer.js';
+import { createEventWriter, insertEvents, type StoredEvent } from '../src/events/sql/event-writer.js';
 import type { SqlTexts } from '../src/db/sql-texts.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

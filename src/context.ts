@@ -6,8 +6,8 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
-import type { EventWriter } from './analytics/event-writer.js';
-import type { RollupHorizon } from './analytics/horizon.js';
+import type { EventWriter } from './events/sql/event-writer.js';
+import type { RollupHorizon } from './events/horizon.js';
 
 export interface AppContext {
   config: Config;

@@ -10,8 +10,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/tables.js';
-import type { StoredEvent } from '../../src/analytics/event-writer.js';
-import { applyRollupDeltas, rollupDeltas } from '../../src/analytics/rollup-deltas.js';
+import type { StoredEvent } from '../../src/events/sql/event-writer.js';
+import { applyRollupDeltas, rollupDeltas } from '../../src/events/sql/rollup-deltas.js';
 import type { SqlTexts } from '../../src/db/sql-texts.js';
 import type { WorkspaceService } from '../../src/workspaces/service.js';
 

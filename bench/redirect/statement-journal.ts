@@ -10,9 +10,9 @@
  */
 import { sql } from 'kysely';
 import { sqliteDialect, type Dialect } from '../../src/db/dialect.js';
-import { createEventWriter } from '../../src/analytics/event-writer.js';
+import { createEventWriter } from '../../src/events/sql/event-writer.js';
 import { createRedirectStore } from '../../src/redirect/store.js';
-import { createClickFold } from '../../src/redirect/click-fold.js';
+import { createClickFold } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 
 /** The app's SQLite dialect without the `or fail` clause: SQLite keeps its statement journal. */

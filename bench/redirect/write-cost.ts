@@ -9,9 +9,9 @@
  *
  * Run: node --import tsx bench/redirect/write-cost.ts
  */
-import { createEventWriter } from '../../src/analytics/event-writer.js';
+import { createEventWriter } from '../../src/events/sql/event-writer.js';
 import { createRedirectStore } from '../../src/redirect/store.js';
-import { createClickFold, type FoldMode } from '../../src/redirect/click-fold.js';
+import { createClickFold, type FoldMode } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 
 const BATCH = Number(process.env.BATCH ?? 2000);

@@ -8,8 +8,8 @@
  * Most values accept the published "advanced" syntax: `a`, `a,b` (any of) and `-a,b` (none of).
  */
 import { ApiError } from '../http/errors.js';
-import type { DimColumn } from './rollup-spec.js';
-import { stripQuery } from './rollup-spec.js';
+import type { DimColumn } from '../events/sql/rollup-spec.js';
+import { stripQuery } from '../events/sql/rollup-spec.js';
 import type { FilterQuery } from './schema.js';
 
 export interface ValueFilter {

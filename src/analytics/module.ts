@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
-import { createSqlRunner } from './sql-runner.js';
+import { createSqlRunner } from '../events/sql/sql-runner.js';
 import { createAnalyticsService } from './service.js';
 import { analyticsRoutes } from './routes.js';
 

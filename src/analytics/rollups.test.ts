@@ -12,9 +12,9 @@ import type { LinksTable } from '../db/tables.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { SEED_NOW, insertLink, seedAnalytics } from './testing.js';
 import { createAnalyticsService, type AnalyticsService } from './service.js';
-import { createSqlRunner } from './sql-runner.js';
+import { createSqlRunner } from '../events/sql/sql-runner.js';
 import { AnalyticsQuery, GROUP_BYS } from './schema.js';
-import type { StoredEvent } from './event-writer.js';
+import type { StoredEvent } from '../events/sql/event-writer.js';
 
 let t: TestApp;
 let rollups: AnalyticsService;

@@ -10,20 +10,20 @@ import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
 import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
-import { aggregateParts } from './aggregate.js';
-import type { AggregateSpec, EventKind } from './aggregate-sql.js';
-import { eventPageQuery } from './aggregate-sql.js';
+import { aggregateParts } from '../events/sql/aggregate.js';
+import type { AggregateSpec, EventKind } from '../events/sql/aggregate-sql.js';
+import { eventPageQuery } from '../events/sql/aggregate-sql.js';
 import { parseFilters, type ParsedFilters } from './filters.js';
 import { buildScope, hasLinkFilter, scopeIdsQuery, type LinkScope } from './link-scope.js';
 import { assertRangeAllowedForPlan, bucketStarts, resolveRange, type TimeRange } from './range.js';
 import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy } from './schema.js';
 import { GROUP_COLUMNS, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
-import type { SqlRunner } from './sql-runner.js';
+import type { SqlRunner } from '../events/sql/sql-runner.js';
 import { toEventRecord, type EventRow } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
-import type { RollupHorizon } from './horizon.js';
+import type { RollupHorizon } from '../events/horizon.js';
 
 export interface AnalyticsServiceDeps {
   db: Kysely<Database>;

@@ -4,9 +4,9 @@
  * order (clicks, leads or sale amount, descending) and the 5,000-row cap.
  */
 import type { AnalyticsEvent, GroupBy } from './schema.js';
-import type { DimColumn } from './rollup-spec.js';
-import { stripQuery } from './rollup-spec.js';
-import type { Metrics } from './rollup-deltas.js';
+import type { DimColumn } from '../events/sql/rollup-spec.js';
+import { stripQuery } from '../events/sql/rollup-spec.js';
+import type { Metrics } from '../events/sql/rollup-deltas.js';
 
 /** One merged row: group values (in the order of the grouping's columns), slot, metrics. */
 export interface MergedRow extends Metrics {

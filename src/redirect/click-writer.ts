@@ -19,9 +19,9 @@
  * if (writer.holding) writer.holdAnswer(() => res.end()); else res.end();
  * await writer.close({ deadline: Date.now() + 7000 }); // at shutdown: committed, or spilled
  */
-import type { StoredEvent } from '../analytics/event-writer.js';
+import type { StoredEvent } from '../events/sql/event-writer.js';
 import type { RawClick } from './click-record.js';
-import type { ClickFold } from './click-fold.js';
+import type { ClickFold } from '../events/sql/click-fold.js';
 import type { RedirectStore } from './store.js';
 import { createHeldAnswers } from './held-answers.js';
 

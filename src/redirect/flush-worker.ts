@@ -18,9 +18,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
-import { createEventWriter } from '../analytics/event-writer.js';
+import { createEventWriter } from '../events/sql/event-writer.js';
 import { createRedirectStore } from './store.js';
-import { createClickFold, nextFoldDelay } from './click-fold.js';
+import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
-import type { StoredEvent } from '../analytics/event-writer.js';
+import type { StoredEvent } from '../events/sql/event-writer.js';
 import { sql } from 'kysely';
 import { isPostgresUrl } from '../db/open.js';
 import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
@@ -22,7 +22,7 @@ import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createClickEnricher } from './click-enrich.js';
-import { createClickFold } from './click-fold.js';
+import { createClickFold } from '../events/sql/click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createPgChangeRelay, type PgRelay } from './pg-relay.js';

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
-import type { EventWriter } from '../analytics/event-writer.js';
+import type { EventWriter } from '../events/sql/event-writer.js';
 import type { ClickLookup } from '../redirect/module.js';
 import type { CustomerStore } from '../customers/store.js';
 import { ApiError } from '../http/errors.js';

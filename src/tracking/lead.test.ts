@@ -7,7 +7,7 @@ import { createLeadService } from './lead.js';
 import { createKeyedSerialQueue } from './serial.js';
 import { newClickId } from '../ids.js';
 import type { TrackDeps } from './deps.js';
-import type { StoredEvent } from '../analytics/event-writer.js';
+import type { StoredEvent } from '../events/sql/event-writer.js';
 
 let t: TestApp;
 let dub: Dub;

@@ -10,7 +10,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../db/tables.js';
-import type { StoredEvent } from '../analytics/event-writer.js';
+import type { StoredEvent } from '../events/sql/event-writer.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { customerDisplayName } from '../customers/names.js';

@@ -8,8 +8,8 @@
  */
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { applyRollupDeltas, rollupDeltas } from '../../analytics/rollup-deltas.js';
-import type { StoredEvent } from '../../analytics/event-writer.js';
+import { applyRollupDeltas, rollupDeltas } from '../../events/sql/rollup-deltas.js';
+import type { StoredEvent } from '../../events/sql/event-writer.js';
 
 const BACKFILL_PAGE = 5000;
 

@@ -14,8 +14,8 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { CompiledQuery, Kysely } from 'kysely';
-import type { OpenDatabase } from '../db/open.js';
-import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
+import type { OpenDatabase } from '../../db/open.js';
+import { LOWER_PRIORITY_SOURCE } from '../../thread-priority.js';
 
 export interface SqlRunner {
   /** Runs the queries (one snapshot where the engine allows) and returns each one's rows. */

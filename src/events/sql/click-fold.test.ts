@@ -5,15 +5,15 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
-import type { StoredEvent } from '../analytics/event-writer.js';
-import { createAnalyticsService, type AnalyticsService } from '../analytics/service.js';
-import { createSqlRunner } from '../analytics/sql-runner.js';
-import { AnalyticsQuery } from '../analytics/schema.js';
-import type { AuthContext } from '../workspaces/service.js';
+import { createTestApp, type TestApp } from '../../test-support/harness.js';
+import type { StoredEvent } from './event-writer.js';
+import { createAnalyticsService, type AnalyticsService } from '../../analytics/service.js';
+import { createSqlRunner } from './sql-runner.js';
+import { AnalyticsQuery } from '../../analytics/schema.js';
+import type { AuthContext } from '../../workspaces/service.js';
 import { createClickFold, FOLD_STRETCH_MAX, FOLD_TIME_SHARE, linkBumps, nextFoldDelay, workspaceBumps, type ClickFold } from './click-fold.js';
-import { createRedirectStore } from './store.js';
-import { insertLink } from './testing.js';
+import { createRedirectStore } from '../../redirect/store.js';
+import { insertLink } from '../../redirect/testing.js';
 
 const NOW = Date.parse('2026-11-20T12:30:00.000Z');
 const H = 3_600_000;

@@ -7,10 +7,10 @@
  * out of step with the events.
  */
 import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
-import type { Database, EventsTable } from '../db/tables.js';
-import type { Dialect } from '../db/dialect.js';
+import type { Database, EventsTable } from '../../db/tables.js';
+import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
-import { sqlText, type SqlTexts } from '../db/sql-texts.js';
+import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
 
 export type StoredEvent = Insertable<EventsTable>;
 

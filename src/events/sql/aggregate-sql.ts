@@ -11,10 +11,10 @@
  * `+workspace_id`; a lead or sale scan goes through the partial index of conversions.
  */
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { Dialect } from '../db/dialect.js';
-import type { DimFilter, MetadataMatch } from './filters.js';
-import type { LinkScope } from './link-scope.js';
+import type { Database } from '../../db/tables.js';
+import type { Dialect } from '../../db/dialect.js';
+import type { DimFilter, MetadataMatch } from '../../analytics/filters.js';
+import type { LinkScope } from '../../analytics/link-scope.js';
 import type { Part } from './planner.js';
 import { NULLABLE_COLUMNS, keyColumnOf, type DimColumn, type RollupDim } from './rollup-spec.js';
 

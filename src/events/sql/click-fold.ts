@@ -26,9 +26,9 @@
  * await fold.fold();              // on the fold timer: rollups, counters, watermark
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { EventWriter, StoredEvent } from '../analytics/event-writer.js';
-import type { LinkBump, RedirectStore, WorkspaceBump } from './store.js';
+import type { Database } from '../../db/tables.js';
+import type { EventWriter, StoredEvent } from './event-writer.js';
+import type { LinkBump, RedirectStore, WorkspaceBump } from '../../redirect/store.js';
 
 export type FoldMode = 'each' | 'coalesced';
 

@@ -3,11 +3,11 @@
  * as one batch on the SQL runner (one snapshot on SQLite) and adds the rows up.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { Dialect } from '../db/dialect.js';
+import type { Database } from '../../db/tables.js';
+import type { Dialect } from '../../db/dialect.js';
 import { partQuery, type AggregateSpec } from './aggregate-sql.js';
 import { planParts, type Part } from './planner.js';
-import { mergeRows, type MergedRow } from './shape.js';
+import { mergeRows, type MergedRow } from '../../analytics/shape.js';
 import type { SqlRunner } from './sql-runner.js';
 
 export interface AggregateDeps {

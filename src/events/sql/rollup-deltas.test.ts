@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Kysely, SqliteDialect, PostgresDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import type { Database } from '../db/tables.js';
+import type { Database } from '../../db/tables.js';
 import { DAILY_COLUMNS, HOURLY_COLUMNS, boundValues, buildUpserts, keyHash, rollupDeltas } from './rollup-deltas.js';
 import type { StoredEvent } from './event-writer.js';
 
