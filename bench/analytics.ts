@@ -27,6 +27,7 @@ import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { createAnalyticsService } from '../src/analytics/service.js';
 import { createSqlRunner } from '../src/events/sql/sql-runner.js';
+import { createSqlEventStore } from '../src/events/sql/store.js';
 import { AnalyticsQuery } from '../src/analytics/schema.js';
 import { generate, prng } from './analytics/generate.js';
 import { createEventWriter, insertEvents, type StoredEvent } from '../src/events/sql/event-writer.js';
@@ -135,7 +136,8 @@ async function main() {
     large: (await ctx.workspaces.createKey(big.workspace_id, { name: 'bench' })).key,
     small: (await ctx.workspaces.createKey(small.workspace_id, { name: 'bench' })).key,
   };
-  const raw = createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database), now: () => NOW, linkSettings: config, useRollups: false });
+  const rawReader = createSqlRunner(database);
+  const raw = createAnalyticsService({ db: database.db, reader: rawReader, events: createSqlEventStore({ database, runner: rawReader, useRollups: false }), now: () => NOW, linkSettings: config });
 
   const measureHttp = async (path: string, key: string) => {
     const times: number[] = [];
@@ -186,8 +188,10 @@ async function main() {
     // The event loop while a heavy raw aggregate runs: on the worker vs on this thread.
     const auth = await ctx.workspaces.authenticate(keys.large);
     const heavy = AnalyticsQuery.parse({ groupBy: 'countries', browser: 'Chrome', interval: '30d' });
-    const serviceOn = (inProcess: boolean) =>
-      createAnalyticsService({ db: database.db, dialect: database.dialect, runner: createSqlRunner(database, { inProcess }), now: () => NOW, linkSettings: config });
+    const serviceOn = (inProcess: boolean) => {
+      const reader = createSqlRunner(database, { inProcess });
+      return createAnalyticsService({ db: database.db, reader, events: createSqlEventStore({ database, runner: reader }), now: () => NOW, linkSettings: config });
+    };
     console.log('\nlongest event-loop stall (gap between 1 ms timer ticks) while 5 raw aggregates run (top countries, browser=Chrome, large workspace)');
     for (const [label, service] of [['analytics worker', serviceOn(false)], ['in process', serviceOn(true)]] as const) {
       await service.retrieve(auth, heavy);

@@ -23,8 +23,8 @@ import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
-import { createEventWriter } from './events/sql/event-writer.js';
-import { createRollupHorizon } from './events/horizon.js';
+import { createSqlEventStore } from './events/sql/store.js';
+import { createSqlRunner } from './events/sql/sql-runner.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -51,13 +51,14 @@ export async function buildApp(options: BuildOptions) {
   const { config, database } = options;
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
+  const reader = createSqlRunner(database);
   const ctx: AppContext = {
     config,
     database,
     bus: createChangeBus(),
     workspaces,
-    events: createEventWriter(database.dialect),
-    horizon: createRollupHorizon(),
+    events: createSqlEventStore({ database, runner: reader }),
+    reader,
     now,
   };
 
@@ -71,7 +72,8 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, analytics.lifecycle, qr.lifecycle];
+  // The reader closes last: the lifecycles before it may still read through it.
+  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).

@@ -6,17 +6,24 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
-import type { EventWriter } from './events/sql/event-writer.js';
-import type { RollupHorizon } from './events/horizon.js';
+import type { SqlEventStore } from './events/sql/store.js';
+import type { SqlRunner } from './events/sql/sql-runner.js';
 
 export interface AppContext {
   config: Config;
   database: OpenDatabase;
   bus: ChangeBus;
   workspaces: WorkspaceService;
-  events: EventWriter;
-  /** How far the rollups count clicks: moved by the click writer, read by analytics. */
-  horizon: RollupHorizon & { update(foldedBefore: number | null): void };
+  /**
+   * The event log (src/events/). Modules that only append and read use it through the
+   * `EventStore` interface; the click writer also uses the SQL store's writer and fold watermark.
+   */
+  events: SqlEventStore;
+  /**
+   * Where long reads run (a worker thread with its own connection on a SQLite file): the event
+   * store's aggregates and the analytics' look-ups of links, tags and customers.
+   */
+  reader: SqlRunner;
   /** Clock, replaceable in tests. */
   now: () => number;
 }

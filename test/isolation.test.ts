@@ -34,7 +34,7 @@ before(async () => {
   // A click, a lead and a sale in the first workspace.
   const clickId = newClickId();
   const now = Date.now();
-  await t.ctx.events.append(t.database.db, [
+  await t.ctx.events.append([
     {
       workspace_id: t.workspaceId, timestamp: now - 5_000, id: clickId, kind: 'click', click_id: clickId, link_id: owned.link,
       domain: 'secret.example', key: 'hidden', url: 'https://example.com/secret', country: 'DE', city: 'Berlin', region: 'DE-BE',

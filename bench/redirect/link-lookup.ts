@@ -22,8 +22,8 @@ const bench = await openClickBench();
 const file = bench.database.sqlitePath!;
 const plain = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(file) }) });
 const sides = [
-  { name: 'kept', store: createRedirectStore(bench.database.db, bench.database.dialect), us: [] as number[] },
-  { name: 'prepared each time', store: createRedirectStore(plain, bench.database.dialect), us: [] as number[] },
+  { name: 'kept', store: createRedirectStore(bench.database.db), us: [] as number[] },
+  { name: 'prepared each time', store: createRedirectStore(plain), us: [] as number[] },
 ];
 
 for (let round = 0; round < ROUNDS; round++) {

@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import { sqliteDialect, type Dialect } from '../../src/db/dialect.js';
 import { createEventWriter } from '../../src/events/sql/event-writer.js';
-import { createRedirectStore } from '../../src/redirect/store.js';
+import { createLinkCounters } from '../../src/links/counters.js';
 import { createClickFold } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 
@@ -21,7 +21,7 @@ const withJournal: Dialect = { ...sqliteDialect, orFail: sql``, insertOrFail: (q
 async function side(dialect: Dialect) {
   const bench = await openClickBench();
   const { db } = bench.database;
-  const fold = createClickFold({ db, events: createEventWriter(dialect), store: createRedirectStore(db, dialect), mode: 'coalesced' });
+  const fold = createClickFold({ db, writer: createEventWriter(dialect), counters: createLinkCounters(dialect), mode: 'coalesced' });
   await fold.recover();
   let n = 0;
   const click = () => benchClick(bench, bench.links[Math.floor(Math.random() * bench.links.length)]!, ++n);

@@ -10,7 +10,7 @@
  * Run: node --import tsx bench/redirect/write-cost.ts
  */
 import { createEventWriter } from '../../src/events/sql/event-writer.js';
-import { createRedirectStore } from '../../src/redirect/store.js';
+import { createLinkCounters } from '../../src/links/counters.js';
 import { createClickFold, type FoldMode } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 
@@ -26,7 +26,7 @@ const click = () => benchClick(bench, bench.links[n++ % bench.links.length]!, n)
 console.log(`CPU per click, batches of ${BATCH}, ${CLICKS} clicks per pass, 10,000 links; coalesced folds every ${FOLD_EVERY} clicks`);
 for (const mode of ['each', 'coalesced'] as FoldMode[]) {
   const { database } = bench;
-  const fold = createClickFold({ db: database.db, events: createEventWriter(database.dialect), store: createRedirectStore(database.db, database.dialect), mode });
+  const fold = createClickFold({ db: database.db, writer: createEventWriter(database.dialect), counters: createLinkCounters(database.dialect), mode });
   await fold.recover();
   for (let pass = 1; pass <= 2; pass++) {
     let writeUs = 0;

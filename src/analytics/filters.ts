@@ -8,44 +8,12 @@
  * Most values accept the published "advanced" syntax: `a`, `a,b` (any of) and `-a,b` (none of).
  */
 import { ApiError } from '../http/errors.js';
-import type { DimColumn } from '../events/sql/rollup-spec.js';
+import type { DimColumn } from '../events/event-store.js';
 import { stripQuery } from '../events/sql/rollup-spec.js';
 import type { FilterQuery } from './schema.js';
 
-export interface ValueFilter {
-  op: 'in' | 'notIn';
-  values: string[];
-}
-
-/**
- * How a dimension filter compares: `exact`; `ci` (case-insensitive: device, browser and os
- * names are matched without regard to case, as the published API capitalises them); `withoutQuery`
- * (referer URLs compare without their query string, as they are grouped); `region` (accepts both
- * `US-CA` and `CA`).
- */
-export type MatchMode = 'exact' | 'ci' | 'withoutQuery' | 'region';
-
-export interface DimFilter {
-  column: DimColumn;
-  filter: ValueFilter;
-  mode: MatchMode;
-}
-
-/** `metadata['plan']:'pro'` → a key/value match; any other text → a substring of the metadata JSON. */
-export type MetadataMatch = { key: string; value: string } | { text: string };
-
-export interface LinkFilters {
-  ids?: ValueFilter;
-  domain?: ValueFilter;
-  tenantId?: ValueFilter;
-  programId?: ValueFilter;
-  partnerId?: ValueFilter;
-  folderId?: ValueFilter;
-  tagIds?: ValueFilter;
-  root?: boolean;
-  /** A filter on something Waymark does not store (partner groups, partner tags): matches nothing. */
-  matchesNothing?: boolean;
-}
+export type { DimFilter, LinkFilters, MatchMode, MetadataMatch, ValueFilter } from '../events/event-store.js';
+import type { DimFilter, LinkFilters, MatchMode, MetadataMatch, ValueFilter } from '../events/event-store.js';
 
 export interface ParsedFilters {
   links: LinkFilters;

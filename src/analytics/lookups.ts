@@ -76,3 +76,17 @@ export function tagsByLink(results: readonly Record<string, unknown>[][]): Map<s
   }
   return out;
 }
+
+/** The id of the workspace's link with this external id (without its `ext_` prefix). */
+export function linkByExternalIdQuery(db: Kysely<Database>, workspaceId: string, externalId: string): CompiledQuery {
+  return db.selectFrom('links').select('id').where('workspace_id', '=', workspaceId).where('external_id', '=', externalId).compile();
+}
+
+/**
+ * The link at this domain and key (case-insensitive), with its workspace. No workspace filter:
+ * keys are unique per domain across workspaces (the redirect's look-up); the caller answers
+ * another workspace's link like a missing one.
+ */
+export function linkByKeyQuery(db: Kysely<Database>, domain: string, key: string): CompiledQuery {
+  return db.selectFrom('links').select(['id', 'workspace_id']).where('domain', '=', domain.toLowerCase()).where('key_lower', '=', key.toLowerCase()).compile();
+}

@@ -13,8 +13,9 @@ import type { AuthContext } from '../workspaces/service.js';
 import { SEED_NOW, insertLink, seedAnalytics } from './testing.js';
 import { createAnalyticsService, type AnalyticsService } from './service.js';
 import { createSqlRunner } from '../events/sql/sql-runner.js';
+import { createSqlEventStore } from '../events/sql/store.js';
 import { AnalyticsQuery, GROUP_BYS } from './schema.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
 
 let t: TestApp;
 let rollups: AnalyticsService;
@@ -77,7 +78,7 @@ async function seedRandom(workspaceId: string): Promise<void> {
   // Batches of varying size, as flushes and track calls would write them.
   for (let i = 0; i < events.length; ) {
     const n = 1 + Math.floor(rnd() * 400);
-    await t.ctx.events.append(db, events.slice(i, i + n));
+    await t.ctx.events.append(events.slice(i, i + n));
     i += n;
   }
 }
@@ -96,13 +97,13 @@ before(async () => {
     if (queries.some((q) => /analytics_(daily|hourly)/.test(q.sql))) used.rollup++;
     return run(queries);
   };
+  const rawReader = createSqlRunner(t.database, { inProcess: true });
   raw = createAnalyticsService({
     db: t.database.db,
-    dialect: t.database.dialect,
-    runner: createSqlRunner(t.database, { inProcess: true }),
+    reader: rawReader,
+    events: createSqlEventStore({ database: t.database, runner: rawReader, useRollups: false }),
     now: () => SEED_NOW,
     linkSettings: t.config,
-    useRollups: false,
   });
   auth = await t.ctx.workspaces.authenticate(t.key);
   randomAuth = await t.ctx.workspaces.authenticate(randomWs.key);
@@ -198,7 +199,7 @@ describe('the writer', () => {
     };
     await assert.rejects(
       t.database.db.transaction().execute(async (trx) => {
-        await t.ctx.events.append(trx, [event]);
+        await t.ctx.events.append([event], trx);
         throw new Error('abort');
       }),
       /abort/,
@@ -207,7 +208,7 @@ describe('the writer', () => {
       (await t.database.db.withTables<Record<typeof table, { workspace_id: string }>>().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ws.workspaceId).executeTakeFirstOrThrow()).n;
     assert.equal(Number(await count('analytics_hourly')), 0);
     assert.equal(Number(await count('analytics_daily')), 0);
-    await t.ctx.events.append(t.database.db, [event]);
+    await t.ctx.events.append([event]);
     assert.equal(Number(await count('analytics_hourly')), 1);
     assert.equal(Number(await count('analytics_daily')), 5); // one row per tuple
   });
@@ -215,7 +216,7 @@ describe('the writer', () => {
   test('forgetLinks removes a link’s events and takes them out of the rollups', async () => {
     const before = await rollups.retrieve(auth, AnalyticsQuery.parse({ interval: 'all', event: 'composite' }));
     assert.deepEqual(before, { clicks: 12, leads: 3, sales: 3, saleAmount: 8200 });
-    const removed = await t.database.db.transaction().execute((trx) => t.ctx.events.forgetLinks(trx, t.workspaceId, ['link_a']));
+    const removed = await t.database.db.transaction().execute((trx) => t.ctx.events.forgetLinks(t.workspaceId, ['link_a'], trx));
     assert.equal(removed, 9 + 2 + 2); // link_a: 9 clicks, 2 leads, 2 sales
     for (const groupBy of ['count', 'countries', 'top_links', 'timeseries', 'referer_urls']) {
       for (const range of [{ interval: 'all' }, { interval: 'mtd', timezone: 'America/Los_Angeles' }, { interval: '30d' }]) {

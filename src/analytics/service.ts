@@ -1,40 +1,34 @@
 /**
  * The rules of `GET /analytics` and `GET /events`: access checks, range, filters, link scope,
- * then the planned parts (planner.ts) run on the SQL runner and merged into the published shapes.
- * Every read goes through the runner, so on SQLite nothing here blocks the event loop on I/O.
+ * then the event store's aggregate or page, shaped into the published responses with the links,
+ * tags and customers they name. Reads go through the event store and the reader (a worker thread
+ * on a SQLite file), so nothing here blocks the event loop on I/O.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import type { Dialect } from '../db/dialect.js';
+import type { AggregateSpec, EventKind, EventRow, EventStore, LinkScope } from '../events/event-store.js';
+import { buildScope, hasLinkFilter, MAX_INLINE_IDS } from '../events/link-scope.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
 import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
-import { aggregateParts } from '../events/sql/aggregate.js';
-import type { AggregateSpec, EventKind } from '../events/sql/aggregate-sql.js';
-import { eventPageQuery } from '../events/sql/aggregate-sql.js';
 import { parseFilters, type ParsedFilters } from './filters.js';
-import { buildScope, hasLinkFilter, scopeIdsQuery, type LinkScope } from './link-scope.js';
 import { assertRangeAllowedForPlan, bucketStarts, resolveRange, type TimeRange } from './range.js';
 import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy } from './schema.js';
 import { GROUP_COLUMNS, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
 import type { SqlRunner } from '../events/sql/sql-runner.js';
-import { toEventRecord, type EventRow } from './event-records.js';
-import { byId, customersQuery, foldersQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
+import { toEventRecord } from './event-records.js';
+import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
-import type { RollupHorizon } from '../events/horizon.js';
 
 export interface AnalyticsServiceDeps {
+  /** Builds the look-up queries of links, tags and customers, which run on `reader`. */
   db: Kysely<Database>;
-  dialect: Dialect;
-  runner: SqlRunner;
+  reader: SqlRunner;
+  events: EventStore<never> | EventStore<Kysely<Database>>;
   now: () => number;
   linkSettings: LinkUrlSettings;
-  /** When false every query reads the raw events: tests compare both paths, the benchmark times both. */
-  useRollups?: boolean;
-  /** How far the rollups count clicks (default: all of them). */
-  horizon?: RollupHorizon;
 }
 
 
@@ -63,9 +57,8 @@ export function resolveSortOrder(sortOrder?: 'asc' | 'desc', order?: 'asc' | 'de
 }
 
 export function createAnalyticsService(deps: AnalyticsServiceDeps) {
-  const { db, dialect, runner } = deps;
-  const useRollups = deps.useRollups ?? true;
-  const foldedBefore = () => deps.horizon?.foldedBefore() ?? null;
+  const { db, events } = deps;
+  const runner = deps.reader;
 
   async function one<T>(query: CompiledQuery): Promise<T[]> {
     const [rows] = await runner.run([query]);
@@ -77,22 +70,13 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     if ('externalId' in lookup) {
       const prefixed = lookup.externalId.startsWith('ext_');
       const externalId = prefixed ? lookup.externalId.slice(4) : lookup.externalId;
-      const [row] = await one<{ id: string }>(
-        db.selectFrom('links').select('id').where('workspace_id', '=', workspaceId).where('external_id', '=', externalId).compile(),
-      );
+      const [row] = await one<{ id: string }>(linkByExternalIdQuery(db, workspaceId, externalId));
       if (row) return row.id;
       if (!prefixed) throw new ApiError('bad_request', 'Invalid externalId. Did you forget to prefix it with `ext_`?');
       throw new ApiError('not_found', 'Link not found.');
     }
     // Keys are unique per domain without regard to case, across workspaces (redirect lookup).
-    const [row] = await one<{ id: string; workspace_id: string }>(
-      db
-        .selectFrom('links')
-        .select(['id', 'workspace_id'])
-        .where('domain', '=', lookup.domain.toLowerCase())
-        .where('key_lower', '=', lookup.key.toLowerCase())
-        .compile(),
-    );
+    const [row] = await one<{ id: string; workspace_id: string }>(linkByKeyQuery(db, lookup.domain, lookup.key));
     // Another workspace's link answers exactly like a missing one: a different status would tell
     // a caller which domain/key pairs exist elsewhere (the published service answers 401 here).
     if (!row || row.workspace_id !== workspaceId) throw new ApiError('not_found', 'Link not found.');
@@ -104,8 +88,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     if (filters.lookup) links.ids = { op: 'in', values: [await resolveLookup(workspaceId, filters.lookup)] };
     const input = { workspaceId, links, named: links.ids?.op === 'in' };
     if (links.matchesNothing || !hasLinkFilter(links)) return buildScope(input);
-    const ids = (await one<{ id: string }>(scopeIdsQuery(db, input))).map((r) => r.id);
-    return buildScope(input, ids);
+    return buildScope(input, await events.scopeLinkIds(input, MAX_INLINE_IDS));
   }
 
   async function prepare(auth: AuthContext, q: AnalyticsQuery | EventsQuery, timeseries: boolean) {
@@ -178,7 +161,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       }
       const spec = specOf(auth.workspaceId, KINDS[event], GROUP_COLUMNS[groupBy], timeseries, filters, scope);
       const boundaries = timeseries ? bucketStarts(range).slice(1) : undefined;
-      const merged = await aggregateParts({ db, dialect, runner, useRollups, foldedBefore: foldedBefore() }, spec, range, boundaries);
+      const merged = await events.aggregate(spec, range, boundaries);
 
       if (groupBy === 'count') return reported(event, merged[0] ?? empty);
       if (timeseries) return timeseriesRows(range, event, merged);
@@ -193,7 +176,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       const kind = KINDS[q.event][0]!;
       const spec = specOf(auth.workspaceId, [kind], [], false, filters, scope);
       const order = resolveSortOrder(q.sortOrder, q.order);
-      const rows = await one<EventRow>(eventPageQuery(db, dialect, spec, range, { order, limit: q.limit, offset: (q.page - 1) * q.limit }));
+      const rows: EventRow[] = await events.page(spec, range, { order, limit: q.limit, offset: (q.page - 1) * q.limit });
       if (!rows.length) return [];
       const linkIds = rows.map((r) => r.link_id);
       const customerIds = rows.map((r) => r.customer_id).filter((c): c is string => !!c);

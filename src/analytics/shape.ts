@@ -4,15 +4,12 @@
  * order (clicks, leads or sale amount, descending) and the 5,000-row cap.
  */
 import type { AnalyticsEvent, GroupBy } from './schema.js';
-import type { DimColumn } from '../events/sql/rollup-spec.js';
+import type { DimColumn } from '../events/event-store.js';
 import { stripQuery } from '../events/sql/rollup-spec.js';
-import type { Metrics } from '../events/sql/rollup-deltas.js';
+import type { Metrics } from '../events/event-store.js';
 
-/** One merged row: group values (in the order of the grouping's columns), slot, metrics. */
-export interface MergedRow extends Metrics {
-  g: string[];
-  slot?: number;
-}
+export type { MergedRow } from '../events/event-store.js';
+import type { MergedRow } from '../events/event-store.js';
 
 /** The four metrics as the API names them. */
 export interface ApiMetrics {

@@ -8,7 +8,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, EventsTable, LinksTable } from '../db/tables.js';
-import type { EventWriter, StoredEvent } from '../events/sql/event-writer.js';
+import type { EventStore, StoredEvent } from '../events/event-store.js';
 import { linkRow } from '../test-support/link-row.js';
 
 export const SEED_NOW = Date.parse('2024-05-15T03:00:00.000Z');
@@ -65,7 +65,7 @@ export interface Seed {
  * Seeds the fixture into `workspaceId` (and a little into `otherWorkspaceId`, which must never
  * show up). Returns every event written, for the oracle.
  */
-export async function seedAnalytics(db: Kysely<Database>, events: EventWriter, workspaceId: string, otherWorkspaceId: string): Promise<Seed> {
+export async function seedAnalytics(db: Kysely<Database>, events: Pick<EventStore, 'append'>, workspaceId: string, otherWorkspaceId: string): Promise<Seed> {
   const t = SEED_NOW - 100 * D;
   const tags = { t1: `tag_t1_${workspaceId.slice(-6)}`, t2: `tag_t2_${workspaceId.slice(-6)}` };
   await db
@@ -164,7 +164,7 @@ export async function seedAnalytics(db: Kysely<Database>, events: EventWriter, w
   sale('s5', 'l4', T - 30 * 60_000, 999, 'new', 'stripe', 'inv_5');
 
   // Two appends, as a click flush and a track call would: rollups add up across batches.
-  await events.append(db, all.slice(0, 9));
-  await events.append(db, all.slice(9));
+  await events.append(all.slice(0, 9));
+  await events.append(all.slice(9));
   return { workspaceId, otherWorkspaceId, links, tags, folder, events: all, linkTags };
 }

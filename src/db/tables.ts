@@ -9,6 +9,7 @@
  * Every table that belongs to a workspace carries `workspace_id`.
  */
 import type { Generated } from 'kysely';
+import type { EventRow } from '../events/event-store.js';
 
 export type Flag = 0 | 1;
 
@@ -187,47 +188,8 @@ export interface CustomersTable {
  * click they are attributed to, so "sales by country" needs no join.
  * SQLite clusters it on (workspace_id, timestamp, id) (storage-benchmarks.md §2).
  */
-export interface EventsTable {
-  workspace_id: string;
-  timestamp: number;
-  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
-  id: string;
-  kind: 'click' | 'lead' | 'sale';
-  click_id: string;
-  link_id: string;
-  domain: string;
-  key: string;
-  url: string;
-  country: string;
-  city: string;
-  region: string;
-  continent: string;
-  device: string;
-  browser: string;
-  os: string;
-  referer: string;
-  referer_url: string;
-  trigger: string;
-  ip: string;
-  ua: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
-  customer_id: string | null;
-  event_name: string | null;
-  /** Sales: amount in USD cents. */
-  amount: number;
-  currency: string | null;
-  /** Sales: amount as sent, in the smallest unit of `currency`. */
-  original_amount: number | null;
-  payment_processor: string | null;
-  invoice_id: string | null;
-  sale_type: string | null;
-  /** JSON text. */
-  metadata: string | null;
-}
+/** The event log's row (src/events/event-store.ts), stored by the SQL event store. */
+export type EventsTable = EventRow;
 
 /** How far click events are folded into rollups and link counters (migration 0008, click-fold.ts). */
 export interface ClickRollupStateTable {

@@ -8,7 +8,7 @@
  * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier() });
  * const event = enrich(rawClick); // { kind: 'click', country: 'US', browser: 'Chrome', referer: 'google.com', … }
  */
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
 import type { RawClick } from './click-record.js';
 import { utmOf } from './final-url.js';
 import { memoize } from '../memo.js';

@@ -19,10 +19,10 @@
  * if (writer.holding) writer.holdAnswer(() => res.end()); else res.end();
  * await writer.close({ deadline: Date.now() + 7000 }); // at shutdown: committed, or spilled
  */
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
 import type { RawClick } from './click-record.js';
 import type { ClickFold } from '../events/sql/click-fold.js';
-import type { RedirectStore } from './store.js';
+import type { EventStore } from '../events/event-store.js';
 import { createHeldAnswers } from './held-answers.js';
 
 /** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
@@ -59,10 +59,10 @@ export interface ClickSink<Row extends ClickRow = RawClick> {
 }
 
 /** A sink writing on this thread (an in-memory SQLite database, which no worker can open). */
-export function createDirectSink(fold: ClickFold, store: Pick<RedirectStore, 'existingClickIds'>, enrich: (raw: RawClick) => StoredEvent): ClickSink {
+export function createDirectSink(fold: ClickFold, events: Pick<EventStore, 'existingClickIds'>, enrich: (raw: RawClick) => StoredEvent): ClickSink {
   return {
     write: (batch) => fold.write(batch.map(enrich)),
-    existingClickIds: (ids) => store.existingClickIds(ids),
+    existingClickIds: (ids) => events.existingClickIds(ids),
     settle: async () => void (await fold.fold({ all: true })),
     close: async (options) => {
       if (!options?.abandon) await fold.fold({ all: true });

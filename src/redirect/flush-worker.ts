@@ -18,8 +18,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
-import { createEventWriter } from '../events/sql/event-writer.js';
-import { createRedirectStore } from './store.js';
+import { createSqlEventStore } from '../events/sql/store.js';
+import { createLinkCounters } from '../links/counters.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
@@ -84,13 +84,12 @@ const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2
 // waits at most 100 ms inside SQLite, and longer waits happen here, between calls (whileBusy),
 // where a shutdown can reach the thread (flush-client.ts, close).
 if (database.sqlitePath) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
-// The same EventWriter app.ts builds: events and rollups are written the one way.
-const events = createEventWriter(database.dialect);
-const store = createRedirectStore(database.db, database.dialect);
+// The same event store app.ts builds: events and rollups are written the one way.
+const events = createSqlEventStore({ database });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
-const fold = createClickFold({ db: database.db, events, store, mode: database.sqlitePath ? 'coalesced' : 'each' });
+const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect), mode: database.sqlitePath ? 'coalesced' : 'each' });
 
 let closing = false;
 // Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.
@@ -190,7 +189,7 @@ port.on('message', async (msg: WorkerRequest) => {
       report();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else {
-      port.postMessage({ type: 'existing', id: msg.id, found: await store.existingClickIds(msg.ids) } satisfies WorkerReply);
+      port.postMessage({ type: 'existing', id: msg.id, found: await events.existingClickIds(msg.ids) } satisfies WorkerReply);
     }
   } catch (err) {
     const e = err as { message?: string; code?: string };

@@ -10,7 +10,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
+import { createLinkCounters } from '../links/counters.js';
 import { sql } from 'kysely';
 import { isPostgresUrl } from '../db/open.js';
 import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
@@ -62,7 +63,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     console.error(JSON.stringify({ level: 40, time: Date.now(), msg, ...fields }));
   };
 
-  const store = createRedirectStore(database.db, database.dialect);
+  const store = createRedirectStore(database.db);
   const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
   const classify = createUaClassifier();
@@ -73,11 +74,11 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const sink = onWorker
     ? createWorkerSink(
         { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice },
-        { onError, onHorizon: (foldedBefore) => ctx.horizon.update(foldedBefore) },
+        { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
       )
     : createDirectSink(
-        createClickFold({ db: database.db, events: ctx.events, store, mode: 'each' }),
-        store,
+        createClickFold({ db: database.db, writer: ctx.events.writer, counters: createLinkCounters(database.dialect), mode: 'each' }),
+        ctx.events,
         createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
       );
   const spillDir = spillDirFor(config.clickSpillDir, database);
@@ -136,7 +137,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         await writer.flush();
       }
       // Rows leave the batch only after their flush committed, so a miss here is in the table.
-      return store.findClick(workspaceId, clickId);
+      return ctx.events.findClick(workspaceId, clickId);
     },
   };
 
@@ -148,9 +149,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
         checkpointer = startCheckpointer(database.sqlitePath, { onError, nice: config.clickWriterNice });
       }
-      // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
-      const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-      ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
+      // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
+      await ctx.events.loadHorizon();
       if (isPostgresUrl(database.url)) {
         relay = createPgChangeRelay({
           url: database.url,

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
 import type { EventsTable, LinksTable } from '../db/tables.js';
 import { newClickId, newId } from '../ids.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
 import type { TestApp } from './harness.js';
 
 export type FixtureLink = Selectable<LinksTable>;
@@ -66,7 +66,7 @@ export async function insertClick(t: TestApp, link: FixtureLink, overrides: Part
     ...overrides,
   } as StoredEvent;
   row.click_id = row.id;
-  await t.ctx.events.append(t.ctx.database.db, [row]);
+  await t.ctx.events.append([row]);
   return row;
 }
 

@@ -3,7 +3,7 @@
  * to, and the event rows written for leads and sales. No I/O and no clock: callers pass `now`.
  */
 import type { EventsTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { StoredEvent } from '../events/event-store.js';
 
 /** A lead with the same customer and event name inside this window is not counted again (behaviour.md §6.1). */
 export const LEAD_DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;

@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
-import type { EventWriter } from '../events/sql/event-writer.js';
+import type { EventStore } from '../events/event-store.js';
+import type { LinkCounters } from '../links/counters.js';
 import type { ClickLookup } from '../redirect/module.js';
 import type { CustomerStore } from '../customers/store.js';
 import { ApiError } from '../http/errors.js';
@@ -16,7 +17,10 @@ import type { KeyedSerialQueue } from './serial.js';
 export interface TrackDeps {
   db: Kysely<Database>;
   dialect: Dialect;
-  events: EventWriter;
+  /** The event log; appends join the caller's transaction. */
+  events: EventStore<Kysely<Database>>;
+  /** The links' lead and sale counters, updated in the same transaction as the events. */
+  counters: LinkCounters;
   now: () => number;
   /** The redirect module's click lookup (covers clicks not yet flushed). */
   clicks: ClickLookup;
@@ -39,7 +43,7 @@ export function customerKey(workspaceId: string, externalId: string): string {
  * A click of another workspace is not found, exactly like a missing one.
  */
 export async function findClickOrThrow(deps: TrackDeps, workspaceId: string, clickId: string): Promise<AttributionSource> {
-  const click = (await deps.clicks.findClick(workspaceId, clickId)) ?? (await createTrackingStore(deps.db).findClick(workspaceId, clickId));
+  const click = (await deps.clicks.findClick(workspaceId, clickId)) ?? (await deps.events.findClick(workspaceId, clickId));
   if (!click) throw new ApiError('not_found', `Click not found for clickId: ${clickId} (no click with this id in this workspace).`);
   return click;
 }

@@ -7,7 +7,8 @@ import { createLeadService } from './lead.js';
 import { createKeyedSerialQueue } from './serial.js';
 import { newClickId } from '../ids.js';
 import type { TrackDeps } from './deps.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import { createLinkCounters } from '../links/counters.js';
+import type { StoredEvent } from '../events/event-store.js';
 
 let t: TestApp;
 let dub: Dub;
@@ -257,6 +258,7 @@ test('the click lookup of the redirect module is used first (clicks not yet flus
     db: t.ctx.database.db,
     dialect: t.ctx.database.dialect,
     events: t.ctx.events,
+    counters: createLinkCounters(t.ctx.database.dialect),
     now: Date.now,
     clicks: { findClick: async (ws, id) => (ws === t.workspaceId && id === batched.click_id ? batched : undefined) },
     customers: t.modules.customers.storeFor,

@@ -6,7 +6,7 @@
  * 2. a lead with the same customer and event name inside 7 days is a duplicate: 200, `link: null`;
  * 3. the click must be one of this workspace (404 otherwise) and its link must exist and be enabled;
  * 4. one transaction: upsert the customer, and unless `deferred`, append N lead events through the
- *    event writer and add N to `link.leads`.
+ *    event store and add N to `link.leads` (links/counters.ts).
  * `wait` and `deferred` answer after the commit; `async` answers after the checks and commits right
  * after, retrying and logging a failure with what is needed to replay it.
  */
@@ -17,7 +17,7 @@ import { newId } from '../ids.js';
 import { customerDisplayName } from '../customers/names.js';
 import type { CustomerPatch } from '../customers/store.js';
 import type { CustomerRow } from '../customers/schema.js';
-import { createTrackingStore, type LinkRow } from './store.js';
+import type { LinkRow } from './store.js';
 import { isDuplicateLead, leadEventRows, LEAD_DEDUP_WINDOW_MS, type AttributionSource } from './attribution.js';
 import { customerKey, findClickOrThrow, findLinkOrThrow, type CustomerInput, type Log, type TrackDeps } from './deps.js';
 import type { TrackLeadBody, TrackLeadResponse } from './schema.js';
@@ -134,7 +134,7 @@ export function createLeadService(deps: TrackDeps): LeadService {
       externalId: body.customerExternalId,
     };
     if (customer && body.mode !== 'deferred') {
-      const names = await createTrackingStore(deps.db).leadNamesSince(workspaceId, customer.id, deps.now() - LEAD_DEDUP_WINDOW_MS);
+      const names = await deps.events.leadNamesSince(workspaceId, customer.id, deps.now() - LEAD_DEDUP_WINDOW_MS);
       if (isDuplicateLead(names, body.eventName)) return { click: { id: clickId }, link: null, customer: customerOut };
     }
     const click = await findClickOrThrow(deps, workspaceId, clickId);
@@ -165,10 +165,9 @@ export function createLeadService(deps: TrackDeps): LeadService {
     return deps.db.transaction().execute(async (trx) => {
       const customer = await upsertCustomer(deps, trx, workspaceId, body.customerExternalId, body, p.click, p.newCustomerName);
       if (body.mode === 'deferred') return 0;
-      const store = createTrackingStore(trx);
       const now = deps.now();
       // Checked again under the customer's row lock: the check in prepare() may have raced.
-      if (isDuplicateLead(await store.leadNamesSince(workspaceId, customer.id, now - LEAD_DEDUP_WINDOW_MS), body.eventName)) return 0;
+      if (isDuplicateLead(await deps.events.leadNamesSince(workspaceId, customer.id, now - LEAD_DEDUP_WINDOW_MS, trx), body.eventName)) return 0;
       const quantity = body.eventQuantity ?? 1;
       const rows = leadEventRows(p.click, {
         workspaceId,
@@ -179,8 +178,8 @@ export function createLeadService(deps: TrackDeps): LeadService {
         now,
         newEventId: () => newId('evt', now),
       });
-      await deps.events.append(trx, rows);
-      await store.addLinkLeads(workspaceId, p.click.link_id, quantity);
+      await deps.events.append(rows, trx);
+      await deps.counters.addLeads(trx, workspaceId, p.click.link_id, quantity);
       return quantity;
     });
   }

@@ -15,6 +15,7 @@ import { createCurrencyConverter } from './currency.js';
 import { buildClientScript } from './script.js';
 import { trackingRoutes } from './routes.js';
 import type { TrackDeps } from './deps.js';
+import { createLinkCounters } from '../links/counters.js';
 
 export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule; customers: CustomersModule; redirect: RedirectModule }) {
   // Errors of `after` work are logged inside the lead service; this is the last resort.
@@ -23,6 +24,7 @@ export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule
     db: ctx.database.db,
     dialect: ctx.database.dialect,
     events: ctx.events,
+    counters: createLinkCounters(ctx.database.dialect),
     now: ctx.now,
     clicks: deps.redirect.clicks,
     customers: deps.customers.storeFor,

@@ -264,9 +264,9 @@ test('the events_invoice index rejects a second sale row with the same invoice i
     amount: 1,
     invoice_id: 'inv-index',
   });
-  await t.ctx.events.append(t.ctx.database.db, [row('evt_index_1')]);
+  await t.ctx.events.append([row('evt_index_1')]);
   await assert.rejects(
-    () => t.ctx.events.append(t.ctx.database.db, [row('evt_index_2')]),
+    () => t.ctx.events.append([row('evt_index_2')]),
     (err) => t.ctx.database.dialect.isUniqueViolation(err),
   );
 });

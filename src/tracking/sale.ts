@@ -8,13 +8,10 @@
  * another, rolls back on the unique violation and answers with the stored first sale, so counters
  * move once. Counters, customer totals and the event commit in one transaction.
  */
-import type { Selectable } from 'kysely';
-import type { EventsTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/sql/event-writer.js';
+import type { EventRow, StoredEvent } from '../events/event-store.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { customerDisplayName } from '../customers/names.js';
-import { createTrackingStore } from './store.js';
 import {
   decideSaleAttribution,
   DIRECT_SALE_LEAD_NAME,
@@ -45,7 +42,7 @@ export interface SaleService {
 
 export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleService {
   /** The answer of the first sale recorded for an invoice, rebuilt from its event row. */
-  async function storedResponse(workspaceId: string, row: Selectable<EventsTable>): Promise<TrackSaleResponse> {
+  async function storedResponse(workspaceId: string, row: EventRow): Promise<TrackSaleResponse> {
     const customer = row.customer_id ? await deps.customers(deps.db).findById(workspaceId, row.customer_id) : undefined;
     return {
       eventName: row.event_name ?? '',
@@ -63,18 +60,17 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
   }
 
   async function findInvoice(workspaceId: string, invoiceId: string | null | undefined) {
-    return invoiceId ? createTrackingStore(deps.db).saleByInvoice(workspaceId, invoiceId) : undefined;
+    return invoiceId ? deps.events.saleByInvoice(workspaceId, invoiceId) : undefined;
   }
 
   async function recordOnce(workspaceId: string, body: TrackSaleBody, amountUsdCents: number): Promise<TrackSaleResponse> {
     const noSale: TrackSaleResponse = { eventName: body.eventName, customer: null, sale: null };
-    const store = createTrackingStore(deps.db);
     const customer = await deps.customers(deps.db).findByExternalId(workspaceId, body.customerExternalId);
-    const lead = customer ? await store.latestLead(workspaceId, customer.id, body.leadEventName) : undefined;
+    const lead = customer ? await deps.events.latestLead(workspaceId, customer.id, body.leadEventName) : undefined;
     const decision = decideSaleAttribution({
       customerExists: !!customer,
       matchingLeadFound: !!lead,
-      customerHasAnyLead: customer && !lead ? await store.hasAnyLead(workspaceId, customer.id) : !!lead,
+      customerHasAnyLead: customer && !lead ? await deps.events.hasAnyLead(workspaceId, customer.id) : !!lead,
       requestClickId: body.clickId,
       customerClickId: customer?.click_id,
     });
@@ -92,7 +88,6 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
     const newName = customerDisplayName(body.customerName, body.customerEmail);
     return deps.db.transaction().execute(async (trx) => {
       const now = deps.now();
-      const tx = createTrackingStore(trx);
       const customers = deps.customers(trx);
       const rows: StoredEvent[] = [];
       // Direct sale tracking: the customer (created if needed) gets a lead on the click first.
@@ -117,7 +112,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
         // The UPDATE locks the customer row first, so two sales of one customer cannot both see
         // "no sale on this link yet" and both count a conversion.
         await customers.addSale(workspaceId, cust.id, amountUsdCents, now);
-        const firstOnLink = !(await tx.hasSaleOnLink(workspaceId, cust.id, source.link_id));
+        const firstOnLink = !(await deps.events.hasSaleOnLink(workspaceId, cust.id, source.link_id, trx));
         const currency = body.currency.toLowerCase();
         rows.push(
           saleEventRow(source, {
@@ -136,8 +131,8 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
           }),
         );
         // A duplicate invoice id fails here (events_invoice) and rolls back everything above.
-        await deps.events.append(trx, rows);
-        await tx.addLinkSale(workspaceId, source.link_id, amountUsdCents, firstOnLink);
+        await deps.events.append(rows, trx);
+        await deps.counters.addSale(trx, workspaceId, source.link_id, amountUsdCents, firstOnLink);
         sale = {
           amount: amountUsdCents,
           currency: 'usd',
@@ -146,9 +141,9 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
           metadata: body.metadata ?? null,
         };
       } else {
-        await deps.events.append(trx, rows);
+        await deps.events.append(rows, trx);
       }
-      if (direct) await tx.addLinkLeads(workspaceId, source.link_id, 1);
+      if (direct) await deps.counters.addLeads(trx, workspaceId, source.link_id, 1);
       if (!sale) return noSale;
       return {
         eventName: body.eventName,
@@ -166,7 +161,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
       try {
         return await recordOnce(workspaceId, body, amountUsdCents);
       } catch (err) {
-        if (!deps.dialect.isUniqueViolation(err)) throw err;
+        if (!deps.events.isDuplicateInvoice(err) && !deps.dialect.isUniqueViolation(err)) throw err;
         // Lost the race for the invoice id to another process: answer with the winner's sale.
         const winner = await findInvoice(workspaceId, body.invoiceId);
         if (winner) return storedResponse(workspaceId, winner);

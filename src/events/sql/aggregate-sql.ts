@@ -13,30 +13,12 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { DimFilter, MetadataMatch } from '../../analytics/filters.js';
-import type { LinkScope } from '../../analytics/link-scope.js';
+import type { AggregateSpec, DimFilter, EventKind, LinkScope, MetadataMatch } from '../event-store.js';
+import { scopeSubquery } from './link-scope.js';
 import type { Part } from './planner.js';
 import { NULLABLE_COLUMNS, keyColumnOf, type DimColumn, type RollupDim } from './rollup-spec.js';
 
-export type EventKind = 'click' | 'lead' | 'sale';
-
-/** Filters that only the raw events can apply. */
-export interface ConversionFilters {
-  customerId?: string;
-  saleType?: 'new' | 'recurring';
-  metadata?: MetadataMatch;
-  ref?: string;
-}
-
-export interface AggregateSpec {
-  workspaceId: string;
-  kinds: readonly EventKind[];
-  group: readonly DimColumn[];
-  timeseries: boolean;
-  dims: readonly DimFilter[];
-  conversions: ConversionFilters;
-  scope: LinkScope;
-}
+export type { AggregateSpec, ConversionFilters, EventKind } from '../event-store.js';
 
 /** Raw timeseries rows are counted per quarter hour: every real zone offset is a multiple of 15 minutes. */
 export const RAW_SLOT_MS = 900_000;
@@ -127,7 +109,7 @@ export function kindCondition(spec: AggregateSpec, dialect: Dialect): RawBuilder
 }
 
 function idsOrSubquery(scope: LinkScope): RawBuilder<unknown> {
-  return scope.ids ? (scope.ids.length ? inList(scope.ids) : sql`null`) : scope.subquery;
+  return scope.ids ? (scope.ids.length ? inList(scope.ids) : sql`null`) : scopeSubquery(scope.input);
 }
 
 /** Where a raw part reads from: the table reference and its workspace, time and link conditions. */

@@ -11,8 +11,9 @@ import { createAnalyticsService, type AnalyticsService } from '../../analytics/s
 import { createSqlRunner } from './sql-runner.js';
 import { AnalyticsQuery } from '../../analytics/schema.js';
 import type { AuthContext } from '../../workspaces/service.js';
-import { createClickFold, FOLD_STRETCH_MAX, FOLD_TIME_SHARE, linkBumps, nextFoldDelay, workspaceBumps, type ClickFold } from './click-fold.js';
-import { createRedirectStore } from '../../redirect/store.js';
+import { createClickFold, FOLD_STRETCH_MAX, FOLD_TIME_SHARE, nextFoldDelay, type ClickFold } from './click-fold.js';
+import { createLinkCounters, linkBumps, workspaceBumps } from '../../links/counters.js';
+import { createSqlEventStore } from './store.js';
 import { insertLink } from '../../redirect/testing.js';
 
 const NOW = Date.parse('2026-11-20T12:30:00.000Z');
@@ -38,7 +39,7 @@ function click(linkId: string, timestamp: number, over: Partial<StoredEvent> = {
 /** The fold's clock: how long ago the newest millisecond was decides whether it waits. */
 let clock = NOW;
 const newFold = (mode: 'each' | 'coalesced') =>
-  createClickFold({ db: t.database.db, events: t.ctx.events, store: createRedirectStore(t.database.db, t.database.dialect), mode, holdMs: 500, now: () => clock });
+  createClickFold({ db: t.database.db, writer: t.ctx.events.writer, counters: createLinkCounters(t.database.dialect), mode, holdMs: 500, now: () => clock });
 
 async function counters(id: string) {
   const row = await t.database.db.selectFrom('links').select(['clicks', 'last_clicked']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -61,10 +62,11 @@ async function rollupClicks(): Promise<number> {
 
 /** The rollup path with the fold's watermark, and the raw path: both must give the same answers. */
 function services(fold: ClickFold): { rollups: AnalyticsService; raw: AnalyticsService } {
-  const base = { db: t.database.db, dialect: t.database.dialect, now: () => NOW, linkSettings: t.config };
+  const base = { db: t.database.db, now: () => NOW, linkSettings: t.config };
+  const reader = createSqlRunner(t.database, { inProcess: true });
   return {
-    rollups: createAnalyticsService({ ...base, runner: createSqlRunner(t.database, { inProcess: true }), horizon: fold }),
-    raw: createAnalyticsService({ ...base, runner: createSqlRunner(t.database, { inProcess: true }), useRollups: false }),
+    rollups: createAnalyticsService({ ...base, reader, events: createSqlEventStore({ database: t.database, runner: reader, horizon: fold }) }),
+    raw: createAnalyticsService({ ...base, reader, events: createSqlEventStore({ database: t.database, runner: reader, useRollups: false }) }),
   };
 }
 

@@ -20,7 +20,7 @@
  * one fold. After a crash, the clicks at or after the watermark are read back and folded.
  *
  * @example
- * const fold = createClickFold({ db, events, store, mode: 'coalesced' });
+ * const fold = createClickFold({ db, writer: events.writer, counters: createLinkCounters(dialect), mode: 'coalesced' });
  * await fold.recover();           // at start: re-reads unfolded clicks
  * await fold.write(rows);         // a flush
  * await fold.fold();              // on the fold timer: rollups, counters, watermark
@@ -28,7 +28,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { EventWriter, StoredEvent } from './event-writer.js';
-import type { LinkBump, RedirectStore, WorkspaceBump } from '../../redirect/store.js';
+import { linkBumps, workspaceBumps, type LinkCounters } from '../../links/counters.js';
 
 export type FoldMode = 'each' | 'coalesced';
 
@@ -52,8 +52,9 @@ export interface ClickFold {
 
 export interface ClickFoldDeps {
   db: Kysely<Database>;
-  events: EventWriter;
-  store: Pick<RedirectStore, 'bumpCounters'>;
+  writer: EventWriter;
+  /** The links' and workspaces' click counters (links/counters.ts), updated in the fold's transactions. */
+  counters: Pick<LinkCounters, 'addClicks'>;
   mode: FoldMode;
   /** Rows read back per workspace and query during recovery. */
   recoverPage?: number;
@@ -63,20 +64,6 @@ export interface ClickFoldDeps {
    */
   holdMs?: number;
   now?: () => number;
-}
-
-/** Per-link click counts and newest click of some click rows. */
-export function linkBumps(rows: readonly StoredEvent[]): LinkBump[] {
-  const perLink = new Map<string, LinkBump>();
-  for (const row of rows) {
-    const ts = Number(row.timestamp);
-    const link = perLink.get(row.link_id);
-    if (link) {
-      link.clicks++;
-      if (ts > link.lastClicked) link.lastClicked = ts;
-    } else perLink.set(row.link_id, { id: row.link_id, clicks: 1, lastClicked: ts });
-  }
-  return [...perLink.values()];
 }
 
 /** A fold may take this share of the writer's time at most, before the next one is put off. */
@@ -99,19 +86,8 @@ export function nextFoldDelay(baseMs: number, lastFoldMs: number): number {
   return Math.min(baseMs * FOLD_STRETCH_MAX, Math.max(baseMs, Math.ceil(lastFoldMs / FOLD_TIME_SHARE)));
 }
 
-/** Per-workspace click counts of some click rows. */
-export function workspaceBumps(rows: readonly StoredEvent[]): WorkspaceBump[] {
-  const perWorkspace = new Map<string, WorkspaceBump>();
-  for (const row of rows) {
-    const ws = perWorkspace.get(row.workspace_id);
-    if (ws) ws.clicks++;
-    else perWorkspace.set(row.workspace_id, { id: row.workspace_id, clicks: 1 });
-  }
-  return [...perWorkspace.values()];
-}
-
 export function createClickFold(deps: ClickFoldDeps): ClickFold {
-  const { db, events, store, mode } = deps;
+  const { db, writer, counters, mode } = deps;
   const recoverPage = deps.recoverPage ?? 10_000;
   const holdMs = deps.holdMs ?? 500;
   const now = deps.now ?? Date.now;
@@ -132,8 +108,8 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
 
   async function writeEach(batch: readonly StoredEvent[]): Promise<void> {
     await db.transaction().execute(async (trx) => {
-      await events.append(trx, batch);
-      await store.bumpCounters(trx, linkBumps(batch), workspaceBumps(batch));
+      await writer.append(trx, batch);
+      await counters.addClicks(trx, linkBumps(batch), workspaceBumps(batch));
     });
   }
 
@@ -146,8 +122,8 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
     }
     const first = watermark === null ? Math.min(...rows.map((r) => Number(r.timestamp))) : null;
     await db.transaction().execute(async (trx) => {
-      await events.appendUnrolled(trx, rows);
-      await store.bumpCounters(trx, [], workspaceBumps(rows));
+      await writer.appendUnrolled(trx, rows);
+      await counters.addClicks(trx, [], workspaceBumps(rows));
       if (first !== null) await setWatermark(trx, first);
     });
     if (first !== null) watermark = first;
@@ -183,8 +159,8 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
     const take = pending.filter((r) => Number(r.timestamp) < cut);
     if (!take.length) return watermark;
     await db.transaction().execute(async (trx) => {
-      await events.rollUp(trx, take);
-      await store.bumpCounters(trx, linkBumps(take), []);
+      await writer.rollUp(trx, take);
+      await counters.addClicks(trx, linkBumps(take), []);
       await setWatermark(trx, cut);
     });
     pending = pending.filter((r) => Number(r.timestamp) >= cut);

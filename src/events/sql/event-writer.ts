@@ -6,13 +6,14 @@
  * a row inserted or deleted elsewhere would leave the rollups that answer most analytics queries
  * out of step with the events.
  */
-import { CompiledQuery, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../../db/tables.js';
+import type { StoredEvent } from '../event-store.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
 
-export type StoredEvent = Insertable<EventsTable>;
+export type { StoredEvent } from '../event-store.js';
 
 export interface EventWriter {
   /**
@@ -35,6 +36,8 @@ export interface EventWriter {
    * events removed.
    */
   forgetLinks(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, linkIds: readonly string[]): Promise<number>;
+  /** Deletes the customer's leads and sales and takes them out of the rollups; returns how many. */
+  forgetCustomer(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, customerId: string): Promise<number>;
 }
 
 /** Rows per delete statement when forgetting a link. */
@@ -86,39 +89,46 @@ async function write(trx: Kysely<Database>, events: readonly StoredEvent[], text
   await applyRollupDeltas(trx, rollupDeltas(events), texts);
 }
 
-async function forget(trx: Kysely<Database>, workspaceId: string, linkIds: readonly string[], texts: SqlTexts): Promise<number> {
+/** The events one `forget` removes: a link's, or a customer's leads and sales. */
+type ForgetTarget = { column: 'link_id'; value: string } | { column: 'customer_id'; value: string };
+
+async function forgetOne(trx: Kysely<Database>, workspaceId: string, target: ForgetTarget, texts: SqlTexts): Promise<number> {
   let removed = 0;
-  for (const linkId of new Set(linkIds)) {
-    for (;;) {
-      const rows = await trx
-        .selectFrom('events')
-        .selectAll()
-        .where('link_id', '=', linkId)
-        .where('workspace_id', '=', workspaceId)
-        .orderBy('timestamp')
-        .limit(FORGET_PAGE)
-        .execute();
-      if (!rows.length) break;
-      const deltas = rollupDeltas(rows);
-      for (const r of [...deltas.hourly, ...deltas.daily]) {
-        r.clicks = -r.clicks;
-        r.leads = -r.leads;
-        r.sales = -r.sales;
-        r.sale_amount = -r.sale_amount;
-      }
-      await applyRollupDeltas(trx, deltas, texts);
-      const ids = rows.map((r) => r.id);
-      for (let i = 0; i < ids.length; i += CHUNK) {
-        await trx
-          .deleteFrom('events')
-          .where('workspace_id', '=', workspaceId)
-          .where('link_id', '=', linkId)
-          .where('id', 'in', ids.slice(i, i + CHUNK))
-          .execute();
-      }
-      removed += rows.length;
+  for (;;) {
+    const rows = await trx
+      .selectFrom('events')
+      .selectAll()
+      .where(target.column, '=', target.value)
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('timestamp')
+      .limit(FORGET_PAGE)
+      .execute();
+    if (!rows.length) break;
+    const deltas = rollupDeltas(rows);
+    for (const r of [...deltas.hourly, ...deltas.daily]) {
+      r.clicks = -r.clicks;
+      r.leads = -r.leads;
+      r.sales = -r.sales;
+      r.sale_amount = -r.sale_amount;
     }
+    await applyRollupDeltas(trx, deltas, texts);
+    const ids = rows.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      await trx
+        .deleteFrom('events')
+        .where('workspace_id', '=', workspaceId)
+        .where(target.column, '=', target.value)
+        .where('id', 'in', ids.slice(i, i + CHUNK))
+        .execute();
+    }
+    removed += rows.length;
   }
+  return removed;
+}
+
+async function forget(trx: Kysely<Database>, workspaceId: string, targets: readonly ForgetTarget[], texts: SqlTexts): Promise<number> {
+  let removed = 0;
+  for (const target of targets) removed += await forgetOne(trx, workspaceId, target, texts);
   return removed;
 }
 
@@ -138,8 +148,15 @@ export function createEventWriter(dialect: Dialect): EventWriter {
     },
     async forgetLinks(trx, workspaceId, linkIds) {
       if (!linkIds.length) return 0;
-      if (trx.isTransaction) return forget(trx, workspaceId, linkIds, texts);
-      return trx.transaction().execute((t) => forget(t, workspaceId, linkIds, texts));
+      const targets = [...new Set(linkIds)].map((value) => ({ column: 'link_id' as const, value }));
+      if (trx.isTransaction) return forget(trx, workspaceId, targets, texts);
+      return trx.transaction().execute((t) => forget(t, workspaceId, targets, texts));
+    },
+    async forgetCustomer(trx, workspaceId, customerId) {
+      // A customer's events are leads and sales only: clicks carry no customer id.
+      const targets = [{ column: 'customer_id' as const, value: customerId }];
+      if (trx.isTransaction) return forget(trx, workspaceId, targets, texts);
+      return trx.transaction().execute((t) => forget(t, workspaceId, targets, texts));
     },
   };
 }

@@ -14,12 +14,8 @@ import type { RollupTables } from './tables.js';
 import { memoize } from '../../memo.js';
 
 /** The four counters every rollup row carries. */
-export interface Metrics {
-  clicks: number;
-  leads: number;
-  sales: number;
-  sale_amount: number;
-}
+export type { Metrics } from '../event-store.js';
+import type { Metrics } from '../event-store.js';
 
 export interface HourlyDelta extends Metrics {
   workspace_id: string;

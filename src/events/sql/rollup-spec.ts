@@ -16,26 +16,8 @@
  */
 import type { StoredEvent } from './event-writer.js';
 
-/** Event columns analytics can filter or group on. */
-export type DimColumn =
-  | 'link_id'
-  | 'domain'
-  | 'url'
-  | 'utm_source'
-  | 'utm_medium'
-  | 'utm_campaign'
-  | 'utm_term'
-  | 'utm_content'
-  | 'continent'
-  | 'country'
-  | 'region'
-  | 'city'
-  | 'device'
-  | 'browser'
-  | 'os'
-  | 'trigger'
-  | 'referer'
-  | 'referer_url';
+export type { DimColumn } from '../event-store.js';
+import type { DimColumn } from '../event-store.js';
 
 export const NULLABLE_COLUMNS: ReadonlySet<DimColumn> = new Set(['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content']);
 

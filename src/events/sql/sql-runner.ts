@@ -125,7 +125,7 @@ function workerRunner(file: string): SqlRunner {
   };
 }
 
-function inProcessRunner(db: Kysely<any>): SqlRunner {
+export function inProcessRunner(db: Kysely<any>): SqlRunner {
   const runAll = async (conn: Kysely<any>, queries: readonly CompiledQuery[]) => {
     const out: Record<string, unknown>[][] = [];
     for (const q of queries) out.push((await conn.executeQuery<Record<string, unknown>>(q)).rows);

@@ -1,0 +1,333 @@
+/**
+ * What every `EventStore` promises, as one suite that each implementation runs against itself
+ * (sql/store.test.ts runs it on SQLite and PostgreSQL). An implementation is handed in through a
+ * fixture: the store, a way to create links and workspaces (a store resolves link filters
+ * against them), and a transaction to join. Expected figures are computed here in plain
+ * JavaScript from the appended rows, independently of any store.
+ *
+ * @example
+ * describeEventStoreContract('sql', async () => ({ store, addWorkspace, addLink, transaction, close }));
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AggregateSpec, DimColumn, EventKind, EventRow, EventStore, LinkScope, MergedRow, StoredEvent } from './event-store.js';
+import { buildScope, MAX_INLINE_IDS } from './link-scope.js';
+
+export interface ContractLink {
+  id: string;
+  domain: string;
+  key: string;
+  folderId?: string | null;
+  disabled?: boolean;
+}
+
+export interface EventStoreFixture<Tx> {
+  store: EventStore<Tx>;
+  /** A new workspace; returns its id. */
+  addWorkspace(): Promise<string>;
+  addLink(workspaceId: string, link: ContractLink): Promise<void>;
+  deleteLink(workspaceId: string, linkId: string): Promise<void>;
+  /** Runs `fn` in a write the store can join; a throw rolls it back. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Makes appended clicks countable by aggregates (a store that folds clicks later folds them now). */
+  settle?(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const T0 = Date.parse('2025-03-10T00:00:00.000Z');
+const H = 3_600_000;
+
+let seq = 0;
+const uid = (prefix: string) => `${prefix}_${(++seq).toString(36).padStart(4, '0')}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** A complete event row; `over` sets what the case is about. */
+export function contractEvent(workspaceId: string, linkId: string, over: Partial<StoredEvent> & { kind?: EventKind } = {}): StoredEvent {
+  const id = over.id ?? uid(over.kind && over.kind !== 'click' ? 'evt' : 'clk');
+  return {
+    workspace_id: workspaceId,
+    timestamp: T0,
+    id,
+    kind: 'click',
+    click_id: over.kind && over.kind !== 'click' ? uid('clk') : id,
+    link_id: linkId,
+    domain: 'wm.test',
+    key: linkId,
+    url: 'https://example.com/landing?ref=contract',
+    country: 'US',
+    city: 'Austin',
+    region: 'US-TX',
+    continent: 'NA',
+    device: 'Desktop',
+    browser: 'Chrome',
+    os: 'Linux',
+    referer: '(direct)',
+    referer_url: '(direct)',
+    trigger: 'link',
+    ip: '203.0.113.7',
+    ua: 'Mozilla/5.0',
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    utm_term: null,
+    utm_content: null,
+    customer_id: null,
+    event_name: null,
+    amount: 0,
+    currency: null,
+    original_amount: null,
+    payment_processor: null,
+    invoice_id: null,
+    sale_type: null,
+    metadata: null,
+    ...over,
+  };
+}
+
+function spec(workspaceId: string, scope: LinkScope, over: Partial<AggregateSpec> = {}): AggregateSpec {
+  return { workspaceId, kinds: ['click', 'lead', 'sale'], group: [], timeseries: false, dims: [], conversions: {}, scope, ...over };
+}
+
+const workspaceScope = (workspaceId: string) => buildScope({ workspaceId, links: {}, named: false });
+
+/** The oracle: the same grouping computed from the rows in memory. */
+function expected(rows: readonly StoredEvent[], kinds: readonly EventKind[], group: readonly DimColumn[], keep: (r: StoredEvent) => boolean = () => true) {
+  const out = new Map<string, { clicks: number; leads: number; sales: number; sale_amount: number }>();
+  for (const r of rows) {
+    if (!kinds.includes(r.kind) || !keep(r)) continue;
+    const k = group.map((c) => String((r as unknown as Record<string, unknown>)[c] ?? '')).join('|');
+    const m = out.get(k) ?? { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
+    if (r.kind === 'click') m.clicks++;
+    if (r.kind === 'lead') m.leads++;
+    if (r.kind === 'sale') {
+      m.sales++;
+      m.sale_amount += r.amount;
+    }
+    out.set(k, m);
+  }
+  return out;
+}
+
+/**
+ * The store's rows as the oracle's map. Only the metrics of the asked kinds are promised (a store
+ * may fill the others, e.g. from a rollup that holds them all), so the others read as zero.
+ */
+function actual(rows: readonly MergedRow[], kinds: readonly EventKind[] = ['click', 'lead', 'sale']) {
+  const out = new Map<string, { clicks: number; leads: number; sales: number; sale_amount: number }>();
+  const has = (k: EventKind) => kinds.includes(k);
+  for (const r of rows) {
+    const m = {
+      clicks: has('click') ? Number(r.clicks) : 0,
+      leads: has('lead') ? Number(r.leads) : 0,
+      sales: has('sale') ? Number(r.sales) : 0,
+      sale_amount: has('sale') ? Number(r.sale_amount) : 0,
+    };
+    if (!m.clicks && !m.leads && !m.sales && !m.sale_amount) continue;
+    out.set(r.g.join('|'), m);
+  }
+  return out;
+}
+
+const sorted = <T>(m: Map<string, T>) => new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+export function describeEventStoreContract<Tx>(name: string, open: () => Promise<EventStoreFixture<Tx>>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let f: EventStoreFixture<Tx>;
+    let ws: string;
+    let other: string;
+    // Every event appended so far (tests run in order and add theirs): the oracle's input.
+    const rows: StoredEvent[] = [];
+    const range = { from: T0 - 24 * H, to: T0 + 48 * H };
+
+    before(async () => {
+      f = await open();
+      ws = await f.addWorkspace();
+      other = await f.addWorkspace();
+      await f.addLink(ws, { id: 'lnk_a', domain: 'wm.test', key: 'a' });
+      await f.addLink(ws, { id: 'lnk_b', domain: 'wm.test', key: 'b' });
+      await f.addLink(ws, { id: 'lnk_off', domain: 'wm.test', key: 'off', disabled: true });
+      await f.addLink(ws, { id: 'lnk_gone', domain: 'wm.test', key: 'gone' });
+      await f.addLink(other, { id: 'lnk_other', domain: 'other.test', key: 'o' });
+      const countries = ['US', 'DE', 'FR', 'US', 'GB', 'US'];
+      const devices = ['Desktop', 'Mobile', 'Desktop', 'Tablet', 'Mobile', 'Desktop'];
+      for (let i = 0; i < 24; i++) {
+        rows.push(
+          contractEvent(ws, i % 3 === 0 ? 'lnk_b' : 'lnk_a', {
+            timestamp: T0 + i * H + (i % 5) * 1000,
+            country: countries[i % 6]!,
+            device: devices[i % 6]!,
+            trigger: i % 4 === 0 ? 'qr' : 'link',
+            utm_source: i % 2 ? 'newsletter' : null,
+          }),
+        );
+      }
+      rows.push(contractEvent(ws, 'lnk_off', { timestamp: T0 + 2 * H }));
+      rows.push(contractEvent(ws, 'lnk_gone', { timestamp: T0 + 3 * H }));
+      rows.push(contractEvent(other, 'lnk_other', { timestamp: T0 + 4 * H, country: 'US' }));
+      const attributed = rows[1]!;
+      rows.push(contractEvent(ws, attributed.link_id, { kind: 'lead', timestamp: T0 + 5 * H, click_id: attributed.click_id, customer_id: 'cus_1', event_name: 'Sign up' }));
+      rows.push(contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: T0 + 6 * H, customer_id: 'cus_1', event_name: 'Trial' }));
+      rows.push(contractEvent(ws, 'lnk_b', { kind: 'lead', timestamp: T0 + 7 * H, customer_id: 'cus_2', event_name: 'Sign up' }));
+      rows.push(contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 8 * H, customer_id: 'cus_1', amount: 5000, invoice_id: 'inv_1', sale_type: 'new', event_name: 'Purchase' }));
+      rows.push(contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 9 * H, customer_id: 'cus_1', amount: 2500, invoice_id: null, sale_type: 'recurring', event_name: 'Purchase' }));
+      rows.push(contractEvent(ws, 'lnk_b', { kind: 'sale', timestamp: T0 + 10 * H, customer_id: 'cus_2', amount: 999, invoice_id: 'inv_2', sale_type: 'new', event_name: 'Purchase' }));
+      // Three appends, as click flushes and track calls make them: totals add up across batches.
+      await f.store.append(rows.slice(0, 10));
+      await f.store.append(rows.slice(10, 27));
+      await f.store.append(rows.slice(27));
+      await f.settle?.();
+    });
+    after(() => f?.close());
+
+    /** The rows a workspace-wide query counts: this workspace, links neither disabled nor deleted. */
+    const counted = (r: StoredEvent) => r.workspace_id === ws && r.link_id !== 'lnk_off';
+
+    test('counts per grouping over the whole workspace are exact (disabled links left out)', async () => {
+      for (const group of [[], ['country'], ['device'], ['country', 'device'], ['trigger'], ['link_id'], ['utm_source']] as DimColumn[][]) {
+        for (const kinds of [['click'], ['lead'], ['sale'], ['click', 'lead', 'sale']] as EventKind[][]) {
+          const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds, group }), range);
+          assert.deepEqual(sorted(actual(got, kinds)), sorted(expected(rows, kinds, group, counted)), `group ${group.join(',') || 'count'}, kinds ${kinds.join(',')}`);
+        }
+      }
+    });
+
+    test('dimension, conversion and link filters select exactly their events', async () => {
+      const cases: { spec: Partial<AggregateSpec>; keep: (r: StoredEvent) => boolean }[] = [
+        { spec: { dims: [{ column: 'country', filter: { op: 'in', values: ['US', 'DE'] }, mode: 'exact' }] }, keep: (r) => ['US', 'DE'].includes(r.country) },
+        { spec: { dims: [{ column: 'country', filter: { op: 'notIn', values: ['US'] }, mode: 'exact' }] }, keep: (r) => r.country !== 'US' },
+        { spec: { dims: [{ column: 'device', filter: { op: 'in', values: ['mobile'] }, mode: 'ci' }] }, keep: (r) => r.device === 'Mobile' },
+        // A customer's clicks are the clicks its leads were attributed to.
+        { spec: { conversions: { customerId: 'cus_1' } }, keep: (r) => r.customer_id === 'cus_1' || (r.kind === 'click' && r.click_id === rows[1]!.click_id) },
+        // The sale type narrows sales only.
+        { spec: { conversions: { saleType: 'new' } }, keep: (r) => r.kind !== 'sale' || r.sale_type === 'new' },
+      ];
+      for (const c of cases) {
+        const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['country'], ...c.spec }), range);
+        assert.deepEqual(sorted(actual(got)), sorted(expected(rows, ['click', 'lead', 'sale'], ['country'], (r) => counted(r) && c.keep(r))), JSON.stringify(c.spec));
+      }
+      const input = { workspaceId: ws, links: { ids: { op: 'in' as const, values: ['lnk_b', 'lnk_off'] } }, named: true };
+      const ids = await f.store.scopeLinkIds(input, MAX_INLINE_IDS);
+      assert.deepEqual([...ids].sort(), ['lnk_b', 'lnk_off'], 'links named by id count even when disabled');
+      const got = await f.store.aggregate(spec(ws, buildScope(input, ids), { group: ['link_id'] }), range);
+      assert.deepEqual(sorted(actual(got)), sorted(expected(rows, ['click', 'lead', 'sale'], ['link_id'], (r) => r.workspace_id === ws && ['lnk_b', 'lnk_off'].includes(r.link_id))));
+      const none = await f.store.scopeLinkIds({ workspaceId: ws, links: { ids: { op: 'in', values: ['lnk_other'] } }, named: true }, MAX_INLINE_IDS);
+      assert.deepEqual(none, [], "another workspace's link is never in a scope");
+    });
+
+    test('timeseries rows carry the slot each event counts in, and the range is half-open', async () => {
+      const from = T0 + 2 * H;
+      const to = T0 + 12 * H;
+      const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'], timeseries: true }), { from, to });
+      const perHour = new Map<number, number>();
+      for (const r of got) {
+        assert.ok(r.slot !== undefined && r.slot >= from && r.slot < to, `slot ${r.slot} inside the range`);
+        const hour = Math.floor(r.slot! / H) * H;
+        perHour.set(hour, (perHour.get(hour) ?? 0) + Number(r.clicks));
+      }
+      const want = new Map<number, number>();
+      for (const r of rows) {
+        if (r.kind !== 'click' || !counted(r) || r.timestamp < from || r.timestamp >= to) continue;
+        const hour = Math.floor(r.timestamp / H) * H;
+        want.set(hour, (want.get(hour) ?? 0) + 1);
+      }
+      assert.deepEqual(sorted(new Map([...perHour].filter(([, n]) => n > 0).map(([k, v]) => [String(k), v]))), sorted(new Map([...want].map(([k, v]) => [String(k), v]))));
+    });
+
+    test('click ids: found in their workspace only, and reported as stored for a retried write', async () => {
+      const click = rows[0]!;
+      const found = await f.store.findClick(ws, click.click_id);
+      assert.equal(found?.id, click.id);
+      assert.equal(found?.link_id, click.link_id);
+      assert.equal(Number(found?.timestamp), click.timestamp);
+      assert.equal(await f.store.findClick(other, click.click_id), undefined, "another workspace's click is not found");
+      const unknown = uid('clk');
+      const stored = await f.store.existingClickIds([click.click_id, unknown, rows[1]!.click_id]);
+      assert.deepEqual([...stored].sort(), [click.click_id, rows[1]!.click_id].sort());
+    });
+
+    test('invoice ids: a second sale with a recorded invoice id fails its whole batch; another workspace may reuse it', async () => {
+      const before = actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), range));
+      const click = contractEvent(ws, 'lnk_a', { timestamp: T0 + 11 * H });
+      const dup = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 11 * H, customer_id: 'cus_3', amount: 100, invoice_id: 'inv_1', sale_type: 'new' });
+      let failure: unknown;
+      await f.store.append([click, dup]).catch((err) => (failure = err));
+      assert.ok(failure, 'the batch was refused');
+      assert.equal(f.store.isDuplicateInvoice(failure), true);
+      assert.equal(await f.store.findClick(ws, click.click_id), undefined, 'nothing of the batch is visible');
+      assert.deepEqual(actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), range)), before, 'totals unchanged');
+      assert.equal((await f.store.saleByInvoice(ws, 'inv_1'))?.amount, 5000, 'the first sale stands');
+
+      const elsewhere = contractEvent(other, 'lnk_other', { kind: 'sale', timestamp: T0 + 11 * H, customer_id: 'cus_x', amount: 100, invoice_id: 'inv_1', sale_type: 'new' });
+      await f.store.append([elsewhere]);
+      rows.push(elsewhere);
+      assert.equal((await f.store.saleByInvoice(other, 'inv_1'))?.id, elsewhere.id);
+    });
+
+    test('an append joined to a write that rolls back leaves nothing; one that commits is all visible', async () => {
+      const batch = [contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H + 1 })];
+      await assert.rejects(
+        f.transaction(async (tx) => {
+          await f.store.append(batch, tx);
+          throw new Error('rolled back');
+        }),
+        /rolled back/,
+      );
+      for (const e of batch) assert.equal(await f.store.findClick(ws, e.click_id), undefined);
+      await f.transaction((tx) => f.store.append(batch, tx));
+      rows.push(...batch);
+      await f.settle?.();
+      for (const e of batch) assert.equal((await f.store.findClick(ws, e.click_id))?.id, e.id);
+      const slice = { from: T0 + 30 * H, to: T0 + 31 * H };
+      const [total] = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), slice);
+      assert.equal(Number(total?.clicks), 2);
+    });
+
+    test('the event list pages in time order, ties broken by id, without events of deleted links', async () => {
+      await f.deleteLink(ws, 'lnk_gone');
+      const listed = (r: StoredEvent) => counted(r) && r.kind === 'click' && r.link_id !== 'lnk_gone' && r.timestamp < T0 + 24 * H;
+      const want = rows.filter(listed).sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? 1 : -1)).map((r) => r.id);
+      // Pages of the event list are of the workspace scope (disabled links included when named; here not).
+      const s = spec(ws, workspaceScope(ws), { kinds: ['click'] });
+      const window = { from: range.from, to: T0 + 24 * H };
+      const got: string[] = [];
+      for (let offset = 0; ; offset += 7) {
+        const page: EventRow[] = await f.store.page(s, window, { order: 'desc', limit: 7, offset });
+        got.push(...page.map((r) => r.id));
+        if (page.length < 7) break;
+      }
+      assert.deepEqual(got, want);
+      const asc = await f.store.page(s, window, { order: 'asc', limit: 3, offset: 0 });
+      assert.deepEqual(asc.map((r) => r.id), [...want].reverse().slice(0, 3));
+    });
+
+    test('conversion look-ups: latest lead by name, lead names since, sales on a link', async () => {
+      assert.equal((await f.store.latestLead(ws, 'cus_1'))?.event_name, 'Trial');
+      assert.equal((await f.store.latestLead(ws, 'cus_1', 'Sign up'))?.event_name, 'Sign up');
+      assert.equal(await f.store.latestLead(ws, 'cus_1', 'sign up'), undefined, 'event names are case-sensitive');
+      assert.equal(await f.store.latestLead(other, 'cus_1'), undefined);
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_2'), true);
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_9'), false);
+      assert.deepEqual((await f.store.leadNamesSince(ws, 'cus_1', T0)).sort(), ['Sign up', 'Trial']);
+      assert.deepEqual(await f.store.leadNamesSince(ws, 'cus_1', T0 + 6 * H + 1), []);
+      assert.equal(await f.store.hasSaleOnLink(ws, 'cus_1', 'lnk_a'), true);
+      assert.equal(await f.store.hasSaleOnLink(ws, 'cus_1', 'lnk_b'), false);
+    });
+
+    test("erasing a customer's events and a link's events takes them out of every count", async () => {
+      const all = () => f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['link_id'] }), range);
+      const removed = await f.store.forgetCustomer(ws, 'cus_2');
+      assert.equal(removed, 2, "cus_2's lead and sale");
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_2'), false);
+      assert.equal(await f.store.saleByInvoice(ws, 'inv_2'), undefined);
+      const afterCustomer = actual(await all());
+      const keep = (r: StoredEvent) => counted(r) && r.customer_id !== 'cus_2';
+      assert.deepEqual(sorted(afterCustomer), sorted(expected(rows, ['click', 'lead', 'sale'], ['link_id'], keep)));
+
+      const linkEvents = rows.filter((r) => r.workspace_id === ws && r.link_id === 'lnk_b' && r.customer_id !== 'cus_2').length;
+      assert.equal(await f.store.forgetLinks(ws, ['lnk_b']), linkEvents, "lnk_b's remaining events");
+      const afterLink = actual(await all());
+      assert.equal(afterLink.has('lnk_b'), false);
+      assert.deepEqual(afterLink.get('lnk_a'), expected(rows, ['click', 'lead', 'sale'], ['link_id'], (r) => keep(r) && r.link_id === 'lnk_a').get('lnk_a'));
+      assert.equal(await f.store.forgetLinks(other, ['lnk_a']), 0, "a workspace cannot erase another's events");
+    });
+  });
+}

@@ -1,0 +1,226 @@
+/**
+ * The event log's one interface: clicks, leads and sales appended, found, aggregated, paged and
+ * erased. Nothing here names an engine or a driver, so a store other than SQL (a column store)
+ * can implement it; `contract.ts` states what every implementation promises and
+ * `sql/store.ts` is the implementation on SQLite and PostgreSQL.
+ *
+ * `Tx` is the caller's open write of the metadata database (a customer created with its lead) that
+ * a store may join, so the events commit with it. A store kept elsewhere ignores it and is fed
+ * after the commit; callers must not rely on reading their own uncommitted events through another
+ * handle.
+ *
+ * @example
+ * await events.append([clickRow]);
+ * const click = await events.findClick(workspaceId, clickRow.click_id);
+ * const rows = await events.aggregate(spec, { from, to });
+ */
+
+export type EventKind = 'click' | 'lead' | 'sale';
+
+/** One event of the log: a click, or a lead or sale carrying the dimensions of its click. */
+export interface EventRow {
+  workspace_id: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
+  id: string;
+  kind: EventKind;
+  click_id: string;
+  link_id: string;
+  domain: string;
+  key: string;
+  url: string;
+  country: string;
+  city: string;
+  region: string;
+  continent: string;
+  device: string;
+  browser: string;
+  os: string;
+  referer: string;
+  referer_url: string;
+  trigger: string;
+  ip: string;
+  ua: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  customer_id: string | null;
+  event_name: string | null;
+  /** Sales: amount in USD cents. */
+  amount: number;
+  currency: string | null;
+  /** Sales: amount as sent, in the smallest unit of `currency`. */
+  original_amount: number | null;
+  payment_processor: string | null;
+  invoice_id: string | null;
+  sale_type: string | null;
+  /** JSON text. */
+  metadata: string | null;
+}
+
+type NullableKey = { [K in keyof EventRow]: null extends EventRow[K] ? K : never }[keyof EventRow];
+
+/** An event to append: every column, the nullable ones optional. */
+export type StoredEvent = Omit<EventRow, NullableKey> & Partial<Pick<EventRow, NullableKey>>;
+
+/** Event columns analytics can filter or group on. */
+export type DimColumn =
+  | 'link_id'
+  | 'domain'
+  | 'url'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'utm_term'
+  | 'utm_content'
+  | 'continent'
+  | 'country'
+  | 'region'
+  | 'city'
+  | 'device'
+  | 'browser'
+  | 'os'
+  | 'trigger'
+  | 'referer'
+  | 'referer_url';
+
+export interface ValueFilter {
+  op: 'in' | 'notIn';
+  values: string[];
+}
+
+/**
+ * How a dimension filter compares: `exact`; `ci` (case-insensitive: device, browser and os
+ * names are matched without regard to case, as the published API capitalises them); `withoutQuery`
+ * (referer URLs compare without their query string, as they are grouped); `region` (accepts both
+ * `US-CA` and `CA`).
+ */
+export type MatchMode = 'exact' | 'ci' | 'withoutQuery' | 'region';
+
+export interface DimFilter {
+  column: DimColumn;
+  filter: ValueFilter;
+  mode: MatchMode;
+}
+
+/** `metadata['plan']:'pro'` → a key/value match; any other text → a substring of the metadata JSON. */
+export type MetadataMatch = { key: string; value: string } | { text: string };
+
+/** Filters on link attributes, which are not copied onto events: a store resolves them against the links. */
+export interface LinkFilters {
+  ids?: ValueFilter;
+  domain?: ValueFilter;
+  tenantId?: ValueFilter;
+  programId?: ValueFilter;
+  partnerId?: ValueFilter;
+  folderId?: ValueFilter;
+  tagIds?: ValueFilter;
+  root?: boolean;
+  /** A filter on something Waymark does not store (partner groups, partner tags): matches nothing. */
+  matchesNothing?: boolean;
+}
+
+export interface ScopeInput {
+  workspaceId: string;
+  links: LinkFilters;
+  /** Links named by id (`linkId`, `domain`+`key`, `externalId`): disabled ones still count. */
+  named: boolean;
+}
+
+/**
+ * Which links a query counts (see link-scope.ts):
+ * - `workspace`: no link filter; every link counts but the left-out ones (disabled links, and
+ *   links in folders when no folder is asked for);
+ * - `set`: only the links matching `input`; `ids` lists them when few enough to inline.
+ */
+export interface LinkScope {
+  mode: 'workspace' | 'set';
+  input: ScopeInput;
+  ids?: string[];
+  /** Set mode with no member at all, or a filter on data Waymark does not hold. */
+  empty: boolean;
+}
+
+/** Filters that only the raw events can apply. */
+export interface ConversionFilters {
+  customerId?: string;
+  saleType?: 'new' | 'recurring';
+  metadata?: MetadataMatch;
+  ref?: string;
+}
+
+/** What to count: kinds, grouping columns, filters and links. */
+export interface AggregateSpec {
+  workspaceId: string;
+  kinds: readonly EventKind[];
+  group: readonly DimColumn[];
+  /** Rows per time slot (`slot`), for timeseries. */
+  timeseries: boolean;
+  dims: readonly DimFilter[];
+  conversions: ConversionFilters;
+  scope: LinkScope;
+}
+
+/** Half-open time range `[from, to)` in ms. */
+export interface TimeSpan {
+  from: number;
+  to: number;
+}
+
+export interface Metrics {
+  clicks: number;
+  leads: number;
+  sales: number;
+  /** USD cents. */
+  sale_amount: number;
+}
+
+/** One aggregate row: group values (in the order of the grouping's columns), slot, metrics. */
+export interface MergedRow extends Metrics {
+  g: string[];
+  /** Timeseries: the start (ms) of the finest slot the row counts for (≤ the bucket start it belongs to). */
+  slot?: number;
+}
+
+export interface EventPage {
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+export interface EventStore<Tx = never> {
+  /**
+   * Appends events: the whole batch becomes visible (to reads and aggregates) at once or not at
+   * all. A sale whose invoice id the workspace already holds fails the batch (`isDuplicateInvoice`).
+   */
+  append(events: readonly StoredEvent[], tx?: Tx): Promise<void>;
+  /** The click with this id in the workspace. */
+  findClick(workspaceId: string, clickId: string): Promise<EventRow | undefined>;
+  /** Which of these click ids are stored, in any workspace (a retried write skips them). */
+  existingClickIds(clickIds: readonly string[]): Promise<string[]>;
+
+  /** The customer's latest lead, of the given event name (case-sensitive) when one is given. */
+  latestLead(workspaceId: string, customerId: string, eventName?: string | null, tx?: Tx): Promise<EventRow | undefined>;
+  hasAnyLead(workspaceId: string, customerId: string, tx?: Tx): Promise<boolean>;
+  /** Distinct names of the customer's leads since `since` (ms), for de-duplication. */
+  leadNamesSince(workspaceId: string, customerId: string, since: number, tx?: Tx): Promise<string[]>;
+  saleByInvoice(workspaceId: string, invoiceId: string, tx?: Tx): Promise<EventRow | undefined>;
+  hasSaleOnLink(workspaceId: string, customerId: string, linkId: string, tx?: Tx): Promise<boolean>;
+  /** True when `err` is the refusal of a sale whose invoice id was already recorded. */
+  isDuplicateInvoice(err: unknown): boolean;
+
+  /** Links of a `set` scope, at most `max` + 1 of them (to tell when there are more). */
+  scopeLinkIds(input: ScopeInput, max: number): Promise<string[]>;
+  /** Exact totals of the spec over the range, one row per group value (and slot). */
+  aggregate(spec: AggregateSpec, range: TimeSpan, boundaries?: readonly number[]): Promise<MergedRow[]>;
+  /** A page of the events the spec selects, newest or oldest first (ties by id); events of deleted links are left out. */
+  page(spec: AggregateSpec, range: TimeSpan, page: EventPage): Promise<EventRow[]>;
+
+  /** Deletes every event of these links (and what summarises them); returns how many. */
+  forgetLinks(workspaceId: string, linkIds: readonly string[], tx?: Tx): Promise<number>;
+  /** Deletes the customer's leads and sales (and what summarises them); returns how many. */
+  forgetCustomer(workspaceId: string, customerId: string, tx?: Tx): Promise<number>;
+}

@@ -1,0 +1,152 @@
+/**
+ * The event log on SQL (SQLite and PostgreSQL through `Dialect`): events in the `events` table,
+ * summarised in the rollups (rollup-spec.ts) that most aggregates read, with the raw events read
+ * from the click fold's watermark on (click-fold.ts, ../horizon.ts). Reads that can take long
+ * (aggregates, pages, scope listings) go through the SQL runner, on a worker thread for a SQLite
+ * file; point look-ups run on the caller's connection or transaction.
+ *
+ * @example
+ * const runner = createSqlRunner(database);
+ * const events = createSqlEventStore({ database, runner });
+ * await events.append(rows);                     // its own transaction
+ * await db.transaction().execute((trx) => events.append(rows, trx)); // or the caller's
+ */
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { OpenDatabase } from '../../db/open.js';
+import type { EventRow, EventStore, StoredEvent } from '../event-store.js';
+import { createRollupHorizon, type RollupHorizon } from '../horizon.js';
+import { createEventWriter, type EventWriter } from './event-writer.js';
+import { aggregateParts } from './aggregate.js';
+import { eventPageQuery } from './aggregate-sql.js';
+import { scopeIdsQuery } from './link-scope.js';
+import { inProcessRunner, type SqlRunner } from './sql-runner.js';
+
+export interface SqlEventStoreOptions {
+  database: Pick<OpenDatabase, 'db' | 'dialect'>;
+  /** Where aggregates, pages and scope listings run (default: on `database.db`, in this thread). */
+  runner?: SqlRunner;
+  /**
+   * Where aggregates read how far the rollups count clicks (tests pass a click fold); by default
+   * the store's own `horizon`, which the click writer moves.
+   */
+  horizon?: RollupHorizon;
+  /** When false every aggregate reads the raw events: tests compare both paths, the benchmark times both. */
+  useRollups?: boolean;
+}
+
+/** The SQL store: the interface, plus what the SQL click writer shares with it. */
+export interface SqlEventStore extends EventStore<Kysely<Database>> {
+  /** The writer of events and rollups, for the click fold (click-fold.ts), which writes clicks in two steps. */
+  readonly writer: EventWriter;
+  /** The click fold's watermark as this process last heard it (the click writer reports it). */
+  readonly horizon: RollupHorizon & { update(foldedBefore: number | null): void };
+  /** Sets `horizon` to the watermark the database holds (at start, until the click writer reports). */
+  loadHorizon(): Promise<void>;
+}
+
+/** Rows per lookup of stored click ids, far below both engines' bound-value limits. */
+const CLICK_ID_CHUNK = 1000;
+
+export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStore {
+  const { db, dialect } = options.database;
+  const runner = options.runner ?? inProcessRunner(db);
+  const useRollups = options.useRollups ?? true;
+  const horizon = createRollupHorizon();
+  const readHorizon = options.horizon ?? horizon;
+  const writer = createEventWriter(dialect);
+
+  async function one<T>(query: CompiledQuery): Promise<T[]> {
+    const [rows] = await runner.run([query]);
+    return rows as T[];
+  }
+
+  // Served by events_customer (workspace_id, customer_id, kind, timestamp).
+  const customerEvents = (handle: Kysely<Database>, workspaceId: string, customerId: string, kind: 'lead' | 'sale') =>
+    handle.selectFrom('events').where('workspace_id', '=', workspaceId).where('customer_id', '=', customerId).where('kind', '=', kind);
+
+  return {
+    writer,
+    horizon,
+
+    async loadHorizon() {
+      // A watermark that lags the database's is safe (../horizon.ts).
+      const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+      horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
+    },
+
+    async append(events: readonly StoredEvent[], tx?: Kysely<Database>) {
+      await writer.append(tx ?? db, events);
+    },
+
+    findClick: (workspaceId, clickId) =>
+      db
+        .selectFrom('events')
+        .selectAll()
+        .where('click_id', '=', clickId)
+        .where('kind', '=', 'click')
+        .where('workspace_id', '=', workspaceId)
+        .limit(1)
+        .executeTakeFirst() as Promise<EventRow | undefined>,
+
+    // No workspace filter: click ids are random and unique service-wide; this only tells a retried
+    // flush what an earlier attempt committed.
+    async existingClickIds(clickIds) {
+      const out: string[] = [];
+      for (let i = 0; i < clickIds.length; i += CLICK_ID_CHUNK) {
+        const rows = await db
+          .selectFrom('events')
+          .select('click_id')
+          .where('kind', '=', 'click')
+          .where('click_id', 'in', clickIds.slice(i, i + CLICK_ID_CHUNK))
+          .execute();
+        for (const r of rows) out.push(r.click_id);
+      }
+      return out;
+    },
+
+    latestLead(workspaceId, customerId, eventName, tx) {
+      let q = customerEvents(tx ?? db, workspaceId, customerId, 'lead').selectAll();
+      if (eventName) q = q.where('event_name', '=', eventName);
+      return q.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst() as Promise<EventRow | undefined>;
+    },
+
+    async hasAnyLead(workspaceId, customerId, tx) {
+      return !!(await customerEvents(tx ?? db, workspaceId, customerId, 'lead').select('id').limit(1).executeTakeFirst());
+    },
+
+    async leadNamesSince(workspaceId, customerId, since, tx) {
+      const rows = await customerEvents(tx ?? db, workspaceId, customerId, 'lead').select('event_name').distinct().where('timestamp', '>=', since).execute();
+      return rows.map((r) => r.event_name).filter((n): n is string => n !== null);
+    },
+
+    saleByInvoice: (workspaceId, invoiceId, tx) =>
+      (tx ?? db)
+        .selectFrom('events')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('invoice_id', '=', invoiceId)
+        .where('kind', '=', 'sale')
+        .limit(1)
+        .executeTakeFirst() as Promise<EventRow | undefined>,
+
+    async hasSaleOnLink(workspaceId, customerId, linkId, tx) {
+      return !!(await customerEvents(tx ?? db, workspaceId, customerId, 'sale').select('id').where('link_id', '=', linkId).limit(1).executeTakeFirst());
+    },
+
+    // One sale per invoice id and workspace is the unique index events_invoice (migration 0001).
+    isDuplicateInvoice: (err) => dialect.isUniqueViolation(err),
+
+    async scopeLinkIds(input, max) {
+      return (await one<{ id: string }>(scopeIdsQuery(db, input, max))).map((r) => r.id);
+    },
+
+    aggregate: (spec, range, boundaries) =>
+      aggregateParts({ db, dialect, runner, useRollups, foldedBefore: readHorizon.foldedBefore() }, spec, range, boundaries),
+
+    page: (spec, range, page) => one<EventRow>(eventPageQuery(db, dialect, spec, range, page)),
+
+    forgetLinks: (workspaceId, linkIds, tx) => writer.forgetLinks(tx ?? db, workspaceId, linkIds),
+    forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx ?? db, workspaceId, customerId),
+  };
+}
