@@ -4,10 +4,12 @@
  * worker round trip instead of one per table.
  */
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
-import type { CustomersTable, Database, LinksTable } from '../db/tables.js';
+import type { CustomersTable, Database } from '../db/tables.js';
 import type { LinkTagResponse } from '../links/response.js';
+import type { LinkRow } from '../links/store.js';
 
-export type LinkRow = Selectable<LinksTable>;
+/** The one link row type is links/store.ts's; re-exported because the service takes its row types from here. */
+export type { LinkRow };
 
 /** The link fields a grouped row shows (top_links) or groups by (folder, partner). */
 export const LINK_SUMMARY_COLUMNS = ['id', 'domain', 'key', 'short_link', 'url', 'title', 'comments', 'folder_id', 'partner_id', 'created_at'] as const;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { CustomersTable, LinksTable } from '../db/tables.js';
+import { pageQuery } from '../http/pagination.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
 
@@ -41,13 +42,7 @@ export const ListCustomersQuery = z.object({
   sortOrder: z.enum(['asc', 'desc']).default('desc'),
   startingAfter: z.string().optional().meta({ description: 'Cursor: the id of the last customer of the previous page.' }),
   endingBefore: z.string().optional().meta({ description: 'Cursor: the id of the first customer of the next page.' }),
-  page: z.coerce.number().int().min(1).optional(),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_CUSTOMER_PAGE_SIZE, `Max page size is ${MAX_CUSTOMER_PAGE_SIZE}.`)
-    .default(MAX_CUSTOMER_PAGE_SIZE),
+  ...pageQuery({ maxPageSize: MAX_CUSTOMER_PAGE_SIZE, defaultPageSize: MAX_CUSTOMER_PAGE_SIZE, lowerBound: 'min1' }),
 });
 export type ListCustomersQuery = z.infer<typeof ListCustomersQuery>;
 

@@ -6,27 +6,22 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DomainService } from './service.js';
 import { CreateDomainBody, DeleteDomainResponse, DomainParams, DomainResponse, ListDomainsQuery, UpdateDomainBody } from './schema.js';
 
+const tags = ['Domains'];
+const read = { permission: 'domains.read' } as const;
+const write = { permission: 'domains.write' } as const;
+
 export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = async (app, { domains }) => {
   app.post(
     '/domains',
-    {
-      config: { permission: 'domains.write' },
-      schema: { tags: ['Domains'], operationId: 'createDomain', summary: 'Create a domain', body: CreateDomainBody, response: { 201: DomainResponse } },
-    },
+    { config: write, schema: { tags, operationId: 'createDomain', summary: 'Create a domain', body: CreateDomainBody, response: { 201: DomainResponse } } },
     async (req, reply) => reply.status(201).send(await domains.create(req.auth.workspace, req.body)),
   );
 
   app.get(
     '/domains',
     {
-      config: { permission: 'domains.read' },
-      schema: {
-        tags: ['Domains'],
-        operationId: 'listDomains',
-        summary: 'Retrieve a list of domains',
-        querystring: ListDomainsQuery,
-        response: { 200: z.array(DomainResponse) },
-      },
+      config: read,
+      schema: { tags, operationId: 'listDomains', summary: 'Retrieve a list of domains', querystring: ListDomainsQuery, response: { 200: z.array(DomainResponse) } },
     },
     (req) => domains.list(req.auth.workspaceId, req.query),
   );
@@ -34,25 +29,15 @@ export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = a
   // Exists on the published service but is not in its document; hidden here the same way.
   app.get(
     '/domains/:slug',
-    {
-      config: { permission: 'domains.read' },
-      schema: { tags: ['Domains'], operationId: 'getDomain', hide: true, params: DomainParams, response: { 200: DomainResponse } },
-    },
+    { config: read, schema: { tags, operationId: 'getDomain', hide: true, params: DomainParams, response: { 200: DomainResponse } } },
     (req) => domains.get(req.auth.workspaceId, req.params.slug),
   );
 
   app.patch(
     '/domains/:slug',
     {
-      config: { permission: 'domains.write' },
-      schema: {
-        tags: ['Domains'],
-        operationId: 'updateDomain',
-        summary: 'Update a domain',
-        params: DomainParams,
-        body: UpdateDomainBody,
-        response: { 200: DomainResponse },
-      },
+      config: write,
+      schema: { tags, operationId: 'updateDomain', summary: 'Update a domain', params: DomainParams, body: UpdateDomainBody, response: { 200: DomainResponse } },
     },
     (req) => domains.update(req.auth.workspaceId, req.params.slug, req.body ?? {}),
   );
@@ -60,14 +45,8 @@ export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = a
   app.delete(
     '/domains/:slug',
     {
-      config: { permission: 'domains.write' },
-      schema: {
-        tags: ['Domains'],
-        operationId: 'deleteDomain',
-        summary: 'Delete a domain and its links',
-        params: DomainParams,
-        response: { 200: DeleteDomainResponse },
-      },
+      config: write,
+      schema: { tags, operationId: 'deleteDomain', summary: 'Delete a domain and its links', params: DomainParams, response: { 200: DeleteDomainResponse } },
     },
     (req) => domains.delete(req.auth.workspaceId, req.params.slug),
   );

@@ -6,6 +6,7 @@ import type { Selectable } from 'kysely';
 import type { DomainsTable } from '../db/tables.js';
 import { DOMAIN_SLUG_MAX, domainSlugProblem, normalizeDeepLinkFile, normalizeDomainSlug } from './validation.js';
 import { optionalWebUrlField, WEB_URL_MAX } from '../web-url.js';
+import { pageQuery } from '../http/pagination.js';
 
 export type DomainRow = Selectable<DomainsTable>;
 
@@ -94,13 +95,7 @@ export const ListDomainsQuery = z.object({
   /** false (default): only active domains; true: only archived ones (as published). */
   archived: QueryBoolean.optional().default(false),
   search: z.string().optional(),
-  page: z.coerce.number().int().positive().default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(DOMAINS_MAX_PAGE_SIZE, `Max page size is ${DOMAINS_MAX_PAGE_SIZE}.`)
-    .default(DOMAINS_MAX_PAGE_SIZE),
+  ...pageQuery({ maxPageSize: DOMAINS_MAX_PAGE_SIZE, defaultPage: 1, defaultPageSize: DOMAINS_MAX_PAGE_SIZE }),
 });
 export type ListDomainsQuery = z.infer<typeof ListDomainsQuery>;
 

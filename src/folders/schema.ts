@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { FoldersTable } from '../db/tables.js';
+import { pageQuery } from '../http/pagination.js';
 
 export type FolderRow = Selectable<FoldersTable>;
 
@@ -37,13 +38,7 @@ export const FolderParams = z.object({ id: z.string().min(1) });
 
 export const ListFoldersQuery = z.object({
   search: z.string().optional(),
-  page: z.coerce.number().int().positive().default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(FOLDERS_MAX_PAGE_SIZE, `Max page size is ${FOLDERS_MAX_PAGE_SIZE}.`)
-    .default(FOLDERS_MAX_PAGE_SIZE),
+  ...pageQuery({ maxPageSize: FOLDERS_MAX_PAGE_SIZE, defaultPage: 1, defaultPageSize: FOLDERS_MAX_PAGE_SIZE }),
 });
 export type ListFoldersQuery = z.infer<typeof ListFoldersQuery>;
 

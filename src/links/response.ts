@@ -4,10 +4,7 @@
  * a response that lacks one (behaviour.md §1.6).
  */
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
-import type { LinksTable } from '../db/tables.js';
-
-export type LinkRow = Selectable<LinksTable>;
+import type { LinkRow } from './store.js';
 
 export const TAG_COLORS = ['red', 'yellow', 'green', 'blue', 'purple', 'brown', 'gray', 'pink'] as const;
 

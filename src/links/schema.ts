@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_LIST_ITEMS, idList } from '../http/lists.js';
+import { pageQuery } from '../http/pagination.js';
 import { IMAGE_DATA_URL, isImageDataUrl, optionalWebUrlField, storedUrlOrIssue, webUrlField } from '../web-url.js';
 
 export { LinkResponse } from './response.js';
@@ -215,8 +216,7 @@ export const ListLinksQuery = z.object({
   /** @deprecated use sortBy */
   sort: z.enum(SORT_FIELDS).optional(),
   sortOrder: z.enum(['asc', 'desc']).optional(),
-  page: z.coerce.number().int().min(1).optional(),
-  pageSize: z.coerce.number().int().min(1).max(LIMITS.pageSize, { error: 'Max page size is 100.' }).optional(),
+  ...pageQuery({ maxPageSize: LIMITS.pageSize, lowerBound: 'min1' }),
   startingAfter: z.string().optional(),
   endingBefore: z.string().optional(),
 });

@@ -6,23 +6,21 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TagService } from './service.js';
 import { CreateTagBody, DeleteTagResponse, ListTagsQuery, TagParams, TagResponse, UpdateTagBody } from './schema.js';
 
-export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app, { tags }) => {
+const tags = ['Tags'];
+const read = { permission: 'tags.read' } as const;
+const write = { permission: 'tags.write' } as const;
+
+export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app, { tags: service }) => {
   app.post(
     '/tags',
-    {
-      config: { permission: 'tags.write' },
-      schema: { tags: ['Tags'], operationId: 'createTag', summary: 'Create a tag', body: CreateTagBody, response: { 201: TagResponse } },
-    },
-    async (req, reply) => reply.status(201).send(await tags.create(req.auth.workspace, req.body)),
+    { config: write, schema: { tags, operationId: 'createTag', summary: 'Create a tag', body: CreateTagBody, response: { 201: TagResponse } } },
+    async (req, reply) => reply.status(201).send(await service.create(req.auth.workspace, req.body)),
   );
 
   app.get(
     '/tags',
-    {
-      config: { permission: 'tags.read' },
-      schema: { tags: ['Tags'], operationId: 'getTags', summary: 'Retrieve a list of tags', querystring: ListTagsQuery, response: { 200: z.array(TagResponse) } },
-    },
-    (req) => tags.list(req.auth.workspaceId, req.query),
+    { config: read, schema: { tags, operationId: 'getTags', summary: 'Retrieve a list of tags', querystring: ListTagsQuery, response: { 200: z.array(TagResponse) } } },
+    (req) => service.list(req.auth.workspaceId, req.query),
   );
 
   // PUT is the published alias of PATCH; it stays out of the document as it is there.
@@ -30,9 +28,9 @@ export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app
     app.route({
       method,
       url: '/tags/:id',
-      config: { permission: 'tags.write' },
+      config: write,
       schema: {
-        tags: ['Tags'],
+        tags,
         operationId: method === 'PATCH' ? 'updateTag' : 'replaceTag',
         summary: 'Update a tag',
         hide: method === 'PUT',
@@ -40,16 +38,13 @@ export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app
         body: UpdateTagBody,
         response: { 200: TagResponse },
       },
-      handler: (req) => tags.update(req.auth.workspaceId, req.params.id, req.body ?? {}),
+      handler: (req) => service.update(req.auth.workspaceId, req.params.id, req.body ?? {}),
     });
   }
 
   app.delete(
     '/tags/:id',
-    {
-      config: { permission: 'tags.write' },
-      schema: { tags: ['Tags'], operationId: 'deleteTag', summary: 'Delete a tag', params: TagParams, response: { 200: DeleteTagResponse } },
-    },
-    (req) => tags.delete(req.auth.workspaceId, req.params.id),
+    { config: write, schema: { tags, operationId: 'deleteTag', summary: 'Delete a tag', params: TagParams, response: { 200: DeleteTagResponse } } },
+    (req) => service.delete(req.auth.workspaceId, req.params.id),
   );
 };

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { idList } from '../http/lists.js';
+import { pageQuery } from '../http/pagination.js';
 import type { Selectable } from 'kysely';
 import type { TagsTable } from '../db/tables.js';
 import { TAG_COLORS } from '../links/response.js';
@@ -48,13 +49,7 @@ export const ListTagsQuery = z.object({
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
   search: z.string().optional(),
   ids: IdList.optional(),
-  page: z.coerce.number().int().positive().default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(TAGS_MAX_PAGE_SIZE, `Max page size is ${TAGS_MAX_PAGE_SIZE}.`)
-    .default(TAGS_MAX_PAGE_SIZE),
+  ...pageQuery({ maxPageSize: TAGS_MAX_PAGE_SIZE, defaultPage: 1, defaultPageSize: TAGS_MAX_PAGE_SIZE }),
 });
 export type ListTagsQuery = z.infer<typeof ListTagsQuery>;
 
