@@ -25,7 +25,7 @@ import { createClickEnricher } from './click-enrich.js';
 import { createClickFold } from './click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
-import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
+import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
 
 /**
@@ -120,7 +120,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     onError,
   });
 
-  let relay: PgRelay | null = null;
+  let relay: ChangeRelay | null = null;
   let checkpointer: Checkpointer | null = null;
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
@@ -152,7 +152,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
       ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
       if (isPostgresUrl(database.url)) {
-        relay = createPgChangeRelay({
+        relay = createChangeRelay({
           url: database.url,
           schema: database.pgSchema,
           db: database.db,
