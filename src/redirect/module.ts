@@ -12,7 +12,6 @@ import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../analytics/event-writer.js';
 import { sql } from 'kysely';
-import { isPostgresUrl } from '../db/open.js';
 import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
@@ -68,9 +67,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const classify = createUaClassifier();
   // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
   // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
-  // Only an in-memory SQLite database, which a worker cannot open, is written from here.
-  const onWorker = database.sqlitePath !== undefined || isPostgresUrl(database.url);
-  const sink = onWorker
+  // Only a database a worker cannot open (in-memory SQLite) is written from here.
+  const sink = database.capabilities.writerThread
     ? createWorkerSink(
         { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice },
         { onError, onHorizon: (foldedBefore) => ctx.horizon.update(foldedBefore) },
@@ -142,7 +140,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
-      if (database.sqlitePath) {
+      if (database.capabilities.checkpointer && database.sqlitePath) {
         // The write-ahead log is copied back on a thread of its own; a commit here (an API write)
         // must not do it on the redirect thread either.
         await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
@@ -151,7 +149,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       // Until the writer reports, the database's watermark (one that lags is safe: horizon.ts).
       const state = await database.db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
       ctx.horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
-      if (isPostgresUrl(database.url)) {
+      if (database.capabilities.changeRelay) {
         relay = createChangeRelay({
           url: database.url,
           schema: database.pgSchema,
