@@ -129,7 +129,7 @@ export async function buildApp(options: BuildOptions) {
 
   app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
     try {
-      await database.db.selectFrom('workspaces').select('id').limit(1).execute();
+      await database.ping();
       return { status: 'ok' };
     } catch {
       return reply.status(503).send({ status: 'unavailable' });

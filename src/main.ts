@@ -5,7 +5,7 @@
  * (redirect/click-spill.ts), close the database, exit 0 (1 if a click could be neither).
  */
 import { loadConfig, ConfigError } from './config.js';
-import { openDatabase, isPostgresUrl } from './db/open.js';
+import { openDatabase } from './db/open.js';
 import { buildApp } from './app.js';
 import { startBanner } from './start-banner.js';
 
@@ -32,8 +32,7 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
 
-  const engine = isPostgresUrl(config.databaseUrl) ? 'PostgreSQL' : `SQLite (${database.sqlitePath ?? ':memory:'})`;
-  console.log(startBanner({ config, engine, workspace: boot.workspace, createdKey: boot.createdKey }));
+  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey }));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { splitPgSchema, sqliteFileFromUrl, isPostgresUrl, openDatabase } from './open.js';
-import { TEST_ENGINE } from '../test-support/harness.js';
+import { TEST_ENGINE, openTestDatabase } from '../test-support/harness.js';
 
 test('DATABASE_URL forms', () => {
   assert.equal(isPostgresUrl('postgres://u@h/db'), true);
@@ -15,6 +15,46 @@ test('DATABASE_URL forms', () => {
     schema: 'tenant_a',
   });
   assert.deepEqual(splitPgSchema('postgres://u@h/db'), { url: 'postgres://u@h/db' });
+});
+
+test('capabilities follow from the engine under test', async () => {
+  const { database, dispose } = await openTestDatabase();
+  try {
+    if (TEST_ENGINE === 'postgres') {
+      // Several processes share the server: each folds its own batches and hears the others' changes.
+      assert.deepEqual(database.capabilities, { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true });
+      assert.equal(database.engine, 'PostgreSQL');
+    } else {
+      // One process owns the file: it folds coalesced, reads and checkpoints on threads of their own.
+      assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: true, checkpointer: true, changeRelay: false, writerThread: true });
+      assert.equal(database.engine, `SQLite (${database.sqlitePath})`);
+    }
+    await database.ping();
+  } finally {
+    await database.close();
+    await dispose();
+  }
+});
+
+test('capabilities of an in-memory SQLite database: no second connection, so no worker thread', async () => {
+  const database = await openDatabase(':memory:');
+  try {
+    assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: false, checkpointer: false, changeRelay: false, writerThread: false });
+    assert.equal(database.engine, 'SQLite (:memory:)');
+    assert.equal(database.sqlitePath, undefined);
+    await database.ping();
+  } finally {
+    await database.close();
+  }
+});
+
+test('ping fails on a database without the tables', async () => {
+  const database = await openDatabase(':memory:', { migrate: false });
+  try {
+    await assert.rejects(database.ping());
+  } finally {
+    await database.close();
+  }
 });
 
 test('?schema= puts the tables in that schema', { skip: TEST_ENGINE !== 'postgres' ? 'needs PostgreSQL' : false }, async () => {

@@ -25,9 +25,53 @@ import { withStatementCache } from './statement-cache.js';
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
+/**
+ * What the engine and the database's place (a file, memory, a server) allow, decided here once so
+ * that no module outside db/ asks which engine runs; each says why it follows from the engine.
+ */
+export interface Capabilities {
+  /**
+   * One process writes (SQLite: the file takes one writer at a time, and one Waymark process owns
+   * it). So the click writer folds clicks into rollups and link counters coalesced, a second's
+   * worth at a time behind a watermark, instead of in each batch's transaction (click-fold.ts).
+   */
+  singleWriter: boolean;
+  /**
+   * Analytics read on a worker thread with a read-only connection of its own (a SQLite file: WAL
+   * lets it read beside the writer, and the main thread is not held by synchronous queries).
+   * PostgreSQL runs queries on the server, and `:memory:` cannot be opened twice.
+   */
+  readerWorker: boolean;
+  /**
+   * The write-ahead log is checkpointed on a thread of its own, not in the writers' commits (a
+   * SQLite file: db/checkpointer.ts). PostgreSQL checkpoints on the server; `:memory:` has no log.
+   */
+  checkpointer: boolean;
+  /**
+   * Link and domain changes must be relayed to the other processes on the database, which cache
+   * links (PostgreSQL, several processes on one server: change-relay.ts, LISTEN/NOTIFY). A SQLite
+   * file has one process.
+   */
+  changeRelay: boolean;
+  /**
+   * A worker thread can open a connection of its own to the same database (a SQLite file or
+   * PostgreSQL), so clicks are written off the main thread. Not `:memory:`, private to its connection.
+   */
+  writerThread: boolean;
+}
+
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** What this engine and topology allow (above). */
+  capabilities: Capabilities;
+  /** The engine for people (the start banner): `PostgreSQL`, `SQLite (<file>)` or `SQLite (:memory:)`. */
+  engine: string;
+  /**
+   * Answers when the database serves the tables (GET /health): reads one workspace row. Throws
+   * when the database cannot be reached or is not migrated.
+   */
+  ping(): Promise<void>;
   /** SQLite file path (absolute), when the engine is SQLite and the database is a file. */
   sqlitePath?: string;
   /** Connection string, for processes (workers, LISTEN) that need their own connection. */
@@ -108,10 +152,14 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   // Every connection keeps its prepared statements (db/statement-cache.ts).
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const onDisk = file !== ':memory:';
   return {
     db,
     dialect: sqliteDialect,
-    sqlitePath: file === ':memory:' ? undefined : file,
+    capabilities: { singleWriter: true, readerWorker: onDisk, checkpointer: onDisk, changeRelay: false, writerThread: onDisk },
+    engine: `SQLite (${file})`,
+    ping: () => ping(db),
+    sqlitePath: onDisk ? file : undefined,
     url,
     close: async () => {
       await db.destroy();
@@ -137,6 +185,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
   return {
     db,
     dialect: postgresDialect,
+    capabilities: { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true },
+    engine: 'PostgreSQL',
+    ping: () => ping(db),
     url,
     pgSchema: schema,
     pgPool: pool,
@@ -144,6 +195,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
       await db.destroy();
     },
   };
+}
+
+async function ping(db: Kysely<Database>): Promise<void> {
+  await db.selectFrom('workspaces').select('id').limit(1).execute();
 }
 
 async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string): Promise<void> {

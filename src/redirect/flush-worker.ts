@@ -83,13 +83,13 @@ const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2
 // while that call fails aborts the whole process (Node 20, better-sqlite3). So this connection
 // waits at most 100 ms inside SQLite, and longer waits happen here, between calls (whileBusy),
 // where a shutdown can reach the thread (flush-client.ts, close).
-if (database.sqlitePath) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
+if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same event store app.ts builds: events and rollups are written the one way.
 const events = createSqlEventStore({ database });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
-const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect), mode: database.sqlitePath ? 'coalesced' : 'each' });
+const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect), mode: database.capabilities.singleWriter ? 'coalesced' : 'each' });
 
 let closing = false;
 // Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.

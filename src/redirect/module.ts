@@ -13,7 +13,6 @@ import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { createLinkCounters } from '../links/counters.js';
 import { sql } from 'kysely';
-import { isPostgresUrl } from '../db/open.js';
 import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
@@ -26,7 +25,7 @@ import { createClickEnricher } from './click-enrich.js';
 import { createClickFold } from '../events/sql/click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
-import { createPgChangeRelay, type PgRelay } from './pg-relay.js';
+import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
 
 /**
@@ -69,9 +68,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const classify = createUaClassifier();
   // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
   // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
-  // Only an in-memory SQLite database, which a worker cannot open, is written from here.
-  const onWorker = database.sqlitePath !== undefined || isPostgresUrl(database.url);
-  const sink = onWorker
+  // Only a database a worker cannot open (in-memory SQLite) is written from here.
+  const sink = database.capabilities.writerThread
     ? createWorkerSink(
         { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice },
         { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
@@ -121,7 +119,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     onError,
   });
 
-  let relay: PgRelay | null = null;
+  let relay: ChangeRelay | null = null;
   let checkpointer: Checkpointer | null = null;
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
@@ -143,7 +141,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
-      if (database.sqlitePath) {
+      if (database.capabilities.checkpointer && database.sqlitePath) {
         // The write-ahead log is copied back on a thread of its own; a commit here (an API write)
         // must not do it on the redirect thread either.
         await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
@@ -151,8 +149,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       }
       // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
       await ctx.events.loadHorizon();
-      if (isPostgresUrl(database.url)) {
-        relay = createPgChangeRelay({
+      if (database.capabilities.changeRelay) {
+        relay = createChangeRelay({
           url: database.url,
           schema: database.pgSchema,
           db: database.db,

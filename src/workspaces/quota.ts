@@ -1,15 +1,16 @@
 /**
  * Count quotas of a workspace (tags, folders, domains): the check and its message, and the row
- * lock that makes "count, then insert" safe when two requests race.
+ * lock that makes "count, then insert" safe when two requests race (its SQL is in store.ts).
  *
  * @example
  * await lockWorkspaceRow(trx, workspaceId);
  * assertUnderLimit({ resource: 'tags', count, limit: ws.tags_limit, plan: ws.plan });
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
 import { ApiError } from '../http/errors.js';
 import { planLabel } from './plans.js';
+
+/** The row lock is SQL and lives with the workspaces' storage; re-exported for the stores that take it. */
+export { lockWorkspaceRow } from './store.js';
 
 /** The resources whose number per workspace is capped by a `…_limit` column. */
 export type CountedResource = 'tags' | 'folders' | 'domains';
@@ -33,17 +34,4 @@ export function limitReachedMessage(resource: CountedResource, limit: number, pl
 export function assertUnderLimit(input: { resource: CountedResource; count: number; limit: number; plan: string }): void {
   if (input.count < input.limit) return;
   throw new ApiError('forbidden', limitReachedMessage(input.resource, input.limit, input.plan));
-}
-
-/**
- * Serialises quota-checked inserts of one workspace inside a transaction: on PostgreSQL the
- * no-op update holds the workspace row lock until commit, so a second request's count waits for
- * the first insert; on SQLite the write already holds the database lock.
- */
-export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: string): Promise<void> {
-  await trx
-    .updateTable('workspaces')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('id', '=', workspaceId)
-    .execute();
 }

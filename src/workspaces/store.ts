@@ -12,6 +12,19 @@ export interface KeyWithWorkspace {
   workspace: WorkspaceRow;
 }
 
+/**
+ * Serialises quota-checked inserts of one workspace inside a transaction (quota.ts): on PostgreSQL
+ * the no-op update holds the workspace row lock until commit, so a second request's count waits
+ * for the first insert; on SQLite the write already holds the database lock.
+ */
+export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: string): Promise<void> {
+  await trx
+    .updateTable('workspaces')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
 export function createWorkspaceStore(db: Kysely<Database>) {
   return {
     async insert(row: Insertable<WorkspacesTable>): Promise<void> {

@@ -144,6 +144,6 @@ export function inProcessRunner(db: Kysely<any>): SqlRunner {
 
 /** The runner for this database: a worker on a SQLite file, in process otherwise. */
 export function createSqlRunner(database: OpenDatabase, options: { inProcess?: boolean } = {}): SqlRunner {
-  if (database.sqlitePath && !options.inProcess) return workerRunner(database.sqlitePath);
+  if (database.capabilities.readerWorker && database.sqlitePath && !options.inProcess) return workerRunner(database.sqlitePath);
   return inProcessRunner(database.db);
 }

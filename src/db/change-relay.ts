@@ -1,20 +1,20 @@
 /**
- * Carries link/domain changes between Waymark processes that share a PostgreSQL database, so
- * each drops its cached copy: NOTIFY goes out through the normal pool, LISTEN runs on one
- * dedicated connection. After that connection is lost and re-established, notifications may
+ * Carries link/domain changes between Waymark processes that share a PostgreSQL database
+ * (`capabilities.changeRelay`, open.ts), so each drops its cached copy: NOTIFY goes out through
+ * the normal pool, LISTEN runs on one dedicated connection. After that connection is lost and re-established, notifications may
  * have been missed, so `onReconnect` lets the cache start over.
  *
  * @example
- * const relay = createPgChangeRelay({ url, schema, db, bus, onReconnect: () => cache.clear() });
+ * const relay = createChangeRelay({ url, schema, db, bus, onReconnect: () => cache.clear() });
  * await relay.start(); … await relay.close();
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { Change, ChangeBus } from '../db/change-bus.js';
+import type { Database } from './tables.js';
+import type { Change, ChangeBus } from './change-bus.js';
 
-export interface PgRelayOptions {
+export interface ChangeRelayOptions {
   url: string;
   /** The schema in use: processes on different schemas (tests) do not hear each other. */
   schema?: string;
@@ -24,7 +24,7 @@ export interface PgRelayOptions {
   onError: (err: unknown, context: string) => void;
 }
 
-export interface PgRelay {
+export interface ChangeRelay {
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -34,7 +34,7 @@ function isChange(value: unknown): value is Change {
   return !!c && typeof c.domain === 'string' && (c.type === 'domain' || (c.type === 'link' && typeof c.key === 'string'));
 }
 
-export function createPgChangeRelay(options: PgRelayOptions): PgRelay {
+export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   const channel = `waymark_changes${options.schema ? `_${options.schema}` : ''}`;
   // Our own notifications come back to us; the bus already delivered them locally.
   const origin = randomBytes(8).toString('hex');
