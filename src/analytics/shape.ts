@@ -57,22 +57,6 @@ export const MAX_GROUP_ROWS = 5000;
 const CONTINENTS = new Set(['AF', 'AN', 'AS', 'EU', 'NA', 'OC', 'SA']);
 const TRIGGERS = new Set(['qr', 'link', 'pageview', 'deeplink']);
 
-/** Adds query rows into `into`, keyed by group values and slot, with the part's sign. */
-export function mergeRows(into: Map<string, MergedRow>, rows: readonly Record<string, unknown>[], groupSize: number, sign: 1 | -1): void {
-  for (const r of rows) {
-    const g: string[] = [];
-    for (let i = 0; i < groupSize; i++) g.push(String(r[`g${i}`] ?? ''));
-    const slot = r.slot === undefined || r.slot === null ? undefined : Number(r.slot);
-    const key = `${g.join('\u0000')}\u0000${slot ?? ''}`;
-    let m = into.get(key);
-    if (!m) into.set(key, (m = { g, slot, clicks: 0, leads: 0, sales: 0, sale_amount: 0 }));
-    m.clicks += sign * Number(r.clicks ?? 0);
-    m.leads += sign * Number(r.leads ?? 0);
-    m.sales += sign * Number(r.sales ?? 0);
-    m.sale_amount += sign * Number(r.sale_amount ?? 0);
-  }
-}
-
 /** The metrics an `event` reports; the others are present as 0 (behaviour.md §7.3). */
 export function reported(event: AnalyticsEvent, m: Metrics): ApiMetrics {
   return {

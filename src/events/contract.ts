@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AggregateSpec, DimColumn, EventKind, EventRow, EventStore, LinkScope, MergedRow, StoredEvent } from './event-store.js';
 import { buildScope, MAX_INLINE_IDS } from './link-scope.js';
+import { clickEvent, conversionEvent } from './rows.js';
 
 export interface ContractLink {
   id: string;
@@ -40,15 +41,13 @@ const H = 3_600_000;
 let seq = 0;
 const uid = (prefix: string) => `${prefix}_${(++seq).toString(36).padStart(4, '0')}_${Math.random().toString(36).slice(2, 8)}`;
 
-/** A complete event row; `over` sets what the case is about. */
+/** A complete event row (a click, or a lead or sale on a click of its own); `over` sets what the case is about. */
 export function contractEvent(workspaceId: string, linkId: string, over: Partial<StoredEvent> & { kind?: EventKind } = {}): StoredEvent {
-  const id = over.id ?? uid(over.kind && over.kind !== 'click' ? 'evt' : 'clk');
-  return {
+  const converts = over.kind === 'lead' || over.kind === 'sale';
+  const click = clickEvent({
     workspace_id: workspaceId,
     timestamp: T0,
-    id,
-    kind: 'click',
-    click_id: over.kind && over.kind !== 'click' ? uid('clk') : id,
+    id: converts ? uid('clk') : (over.id ?? uid('clk')),
     link_id: linkId,
     domain: 'wm.test',
     key: linkId,
@@ -70,17 +69,10 @@ export function contractEvent(workspaceId: string, linkId: string, over: Partial
     utm_campaign: null,
     utm_term: null,
     utm_content: null,
-    customer_id: null,
-    event_name: null,
-    amount: 0,
-    currency: null,
-    original_amount: null,
-    payment_processor: null,
-    invoice_id: null,
-    sale_type: null,
-    metadata: null,
-    ...over,
-  };
+  });
+  if (!converts) return { ...click, ...over };
+  const event = conversionEvent(click, { kind: over.kind as 'lead' | 'sale', workspace_id: workspaceId, timestamp: T0, id: over.id ?? uid('evt'), customer_id: null, event_name: null });
+  return { ...event, ...over };
 }
 
 function spec(workspaceId: string, scope: LinkScope, over: Partial<AggregateSpec> = {}): AggregateSpec {

@@ -9,6 +9,7 @@
  * const event = enrich(rawClick); // { kind: 'click', country: 'US', browser: 'Chrome', referer: 'google.com', … }
  */
 import type { StoredEvent } from '../events/event-store.js';
+import { clickEvent } from '../events/rows.js';
 import type { RawClick } from './click-record.js';
 import { utmOf } from './final-url.js';
 import { memoize } from '../memo.js';
@@ -32,12 +33,10 @@ export function createClickEnricher(deps: ClickEnricherDeps): (raw: RawClick) =>
     const geo = raw.geo ?? deps.geo.locateIp(raw.ip);
     const referer = raw.referer === '' ? refererOf(undefined) : refererOfHeader(raw.referer);
     const utm = utmOfUrl(raw.url);
-    return {
+    return clickEvent({
       workspace_id: raw.workspaceId,
       timestamp: raw.timestamp,
       id: raw.id,
-      kind: 'click',
-      click_id: raw.id,
       link_id: raw.linkId,
       domain: raw.domain,
       key: raw.key,
@@ -59,15 +58,6 @@ export function createClickEnricher(deps: ClickEnricherDeps): (raw: RawClick) =>
       utm_campaign: utm.utm_campaign,
       utm_term: utm.utm_term,
       utm_content: utm.utm_content,
-      customer_id: null,
-      event_name: null,
-      amount: 0,
-      currency: null,
-      original_amount: null,
-      payment_processor: null,
-      invoice_id: null,
-      sale_type: null,
-      metadata: null,
-    };
+    });
   };
 }

@@ -2,8 +2,8 @@
  * Pure attribution rules of the track endpoints: lead de-duplication, which lead a sale belongs
  * to, and the event rows written for leads and sales. No I/O and no clock: callers pass `now`.
  */
-import type { EventsTable } from '../db/tables.js';
 import type { StoredEvent } from '../events/event-store.js';
+import { conversionEvent, type AttributionSource } from '../events/rows.js';
 
 /** A lead with the same customer and event name inside this window is not counted again (behaviour.md §6.1). */
 export const LEAD_DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -11,16 +11,7 @@ export const LEAD_DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 /** Name of the lead recorded for a direct sale when the request names none. */
 export const DIRECT_SALE_LEAD_NAME = 'Direct sale tracking lead event';
 
-/** The click dimensions every lead and sale copies from the click (or lead) it is attributed to. */
-export const EVENT_DIMENSIONS = [
-  'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent', 'device', 'browser', 'os',
-  'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content',
-] as const satisfies readonly (keyof EventsTable)[];
-
-export type EventDimensions = Pick<EventsTable, (typeof EVENT_DIMENSIONS)[number]>;
-
-/** The source row of an attribution: a click row, or a lead row (which carries its click's dimensions). */
-export type AttributionSource = Pick<StoredEvent, (typeof EVENT_DIMENSIONS)[number]>;
+export { dimensionsOf, EVENT_DIMENSIONS, type AttributionSource, type EventDimensions } from '../events/rows.js';
 
 /** "Sign up", "sign-up" and "SIGN  UP" are one event name for de-duplication, as published. */
 export function normalizeLeadName(name: string): string {
@@ -31,34 +22,6 @@ export function normalizeLeadName(name: string): string {
 export function isDuplicateLead(recentLeadNames: readonly string[], eventName: string): boolean {
   const wanted = normalizeLeadName(eventName);
   return recentLeadNames.some((n) => normalizeLeadName(n) === wanted);
-}
-
-/** Copies the dimensions of the source, with `null` for absent UTM values. */
-export function dimensionsOf(source: AttributionSource): EventDimensions {
-  return {
-    click_id: source.click_id,
-    link_id: source.link_id,
-    domain: source.domain,
-    key: source.key,
-    url: source.url,
-    country: source.country,
-    city: source.city,
-    region: source.region,
-    continent: source.continent,
-    device: source.device,
-    browser: source.browser,
-    os: source.os,
-    referer: source.referer,
-    referer_url: source.referer_url,
-    trigger: source.trigger,
-    ip: source.ip,
-    ua: source.ua,
-    utm_source: source.utm_source ?? null,
-    utm_medium: source.utm_medium ?? null,
-    utm_campaign: source.utm_campaign ?? null,
-    utm_term: source.utm_term ?? null,
-    utm_content: source.utm_content ?? null,
-  };
 }
 
 export interface LeadEventInput {
@@ -73,24 +36,18 @@ export interface LeadEventInput {
 
 /** `quantity` lead rows attributed to the click, each with its own event id (behaviour.md §6.1, step 7). */
 export function leadEventRows(click: AttributionSource, input: LeadEventInput): StoredEvent[] {
-  const dims = dimensionsOf(click);
   const metadata = input.metadata ? JSON.stringify(input.metadata) : null;
-  return Array.from({ length: input.quantity }, () => ({
-    ...dims,
-    workspace_id: input.workspaceId,
-    timestamp: input.now,
-    id: input.newEventId(),
-    kind: 'lead' as const,
-    customer_id: input.customerId,
-    event_name: input.eventName,
-    amount: 0,
-    currency: null,
-    original_amount: null,
-    payment_processor: null,
-    invoice_id: null,
-    sale_type: null,
-    metadata,
-  }));
+  return Array.from({ length: input.quantity }, () =>
+    conversionEvent(click, {
+      kind: 'lead',
+      workspace_id: input.workspaceId,
+      timestamp: input.now,
+      id: input.newEventId(),
+      customer_id: input.customerId,
+      event_name: input.eventName,
+      metadata,
+    }),
+  );
 }
 
 export interface SaleEventInput {
@@ -112,12 +69,11 @@ export interface SaleEventInput {
 
 /** The sale row, attributed to the lead's (or click's) dimensions. */
 export function saleEventRow(source: AttributionSource, input: SaleEventInput): StoredEvent {
-  return {
-    ...dimensionsOf(source),
+  return conversionEvent(source, {
+    kind: 'sale',
     workspace_id: input.workspaceId,
     timestamp: input.now,
     id: input.eventId,
-    kind: 'sale',
     customer_id: input.customerId,
     event_name: input.eventName,
     amount: input.amountUsdCents,
@@ -127,7 +83,7 @@ export function saleEventRow(source: AttributionSource, input: SaleEventInput): 
     invoice_id: input.invoiceId,
     sale_type: input.firstOnLink ? 'new' : 'recurring',
     metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-  };
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import { partQuery, type AggregateSpec } from './aggregate-sql.js';
 import { planParts, type Part } from './planner.js';
-import { mergeRows, type MergedRow } from '../../analytics/shape.js';
+import type { MergedRow } from '../event-store.js';
 import type { SqlRunner } from './sql-runner.js';
 
 export interface AggregateDeps {
@@ -50,4 +50,20 @@ export async function aggregateParts(
   const merged = new Map<string, MergedRow>();
   results.forEach((rows, i) => mergeRows(merged, rows, spec.group.length, parts[i]!.sign));
   return [...merged.values()];
+}
+
+/** Adds query rows into `into`, keyed by group values and slot, with the part's sign. */
+export function mergeRows(into: Map<string, MergedRow>, rows: readonly Record<string, unknown>[], groupSize: number, sign: 1 | -1): void {
+  for (const r of rows) {
+    const g: string[] = [];
+    for (let i = 0; i < groupSize; i++) g.push(String(r[`g${i}`] ?? ''));
+    const slot = r.slot === undefined || r.slot === null ? undefined : Number(r.slot);
+    const key = `${g.join('\u0000')}\u0000${slot ?? ''}`;
+    let m = into.get(key);
+    if (!m) into.set(key, (m = { g, slot, clicks: 0, leads: 0, sales: 0, sale_amount: 0 }));
+    m.clicks += sign * Number(r.clicks ?? 0);
+    m.leads += sign * Number(r.leads ?? 0);
+    m.sales += sign * Number(r.sales ?? 0);
+    m.sale_amount += sign * Number(r.sale_amount ?? 0);
+  }
 }

@@ -15,7 +15,7 @@
  *             useRollups: true, from, to });
  * // → [{ source: 'daily', dim: 'country', … }, { source: 'raw', … edge }, …]
  */
-import type { DimFilter } from '../../analytics/filters.js';
+import type { DimFilter } from '../event-store.js';
 import { DAY_MS, HOUR_MS, ROLLUP_DIMS, ROLLUP_PREFERENCE, type DimColumn, type RollupDim } from './rollup-spec.js';
 
 export type Part =
