@@ -21,7 +21,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { sql } from 'kysely';
 import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
+import type { OpenDatabase } from './open.js';
 
 /** Log size above which a checkpoint restarts the log; also the size the file is trimmed to. */
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -126,4 +128,15 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
       return stopped;
     },
   };
+}
+
+/**
+ * Where the database has a checkpoint thread (a SQLite file), hands its checkpoints to one: this
+ * connection stops copying the write-ahead log back at its commits (an API write must not do it
+ * on the redirect thread either), and the thread starts. Returns null elsewhere.
+ */
+export async function startCheckpointing(database: Pick<OpenDatabase, 'db' | 'capabilities' | 'sqlitePath'>, options: CheckpointerOptions = {}): Promise<Checkpointer | null> {
+  if (!database.capabilities.checkpointer || !database.sqlitePath) return null;
+  await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
+  return startCheckpointer(database.sqlitePath, options);
 }

@@ -156,27 +156,3 @@ export function toLinkResponse(row: LinkRow, tags: LinkTagResponse[], settings: 
     identifier: null,
   };
 }
-
-/** Tags of many links in one query, in each link's tag order. */
-export async function loadLinkTags(
-  db: import('kysely').Kysely<import('../db/tables.js').Database>,
-  workspaceId: string,
-  linkIds: readonly string[],
-): Promise<Map<string, LinkTagResponse[]>> {
-  const out = new Map<string, LinkTagResponse[]>();
-  if (!linkIds.length) return out;
-  const rows = await db
-    .selectFrom('link_tags')
-    .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-    .select(['link_tags.link_id', 'tags.id', 'tags.name', 'tags.color', 'link_tags.position'])
-    .where('link_tags.workspace_id', '=', workspaceId)
-    .where('link_tags.link_id', 'in', [...linkIds])
-    .orderBy('link_tags.position')
-    .execute();
-  for (const r of rows) {
-    const list = out.get(r.link_id) ?? [];
-    list.push({ id: r.id, name: r.name, color: r.color as LinkTagResponse['color'] });
-    out.set(r.link_id, list);
-  }
-  return out;
-}

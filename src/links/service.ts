@@ -9,12 +9,12 @@ import type { ChangeBus } from '../db/change-bus.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError, formatZodError } from '../http/errors.js';
 import { planLabel } from '../workspaces/plans.js';
-import { loadLinkTags, toLinkResponse, type LinkResponse } from './response.js';
+import { toLinkResponse, type LinkResponse } from './response.js';
 import { CreateLinkBody, LIMITS, type BulkUpdateData, type CountLinksQuery, type CreateLinkInput, type ListLinksQuery, type UpdateLinkInput } from './schema.js';
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } from './prepare.js';
 import { linkFilters, linkPage } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
-import { TAG_PROBE_THRESHOLD, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
+import { loadLinkTags, TAG_PROBE_THRESHOLD, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
 
 export type { Caller } from './prepare.js';
 

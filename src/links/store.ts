@@ -7,6 +7,7 @@ import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type 
 import type { Database, LinksTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import type { CountGroup, SortField } from './schema.js';
+import type { LinkTagResponse } from './response.js';
 
 export type LinkRow = Selectable<LinksTable>;
 export type LinkPatch = Updateable<LinksTable>;
@@ -330,3 +331,27 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
 }
 
 export type LinkStore = ReturnType<typeof createLinkStore>;
+
+/** Tags of many links in one query, in each link's tag order. */
+export async function loadLinkTags(
+  db: Kysely<Database>,
+  workspaceId: string,
+  linkIds: readonly string[],
+): Promise<Map<string, LinkTagResponse[]>> {
+  const out = new Map<string, LinkTagResponse[]>();
+  if (!linkIds.length) return out;
+  const rows = await db
+    .selectFrom('link_tags')
+    .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+    .select(['link_tags.link_id', 'tags.id', 'tags.name', 'tags.color', 'link_tags.position'])
+    .where('link_tags.workspace_id', '=', workspaceId)
+    .where('link_tags.link_id', 'in', [...linkIds])
+    .orderBy('link_tags.position')
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.link_id) ?? [];
+    list.push({ id: r.id, name: r.name, color: r.color as LinkTagResponse['color'] });
+    out.set(r.link_id, list);
+  }
+  return out;
+}

@@ -12,8 +12,7 @@ import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { createLinkCounters } from '../links/counters.js';
-import { sql } from 'kysely';
-import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
+import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
 import { createClickWriter, createDirectSink } from './click-writer.js';
@@ -141,12 +140,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   const lifecycle: Lifecycle = {
     async start() {
-      if (database.capabilities.checkpointer && database.sqlitePath) {
-        // The write-ahead log is copied back on a thread of its own; a commit here (an API write)
-        // must not do it on the redirect thread either.
-        await sql`pragma wal_autocheckpoint = 0`.execute(database.db);
-        checkpointer = startCheckpointer(database.sqlitePath, { onError, nice: config.clickWriterNice });
-      }
+      checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
       // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
       await ctx.events.loadHorizon();
       if (database.capabilities.changeRelay) {
