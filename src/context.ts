@@ -8,6 +8,7 @@ import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
 import type { EventWriter } from './analytics/event-writer.js';
 import type { RollupHorizon } from './analytics/horizon.js';
+import type { Outbox } from './events/outbox.js';
 
 export interface AppContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface AppContext {
   horizon: RollupHorizon & { update(foldedBefore: number | null): void };
   /** Clock, replaceable in tests. */
   now: () => number;
+  /** Domain events: ask `wants(type)`, `write` in the change's transaction, `nudge()` after commit (events/outbox.ts). */
+  outbox: Outbox;
 }
 
 /** A module's lifecycle hooks, called by app.ts at start and at shutdown. */

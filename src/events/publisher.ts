@@ -74,6 +74,8 @@ export interface OutboxPublisher {
   close(): Promise<void>;
   /** Resolves when no round is running or requested (tests). */
   idle(): Promise<void>;
+  /** Deletes events every subscriber of their type took, and those past the retention (also run every minute). */
+  prune(): Promise<void>;
 }
 
 interface Lane {
@@ -157,10 +159,13 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
   function pause(lane: Lane, untilMs: number): void {
     lane.pausedUntil = untilMs;
     if (lane.retryTimer) clearTimeout(lane.retryTimer);
+    // Timers may fire a millisecond before the clock reaches their time: a margin, so the event's
+    // own `not_before` has passed too and it is retried first, in order.
     lane.retryTimer = setTimeout(() => {
       lane.retryTimer = null;
+      lane.pausedUntil = 0;
       kick(lane);
-    }, Math.max(0, untilMs - now()));
+    }, Math.max(0, untilMs - now()) + 2);
     lane.retryTimer.unref();
   }
 
@@ -284,5 +289,6 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
       await idle();
     },
     idle,
+    prune,
   };
 }
