@@ -9,10 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
 import { openTestDatabase } from '../test-support/harness.js';
 import type { StoredEvent } from '../analytics/event-writer.js';
 import { clickOutboxEntries, conversionOutboxEntry, createOutbox, outboxEntry, writeOutbox, type DomainEvent, type DomainEventType } from './outbox.js';
-import { backoffMs, createEventRegistry, createOutboxPublisher, type Subscriber } from './publisher.js';
+import { backoffMs, createEventRegistry, createOutboxPublisher, type OutboxPublisher, type Subscriber } from './publisher.js';
 import { createFileSink } from './file-sink.js';
 import type { LinkResponse } from '../links/response.js';
 
@@ -39,6 +41,19 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Runs `body` on a fresh database; the publishers it passes through `track` are closed after it. */
+async function onFreshDatabase(body: (db: Kysely<Database>, track: (p: OutboxPublisher) => OutboxPublisher) => Promise<void>): Promise<void> {
+  const opened = await openTestDatabase();
+  const publishers: OutboxPublisher[] = [];
+  try {
+    await body(opened.database.db, (p) => (publishers.push(p), p));
+  } finally {
+    for (const p of publishers) await p.close();
+    await opened.database.close();
+    await opened.dispose();
   }
 }
 
@@ -69,42 +84,36 @@ test('clickOutboxEntries: one link.clicked entry per stored click, the click row
   assert.throws(() => conversionOutboxEntry(clickRow('c1'), 1));
 });
 
-test('registry: wants only the subscribed types; the outbox writes nothing for the others', async () => {
-  const db = await openTestDatabase();
-  try {
+test('registry: wants only the subscribed types; the outbox writes nothing for the others', () =>
+  onFreshDatabase(async (db, track) => {
     const registry = createEventRegistry([recorder('a', ['link.created']), recorder('b', ['lead.created', 'link.created'])]);
     assert.equal(registry.wants('link.created'), true);
     assert.equal(registry.wants('lead.created'), true);
     assert.equal(registry.wants('link.clicked'), false);
     assert.throws(() => createEventRegistry([recorder('a', []), recorder('a', [])]), /two event subscribers/);
     const outbox = createOutbox(registry);
-    await db.database.db.transaction().execute(async (trx) => {
+    await db.transaction().execute(async (trx) => {
       await outbox.write(trx, [...clickOutboxEntries([clickRow('c1')], 1), outboxEntry('link.created', 'ws_1', linkData('link_1'), 1)]);
     });
-    const rows = await db.database.db.selectFrom('outbox').select('type').execute();
+    const rows = await db.selectFrom('outbox').select('type').execute();
     assert.deepEqual(rows.map((r) => r.type), ['link.created']);
-  } finally {
-    await db.database.close();
-    await db.dispose();
-  }
-});
+  }));
 
-test('a rolled-back transaction delivers nothing; a committed one goes once to each subscriber', async () => {
-  const db = await openTestDatabase();
-  const a = recorder('a', ['link.created']);
-  const b = recorder('b', ['link.created', 'link.deleted']);
-  const publisher = createOutboxPublisher({ db: db.database.db, subscribers: [a, b], linkSettings: settings, pollMs: 20, onError: () => {} });
-  try {
+test('a rolled-back transaction delivers nothing; a committed one goes once to each subscriber', () =>
+  onFreshDatabase(async (db, track) => {
+    const a = recorder('a', ['link.created']);
+    const b = recorder('b', ['link.created', 'link.deleted']);
+    const publisher = track(createOutboxPublisher({ db, subscribers: [a, b], linkSettings: settings, pollMs: 20, onError: () => {} }));
     publisher.start();
     await assert.rejects(
-      db.database.db.transaction().execute(async (trx) => {
+      db.transaction().execute(async (trx) => {
         await writeOutbox(trx, [outboxEntry('link.created', 'ws_1', linkData('link_rolled_back'), Date.now())]);
         throw new Error('the change failed');
       }),
       /the change failed/,
     );
     const committed = outboxEntry('link.created', 'ws_1', linkData('link_kept'), Date.now());
-    await db.database.db.transaction().execute((trx) => writeOutbox(trx, [committed]));
+    await db.transaction().execute((trx) => writeOutbox(trx, [committed]));
     publisher.nudge();
     await until(() => a.got.length === 1 && b.got.length === 1, 'both subscribers got the event');
     // Further rounds (polls, nudges) deliver nothing again.
@@ -116,32 +125,28 @@ test('a rolled-back transaction delivers nothing; a committed one goes once to e
       assert.deepEqual(s.got.map((e) => [e.id, e.event, (e.data as LinkResponse).id, e.workspaceId]), [[committed.id, 'link.created', 'link_kept', 'ws_1']]);
     }
     assert.equal(new Date(a.got[0]!.createdAt).getTime(), committed.created_at);
-    const deliveries = await db.database.db.selectFrom('outbox_deliveries').selectAll().orderBy('subscriber').execute();
+    const deliveries = await db.selectFrom('outbox_deliveries').selectAll().orderBy('subscriber').execute();
     assert.deepEqual(deliveries.map((d) => [d.subscriber, d.event_id, d.attempts, d.delivered_at !== null]), [['a', committed.id, 1, true], ['b', committed.id, 1, true]]);
-  } finally {
-    await publisher.close();
-    await db.database.close();
-    await db.dispose();
-  }
-});
+  }));
 
-test('a failing subscriber is retried with backoff and holds up no other subscriber', async () => {
-  const db = await openTestDatabase();
-  const failing = recorder('failing', ['lead.created'], 3);
-  const healthy = recorder('healthy', ['lead.created']);
-  const errors: { subscriber?: string; eventId?: string }[] = [];
-  const publisher = createOutboxPublisher({
-    db: db.database.db,
-    subscribers: [failing, healthy],
-    linkSettings: settings,
-    pollMs: 10_000,
-    retryBaseMs: 20,
-    onError: (_err, c) => errors.push(c),
-  });
-  try {
+test('a failing subscriber is retried with backoff and holds up no other subscriber', () =>
+  onFreshDatabase(async (db, track) => {
+    const failing = recorder('failing', ['lead.created'], 3);
+    const healthy = recorder('healthy', ['lead.created']);
+    const errors: { subscriber?: string; eventId?: string }[] = [];
+    const publisher = track(
+      createOutboxPublisher({
+        db,
+        subscribers: [failing, healthy],
+        linkSettings: settings,
+        pollMs: 10_000,
+        retryBaseMs: 20,
+        onError: (_err, c) => errors.push(c),
+      }),
+    );
     publisher.start();
     const leads = [1, 2, 3].map((i) => conversionOutboxEntry({ ...clickRow(`c${i}`), id: `evt_lead${i}`, kind: 'lead', event_name: 'Sign up' }, Date.now() + i));
-    await db.database.db.transaction().execute((trx) => writeOutbox(trx, leads));
+    await db.transaction().execute((trx) => writeOutbox(trx, leads));
     publisher.nudge();
     await until(() => healthy.got.length === 3, 'the healthy subscriber got all three');
     await until(() => failing.got.length === 3, 'the failing subscriber got all three after its retries');
@@ -150,33 +155,27 @@ test('a failing subscriber is retried with backoff and holds up no other subscri
     assert.equal(failing.attempts, 3 + 3, 'three failures (the first event each time), then one delivery each');
     assert.deepEqual(errors.map((e) => e.subscriber), ['failing', 'failing', 'failing']);
     assert.ok(errors.every((e) => e.eventId === leads[0]!.id));
-    const row = await db.database.db.selectFrom('outbox_deliveries').selectAll().where('subscriber', '=', 'failing').where('event_id', '=', leads[0]!.id).executeTakeFirstOrThrow();
+    const row = await db.selectFrom('outbox_deliveries').selectAll().where('subscriber', '=', 'failing').where('event_id', '=', leads[0]!.id).executeTakeFirstOrThrow();
     assert.equal(row.attempts, 4);
     assert.equal(row.last_error, null);
     assert.deepEqual([1, 2, 3, 20].map((n) => backoffMs(n, 1000, 300_000)), [1000, 2000, 4000, 300_000]);
-  } finally {
-    await publisher.close();
-    await db.database.close();
-    await db.dispose();
-  }
-});
+  }));
 
-test('two publishers on one database (two processes) deliver each event once; pruning removes what every subscriber took', async () => {
-  const db = await openTestDatabase();
-  const seen: string[] = [];
-  const shared = (): Subscriber => ({
-    name: 'shared',
-    events: ['link.created'],
-    async deliver(e) {
-      seen.push(e.id);
-      await new Promise((r) => setTimeout(r, 1));
-    },
-  });
-  const p1 = createOutboxPublisher({ db: db.database.db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 });
-  const p2 = createOutboxPublisher({ db: db.database.db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 });
-  try {
+test('two publishers on one database (two processes) deliver each event once; pruning removes what every subscriber took', () =>
+  onFreshDatabase(async (db, track) => {
+    const seen: string[] = [];
+    const shared = (): Subscriber => ({
+      name: 'shared',
+      events: ['link.created'],
+      async deliver(e) {
+        seen.push(e.id);
+        await new Promise((r) => setTimeout(r, 1));
+      },
+    });
+    const p1 = track(createOutboxPublisher({ db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 }));
+    const p2 = track(createOutboxPublisher({ db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 }));
     const entries = Array.from({ length: 40 }, (_, i) => outboxEntry('link.created', 'ws_1', linkData(`link_${i}`), Date.now() + i));
-    await db.database.db.transaction().execute((trx) => writeOutbox(trx, entries));
+    await db.transaction().execute((trx) => writeOutbox(trx, entries));
     p1.start();
     p2.start();
     await until(() => seen.length >= 40, 'all delivered');
@@ -185,25 +184,18 @@ test('two publishers on one database (two processes) deliver each event once; pr
     assert.equal(seen.length, 40, 'no event delivered twice');
     assert.deepEqual(new Set(seen), new Set(entries.map((e) => e.id)));
     await p1.prune();
-    assert.equal((await db.database.db.selectFrom('outbox').select('id').execute()).length, 0);
-    assert.equal((await db.database.db.selectFrom('outbox_deliveries').select('event_id').execute()).length, 0);
-  } finally {
-    await p1.close();
-    await p2.close();
-    await db.database.close();
-    await db.dispose();
-  }
-});
+    assert.equal((await db.selectFrom('outbox').select('id').execute()).length, 0);
+    assert.equal((await db.selectFrom('outbox_deliveries').select('event_id').execute()).length, 0);
+  }));
 
-test('an expired claim (a process died holding it) is delivered again; an unexpired one is left alone', async () => {
-  const db = await openTestDatabase();
-  let clock = 1_000_000;
-  const s = recorder('s', ['link.created']);
-  const publisher = createOutboxPublisher({ db: db.database.db, subscribers: [s], linkSettings: settings, pollMs: 10_000, leaseMs: 5000, now: () => clock });
-  try {
+test('an expired claim (a process died holding it) is delivered again; an unexpired one is left alone', () =>
+  onFreshDatabase(async (db, track) => {
+    let clock = 1_000_000;
+    const s = recorder('s', ['link.created']);
+    const publisher = track(createOutboxPublisher({ db, subscribers: [s], linkSettings: settings, pollMs: 10_000, leaseMs: 5000, now: () => clock }));
     const e = outboxEntry('link.created', 'ws_1', linkData('link_1'), clock);
-    await db.database.db.transaction().execute((trx) => writeOutbox(trx, [e]));
-    await db.database.db.insertInto('outbox_deliveries').values({ subscriber: 's', event_id: e.id, attempts: 1, not_before: clock + 5000, delivered_at: null, last_error: null }).execute();
+    await db.transaction().execute((trx) => writeOutbox(trx, [e]));
+    await db.insertInto('outbox_deliveries').values({ subscriber: 's', event_id: e.id, attempts: 1, not_before: clock + 5000, delivered_at: null, last_error: null }).execute();
     publisher.start();
     await publisher.idle();
     assert.equal(s.attempts, 0, 'claimed by the other process');
@@ -211,14 +203,9 @@ test('an expired claim (a process died holding it) is delivered again; an unexpi
     publisher.nudge();
     await publisher.idle();
     assert.deepEqual(s.got.map((g) => g.id), [e.id]);
-    const row = await db.database.db.selectFrom('outbox_deliveries').selectAll().executeTakeFirstOrThrow();
+    const row = await db.selectFrom('outbox_deliveries').selectAll().executeTakeFirstOrThrow();
     assert.deepEqual([row.attempts, row.delivered_at], [2, clock]);
-  } finally {
-    await publisher.close();
-    await db.database.close();
-    await db.dispose();
-  }
-});
+  }));
 
 test('file sink: one JSON line per event, an id already in the file is not written again (a new process)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-sink-'));
