@@ -55,7 +55,7 @@ test('kill -9 between the commit and the delivery: the restart delivers the even
     assert.deepEqual(lines().map((l) => [l.id, l.data.id]), [[event.id, link.id]]);
     const deliveryRow = () => database.db.selectFrom('outbox_deliveries').selectAll().where('event_id', '=', event.id).executeTakeFirst();
     const afterRestart = await deliveryRow();
-    assert.notEqual(afterRestart?.delivered_at ?? null, null);
+    assert.ok(afterRestart && afterRestart.delivered_at !== null, 'recorded as delivered');
 
     // A further restart: the first event is not delivered again. A second link's event shows
     // that the restarted publisher has made its rounds (it delivers in order of creation).

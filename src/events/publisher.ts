@@ -13,7 +13,8 @@
  *   pauses that subscriber alone for as long; the other subscribers go on;
  * - no cursor: PostgreSQL may commit a later-numbered row first, so every event without a
  *   delivery of its own is due, whatever its position.
- * Events every subscriber of their type has taken are pruned, and any event after retentionMs.
+ * Events every subscriber of their type has taken are pruned, and any event after retentionMs;
+ * their delivery rows a lease later.
  *
  * @example
  * const publisher = createOutboxPublisher({ db, subscribers: [sink], linkSettings: config });
@@ -251,8 +252,11 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
         .execute();
     }
     await db.deleteFrom('outbox').where('created_at', '<', t - retentionMs).execute();
+    // The deliveries of pruned events go a lease later: a process that read the event before it was
+    // pruned finds its delivery taken when it tries to claim it, instead of delivering it again.
     await db
       .deleteFrom('outbox_deliveries')
+      .where('not_before', '<', t - leaseMs)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('outbox').select('outbox.id').whereRef('outbox.id', '=', 'outbox_deliveries.event_id'))))
       .execute();
   }
