@@ -34,6 +34,8 @@ import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
+import { createEventsModule } from './events/module.js';
+import type { Subscriber } from './events/publisher.js';
 
 void _unused;
 
@@ -45,6 +47,8 @@ export interface BuildOptions {
   now?: () => number;
   /** Benchmarks: rate limits counted in this process's memory even on PostgreSQL (bench/rate-limit.ts). */
   processLocalRateCounters?: boolean;
+  /** Domain event subscribers (events/publisher.ts), besides the EVENTS_FILE sink. */
+  subscribers?: readonly Subscriber[];
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -52,6 +56,13 @@ export async function buildApp(options: BuildOptions) {
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
   const reader = createSqlRunner(database);
+  const domainEvents = createEventsModule({
+    config,
+    database,
+    now,
+    subscribers: options.subscribers,
+    onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
+  });
   const ctx: AppContext = {
     config,
     database,
@@ -60,6 +71,7 @@ export async function buildApp(options: BuildOptions) {
     events: createSqlEventStore({ database, runner: reader }),
     reader,
     now,
+    outbox: domainEvents.outbox,
   };
 
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
@@ -72,8 +84,9 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  // The reader closes last: the lifecycles before it may still read through it.
-  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }];
+  // The reader closes last but one: the lifecycles before it may still read through it; the
+  // publisher is last, closed after the modules whose writes it delivers.
+  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -154,5 +167,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents } };
 }

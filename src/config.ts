@@ -7,6 +7,7 @@
  * console.log(config.port); // 3000 unless PORT is set
  */
 import { z } from 'zod';
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -82,6 +83,14 @@ const EnvSchema = z.object({
   DOMAIN_DNS_TARGET: z.string().optional(),
   /** Path of a JSON file of exchange rates (units of each currency per 1 USD, e.g. { "eur": 0.97 }) replacing the bundled table. */
   CURRENCY_RATES_FILE: z.string().optional(),
+  /** How often the domain event publisher looks for events written by other processes, ms. */
+  EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Path of a file to which every domain event is appended as one JSON line (src/events/file-sink.ts). */
+  EVENTS_FILE: z.string().min(1).optional(),
+  /** Event types written to EVENTS_FILE (comma-separated); all six by default. */
+  EVENTS_FILE_EVENTS: csv
+    .pipe(z.array(z.enum(DOMAIN_EVENT_TYPES)).min(1, 'must name at least one event type'))
+    .optional(),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -123,6 +132,11 @@ export interface Config {
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
+  /** Poll interval of the domain event publisher (events/publisher.ts), ms. */
+  eventsPollMs: number;
+  /** NDJSON file receiving domain events, and the event types it takes. */
+  eventsFile?: string;
+  eventsFileEvents?: DomainEventType[];
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -179,6 +193,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,
+    eventsPollMs: e.EVENTS_POLL_INTERVAL_MS,
+    eventsFile: e.EVENTS_FILE,
+    eventsFileEvents: e.EVENTS_FILE_EVENTS,
   };
   return { ...config, ...overrides };
 }

@@ -8,6 +8,7 @@ import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
 import type { SqlEventStore } from './events/sql/store.js';
 import type { SqlRunner } from './events/sql/sql-runner.js';
+import type { Outbox } from './events/outbox.js';
 
 export interface AppContext {
   config: Config;
@@ -26,6 +27,8 @@ export interface AppContext {
   reader: SqlRunner;
   /** Clock, replaceable in tests. */
   now: () => number;
+  /** Domain events: ask `wants(type)`, `write` in the change's transaction, `nudge()` after commit (events/outbox.ts). */
+  outbox: Outbox;
 }
 
 /** A module's lifecycle hooks, called by app.ts at start and at shutdown. */

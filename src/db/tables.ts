@@ -219,6 +219,31 @@ export interface Database {
   customers: CustomersTable;
   events: EventsTable;
   rate_limit_counters: RateLimitCountersTable;
+  outbox: OutboxTable;
+  outbox_deliveries: OutboxDeliveriesTable;
 }
 
 export type { Generated };
+
+/** Domain events written with the change they announce (migration 0010, src/events/outbox.ts). */
+export interface OutboxTable {
+  /** Event id, `evt_…`: subscribers de-duplicate on it. */
+  id: string;
+  workspace_id: string;
+  /** `link.created`, `lead.created` … (DomainEventType). */
+  type: string;
+  /** JSON text: the stored form of the event's data (outbox.ts, OutboxPayloads). */
+  payload: string;
+  created_at: number;
+}
+
+/** Delivery of one outbox event to one subscriber (migration 0010, src/events/publisher.ts). */
+export interface OutboxDeliveriesTable {
+  subscriber: string;
+  event_id: string;
+  attempts: number;
+  /** Until then the event is claimed by a process (lease) or waits for its next attempt. */
+  not_before: number;
+  delivered_at: number | null;
+  last_error: string | null;
+}

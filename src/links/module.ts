@@ -10,7 +10,7 @@ import { linkRoutes } from './routes.js';
 export function createLinksModule(ctx: AppContext) {
   const { db, dialect } = ctx.database;
   const store = createLinkStore(db, dialect);
-  const service = createLinkService({ db, dialect, store, bus: ctx.bus, now: ctx.now, config: ctx.config });
+  const service = createLinkService({ db, dialect, store, bus: ctx.bus, now: ctx.now, config: ctx.config, outbox: ctx.outbox });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(linkRoutes, { links: service });
   };

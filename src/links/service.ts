@@ -14,7 +14,9 @@ import { CreateLinkBody, LIMITS, type BulkUpdateData, type CountLinksQuery, type
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } from './prepare.js';
 import { linkFilters, linkPage } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
-import { loadLinkTags, TAG_PROBE_THRESHOLD, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
+import { loadLinkTags, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
+import type { Outbox } from '../events/outbox.js';
+import { linkEvents } from '../events/link-events.js';
 
 export type { Caller } from './prepare.js';
 
@@ -32,6 +34,8 @@ export interface LinkServiceDeps {
   bus: ChangeBus;
   now: () => number;
   config: { baseUrl: string; shortDomain: string; shortLinkProtocol: 'http' | 'https' };
+  /** Domain events of single writes (link.created/updated/deleted); bulk writes announce none. */
+  outbox?: Outbox;
 }
 
 /** The published wording of the link quota (behaviour.md §8); a limit of 1 takes the singular. */
@@ -41,6 +45,7 @@ export function linksLimitMessage(limit: number, plan: string): string {
 
 export function createLinkService(deps: LinkServiceDeps) {
   const { store, bus, dialect } = deps;
+  const events = linkEvents(deps.outbox, deps.config, deps.now);
   const preparer = createPreparer({ store, shortDomain: deps.config.shortDomain, shortLinkProtocol: deps.config.shortLinkProtocol, now: deps.now });
 
   async function respond(workspaceId: string, rows: LinkRow[]): Promise<LinkResponse[]> {
@@ -70,10 +75,10 @@ export function createLinkService(deps: LinkServiceDeps) {
   }
 
   /** Inserts prepared links; a lost race for a key or external id becomes 409, a full quota 403. */
-  async function insert(caller: Caller, writes: LinkWrite[]): Promise<void> {
+  async function insert(caller: Caller, writes: LinkWrite[], also?: InTransaction): Promise<void> {
     let result: 'ok' | 'over_limit';
     try {
-      result = await store.insertLinks(caller.workspaceId, writes);
+      result = await store.insertLinks(caller.workspaceId, writes, also);
     } catch (err) {
       if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
       throw err;
@@ -93,13 +98,14 @@ export function createLinkService(deps: LinkServiceDeps) {
 
   async function update(caller: Caller, existing: LinkRow, input: UpdateLinkInput): Promise<LinkResponse> {
     const { patch, tagIds } = await preparer.prepareUpdate(caller, existing, input);
+    const row = { ...existing, ...patch } as LinkRow;
     try {
-      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds }]);
+      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds }], events.updated(caller.workspaceId, row));
     } catch (err) {
       if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
       throw err;
     }
-    const row = { ...existing, ...patch } as LinkRow;
+    events.nudge();
     announce(existing, ...(row.domain !== existing.domain || row.key !== existing.key ? [row] : []));
     return respondOne(caller.workspaceId, row);
   }
@@ -107,7 +113,8 @@ export function createLinkService(deps: LinkServiceDeps) {
   async function create(caller: Caller, input: CreateLinkInput): Promise<LinkResponse> {
     assertQuotaLeft(caller, 1);
     const write = await preparer.prepareNew(caller, input);
-    await insert(caller, [write]);
+    await insert(caller, [write], events.created(caller.workspaceId, write.row));
+    events.nudge();
     return respondOne(caller.workspaceId, write.row);
   }
 
@@ -159,7 +166,8 @@ export function createLinkService(deps: LinkServiceDeps) {
     async delete(caller: Caller, linkId: string): Promise<{ id: string }> {
       const row = await findOwned(caller, linkId);
       if (row.key === ROOT_KEY) throw new ApiError('forbidden', "You can't delete a custom domain link. You can delete the domain instead.");
-      announce(...(await store.deleteLinks(caller.workspaceId, [row.id])));
+      announce(...(await store.deleteLinks(caller.workspaceId, [row.id], events.deleted(caller.workspaceId, row))));
+      events.nudge();
       return { id: row.id };
     },
 

@@ -3,7 +3,7 @@
  * workspace id first and filters by it, except the two marked lookups by (domain, key), which
  * serve the redirect and the service-wide uniqueness of keys.
  */
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
 import type { Database, LinksTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import type { CountGroup, SortField } from './schema.js';
@@ -42,6 +42,9 @@ export interface LinkWrite {
   row: LinkRow;
   tagIds: string[];
 }
+
+/** Extra writes in a link write's transaction (the domain events' outbox rows): after the writes, before the deletes. */
+export type InTransaction<A extends unknown[] = []> = (trx: Transaction<Database>, ...args: A) => Promise<void>;
 
 /**
  * Sort expressions, each matching an index of migration 0006. `lastClicked` treats "never" as 0
@@ -208,7 +211,7 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
      * within `links_limit`. Returns 'over_limit' (and writes nothing) when it would not.
      * The conditional update also serialises concurrent creations of one workspace.
      */
-    async insertLinks(workspaceId: string, links: readonly LinkWrite[]): Promise<'ok' | 'over_limit'> {
+    async insertLinks(workspaceId: string, links: readonly LinkWrite[], also?: InTransaction): Promise<'ok' | 'over_limit'> {
       if (!links.length) return 'ok';
       const n = links.length;
       return db.transaction().execute(async (trx) => {
@@ -222,12 +225,13 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
         await trx.insertInto('links').values(links.map((l) => l.row)).execute();
         const tagRows = links.flatMap((l) => l.tagIds.map((tagId, position) => ({ link_id: l.row.id, tag_id: tagId, workspace_id: workspaceId, position })));
         if (tagRows.length) await trx.insertInto('link_tags').values(tagRows).execute();
+        await also?.(trx);
         return 'ok';
       });
     },
 
     /** Updates links (and replaces the tags of those whose `tagIds` is given) in one transaction. */
-    async updateLinks(workspaceId: string, updates: readonly { id: string; patch: LinkPatch; tagIds?: string[] }[]): Promise<void> {
+    async updateLinks(workspaceId: string, updates: readonly { id: string; patch: LinkPatch; tagIds?: string[] }[], also?: InTransaction): Promise<void> {
       if (!updates.length) return;
       await db.transaction().execute(async (trx) => {
         for (const u of updates) {
@@ -237,6 +241,7 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
           const rows = u.tagIds.map((tagId, position) => ({ link_id: u.id, tag_id: tagId, workspace_id: workspaceId, position }));
           if (rows.length) await trx.insertInto('link_tags').values(rows).execute();
         }
+        await also?.(trx);
       });
     },
 
@@ -245,7 +250,11 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
      * `total_links`; `links_usage` counts creations and is not lowered (behaviour.md §8).
      * Returns what was deleted, for cache invalidation.
      */
-    async deleteLinks(workspaceId: string, ids: readonly string[]): Promise<{ id: string; domain: string; key: string }[]> {
+    async deleteLinks(
+      workspaceId: string,
+      ids: readonly string[],
+      also?: InTransaction<[deleted: { id: string; domain: string; key: string }[]]>,
+    ): Promise<{ id: string; domain: string; key: string }[]> {
       if (!ids.length) return [];
       return db.transaction().execute(async (trx) => {
         const rows = await trx
@@ -257,6 +266,7 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
           .execute();
         if (!rows.length) return rows;
         const found = rows.map((r) => r.id);
+        await also?.(trx, rows);
         await trx.deleteFrom('link_tags').where('workspace_id', '=', workspaceId).where('link_id', 'in', found).execute();
         await trx.deleteFrom('links').where('workspace_id', '=', workspaceId).where('id', 'in', found).execute();
         const n = rows.length;

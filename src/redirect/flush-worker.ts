@@ -20,6 +20,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createSqlEventStore } from '../events/sql/store.js';
 import { createLinkCounters } from '../links/counters.js';
+import { clickOutboxEntries, writeOutbox } from '../events/outbox.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
@@ -50,6 +51,8 @@ export interface FlushWorkerData {
    * batches and folds (the git history of BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
    */
   nice?: number;
+  /** Someone subscribes to `link.clicked`: each batch writes its clicks to the outbox too. */
+  announceClicks?: boolean;
 }
 
 export type WorkerRequest =
@@ -72,7 +75,7 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, announceClicks } = workerData as FlushWorkerData;
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
@@ -89,7 +92,10 @@ const events = createSqlEventStore({ database });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
-const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect), mode: database.capabilities.singleWriter ? 'coalesced' : 'each' });
+const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
+  mode: database.capabilities.singleWriter ? 'coalesced' : 'each',
+  announce: announceClicks ? (trx, rows) => writeOutbox(trx, clickOutboxEntries(rows, Date.now())) : undefined,
+});
 
 let closing = false;
 // Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.

@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../config.js';
 import { openDatabase, isPostgresUrl, type OpenDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import type { Plan } from '../workspaces/plans.js';
+import type { Subscriber } from '../events/publisher.js';
 
 export const TEST_ENGINE: 'sqlite' | 'postgres' = isPostgresUrl(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
 
@@ -32,6 +33,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   plan?: Plan;
   now?: () => number;
+  /** Domain event subscribers registered at start (events/publisher.ts). */
+  subscribers?: readonly Subscriber[];
 }
 
 /** Opens a fresh, migrated database on the engine under test. */
@@ -65,7 +68,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     // the limits themselves are tested with low values (http/rate-limit.test.ts).
     { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, ...options.config },
   );
-  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now });
+  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });
   const { key } = await ctx.workspaces.createKey(ws.id, { name: 'test' });
 

@@ -21,6 +21,7 @@ import type { LinkRow } from './store.js';
 import { isDuplicateLead, leadEventRows, LEAD_DEDUP_WINDOW_MS, type AttributionSource } from './attribution.js';
 import { customerKey, findClickOrThrow, findLinkOrThrow, type CustomerInput, type Log, type TrackDeps } from './deps.js';
 import type { TrackLeadBody, TrackLeadResponse } from './schema.js';
+import { conversionOutboxEntry, type Outbox } from '../events/outbox.js';
 
 /** Delays between the attempts of an `async` lead write; the first attempt runs at once. */
 const ASYNC_RETRY_DELAYS_MS = [250, 1000, 4000];
@@ -117,7 +118,7 @@ export interface LeadService {
   track(workspaceId: string, body: TrackLeadBody, log: Log): Promise<TrackLeadResponse>;
 }
 
-export function createLeadService(deps: TrackDeps): LeadService {
+export function createLeadService(deps: TrackDeps, outbox?: Outbox): LeadService {
   async function prepare(workspaceId: string, body: TrackLeadBody): Promise<PreparedLead | TrackLeadResponse> {
     const customer = await deps.customers(deps.db).findByExternalId(workspaceId, body.customerExternalId);
     const clickId = body.clickId || customer?.click_id;
@@ -180,8 +181,9 @@ export function createLeadService(deps: TrackDeps): LeadService {
       });
       await deps.events.append(rows, trx);
       await deps.counters.addLeads(trx, workspaceId, p.click.link_id, quantity);
+      await outbox?.write(trx, [conversionOutboxEntry(rows[0]!, now)]);
       return quantity;
-    });
+    }).finally(() => outbox?.nudge());
   }
 
   /** `write`, retried at once when another process inserted the same customer concurrently. */

@@ -34,8 +34,8 @@ export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule
     file: ctx.config.currencyRatesFile,
     onReloadError: (err) => console.error(`waymark: keeping the previous currency rates: ${err.message}`),
   });
-  const leads = createLeadService(trackDeps);
-  const sales = createSaleService(trackDeps, fx);
+  const leads = createLeadService(trackDeps, ctx.outbox);
+  const sales = createSaleService(trackDeps, fx, ctx.outbox);
   const clientScript = buildClientScript(ctx.config.clickIdParam);
 
   const routes: FastifyPluginAsync = async (app) => {

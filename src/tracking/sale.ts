@@ -23,6 +23,7 @@ import { customerKey, findClickOrThrow, findLinkOrThrow, type Log, type TrackDep
 import { upsertCustomer } from './lead.js';
 import type { CurrencyConverter } from './currency.js';
 import type { TrackSaleBody, TrackSaleResponse } from './schema.js';
+import { conversionOutboxEntry, type Outbox } from '../events/outbox.js';
 
 /** Retries after a unique violation that was not the invoice (another process created the customer). */
 const UNIQUE_RACE_RETRIES = 3;
@@ -40,7 +41,7 @@ export interface SaleService {
   track(workspaceId: string, body: TrackSaleBody, log: Log): Promise<TrackSaleResponse>;
 }
 
-export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleService {
+export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox?: Outbox): SaleService {
   /** The answer of the first sale recorded for an invoice, rebuilt from its event row. */
   async function storedResponse(workspaceId: string, row: EventRow): Promise<TrackSaleResponse> {
     const customer = row.customer_id ? await deps.customers(deps.db).findById(workspaceId, row.customer_id) : undefined;
@@ -133,6 +134,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
         // A duplicate invoice id fails here (events_invoice) and rolls back everything above.
         await deps.events.append(rows, trx);
         await deps.counters.addSale(trx, workspaceId, source.link_id, amountUsdCents, firstOnLink);
+        await outbox?.write(trx, [conversionOutboxEntry(rows[rows.length - 1]!, now)]);
         sale = {
           amount: amountUsdCents,
           currency: 'usd',
@@ -150,7 +152,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter): SaleS
         customer: { id: cust.id, name: cust.name, email: cust.email, avatar: cust.avatar, externalId: cust.external_id },
         sale,
       };
-    });
+    }).finally(() => outbox?.nudge());
   }
 
   async function record(workspaceId: string, body: TrackSaleBody, amountUsdCents: number): Promise<TrackSaleResponse> {

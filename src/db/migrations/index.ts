@@ -11,6 +11,7 @@ import * as m0006 from './0006-link-list-indexes.js';
 import * as m0007 from './0007-events-customer-partial.js';
 import * as m0008 from './0008-click-rollup-state.js';
 import * as m0009 from './0009-rate-limit-counters.js';
+import * as m0010 from './0010-outbox.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -22,6 +23,7 @@ const ALL: Record<string, DialectMigration> = {
   '0007-events-customer-partial': m0007,
   '0008-click-rollup-state': m0008,
   '0009-rate-limit-counters': m0009,
+  '0010-outbox': m0010,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -55,6 +55,11 @@ export interface ClickFoldDeps {
   writer: EventWriter;
   /** The links' and workspaces' click counters (links/counters.ts), updated in the fold's transactions. */
   counters: Pick<LinkCounters, 'addClicks'>;
+  /**
+   * Writes `link.clicked` to the outbox in each batch's transaction (../outbox.ts); absent while
+   * nobody subscribes to clicks, so they cost nothing extra.
+   */
+  announce?: (trx: Kysely<Database>, batch: readonly StoredEvent[]) => Promise<void>;
   mode: FoldMode;
   /** Rows read back per workspace and query during recovery. */
   recoverPage?: number;
@@ -87,7 +92,7 @@ export function nextFoldDelay(baseMs: number, lastFoldMs: number): number {
 }
 
 export function createClickFold(deps: ClickFoldDeps): ClickFold {
-  const { db, writer, counters, mode } = deps;
+  const { db, writer, counters, mode, announce } = deps;
   const recoverPage = deps.recoverPage ?? 10_000;
   const holdMs = deps.holdMs ?? 500;
   const now = deps.now ?? Date.now;
@@ -110,6 +115,7 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
     await db.transaction().execute(async (trx) => {
       await writer.append(trx, batch);
       await counters.addClicks(trx, linkBumps(batch), workspaceBumps(batch));
+      if (announce) await announce(trx, batch);
     });
   }
 
@@ -124,6 +130,7 @@ export function createClickFold(deps: ClickFoldDeps): ClickFold {
     await db.transaction().execute(async (trx) => {
       await writer.appendUnrolled(trx, rows);
       await counters.addClicks(trx, [], workspaceBumps(rows));
+      if (announce) await announce(trx, rows);
       if (first !== null) await setWatermark(trx, first);
     });
     if (first !== null) watermark = first;

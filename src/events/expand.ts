@@ -1,0 +1,62 @@
+/**
+ * Outbox row → the event subscribers receive. `link.*` rows hold their data as committed; click,
+ * lead and sale rows hold their event row, turned here into the click and customer objects of
+ * the `/events` records (analytics/event-records.ts) and the link as the links API returns it,
+ * read now (null when the link was deleted since).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, OutboxTable } from '../db/tables.js';
+import { toLinkResponse, type LinkResponse, type LinkUrlSettings } from '../links/response.js';
+import { loadLinkTags } from '../links/store.js';
+import { toEventRecord, type CustomerRow, type EventRow } from '../analytics/event-records.js';
+import type { DomainEvent, DomainEventType, OutboxPayloads } from './outbox.js';
+
+export type OutboxRow = Selectable<OutboxTable>;
+
+/** Expands rows; links and customers read once per expander (create one per delivery round). */
+export function createEventExpander(db: Kysely<Database>, settings: LinkUrlSettings) {
+  const links = new Map<string, Promise<LinkResponse | null>>();
+  const customers = new Map<string, Promise<CustomerRow | undefined>>();
+
+  function linkOf(workspaceId: string, linkId: string): Promise<LinkResponse | null> {
+    const key = `${workspaceId}\u0000${linkId}`;
+    let p = links.get(key);
+    if (!p) {
+      p = (async () => {
+        const row = await db.selectFrom('links').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', linkId).executeTakeFirst();
+        if (!row) return null;
+        const tags = await loadLinkTags(db, workspaceId, [row.id]);
+        return toLinkResponse(row, tags.get(row.id) ?? [], settings);
+      })();
+      links.set(key, p);
+    }
+    return p;
+  }
+
+  function customerOf(workspaceId: string, id: string): Promise<CustomerRow | undefined> {
+    let p = customers.get(id);
+    if (!p) {
+      p = db.selectFrom('customers').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      customers.set(id, p);
+    }
+    return p;
+  }
+
+  return async function expand(row: OutboxRow): Promise<DomainEvent> {
+    const type = row.type as DomainEventType;
+    const envelope = { id: row.id, createdAt: new Date(Number(row.created_at)).toISOString(), workspaceId: row.workspace_id };
+    if (type === 'link.created' || type === 'link.updated' || type === 'link.deleted') {
+      return { ...envelope, event: type, data: JSON.parse(row.payload) as OutboxPayloads[typeof type] };
+    }
+    const stored = (JSON.parse(row.payload) as OutboxPayloads['link.clicked']).event as EventRow;
+    const link = await linkOf(row.workspace_id, stored.link_id);
+    const customer = stored.customer_id ? await customerOf(row.workspace_id, stored.customer_id) : undefined;
+    // The record's own `link` is not used: ours may be null (a link deleted since the event).
+    const record = toEventRecord(stored, link as LinkResponse, new Map(customer ? [[customer.id, customer]] : []));
+    if (type === 'link.clicked' || record.event === 'click') return { ...envelope, event: 'link.clicked', data: { click: record.click, link } };
+    const lead = { eventName: record.eventName, customer: record.customer, click: record.click, link, metadata: record.metadata };
+    if (record.event === 'lead') return { ...envelope, event: 'lead.created', data: lead };
+    const { amount, currency, paymentProcessor, invoiceId } = record.sale;
+    return { ...envelope, event: 'sale.created', data: { ...lead, sale: { amount, currency, paymentProcessor, invoiceId } } };
+  };
+}

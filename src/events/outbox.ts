@@ -1,0 +1,122 @@
+/**
+ * Domain events: what users may want to hear about (the published service's workspace webhook
+ * events), their payloads, and the outbox they go through. A change writes its events with
+ * `writeOutbox` inside its own transaction, so nothing is announced that did not commit and
+ * nothing committed is lost to a crash; `publisher.ts` reads the outbox after the commit and hands
+ * the events to the subscribers registered at start.
+ *
+ * Envelope as the published webhooks send it: `{id: "evt_…", event, createdAt, data}`, plus the
+ * workspace the event belongs to.
+ *
+ * @example
+ * await db.transaction().execute(async (trx) => {
+ *   await trx.insertInto('links').values(row).execute();
+ *   await outbox.write(trx, [outboxEntry('link.created', row.workspace_id, toLinkResponse(row, [], settings), now)]);
+ * });
+ * outbox.nudge();
+ */
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, OutboxTable } from '../db/tables.js';
+import type { StoredEvent } from './event-store.js';
+import type { LinkResponse } from '../links/response.js';
+import type { ClickEventResponse, LeadEventResponse } from '../analytics/schema.js';
+import { newId } from '../ids.js';
+
+export const DOMAIN_EVENT_TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'lead.created', 'sale.created'] as const;
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+
+/** The click object as in the `/events` click records. */
+export type ClickObject = ClickEventResponse['click'];
+/** The customer object as in the `/events` lead and sale records. */
+export type CustomerObject = LeadEventResponse['customer'];
+
+export interface LeadCreatedData {
+  eventName: string;
+  customer: CustomerObject;
+  click: ClickObject;
+  /** The link as the links API returns it, read at delivery; null when it was deleted since. */
+  link: LinkResponse | null;
+  metadata: unknown;
+}
+
+/** `data` of each event as subscribers receive it. */
+export interface DomainEventData {
+  'link.created': LinkResponse;
+  'link.updated': LinkResponse;
+  'link.deleted': LinkResponse;
+  'link.clicked': { click: ClickObject; link: LinkResponse | null };
+  'lead.created': LeadCreatedData;
+  'sale.created': LeadCreatedData & { sale: { amount: number; currency: string | null; paymentProcessor: string; invoiceId: string | null } };
+}
+
+export type DomainEvent<T extends DomainEventType = DomainEventType> = {
+  [K in T]: { id: string; event: K; createdAt: string; workspaceId: string; data: DomainEventData[K] };
+}[T];
+
+/**
+ * What the outbox stores per event type: `link.*` the link response at commit (a deleted link
+ * cannot be read later); clicks, leads and sales their event row, expanded at delivery into the
+ * click, customer and link objects (publisher.ts), since a click batch has no link response at hand.
+ */
+export interface OutboxPayloads {
+  'link.created': LinkResponse;
+  'link.updated': LinkResponse;
+  'link.deleted': LinkResponse;
+  'link.clicked': { event: StoredEvent };
+  'lead.created': { event: StoredEvent };
+  'sale.created': { event: StoredEvent };
+}
+
+export type OutboxEntry = Insertable<OutboxTable> & { type: DomainEventType };
+
+/** One outbox row; pure (id and time from the arguments' clock). */
+export function outboxEntry<T extends DomainEventType>(type: T, workspaceId: string, payload: OutboxPayloads[T], now: number): OutboxEntry {
+  return { id: newId('evt', now), workspace_id: workspaceId, type, payload: JSON.stringify(payload), created_at: now };
+}
+
+/** Inserts outbox rows inside the caller's transaction (rows per statement stay under SQLite's bound values). */
+export async function writeOutbox(trx: Kysely<Database>, entries: readonly OutboxEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 500) await trx.insertInto('outbox').values(entries.slice(i, i + 500)).execute();
+}
+
+/**
+ * `link.clicked` entries for a batch of stored events (the click batch's transaction calls it when
+ * the registry wants `link.clicked`); rows that are not clicks are left out.
+ */
+export function clickOutboxEntries(rows: readonly StoredEvent[], now: number): OutboxEntry[] {
+  const out: OutboxEntry[] = [];
+  for (const row of rows) if (row.kind === 'click') out.push(outboxEntry('link.clicked', row.workspace_id, { event: row }, now));
+  return out;
+}
+
+/** The `lead.created` or `sale.created` entry of a tracked lead or sale event row. */
+export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntry {
+  if (row.kind === 'click') throw new Error('conversionOutboxEntry: a click row; use clickOutboxEntries');
+  return outboxEntry(row.kind === 'lead' ? 'lead.created' : 'sale.created', row.workspace_id, { event: row }, now);
+}
+
+/** Which event types anyone subscribes to: nothing is written for the others. */
+export interface EventRegistry {
+  wants(type: DomainEventType): boolean;
+}
+
+/**
+ * What the services write domain events through: the registry's answer, the write in the
+ * caller's transaction (entries of unwanted types are dropped), and the nudge after the commit.
+ */
+export interface Outbox extends EventRegistry {
+  write(trx: Kysely<Database>, entries: readonly OutboxEntry[]): Promise<void>;
+  /** Call after the transaction that wrote entries committed: this process delivers them now. */
+  nudge(): void;
+}
+
+export function createOutbox(registry: EventRegistry, nudge: () => void = () => {}): Outbox {
+  return {
+    wants: (type) => registry.wants(type),
+    async write(trx, entries) {
+      const wanted = entries.filter((e) => registry.wants(e.type));
+      if (wanted.length) await writeOutbox(trx, wanted);
+    },
+    nudge,
+  };
+}
