@@ -2,7 +2,7 @@
  * The documented scale-out, proven with two real `src/main.ts` processes on one PostgreSQL schema:
  * rate limits are shared (the limit holds whichever process answers, not once per process), and
  * a link changed through one process redirects to its new destination on the other within a
- * second (LISTEN/NOTIFY, src/redirect/pg-relay.ts).
+ * second (LISTEN/NOTIFY, src/db/change-relay.ts).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
