@@ -35,9 +35,50 @@ const NO_CONVERSION: Pick<EventRow, ConversionColumn> = {
   metadata: null,
 };
 
-/** A click row: its id is its click id, and it carries no conversion data. */
-export function clickEvent(fields: Omit<EventRow, ConversionColumn | 'kind' | 'click_id'>): EventRow {
-  return { ...fields, kind: 'click', click_id: fields.id, ...NO_CONVERSION };
+/**
+ * A click row: its id is its click id, and it carries no conversion data. Written out as one
+ * literal in column order rather than spread: the click writer builds thousands a second, and
+ * rows built by spreading came out in a slower object layout (bench/redirect: the writer's CPU
+ * per click doubled, 24 → 55 µs).
+ */
+export function clickEvent(f: Omit<EventRow, ConversionColumn | 'kind' | 'click_id'>): EventRow {
+  return {
+    workspace_id: f.workspace_id,
+    timestamp: f.timestamp,
+    id: f.id,
+    kind: 'click',
+    click_id: f.id,
+    link_id: f.link_id,
+    domain: f.domain,
+    key: f.key,
+    url: f.url,
+    country: f.country,
+    city: f.city,
+    region: f.region,
+    continent: f.continent,
+    device: f.device,
+    browser: f.browser,
+    os: f.os,
+    referer: f.referer,
+    referer_url: f.referer_url,
+    trigger: f.trigger,
+    ip: f.ip,
+    ua: f.ua,
+    utm_source: f.utm_source,
+    utm_medium: f.utm_medium,
+    utm_campaign: f.utm_campaign,
+    utm_term: f.utm_term,
+    utm_content: f.utm_content,
+    customer_id: null,
+    event_name: null,
+    amount: 0,
+    currency: null,
+    original_amount: null,
+    payment_processor: null,
+    invoice_id: null,
+    sale_type: null,
+    metadata: null,
+  };
 }
 
 /** Copies the dimensions of the source, with `null` for absent UTM values. */
