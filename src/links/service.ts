@@ -110,16 +110,17 @@ export function createLinkService(deps: LinkServiceDeps) {
     return respondOne(caller.workspaceId, row);
   }
 
-  async function create(caller: Caller, input: CreateLinkInput): Promise<LinkResponse> {
+  /** `announce: false`: upsert's create, which announces nothing (the published rule, like bulk writes). */
+  async function create(caller: Caller, input: CreateLinkInput, announce = true): Promise<LinkResponse> {
     assertQuotaLeft(caller, 1);
     const write = await preparer.prepareNew(caller, input);
-    await insert(caller, [write], events.created(caller.workspaceId, write.row));
-    events.nudge();
+    await insert(caller, [write], announce ? events.created(caller.workspaceId, write.row) : undefined);
+    if (announce) events.nudge();
     return respondOne(caller.workspaceId, write.row);
   }
 
   return {
-    create,
+    create: (caller: Caller, input: CreateLinkInput) => create(caller, input),
 
     async get(caller: Caller, linkId: string): Promise<LinkResponse> {
       return respondOne(caller.workspaceId, await findOwned(caller, linkId));
@@ -158,7 +159,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     async upsert(caller: Caller, input: CreateLinkInput): Promise<LinkResponse> {
       const finalUrl = prepareFields(input, '').url ?? input.url;
       const existing = finalUrl ? await store.findByUrl(caller.workspaceId, finalUrl) : undefined;
-      if (!existing) return create(caller, input);
+      if (!existing) return create(caller, input, false);
       const { keyLength: _l, prefix: _p, ...rest } = input;
       return update(caller, existing, rest);
     },
