@@ -23,7 +23,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { LinkUrlSettings } from '../links/response.js';
-import { DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
+import { DOMAIN_EVENT_TYPES, type ClickSubscriptions, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
 import { createEventExpander, type OutboxRow } from './expand.js';
 
 export interface Subscriber {
@@ -32,6 +32,13 @@ export interface Subscriber {
   readonly events: readonly DomainEventType[];
   /** Resolves once the event is taken; throws to have it retried. Must ignore an event id it has seen. */
   deliver(event: DomainEvent): Promise<void>;
+  /**
+   * A subscriber whose interest changes at run time (webhooks): whether it wants `type` now.
+   * Absent: every type of `events`, always.
+   */
+  wants?(type: DomainEventType): boolean;
+  /** With `wants`: whose clicks it wants now, and a way to hear when that changes. */
+  clicks?: { current(): ClickSubscriptions; watch(listener: () => void): void };
 }
 
 /** The registry of subscribers: which event types are wanted at all. */
@@ -42,8 +49,22 @@ export function createEventRegistry(subscribers: readonly Subscriber[]): EventRe
     names.add(s.name);
     for (const e of s.events) if (!DOMAIN_EVENT_TYPES.includes(e)) throw new Error(`subscriber "${s.name}": unknown event type "${e}"`);
   }
-  const wanted = new Set(subscribers.flatMap((s) => s.events));
-  return { subscribers, wants: (type) => wanted.has(type) };
+  const always = new Set(subscribers.filter((s) => !s.wants).flatMap((s) => s.events));
+  const dynamic = subscribers.filter((s) => s.wants);
+  const allClicks = always.has('link.clicked');
+  return {
+    subscribers,
+    wants: (type) => always.has(type) || dynamic.some((s) => s.events.includes(type) && s.wants!(type)),
+    clickSubscriptions(): ClickSubscriptions {
+      if (allClicks) return { all: true, workspaces: [], links: [] };
+      const parts = dynamic.filter((s) => s.events.includes('link.clicked') && s.clicks).map((s) => s.clicks!.current());
+      if (parts.length === 1) return parts[0]!;
+      return { all: parts.some((p) => p.all), workspaces: parts.flatMap((p) => p.workspaces), links: parts.flatMap((p) => p.links) };
+    },
+    watchClicks(listener) {
+      for (const s of dynamic) s.clicks?.watch(listener);
+    },
+  };
 }
 
 export interface PublisherOptions {

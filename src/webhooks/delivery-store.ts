@@ -1,0 +1,127 @@
+/**
+ * Storage of webhook deliveries (migration 0011): the fan-out's inserts, the dispatcher's claims
+ * and outcomes, the per-webhook failure count, and the management API's reads (workspace first).
+ *
+ * A claim moves `next_attempt_at` forward by a lease in one transaction, so a delivery is sent by
+ * one process at a time: PostgreSQL skips rows another process holds (`FOR UPDATE SKIP LOCKED`);
+ * a SQLite file has one writing process and its transactions are serial. A process killed while
+ * sending leaves the lease to expire, and the delivery is sent again (same event id).
+ */
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, WebhookDeliveriesTable } from '../db/tables.js';
+import type { DeliveryRow } from './schema.js';
+
+/** Consecutive failed attempts after which a webhook is disabled (the published rule). */
+export const DISABLE_AFTER_FAILURES = 20;
+
+export interface Outcome {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
+  return {
+    /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. */
+    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+      if (!rows.length) return;
+      await db.insertInto('webhook_deliveries').values([...rows]).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+    },
+
+    /** Up to `limit` due deliveries of enabled webhooks, leased until now + leaseMs, with their attempt counted. */
+    async claim(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      return db.transaction().execute(async (trx) => {
+        let q = trx
+          .selectFrom('webhook_deliveries as d')
+          .select('d.id')
+          .where('d.next_attempt_at', '<=', now)
+          .where((eb) => eb.exists(eb.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.disabled_at', 'is', null)))
+          .orderBy('d.next_attempt_at')
+          .limit(limit);
+        if (options.skipLocked) q = q.forUpdate().skipLocked();
+        const ids = (await q.execute()).map((r) => r.id);
+        if (!ids.length) return [];
+        return trx
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
+          .where('id', 'in', ids)
+          .where('next_attempt_at', '<=', now)
+          .returningAll()
+          .execute();
+      });
+    },
+
+    /** The receiver took it: the webhook's failure count starts over. */
+    async succeeded(d: DeliveryRow, now: number, o: Outcome): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ delivered_at: now, next_attempt_at: null, status_code: o.statusCode, latency_ms: o.latencyMs, error: null })
+          .where('id', '=', d.id)
+          .execute();
+        await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', d.webhook_id).where('consecutive_failures', '>', 0).execute();
+      });
+    },
+
+    /**
+     * A failed attempt: retried at `retryAt` (null: attempts exhausted), and counted against the
+     * webhook. Answers true when this failure disabled the webhook.
+     */
+    async failed(d: DeliveryRow, now: number, o: Outcome, retryAt: number | null): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: retryAt, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error })
+          .where('id', '=', d.id)
+          .execute();
+        const w = await trx
+          .updateTable('webhooks')
+          .set((eb) => ({ consecutive_failures: eb(eb.ref('consecutive_failures'), '+', 1) }))
+          .where('id', '=', d.webhook_id)
+          .returning(['consecutive_failures', 'disabled_at'])
+          .executeTakeFirst();
+        if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) return false;
+        await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
+        return true;
+      });
+    },
+
+    /** A send abandoned at shutdown: due again at once, not counted as a failure. */
+    async release(d: DeliveryRow, now: number): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ next_attempt_at: now, attempts: eb(eb.ref('attempts'), '-', 1) }))
+        .where('id', '=', d.id)
+        .where('delivered_at', 'is', null)
+        .execute();
+    },
+
+    async list(workspaceId: string, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('webhook_id', '=', webhookId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
+    async find(workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('webhook_id', '=', webhookId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** Sends the delivery again now, delivered or not (same body, same event id). */
+    async redeliver(workspaceId: string, id: string, now: number): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+  };
+}
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
