@@ -101,6 +101,11 @@ const EnvSchema = z.object({
     .optional(),
   /** How often the webhook dispatcher looks for due deliveries (retries, other processes'), ms. */
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * How long a claimed delivery is left to the process sending it; one killed mid-send has it sent
+   * again after this. Longer than a send can take (10 s) in production; tests shorten it.
+   */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -151,6 +156,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookRetryDelaysMs?: number[];
   webhookPollMs: number;
+  webhookLeaseMs: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -213,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookPollMs: e.WEBHOOK_POLL_INTERVAL_MS,
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS,
   };
   return { ...config, ...overrides };
 }

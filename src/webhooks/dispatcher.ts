@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Look for due deliveries (retries, other processes' fan-out) this often; default 1000 ms. */
   pollMs?: number;
-  /** Longer than a send can take: default SEND_TIMEOUT_MS + 50 s. */
+  /** Longer than a send can take (WEBHOOK_LEASE_MS); default SEND_TIMEOUT_MS + 50 s. */
   leaseMs?: number;
   log: (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
 }

@@ -31,6 +31,7 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
     allowPrivate: config.webhookAllowPrivate,
     retryDelaysMs: config.webhookRetryDelaysMs,
     pollMs: config.webhookPollMs,
+    leaseMs: config.webhookLeaseMs,
     log: (level, msg, fields) => {
       if (config.logLevel === 'silent' || (level === 'warn' && ['fatal', 'error'].includes(config.logLevel))) return;
       console.error(JSON.stringify({ level: level === 'warn' ? 40 : 50, time: Date.now(), msg, ...fields }));

@@ -21,8 +21,8 @@ export async function startReceiver() {
   const receiver = {
     got,
     url: '',
-    /** The status of the next answer; 204 unless replaced. */
-    answer: (_r: Received): number => 204,
+    /** The status of the next answer; 204 unless replaced. A promise that never settles holds the request. */
+    answer: (_r: Received): number | Promise<number> => 204,
     async until(condition: (got: Received[]) => boolean, what = 'deliveries', timeoutMs = 15_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!condition(got)) {
@@ -38,8 +38,10 @@ export async function startReceiver() {
     req.on('end', () => {
       const r: Received = { headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       got.push(r);
-      res.statusCode = receiver.answer(r);
-      res.end();
+      void Promise.resolve(receiver.answer(r)).then((status) => {
+        res.statusCode = status;
+        res.end();
+      });
     });
   });
   server.keepAliveTimeout = 1;
