@@ -77,6 +77,11 @@ export async function buildApp(options: BuildOptions) {
     outbox: domainEvents.outbox,
   };
 
+  // A link's webhookIds or folder decide whether webhooks hear about its clicks.
+  ctx.bus.subscribe((change) => {
+    if (change.type === 'link') webhooks.linksChanged();
+  });
+
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
   const tags = createTagsModule(ctx);
   const folders = createFoldersModule(ctx);

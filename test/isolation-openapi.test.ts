@@ -188,7 +188,7 @@ function kindOf(op: Operation, where: 'path' | 'query' | 'body', name: string): 
     linkId: 'link', linkIds: 'link', tagId: 'tag', tagIds: 'tag', tagNames: 'tagName', folderId: 'folder',
     customerId: 'customer', customerExternalId: 'customerExternal', clickId: 'click', tenantId: 'tenant', userId: 'user',
     programId: 'opaque', partnerId: 'opaque', groupId: 'opaque', partnerTagId: 'opaque', processorCustomerId: 'opaque', stripeCustomerId: 'opaque',
-    invoiceId: 'opaque', webhookIds: 'opaque', externalIds: 'linkExternal', folderIds: 'folder',
+    invoiceId: 'opaque', webhookIds: 'webhook', externalIds: 'linkExternal', folderIds: 'folder',
   };
   if (leaf in known) return known[leaf];
   if (leaf === 'ids' && resource === 'tags') return 'tag';

@@ -32,6 +32,9 @@ export function coversClick(hook: WebhookRow, link: { id: string; folderId: stri
   return false;
 }
 
+/** Link writes within this window share one reload of the click subscriptions. */
+const LINK_CHANGE_DELAY_MS = 100;
+
 export function createFanout(deps: { webhooks: WebhookStore; deliveries: DeliveryStore; now: () => number; nudge: () => void }) {
   const { webhooks, deliveries } = deps;
   let triggers = new Set<DomainEventType>();
@@ -82,5 +85,19 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     },
   };
 
-  return { subscriber, refresh };
+  let soon: NodeJS.Timeout | null = null;
+  /**
+   * A link was written (its `webhookIds` or folder may have changed): while any webhook takes
+   * `link.clicked`, the click subscriptions are reloaded shortly, once for a burst of writes.
+   */
+  function linksChanged(): void {
+    if (soon || !triggers.has('link.clicked')) return;
+    soon = setTimeout(() => {
+      soon = null;
+      void refresh().catch(() => undefined);
+    }, LINK_CHANGE_DELAY_MS);
+    soon.unref();
+  }
+
+  return { subscriber, refresh, linksChanged };
 }

@@ -55,6 +55,6 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
       await dispatcher.close();
     },
   };
-  return { routes, service, subscriber: fanout.subscriber, dispatcher, lifecycle };
+  return { routes, service, subscriber: fanout.subscriber, dispatcher, lifecycle, linksChanged: fanout.linksChanged };
 }
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>;

@@ -50,8 +50,6 @@ export function createWebhookService(deps: { store: WebhookStore; deliveries: De
     if (!clicked && s.linkScope) throw new ApiError('unprocessable_entity', 'linkScope is only accepted when triggers include link.clicked.');
     const linkIds = s.linkScope === 'links' ? [...new Set(s.linkIds)] : [];
     const folderIds = s.linkScope === 'folders' ? [...new Set(s.folderIds)] : [];
-    if (s.linkScope === 'links' && !linkIds.length) throw new ApiError('unprocessable_entity', 'linkIds must name at least one link when linkScope is links.');
-    if (s.linkScope === 'folders' && !folderIds.length) throw new ApiError('unprocessable_entity', 'folderIds must name at least one folder when linkScope is folders.');
     const links = await store.existingLinkIds(workspaceId, linkIds);
     const badLinks = linkIds.filter((id) => !links.has(id));
     if (badLinks.length) throw new ApiError('unprocessable_entity', `Invalid linkIds detected: ${badLinks.join(', ')}`);
