@@ -96,6 +96,11 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
         .execute();
     },
 
+    /** Deletes settled deliveries (delivered or given up) created before `before`. */
+    async prune(before: number): Promise<void> {
+      await db.deleteFrom('webhook_deliveries').where('next_attempt_at', 'is', null).where('created_at', '<', before).execute();
+    },
+
     async list(workspaceId: string, webhookId: string, limit: number): Promise<DeliveryRow[]> {
       return db
         .selectFrom('webhook_deliveries')

@@ -19,6 +19,10 @@ import { send, signedHeaders, SEND_TIMEOUT_MS } from './send.js';
 /** ≈ the published schedule, min(1 day, e^(2.5·n)) s: 12 s, 2.5 min, 30 min, 6 h, then daily; 10 attempts in all. */
 export const DEFAULT_RETRY_DELAYS_MS = [12_000, 150_000, 1_800_000, 21_600_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
 
+/** Settled deliveries are kept this long for `GET /webhooks/{id}/deliveries` and redelivery. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+const PRUNE_EVERY_MS = 3600_000;
+
 export interface DispatcherOptions {
   deliveries: DeliveryStore;
   webhooks: WebhookStore;
@@ -45,6 +49,7 @@ export function createDispatcher(options: DispatcherOptions) {
   let running: Promise<void> | null = null;
   let again = false;
   let closed = false;
+  let lastPrune = 0;
 
   async function attempt(d: DeliveryRow): Promise<void> {
     // Read at send time: a PATCHed url or secret applies to pending deliveries too.
@@ -64,6 +69,10 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   async function round(): Promise<void> {
+    if (now() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = now();
+      await deliveries.prune(now() - DELIVERY_RETENTION_MS);
+    }
     for (;;) {
       const claimed = await deliveries.claim(now(), leaseMs, concurrency);
       if (!claimed.length || closed) return;
