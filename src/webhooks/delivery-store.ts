@@ -28,27 +28,29 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
       await db.insertInto('webhook_deliveries').values([...rows]).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
     },
 
-    /** Up to `limit` due deliveries of enabled webhooks, leased until now + leaseMs, with their attempt counted. */
+    /**
+     * Up to `limit` due deliveries of enabled webhooks, leased until now + leaseMs, with their
+     * attempt counted. One UPDATE statement: on SQLite a transaction that reads first and writes
+     * second fails at once (SQLITE_BUSY_SNAPSHOT) when the click writer committed in between; a
+     * statement that writes waits for the lock like any other.
+     */
     async claim(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
-      return db.transaction().execute(async (trx) => {
-        let q = trx
-          .selectFrom('webhook_deliveries as d')
-          .select('d.id')
-          .where('d.next_attempt_at', '<=', now)
-          .where((eb) => eb.exists(eb.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.disabled_at', 'is', null)))
-          .orderBy('d.next_attempt_at')
-          .limit(limit);
-        if (options.skipLocked) q = q.forUpdate().skipLocked();
-        const ids = (await q.execute()).map((r) => r.id);
-        if (!ids.length) return [];
-        return trx
-          .updateTable('webhook_deliveries')
-          .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
-          .where('id', 'in', ids)
-          .where('next_attempt_at', '<=', now)
-          .returningAll()
-          .execute();
-      });
+      return db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
+        .where('id', 'in', (eb) => {
+          const due = eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .where('d.next_attempt_at', '<=', now)
+            .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.disabled_at', 'is', null)))
+            .orderBy('d.next_attempt_at')
+            .limit(limit);
+          return options.skipLocked ? due.forUpdate().skipLocked() : due;
+        })
+        .where('next_attempt_at', '<=', now)
+        .returningAll()
+        .execute();
     },
 
     /** The receiver took it: the webhook's failure count starts over. */

@@ -11,6 +11,7 @@
  * const d = createDispatcher({ store, webhooks, now: Date.now, allowPrivate: false });
  * d.start(); d.nudge(); await d.close();
  */
+import { setMaxListeners } from 'node:events';
 import type { DeliveryStore } from './delivery-store.js';
 import type { WebhookStore } from './store.js';
 import type { DeliveryRow } from './schema.js';
@@ -45,6 +46,8 @@ export function createDispatcher(options: DispatcherOptions) {
   const pollMs = options.pollMs ?? 1000;
   const leaseMs = options.leaseMs ?? SEND_TIMEOUT_MS + 50_000;
   const abort = new AbortController();
+  // Every send in flight listens on it (up to `concurrency`).
+  setMaxListeners(0, abort.signal);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
