@@ -5,13 +5,15 @@
  *
  * Seeds a SQLite database with BENCH_LINKS links, starts Waymark in its own process
  * (bench/redirect/waymark-server.ts) and a receiver in this one (node:http on 127.0.0.1, answering
- * 204), then alternates: side a, no webhook; side b, a webhook with linkScope `workspace` (every
- * link covered: the most a click can cost); side c, a webhook on 1 link in 100. wrk drives both with bench/redirect/load.lua (every
- * request a new visitor). After each b run it waits until every click recorded in that run has
- * reached the receiver, then deletes the webhook.
+ * 204). wrk drives every run with bench/redirect/load.lua (every request a new visitor, walking all
+ * links). Rounds alternate side a, no webhook, and side c, a webhook on 1 link in 100 (linkScope
+ * links: mixed traffic). After the rounds, side b: a webhook on every link (linkScope workspace,
+ * the most clicks can cost), saturating and then paced (about 1,000 clicks/s) for the lag. After
+ * each webhook run it waits until every click it covered reached the receiver.
  *
  * Settings: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS
- * (default 50), BENCH_LINKS (default 10000), BENCH_DRAIN_S (longest wait for deliveries, default 600).
+ * (default 50), BENCH_LINKS (default 10000), BENCH_DRAIN_S (longest wait for deliveries, default
+ * 600), BENCH_PACED_MS (each connection's pause in the paced run, default 50).
  *
  * Run: npm run bench -- webhooks   (needs wrk)
  */
@@ -33,6 +35,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 600);
+/** Pause of each connection before each request in the paced run of side b: about 50 × 1000 / 50 = 1,000 clicks/s. */
+const PACED_MS = Number(process.env.BENCH_PACED_MS ?? 50);
 
 function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(join(here, 'redirect', 'waymark-server.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -55,8 +59,8 @@ function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
 }
 
 let octet = 31;
-function wrk(port: number): WrkResult {
-  const r = spawnSync('wrk', wrkArgs({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS }), { encoding: 'utf8' });
+function wrk(port: number, paceMs = 0): WrkResult {
+  const r = spawnSync('wrk', wrkArgs({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS, paceMs }), { encoding: 'utf8' });
   return parseWrk(r.stdout, r.stderr);
 }
 
@@ -107,55 +111,58 @@ async function main() {
   try {
     wrk(port); // warm-up: GeoIP, caches, JIT
     await settle();
-    for (let round = 1; round <= ROUNDS; round++) {
-      const wa = wrk(port);
-      await settle();
-      a.push(rps(wa));
-      console.log(`round ${round} a (no webhook)      ${rps(wa).toFixed(0).padStart(7)} redirects/s  p50 ${(wa.p50_us / 1000).toFixed(2)} ms  p99 ${(wa.p99_us / 1000).toFixed(2)} ms`);
-
-      const hook = await api('POST', '/webhooks', { name: 'bench', url: receiver.url, triggers: ['link.clicked'], linkScope: 'workspace' });
-      const before = (await settle()).clicksRecorded;
-      arrivals.clear();
-      const runStart = Date.now();
-      const wb = wrk(port);
-      const clicks = (await settle()).clicksRecorded - before;
-      b.push(rps(wb));
-      console.log(`round ${round} b (webhook, all)    ${rps(wb).toFixed(0).padStart(7)} redirects/s  p50 ${(wb.p50_us / 1000).toFixed(2)} ms  p99 ${(wb.p99_us / 1000).toFixed(2)} ms`);
+    const line = (label: string, w: WrkResult) => `${label.padEnd(30)} ${rps(w).toFixed(0).padStart(7)} redirects/s  p50 ${(w.p50_us / 1000).toFixed(2)} ms  p99 ${(w.p99_us / 1000).toFixed(2)} ms`;
+    /** Waits until `expected` deliveries arrived; prints how many, how fast, and the lag. */
+    const report = async (expected: number, runStart: number) => {
       const deadline = Date.now() + DRAIN_S * 1000;
-      while (arrivals.size < clicks && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (arrivals.size < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const list = [...arrivals.values()];
       const lags = list.map((x) => x.at - x.clickAt);
       const first = Math.min(...list.map((x) => x.at));
       const last = Math.max(...list.map((x) => x.at));
       console.log(
-        `          delivered ${arrivals.size} of ${clicks} clicks${arrivals.size === clicks ? ' (all)' : ' (NOT ALL)'}; ` +
+        `${''.padEnd(30)} delivered ${arrivals.size} of ${expected} clicks${arrivals.size === expected ? ' (all)' : ' (NOT ALL)'}; ` +
           `${(list.length / Math.max(0.001, (last - first) / 1000)).toFixed(0)} deliveries/s; lag click → delivery p50 ${(pct(lags, 50) / 1000).toFixed(2)} s, p99 ${(pct(lags, 99) / 1000).toFixed(2)} s; ` +
-          `last delivery ${((last - runStart) / 1000).toFixed(1)} s after the run started`,
+          `last ${((last - runStart) / 1000).toFixed(1)} s after the run started`,
       );
-      await api('DELETE', `/webhooks/${hook.id}`);
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      const wa = wrk(port);
+      await settle();
+      a.push(rps(wa));
+      console.log(line(`round ${round} a (no webhook)`, wa));
 
       // Side c: a webhook on 1 link in 100 (linkScope links): mixed traffic, where most clicks
       // are of links nobody subscribes to.
       const some = await api('POST', '/webhooks', { name: 'bench-some', url: receiver.url, triggers: ['link.clicked'], linkScope: 'links', linkIds: sampleLinks });
-      const beforeC = (await settle()).clicksRecorded;
+      await settle();
       const coveredBefore = await coveredClicks();
       arrivals.clear();
+      const startC = Date.now();
       const wc = wrk(port);
       await settle();
-      void beforeC;
       c.push(rps(wc));
-      const coveredC = (await coveredClicks()) - coveredBefore;
-      const deadlineC = Date.now() + DRAIN_S * 1000;
-      while (arrivals.size < coveredC && Date.now() < deadlineC) await new Promise((r) => setTimeout(r, 100));
-      const lagsC = [...arrivals.values()].map((x) => x.at - x.clickAt);
-      console.log(
-        `round ${round} c (webhook, 1 in 100) ${rps(wc).toFixed(0).padStart(7)} redirects/s  p50 ${(wc.p50_us / 1000).toFixed(2)} ms  p99 ${(wc.p99_us / 1000).toFixed(2)} ms; ` +
-          `delivered ${arrivals.size} of ${coveredC} covered clicks${arrivals.size === coveredC ? ' (all)' : ' (NOT ALL)'}, lag p50 ${(pct(lagsC, 50) / 1000).toFixed(2)} s, p99 ${(pct(lagsC, 99) / 1000).toFixed(2)} s`,
-      );
+      console.log(line(`round ${round} c (webhook, 1 in 100)`, wc));
+      await report((await coveredClicks()) - coveredBefore, startC);
       await api('DELETE', `/webhooks/${some.id}`);
     }
+
+    // Side b, after the rounds (its backlog of delivered events would weigh on the runs after it
+    // until the publisher prunes them): every link covered, saturating, then paced.
+    const hook = await api('POST', '/webhooks', { name: 'bench', url: receiver.url, triggers: ['link.clicked'], linkScope: 'workspace' });
+    for (const paceMs of [0, PACED_MS]) {
+      const before = (await settle()).clicksRecorded;
+      arrivals.clear();
+      const runStart = Date.now();
+      const wb = wrk(port, paceMs);
+      const clicks = (await settle()).clicksRecorded - before;
+      if (!paceMs) b.push(rps(wb));
+      console.log(line(paceMs ? `b (webhook, all), paced` : 'b (webhook, all)', wb));
+      await report(clicks, runStart);
+    }
+    await api('DELETE', `/webhooks/${hook.id}`);
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    console.log(`b/a redirects/s: ${(mean(b) / mean(a)).toFixed(2)}, c/a: ${(mean(c) / mean(a)).toFixed(2)} (means of ${ROUNDS} rounds)`);
+    console.log(`c/a redirects/s: ${(mean(c) / mean(a)).toFixed(2)} (means of ${ROUNDS} rounds); b/a: ${(mean(b) / mean(a)).toFixed(2)}`);
   } finally {
     clearInterval(keep);
     await reader.close();

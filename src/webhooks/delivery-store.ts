@@ -20,12 +20,23 @@ export interface Outcome {
   error: string | null;
 }
 
+/** What became of one claimed delivery. */
+export type Recorded =
+  | { kind: 'success'; delivery: DeliveryRow; outcome: Outcome }
+  | { kind: 'failure'; delivery: DeliveryRow; outcome: Outcome; retryAt: number | null }
+  | { kind: 'release'; delivery: DeliveryRow };
+
 export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
   return {
-    /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. */
+    /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. One transaction. */
     async insert(rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
       if (!rows.length) return;
-      await db.insertInto('webhook_deliveries').values([...rows]).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+      await db.transaction().execute(async (trx) => {
+        // 13 columns a row: 200 rows stay far below SQLite's bound-value limit.
+        for (let i = 0; i < rows.length; i += 200) {
+          await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+        }
+      });
     },
 
     /**
@@ -53,49 +64,55 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
         .execute();
     },
 
-    /** The receiver took it: the webhook's failure count starts over. */
-    async succeeded(d: DeliveryRow, now: number, o: Outcome): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ delivered_at: now, next_attempt_at: null, status_code: o.statusCode, latency_ms: o.latencyMs, error: null })
-          .where('id', '=', d.id)
-          .execute();
-        await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', d.webhook_id).where('consecutive_failures', '>', 0).execute();
-      });
-    },
-
     /**
-     * A failed attempt: retried at `retryAt` (null: attempts exhausted), and counted against the
-     * webhook. Answers true when this failure disabled the webhook.
+     * Writes the outcomes of several attempts in one transaction (one lock, one commit: the click
+     * writer shares the SQLite file), in order. A success resets the webhook's failure count; a
+     * failure is retried at `retryAt` (null: attempts exhausted) and counted against the webhook;
+     * a release (shutdown) makes the delivery due at once without counting. Answers, per outcome,
+     * whether it disabled its webhook.
      */
-    async failed(d: DeliveryRow, now: number, o: Outcome, retryAt: number | null): Promise<boolean> {
+    async record(outcomes: readonly Recorded[], now: number): Promise<boolean[]> {
       return db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: retryAt, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error })
-          .where('id', '=', d.id)
-          .execute();
-        const w = await trx
-          .updateTable('webhooks')
-          .set((eb) => ({ consecutive_failures: eb(eb.ref('consecutive_failures'), '+', 1) }))
-          .where('id', '=', d.webhook_id)
-          .returning(['consecutive_failures', 'disabled_at'])
-          .executeTakeFirst();
-        if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) return false;
-        await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
-        return true;
+        const disabled: boolean[] = [];
+        for (const r of outcomes) {
+          disabled.push(false);
+          const d = r.delivery;
+          if (r.kind === 'release') {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set((eb) => ({ next_attempt_at: now, attempts: eb(eb.ref('attempts'), '-', 1) }))
+              .where('id', '=', d.id)
+              .where('delivered_at', 'is', null)
+              .execute();
+            continue;
+          }
+          const o = r.outcome;
+          if (r.kind === 'success') {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set({ delivered_at: now, next_attempt_at: null, status_code: o.statusCode, latency_ms: o.latencyMs, error: null })
+              .where('id', '=', d.id)
+              .execute();
+            await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', d.webhook_id).where('consecutive_failures', '>', 0).execute();
+            continue;
+          }
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: r.retryAt, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error })
+            .where('id', '=', d.id)
+            .execute();
+          const w = await trx
+            .updateTable('webhooks')
+            .set((eb) => ({ consecutive_failures: eb(eb.ref('consecutive_failures'), '+', 1) }))
+            .where('id', '=', d.webhook_id)
+            .returning(['consecutive_failures', 'disabled_at'])
+            .executeTakeFirst();
+          if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) continue;
+          await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
+          disabled[disabled.length - 1] = true;
+        }
+        return disabled;
       });
-    },
-
-    /** A send abandoned at shutdown: due again at once, not counted as a failure. */
-    async release(d: DeliveryRow, now: number): Promise<void> {
-      await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ next_attempt_at: now, attempts: eb(eb.ref('attempts'), '-', 1) }))
-        .where('id', '=', d.id)
-        .where('delivered_at', 'is', null)
-        .execute();
     },
 
     /** Deletes settled deliveries (delivered or given up) created before `before`. */

@@ -12,7 +12,7 @@
  * d.start(); d.nudge(); await d.close();
  */
 import { setMaxListeners } from 'node:events';
-import type { DeliveryStore } from './delivery-store.js';
+import { DISABLE_AFTER_FAILURES, type DeliveryStore, type Recorded } from './delivery-store.js';
 import type { WebhookStore } from './store.js';
 import type { DeliveryRow } from './schema.js';
 import { send, signedHeaders, SEND_TIMEOUT_MS } from './send.js';
@@ -54,19 +54,44 @@ export function createDispatcher(options: DispatcherOptions) {
   let closed = false;
   let lastPrune = 0;
 
+  // Outcomes are written in batches: whatever finished while the previous batch was being written
+  // goes in the next transaction (a group commit), so a busy dispatcher takes the SQLite write
+  // lock a few times a second instead of once a send.
+  let queued: { r: Recorded; done: (disabled: boolean) => void; fail: (err: unknown) => void }[] = [];
+  let writing = false;
+  async function writeQueued(): Promise<void> {
+    writing = true;
+    while (queued.length) {
+      const batch = queued;
+      queued = [];
+      try {
+        const disabled = await deliveries.record(batch.map((b) => b.r), now());
+        batch.forEach((b, i) => b.done(disabled[i]!));
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    }
+    writing = false;
+  }
+  function record(r: Recorded): Promise<boolean> {
+    return new Promise((done, fail) => {
+      queued.push({ r, done, fail });
+      if (!writing) void writeQueued();
+    });
+  }
+
   async function attempt(d: DeliveryRow): Promise<void> {
     // Read at send time: a PATCHed url or secret applies to pending deliveries too.
     const hook = await webhooks.find(d.workspace_id, d.webhook_id);
     if (!hook) return;
     const result = await send(hook.url, d.body, signedHeaders(hook.secret, d.event_id, d.body, now()), { allowPrivate: options.allowPrivate, signal: abort.signal });
-    if (abort.signal.aborted) return deliveries.release(d, now());
-    if (result.error === null) return deliveries.succeeded(d, now(), result);
+    if (abort.signal.aborted) return void (await record({ kind: 'release', delivery: d }));
+    if (result.error === null) return void (await record({ kind: 'success', delivery: d, outcome: result }));
     const attempts = Number(d.attempts);
     const retryAt = attempts <= delays.length ? now() + delays[attempts - 1]! : null;
-    const disabled = await deliveries.failed(d, now(), result, retryAt);
-    if (disabled) {
+    if (await record({ kind: 'failure', delivery: d, outcome: result, retryAt })) {
       log('warn', 'webhook disabled after consecutive failed deliveries; PATCH it to enable it again', {
-        webhookId: hook.id, workspaceId: hook.workspace_id, failures: 20, lastError: result.error,
+        webhookId: hook.id, workspaceId: hook.workspace_id, failures: DISABLE_AFTER_FAILURES, lastError: result.error,
       });
     }
   }

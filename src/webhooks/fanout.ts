@@ -9,6 +9,8 @@
  * cache is reloaded after every webhook change in this process (`refresh`) and every few seconds
  * for changes made by other processes.
  */
+import type { Insertable } from 'kysely';
+import type { WebhookDeliveriesTable } from '../db/tables.js';
 import type { DomainEvent, DomainEventType, ClickSubscriptions } from '../events/outbox.js';
 import { DOMAIN_EVENT_TYPES, NO_CLICK_SUBSCRIPTIONS } from '../events/outbox.js';
 import type { Subscriber } from '../events/publisher.js';
@@ -60,29 +62,45 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     return refreshing;
   }
 
+  /** Deliveries of a batch of events, written in one transaction; webhooks read once per batch. */
+  async function deliverBatch(events: DomainEvent[]): Promise<void> {
+    const candidates = new Map<string, Promise<WebhookRow[]>>();
+    const attached = new Map<string, Promise<Set<string>>>();
+    const once = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
+      let p = cache.get(key);
+      if (!p) cache.set(key, (p = load()));
+      return p;
+    };
+    const t = deps.now();
+    const rows: Insertable<WebhookDeliveriesTable>[] = [];
+    for (const event of events) {
+      let hooks = await once(candidates, `${event.workspaceId}\u0000${event.event}`, () => webhooks.enabledFor(event.workspaceId, event.event));
+      if (event.event === 'link.clicked' && hooks.length) {
+        const link = event.data.link;
+        const mine = link ? await once(attached, link.id, () => webhooks.attachedTo(event.workspaceId, link.id)) : new Set<string>();
+        hooks = hooks.filter((h) => coversClick(h, link, mine));
+      }
+      if (!hooks.length) continue;
+      const body = envelope(event);
+      for (const h of hooks) {
+        rows.push({
+          id: newId('whd', t), webhook_id: h.id, workspace_id: event.workspaceId, event_id: event.id, event: event.event, body,
+          attempts: 0, next_attempt_at: t, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: t,
+        });
+      }
+    }
+    if (!rows.length) return;
+    await deliveries.insert(rows);
+    deps.nudge();
+  }
+
   const subscriber: Subscriber = {
     name: 'webhooks',
     events: DOMAIN_EVENT_TYPES,
     wants: (type) => triggers.has(type),
     clicks: { current: () => clicks, watch: (listener) => void listeners.push(listener) },
-    async deliver(event) {
-      let hooks = await webhooks.enabledFor(event.workspaceId, event.event);
-      if (event.event === 'link.clicked' && hooks.length) {
-        const link = event.data.link;
-        const attached = link ? await webhooks.attachedTo(event.workspaceId, link.id) : new Set<string>();
-        hooks = hooks.filter((h) => coversClick(h, link, attached));
-      }
-      if (!hooks.length) return;
-      const body = envelope(event);
-      const t = deps.now();
-      await deliveries.insert(
-        hooks.map((h) => ({
-          id: newId('whd', t), webhook_id: h.id, workspace_id: event.workspaceId, event_id: event.id, event: event.event, body,
-          attempts: 0, next_attempt_at: t, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: t,
-        })),
-      );
-      deps.nudge();
-    },
+    deliver: (event) => deliverBatch([event]),
+    deliverBatch,
   };
 
   let soon: NodeJS.Timeout | null = null;
