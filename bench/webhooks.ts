@@ -17,7 +17,7 @@
  *
  * Run: npm run bench -- webhooks   (needs wrk)
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -59,9 +59,20 @@ function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
 }
 
 let octet = 31;
-function wrk(port: number, paceMs = 0): WrkResult {
-  const r = spawnSync('wrk', wrkArgs({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS, paceMs }), { encoding: 'utf8' });
-  return parseWrk(r.stdout, r.stderr);
+/** Runs wrk without blocking this process: the receiver lives here and must answer meanwhile. */
+function wrk(port: number, paceMs = 0): Promise<WrkResult> {
+  const child = spawn('wrk', wrkArgs({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS, paceMs }));
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => child.on('close', () => {
+    try {
+      resolve(parseWrk(out, err));
+    } catch (e) {
+      reject(e);
+    }
+  }));
 }
 
 const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
@@ -109,7 +120,7 @@ async function main() {
   const coveredClicks = async () =>
     Number((await reader.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'click').where('link_id', 'in', sampleLinks).executeTakeFirstOrThrow()).n);
   try {
-    wrk(port); // warm-up: GeoIP, caches, JIT
+    await wrk(port); // warm-up: GeoIP, caches, JIT
     await settle();
     const line = (label: string, w: WrkResult) => `${label.padEnd(30)} ${rps(w).toFixed(0).padStart(7)} redirects/s  p50 ${(w.p50_us / 1000).toFixed(2)} ms  p99 ${(w.p99_us / 1000).toFixed(2)} ms`;
     /** Waits until `expected` deliveries arrived; prints how many, how fast, and the lag. */
@@ -127,7 +138,7 @@ async function main() {
       );
     };
     for (let round = 1; round <= ROUNDS; round++) {
-      const wa = wrk(port);
+      const wa = await wrk(port);
       await settle();
       a.push(rps(wa));
       console.log(line(`round ${round} a (no webhook)`, wa));
@@ -139,7 +150,7 @@ async function main() {
       const coveredBefore = await coveredClicks();
       arrivals.clear();
       const startC = Date.now();
-      const wc = wrk(port);
+      const wc = await wrk(port);
       await settle();
       c.push(rps(wc));
       console.log(line(`round ${round} c (webhook, 1 in 100)`, wc));
@@ -154,7 +165,7 @@ async function main() {
       const before = (await settle()).clicksRecorded;
       arrivals.clear();
       const runStart = Date.now();
-      const wb = wrk(port, paceMs);
+      const wb = await wrk(port, paceMs);
       const clicks = (await settle()).clicksRecorded - before;
       if (!paceMs) b.push(rps(wb));
       console.log(line(paceMs ? `b (webhook, all), paced` : 'b (webhook, all)', wb));
