@@ -46,6 +46,10 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
      * statement that writes waits for the lock like any other.
      */
     async claim(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      // A read first: while nothing is due (the usual case) no write lock is asked for. On SQLite a
+      // write from this thread waits synchronously for a lock the click writer (or anyone) holds.
+      const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', '<=', now).limit(1).executeTakeFirst();
+      if (!any) return [];
       return db
         .updateTable('webhook_deliveries')
         .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
@@ -117,6 +121,8 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
 
     /** Deletes settled deliveries (delivered or given up) created before `before`. */
     async prune(before: number): Promise<void> {
+      const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', 'is', null).where('created_at', '<', before).limit(1).executeTakeFirst();
+      if (!any) return;
       await db.deleteFrom('webhook_deliveries').where('next_attempt_at', 'is', null).where('created_at', '<', before).execute();
     },
 
