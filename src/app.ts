@@ -35,6 +35,7 @@ import { createTrackingModule } from './tracking/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
 import { createEventsModule } from './events/module.js';
+import { createWebhooksModule } from './webhooks/module.js';
 import type { Subscriber } from './events/publisher.js';
 
 void _unused;
@@ -56,11 +57,13 @@ export async function buildApp(options: BuildOptions) {
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
   const reader = createSqlRunner(database);
+  // Built before the events module, which registers its outbox subscriber.
+  const webhooks = createWebhooksModule({ config, database, now });
   const domainEvents = createEventsModule({
     config,
     database,
     now,
-    subscribers: options.subscribers,
+    subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
   const ctx: AppContext = {
@@ -74,6 +77,11 @@ export async function buildApp(options: BuildOptions) {
     outbox: domainEvents.outbox,
   };
 
+  // A link's webhookIds or folder decide whether webhooks hear about its clicks.
+  ctx.bus.subscribe((change) => {
+    if (change.type === 'link') webhooks.linksChanged();
+  });
+
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
   const tags = createTagsModule(ctx);
   const folders = createFoldersModule(ctx);
@@ -86,7 +94,9 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   // The reader closes last but one: the lifecycles before it may still read through it; the
   // publisher is last, closed after the modules whose writes it delivers.
-  const lifecycles: Lifecycle[] = [redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
+  // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
+  // anything is written.
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -159,6 +169,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(tracking.routes);
   await app.register(analytics.routes);
   await app.register(qr.routes);
+  await app.register(webhooks.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -167,5 +178,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks } };
 }

@@ -91,6 +91,21 @@ const EnvSchema = z.object({
   EVENTS_FILE_EVENTS: csv
     .pipe(z.array(z.enum(DOMAIN_EVENT_TYPES)).min(1, 'must name at least one event type'))
     .optional(),
+  /** Webhook receivers may be on loopback, private or link-local addresses (tests, a closed network). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Delays between a webhook delivery's attempts (comma-separated ms); attempts in all: one more than the delays. */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds')
+    .transform((v) => v.split(',').map(Number))
+    .optional(),
+  /** How often the webhook dispatcher looks for due deliveries (retries, other processes'), ms. */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * How long a claimed delivery is left to the process sending it; one killed mid-send has it sent
+   * again after this. Longer than a send can take (10 s) in production; tests shorten it.
+   */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -137,6 +152,11 @@ export interface Config {
   /** NDJSON file receiving domain events, and the event types it takes. */
   eventsFile?: string;
   eventsFileEvents?: DomainEventType[];
+  /** Webhooks (src/webhooks/): private receivers allowed, retry delays (default: dispatcher.ts), poll interval. */
+  webhookAllowPrivate: boolean;
+  webhookRetryDelaysMs?: number[];
+  webhookPollMs: number;
+  webhookLeaseMs: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -196,6 +216,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsPollMs: e.EVENTS_POLL_INTERVAL_MS,
     eventsFile: e.EVENTS_FILE,
     eventsFileEvents: e.EVENTS_FILE_EVENTS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
+    webhookPollMs: e.WEBHOOK_POLL_INTERVAL_MS,
+    webhookLeaseMs: e.WEBHOOK_LEASE_MS,
   };
   return { ...config, ...overrides };
 }

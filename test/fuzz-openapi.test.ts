@@ -142,6 +142,9 @@ before(async () => {
   await make('/track/sale', { customerExternalId: 'fuzz-customer', amount: 100, customerName: 'Fuzz', clickId: '' });
   const customers = (await t.inject({ method: 'GET', url: '/customers' })).json();
   ids['customers:id'] = customers[0]?.id ?? 'cus_missing';
+  // A receiver nobody listens at: deliveries fail, which is not what this test looks at.
+  ids['webhooks:webhookId'] = (await make('/webhooks', { name: 'fuzz', url: 'https://hooks.invalid/fuzz', triggers: ['link.created'] })).id;
+  ids['webhooks:deliveryId'] = (await make(`/webhooks/${ids['webhooks:webhookId']}/test`, { trigger: 'link.created' })).id;
 });
 after(() => t.close());
 

@@ -17,12 +17,13 @@ import { randomBytes } from 'node:crypto';
 import { createTestApp, type TestApp, type TestWorkspace } from '../src/test-support/harness.js';
 import { hit } from '../src/redirect/testing.js';
 import { newId } from '../src/ids.js';
+import { startReceiver, type Receiver } from '../src/webhooks/testing.js';
 import { bodyFields, minimalValue, operations, setPath, type OpenApiDoc, type Operation } from '../src/test-support/openapi-ops.js';
 
 /** What a value in an id-bearing field refers to. */
 type Kind =
   | 'link' | 'linkExternal' | 'linkExternalPrefixed' | 'tag' | 'tagName' | 'folder' | 'domain' | 'domainKey' | 'newKey'
-  | 'customer' | 'customerExternal' | 'customerEmail' | 'click' | 'workspace' | 'tenant' | 'user'
+  | 'customer' | 'customerExternal' | 'customerEmail' | 'click' | 'workspace' | 'tenant' | 'user' | 'webhook' | 'delivery'
   /** Ids of things Waymark does not store per workspace (programs, partners, groups): nothing to leak. */
   | 'opaque';
 
@@ -43,6 +44,8 @@ interface Seeded {
   customerId: string;
   customerExternal: string;
   customerEmail: string;
+  webhookId: string;
+  deliveryId: string;
 }
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -53,6 +56,8 @@ let base: string;
 let other: TestWorkspace;
 let owner: Seeded;
 let doc: OpenApiDoc;
+/** Webhooks of both workspaces deliver here (answering 204), so their state stays put. */
+let receiver: Receiver;
 
 /** Creates a tag, folder, domain, link (with a click), customer, lead and sale in a workspace. */
 async function seed(headers: Record<string, string>, mark: string): Promise<Seeded> {
@@ -86,6 +91,8 @@ async function seed(headers: Record<string, string>, mark: string): Promise<Seed
   await call('POST', '/track/lead', { clickId, eventName: 'Sign up', customerExternalId: customerExternal, customerEmail, customerName: `${mark} name`, mode: 'wait' });
   await call('POST', '/track/sale', { customerExternalId: customerExternal, amount: 1234, invoiceId: `${mark}-inv-${r}` });
   const [customer] = await call('GET', `/customers?externalId=${customerExternal}`);
+  const webhook = await call('POST', '/webhooks', { name: `${mark} hook`, url: receiver.url, triggers: ['lead.created'] });
+  const delivery = await call('POST', `/webhooks/${webhook.id}/test`, { trigger: 'lead.created' });
   const workspaceId = link.workspaceId as string;
   const workspace = await call('GET', `/workspaces/${workspaceId}`);
   return {
@@ -104,6 +111,8 @@ async function seed(headers: Record<string, string>, mark: string): Promise<Seed
     customerId: customer.id,
     customerExternal,
     customerEmail,
+    webhookId: webhook.id,
+    deliveryId: delivery.id,
   };
 }
 
@@ -115,6 +124,8 @@ function fabricated(kind: Kind): string {
     case 'tag': return newId('tag');
     case 'folder': return newId('fold');
     case 'customer': return newId('cus');
+    case 'webhook': return newId('wh');
+    case 'delivery': return newId('whd');
     case 'workspace': return newId('ws');
     case 'user': return newId('key');
     case 'click': return `0${randomBytes(12).toString('base64url').replace(/[-_]/g, 'a').slice(0, 15)}`;
@@ -137,6 +148,8 @@ function valueOf(s: Seeded, kind: Kind): string {
     case 'tag': return s.tagId;
     case 'folder': return s.folderId;
     case 'customer': return s.customerId;
+    case 'webhook': return s.webhookId;
+    case 'delivery': return s.deliveryId;
     case 'workspace': return s.workspaceId;
     case 'user': return s.userId;
     case 'click': return s.clickId;
@@ -167,13 +180,15 @@ function kindOf(op: Operation, where: 'path' | 'query' | 'body', name: string): 
     if (leaf === 'id' && resource === 'tags') return 'tag';
     if (leaf === 'id' && resource === 'folders') return 'folder';
     if (leaf === 'id' && resource === 'customers') return 'customer';
+    if (leaf === 'webhookId') return 'webhook';
+    if (leaf === 'deliveryId') return 'delivery';
     throw new Error(`${op.name}: no kind for path parameter "${leaf}"; add it to kindOf() in this test`);
   }
   const known: Record<string, Kind> = {
     linkId: 'link', linkIds: 'link', tagId: 'tag', tagIds: 'tag', tagNames: 'tagName', folderId: 'folder',
     customerId: 'customer', customerExternalId: 'customerExternal', clickId: 'click', tenantId: 'tenant', userId: 'user',
     programId: 'opaque', partnerId: 'opaque', groupId: 'opaque', partnerTagId: 'opaque', processorCustomerId: 'opaque', stripeCustomerId: 'opaque',
-    invoiceId: 'opaque', webhookIds: 'opaque', externalIds: 'linkExternal',
+    invoiceId: 'opaque', webhookIds: 'webhook', externalIds: 'linkExternal', folderIds: 'folder',
   };
   if (leaf in known) return known[leaf];
   if (leaf === 'ids' && resource === 'tags') return 'tag';
@@ -210,6 +225,7 @@ function baselineExtras(op: Operation, own: Seeded): { query?: Record<string, st
     case 'PATCH /links/bulk': return { body: { linkIds: [own.linkId], data: { archived: false } } };
     case 'POST /track/lead': return { body: { clickId: own.clickId, eventName: 'Again', customerExternalId: own.customerExternal, mode: 'wait' } };
     case 'POST /track/sale': return { body: { customerExternalId: own.customerExternal, amount: 100 } };
+    case 'POST /webhooks': return { body: { name: 'hook', url: receiver.url, triggers: ['link.clicked'], linkScope: 'links', linkIds: [own.linkId] } };
     default: return {};
   }
 }
@@ -293,7 +309,7 @@ function summary(res: { status: number; body: string }, values: string[]): strin
 async function ownerSnapshot(): Promise<string> {
   const urls = [
     '/links?showArchived=true', '/tags', '/folders', '/domains', '/domains?archived=true', '/customers',
-    `/workspaces/${owner.workspaceId}`, '/analytics?event=composite&interval=all', '/events?event=leads&interval=all', '/events?event=sales&interval=all',
+    `/workspaces/${owner.workspaceId}`, '/webhooks', '/analytics?event=composite&interval=all', '/events?event=leads&interval=all', '/events?event=sales&interval=all',
   ];
   const out: unknown[] = [];
   for (const url of urls) out.push((await t.inject({ method: 'GET', url })).json());
@@ -301,12 +317,16 @@ async function ownerSnapshot(): Promise<string> {
 }
 
 before(async () => {
-  t = await createTestApp({ env: { TRUST_PROXY: 'true' } });
+  receiver = await startReceiver();
+  t = await createTestApp({ env: { TRUST_PROXY: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' } });
   base = await t.listen();
   owner = await seed(t.headers, OWNER_MARK);
   doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
 });
-after(() => t.close());
+after(async () => {
+  await t.close();
+  await receiver.close();
+});
 
 test('every operation: another workspace\'s ids answer exactly like ids that do not exist', async () => {
   const before = await ownerSnapshot();

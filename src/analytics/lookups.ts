@@ -48,6 +48,26 @@ export function tagsQueries(db: Kysely<Database>, workspaceId: string, linkIds: 
   );
 }
 
+/** The links' `webhookIds` (link_webhooks), in each link's order. */
+export function webhookIdsQueries(db: Kysely<Database>, workspaceId: string, linkIds: readonly string[]): CompiledQuery[] {
+  return chunks(linkIds).map((part) =>
+    db
+      .selectFrom('link_webhooks')
+      .select(['link_id', 'webhook_id'])
+      .where('workspace_id', '=', workspaceId)
+      .where('link_id', 'in', part)
+      .orderBy('link_id')
+      .orderBy('position')
+      .compile(),
+  );
+}
+
+export function webhookIdsByLink(results: readonly Record<string, unknown>[][]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const rows of results) for (const r of rows as { link_id: string; webhook_id: string }[]) out.set(r.link_id, [...(out.get(r.link_id) ?? []), r.webhook_id]);
+  return out;
+}
+
 /** Every folder of the workspace (few: a plan allows dozens). */
 export function foldersQuery(db: Kysely<Database>, workspaceId: string): CompiledQuery {
   return db.selectFrom('folders').select(['id', 'name', 'access_level']).where('workspace_id', '=', workspaceId).compile();

@@ -18,7 +18,7 @@ import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy 
 import { GROUP_COLUMNS, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
 import type { SqlRunner } from '../events/sql/sql-runner.js';
 import { toEventRecord } from './event-records.js';
-import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
+import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, webhookIdsByLink, webhookIdsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
 
@@ -182,15 +182,17 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       const customerIds = rows.map((r) => r.customer_id).filter((c): c is string => !!c);
       const linkQs = linksQueries(db, auth.workspaceId, linkIds, 'all');
       const tagQs = tagsQueries(db, auth.workspaceId, linkIds);
-      const results = await runner.run([...linkQs, ...tagQs, ...(customerIds.length ? [customersQuery(db, auth.workspaceId, customerIds)] : [])]);
+      const hookQs = webhookIdsQueries(db, auth.workspaceId, linkIds);
+      const results = await runner.run([...linkQs, ...tagQs, ...hookQs, ...(customerIds.length ? [customersQuery(db, auth.workspaceId, customerIds)] : [])]);
       const links = byId<LinkRow>(results.slice(0, linkQs.length));
       const tags = tagsByLink(results.slice(linkQs.length, linkQs.length + tagQs.length));
-      const customers = byId<CustomerRow>(results.slice(linkQs.length + tagQs.length));
+      const hooks = webhookIdsByLink(results.slice(linkQs.length + tagQs.length, linkQs.length + tagQs.length + hookQs.length));
+      const customers = byId<CustomerRow>(results.slice(linkQs.length + tagQs.length + hookQs.length));
       const out: EventRecord[] = [];
       for (const r of rows) {
         const link = links.get(r.link_id);
         // A link deleted between the page query and this one: dropped like any deleted link's events.
-        if (link) out.push(toEventRecord(r, toLinkResponse(link, tags.get(r.link_id) ?? [], deps.linkSettings), customers));
+        if (link) out.push(toEventRecord(r, toLinkResponse(link, tags.get(r.link_id) ?? [], deps.linkSettings, hooks.get(r.link_id) ?? []), customers));
       }
       return out;
     },

@@ -221,6 +221,9 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   outbox: OutboxTable;
   outbox_deliveries: OutboxDeliveriesTable;
+  webhooks: WebhooksTable;
+  link_webhooks: LinkWebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type { Generated };
@@ -246,4 +249,55 @@ export interface OutboxDeliveriesTable {
   not_before: number;
   delivered_at: number | null;
   last_error: string | null;
+}
+
+/** A workspace's webhook receiver (migration 0011, src/webhooks/). */
+export interface WebhooksTable {
+  /** `wh_…` */
+  id: string;
+  workspace_id: string;
+  name: string;
+  url: string;
+  /** `whsec_` + base64; sent to nobody but the owner, never logged. */
+  secret: string;
+  /** JSON array of DomainEventType. */
+  triggers: string;
+  /** `workspace` | `folders` | `links`, for `link.clicked`; null without it. */
+  link_scope: string | null;
+  /** JSON arrays of ids (linkScope `links` / `folders`). */
+  link_ids: string;
+  folder_ids: string;
+  disabled_at: number | null;
+  consecutive_failures: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A link's `webhookIds` (migration 0011). */
+export interface LinkWebhooksTable {
+  link_id: string;
+  webhook_id: string;
+  workspace_id: string;
+  position: number;
+}
+
+/** One event to send to one webhook (migration 0011, src/webhooks/dispatcher.ts). */
+export interface WebhookDeliveriesTable {
+  /** `whd_…` */
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  event: string;
+  /** The exact JSON body sent (and signed) on every attempt. */
+  body: string;
+  attempts: number;
+  /** Due time, or a sending process's lease; null once delivered or given up. */
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  /** Of the last attempt. */
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  created_at: number;
 }

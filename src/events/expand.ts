@@ -7,7 +7,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
 import { toLinkResponse, type LinkResponse, type LinkUrlSettings } from '../links/response.js';
-import { loadLinkTags } from '../links/store.js';
+import { loadLinkExtras } from '../links/store.js';
 import { toEventRecord, type CustomerRow, type EventRow } from '../analytics/event-records.js';
 import type { DomainEvent, DomainEventType, OutboxPayloads } from './outbox.js';
 
@@ -25,8 +25,8 @@ export function createEventExpander(db: Kysely<Database>, settings: LinkUrlSetti
       p = (async () => {
         const row = await db.selectFrom('links').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', linkId).executeTakeFirst();
         if (!row) return null;
-        const tags = await loadLinkTags(db, workspaceId, [row.id]);
-        return toLinkResponse(row, tags.get(row.id) ?? [], settings);
+        const extras = await loadLinkExtras(db, workspaceId, [row.id]);
+        return toLinkResponse(row, extras.tags(row.id), settings, extras.webhookIds(row.id));
       })();
       links.set(key, p);
     }

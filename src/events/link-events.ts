@@ -6,15 +6,15 @@
  */
 import type { LinkRow, InTransaction } from '../links/store.js';
 import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
-import { loadLinkTags } from '../links/store.js';
+import { loadLinkExtras } from '../links/store.js';
 import { outboxEntry, type Outbox } from './outbox.js';
 
 export function linkEvents(outbox: Outbox | undefined, settings: LinkUrlSettings, now: () => number) {
   function writer(type: 'link.created' | 'link.updated' | 'link.deleted', workspaceId: string, row: LinkRow): InTransaction | undefined {
     if (!outbox?.wants(type)) return undefined;
     return async (trx) => {
-      const tags = await loadLinkTags(trx, workspaceId, [row.id]);
-      await outbox.write(trx, [outboxEntry(type, workspaceId, toLinkResponse(row, tags.get(row.id) ?? [], settings), now())]);
+      const extras = await loadLinkExtras(trx, workspaceId, [row.id]);
+      await outbox.write(trx, [outboxEntry(type, workspaceId, toLinkResponse(row, extras.tags(row.id), settings, extras.webhookIds(row.id)), now())]);
     };
   }
   return {

@@ -95,9 +95,35 @@ export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntr
   return outboxEntry(row.kind === 'lead' ? 'lead.created' : 'sale.created', row.workspace_id, { event: row }, now);
 }
 
+/**
+ * Whose clicks anyone hears about: every click (`all`: a subscriber to every `link.clicked`), or
+ * those of whole workspaces and of single links (webhooks). The click batch writes outbox rows
+ * for these alone, so clicks of links nobody subscribes to cost nothing extra.
+ */
+export interface ClickSubscriptions {
+  all: boolean;
+  workspaces: readonly string[];
+  links: readonly string[];
+}
+
+export const NO_CLICK_SUBSCRIPTIONS: ClickSubscriptions = { all: false, workspaces: [], links: [] };
+
+/** The test of a click row against the subscriptions; null when no click is wanted at all. */
+export function clickFilter(s: ClickSubscriptions): ((row: StoredEvent) => boolean) | null {
+  if (s.all) return () => true;
+  if (!s.workspaces.length && !s.links.length) return null;
+  const workspaces = new Set(s.workspaces);
+  const links = new Set(s.links);
+  return (row) => workspaces.has(row.workspace_id) || links.has(row.link_id);
+}
+
 /** Which event types anyone subscribes to: nothing is written for the others. */
 export interface EventRegistry {
   wants(type: DomainEventType): boolean;
+  /** Whose clicks are wanted now (they change when webhooks do). */
+  clickSubscriptions(): ClickSubscriptions;
+  /** Calls `listener` whenever `clickSubscriptions()` changes. */
+  watchClicks(listener: () => void): void;
 }
 
 /**
@@ -113,6 +139,8 @@ export interface Outbox extends EventRegistry {
 export function createOutbox(registry: EventRegistry, nudge: () => void = () => {}): Outbox {
   return {
     wants: (type) => registry.wants(type),
+    clickSubscriptions: () => registry.clickSubscriptions(),
+    watchClicks: (listener) => registry.watchClicks(listener),
     async write(trx, entries) {
       const wanted = entries.filter((e) => registry.wants(e.type));
       if (wanted.length) await writeOutbox(trx, wanted);

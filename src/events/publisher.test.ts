@@ -2,7 +2,7 @@
  * The outbox and its publisher on a bare database: nothing of a rolled-back transaction is
  * delivered, a committed event goes once to each subscriber, a failing subscriber is retried
  * without holding up another, two publishers on one database (two processes) deliver each event
- * once, and delivered events are pruned.
+ * once, and delivered events are pruned; a subscriber that takes batches gets pages.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -229,4 +229,32 @@ test('file sink: one JSON line per event, an id already in the file is not writt
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a subscriber taking batches gets pages of events at once, all retried after a failure, each recorded delivered', async () => {
+  await onFreshDatabase(async (db, track) => {
+    const batches: DomainEvent[][] = [];
+    let failures = 1;
+    const sub: Subscriber = {
+      name: 'batches',
+      events: ['link.created'],
+      deliver: async () => assert.fail('deliver is not used when deliverBatch is given'),
+      async deliverBatch(events) {
+        if (failures-- > 0) throw new Error('down once');
+        batches.push(events);
+      },
+    };
+    const entries = Array.from({ length: 250 }, (_, i) => outboxEntry('link.created', 'ws_1', linkData(`link_${i}`), Date.now() + i));
+    await db.transaction().execute((trx) => writeOutbox(trx, entries));
+    const publisher = track(createOutboxPublisher({ db, subscribers: [sub], linkSettings: settings, pollMs: 10, retryBaseMs: 20, onError: () => {} }));
+    publisher.start();
+    await until(() => batches.flat().length >= 250, 'every event');
+    assert.deepEqual(batches.map((b) => b.length), [100, 100, 50]);
+    assert.deepEqual(batches.flat().map((e) => e.id), entries.map((e) => e.id));
+    await publisher.idle();
+    const rows = await db.selectFrom('outbox_deliveries').select(['attempts', 'delivered_at']).where('subscriber', '=', 'batches').execute();
+    assert.equal(rows.length, 250);
+    assert.ok(rows.every((r) => r.delivered_at !== null));
+    assert.equal(rows.filter((r) => Number(r.attempts) === 2).length, 100, 'the failed page was claimed again');
+  });
 });

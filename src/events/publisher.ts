@@ -23,7 +23,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { LinkUrlSettings } from '../links/response.js';
-import { DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
+import { DOMAIN_EVENT_TYPES, type ClickSubscriptions, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
 import { createEventExpander, type OutboxRow } from './expand.js';
 
 export interface Subscriber {
@@ -32,6 +32,19 @@ export interface Subscriber {
   readonly events: readonly DomainEventType[];
   /** Resolves once the event is taken; throws to have it retried. Must ignore an event id it has seen. */
   deliver(event: DomainEvent): Promise<void>;
+  /**
+   * A subscriber whose interest changes at run time (webhooks): whether it wants `type` now.
+   * Absent: every type of `events`, always.
+   */
+  wants?(type: DomainEventType): boolean;
+  /**
+   * Takes several events at once, all or none (throws to have them all retried); when present the
+   * publisher claims, hands over and records a whole batch per round trip instead of one event
+   * (webhooks: clicks come by the thousand, and each claim is a write on the click writer's file).
+   */
+  deliverBatch?(events: DomainEvent[]): Promise<void>;
+  /** With `wants`: whose clicks it wants now, and a way to hear when that changes. */
+  clicks?: { current(): ClickSubscriptions; watch(listener: () => void): void };
 }
 
 /** The registry of subscribers: which event types are wanted at all. */
@@ -42,8 +55,22 @@ export function createEventRegistry(subscribers: readonly Subscriber[]): EventRe
     names.add(s.name);
     for (const e of s.events) if (!DOMAIN_EVENT_TYPES.includes(e)) throw new Error(`subscriber "${s.name}": unknown event type "${e}"`);
   }
-  const wanted = new Set(subscribers.flatMap((s) => s.events));
-  return { subscribers, wants: (type) => wanted.has(type) };
+  const always = new Set(subscribers.filter((s) => !s.wants).flatMap((s) => s.events));
+  const dynamic = subscribers.filter((s) => s.wants);
+  const allClicks = always.has('link.clicked');
+  return {
+    subscribers,
+    wants: (type) => always.has(type) || dynamic.some((s) => s.events.includes(type) && s.wants!(type)),
+    clickSubscriptions(): ClickSubscriptions {
+      if (allClicks) return { all: true, workspaces: [], links: [] };
+      const parts = dynamic.filter((s) => s.events.includes('link.clicked') && s.clicks).map((s) => s.clicks!.current());
+      if (parts.length === 1) return parts[0]!;
+      return { all: parts.some((p) => p.all), workspaces: parts.flatMap((p) => p.workspaces), links: parts.flatMap((p) => p.links) };
+    },
+    watchClicks(listener) {
+      for (const s of dynamic) s.clicks?.watch(listener);
+    },
+  };
 }
 
 export interface PublisherOptions {
@@ -153,8 +180,55 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
     return r ? Number(r.attempts) : undefined;
   }
 
-  async function settle(sub: Subscriber, eventId: string, set: { delivered_at: number; last_error: null } | { not_before: number; last_error: string }) {
-    await db.updateTable('outbox_deliveries').set(set).where('subscriber', '=', sub.name).where('event_id', '=', eventId).execute();
+  /** `claim` for many events in one statement: the claimed ones with their attempt numbers. */
+  async function claimMany(sub: Subscriber, eventIds: readonly string[], t: number): Promise<Map<string, number>> {
+    const r = await db
+      .insertInto('outbox_deliveries')
+      .values(eventIds.map((id) => ({ subscriber: sub.name, event_id: id, attempts: 1, not_before: t + leaseMs, delivered_at: null, last_error: null })))
+      .onConflict((oc) =>
+        oc
+          .columns(['subscriber', 'event_id'])
+          .doUpdateSet((eb) => ({ attempts: eb(eb.ref('outbox_deliveries.attempts'), '+', 1), not_before: t + leaseMs }))
+          .where('outbox_deliveries.delivered_at', 'is', null)
+          .where('outbox_deliveries.not_before', '<=', t),
+      )
+      .returning(['event_id', 'attempts'])
+      .execute();
+    return new Map(r.map((x) => [x.event_id, Number(x.attempts)]));
+  }
+
+  async function settle(sub: Subscriber, eventIds: string | readonly string[], set: { delivered_at: number; last_error: null } | { not_before: number; last_error: string }) {
+    const ids = typeof eventIds === 'string' ? [eventIds] : [...eventIds];
+    if (!ids.length) return;
+    await db.updateTable('outbox_deliveries').set(set).where('subscriber', '=', sub.name).where('event_id', 'in', ids).execute();
+  }
+
+  /** `run` for a subscriber that takes batches: each page of due events is claimed, delivered and recorded at once. */
+  async function runBatches(lane: Lane, rows: OutboxRow[], expand: ReturnType<typeof createEventExpander>): Promise<boolean> {
+    const { sub } = lane;
+    let claimed = new Map<string, number>();
+    try {
+      claimed = await claimMany(sub, rows.map((r) => r.id), now());
+      const taken = rows.filter((r) => claimed.has(r.id));
+      const events: DomainEvent[] = [];
+      for (const row of taken) events.push(await expand(row));
+      if (events.length) await sub.deliverBatch!(events);
+    } catch (err) {
+      onError(err, { subscriber: sub.name });
+      const until = now() + backoffMs(Math.max(1, ...claimed.values()), retryBaseMs, retryMaxMs);
+      await settle(sub, [...claimed.keys()], { not_before: until, last_error: String((err as Error)?.message ?? err).slice(0, 500) }).catch((e) => onError(e, { subscriber: sub.name }));
+      pause(lane, until);
+      return false;
+    }
+    try {
+      await settle(sub, [...claimed.keys()], { delivered_at: now(), last_error: null });
+    } catch (err) {
+      // Delivered but not recorded: delivered again once the leases expire (the subscriber de-duplicates).
+      onError(err, { subscriber: sub.name });
+      pause(lane, now() + retryBaseMs);
+      return false;
+    }
+    return true;
   }
 
   function pause(lane: Lane, untilMs: number): void {
@@ -182,6 +256,11 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
         onError(err, { subscriber: sub.name });
         pause(lane, now() + retryBaseMs);
         return;
+      }
+      if (sub.deliverBatch) {
+        if (closed || (rows.length && !(await runBatches(lane, rows, expand)))) return;
+        if (rows.length < batchSize) return;
+        continue;
       }
       for (const row of rows) {
         if (closed) return;

@@ -223,6 +223,16 @@ export function createPreparer(deps: PrepareDeps) {
     return [...new Set(names.map((n) => byName.get(n)!))];
   }
 
+  /** `webhookIds` without duplicates; another workspace's or unknown ids are a 422 naming them (the published wording). */
+  async function resolveWebhooks(caller: Caller, ids: readonly string[] | null | undefined): Promise<string[] | undefined> {
+    if (ids === undefined) return undefined;
+    const unique = [...new Set(ids ?? [])];
+    const found = await store.existingWebhookIds(caller.workspaceId, unique);
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) throw new ApiError('unprocessable_entity', `Invalid webhookIds detected: ${missing.join(', ')}`);
+    return unique;
+  }
+
   async function checkFolder(caller: Caller, folderId: string | null | undefined): Promise<void> {
     if (folderId && !(await store.folderExists(caller.workspaceId, folderId))) throw new ApiError('not_found', 'Folder not found.');
   }
@@ -256,9 +266,10 @@ export function createPreparer(deps: PrepareDeps) {
       if (row.external_id) await checkExternalId(caller, row.external_id, batch);
       const tagIds = (await resolveTags(caller, tagRequestOf(input))) ?? [];
       await checkFolder(caller, row.folder_id);
+      const webhookIds = (await resolveWebhooks(caller, input.webhookIds)) ?? [];
       batch?.keys.add(batchKey(domain, row.key_lower));
       if (row.external_id) batch?.externalIds.add(row.external_id);
-      return { row, tagIds };
+      return { row, tagIds, webhookIds };
     },
 
     /**
@@ -271,7 +282,7 @@ export function createPreparer(deps: PrepareDeps) {
       existing: LinkRow,
       input: UpdateLinkInput,
       options: { batch?: Batch; resolvedTags?: string[] | undefined; tagsResolved?: boolean } = {},
-    ): Promise<{ patch: LinkPatch; tagIds: string[] | undefined }> {
+    ): Promise<{ patch: LinkPatch; tagIds: string[] | undefined; webhookIds: string[] | undefined }> {
       const patch = prepareFields(input, existing.url);
       const domainGiven = input.domain !== undefined && input.domain !== '' ? await resolveDomainForUpdate(caller, existing, input.domain) : existing.domain;
       const keyGiven = input.key !== undefined && input.key !== '' ? input.key : undefined;
@@ -301,10 +312,11 @@ export function createPreparer(deps: PrepareDeps) {
       assertLinkRules({ key: merged.key, url: merged.url, track_conversion: Number(merged.track_conversion), test_variants: merged.test_variants ?? null });
       const tagIds = options.tagsResolved ? options.resolvedTags : await resolveTags(caller, tagRequestOf(input));
       if (!options.tagsResolved) await checkFolder(caller, patch.folder_id);
+      const webhookIds = await resolveWebhooks(caller, input.webhookIds);
       if (patch.key_lower) options.batch?.keys.add(batchKey(merged.domain, patch.key_lower));
       if (patch.external_id) options.batch?.externalIds.add(patch.external_id);
       patch.updated_at = deps.now();
-      return { patch, tagIds };
+      return { patch, tagIds, webhookIds };
     },
   };
 

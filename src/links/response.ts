@@ -100,7 +100,7 @@ export function buildQrCodeUrl(settings: Pick<LinkUrlSettings, 'baseUrl'>, short
   return `${settings.baseUrl}/qr?url=${encodeURIComponent(`${shortLink}?qr=1`)}`;
 }
 
-export function toLinkResponse(row: LinkRow, tags: LinkTagResponse[], settings: LinkUrlSettings): LinkResponse {
+export function toLinkResponse(row: LinkRow, tags: LinkTagResponse[], settings: LinkUrlSettings, webhookIds: string[] = []): LinkResponse {
   return {
     id: row.id,
     domain: row.domain,
@@ -129,7 +129,7 @@ export function toLinkResponse(row: LinkRow, tags: LinkTagResponse[], settings: 
     publicStats: row.public_stats === 1,
     tags,
     folderId: row.folder_id,
-    webhookIds: [],
+    webhookIds,
     comments: row.comments,
     shortLink: row.short_link,
     qrCode: buildQrCodeUrl(settings, row.short_link),

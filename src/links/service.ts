@@ -14,7 +14,7 @@ import { CreateLinkBody, LIMITS, type BulkUpdateData, type CountLinksQuery, type
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } from './prepare.js';
 import { linkFilters, linkPage } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
-import { loadLinkTags, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
+import { loadLinkExtras, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
 import type { Outbox } from '../events/outbox.js';
 import { linkEvents } from '../events/link-events.js';
 
@@ -49,8 +49,8 @@ export function createLinkService(deps: LinkServiceDeps) {
   const preparer = createPreparer({ store, shortDomain: deps.config.shortDomain, shortLinkProtocol: deps.config.shortLinkProtocol, now: deps.now });
 
   async function respond(workspaceId: string, rows: LinkRow[]): Promise<LinkResponse[]> {
-    const tags = await loadLinkTags(deps.db, workspaceId, rows.map((r) => r.id));
-    return rows.map((r) => toLinkResponse(r, tags.get(r.id) ?? [], deps.config));
+    const extras = await loadLinkExtras(deps.db, workspaceId, rows.map((r) => r.id));
+    return rows.map((r) => toLinkResponse(r, extras.tags(r.id), deps.config, extras.webhookIds(r.id)));
   }
   const respondOne = async (workspaceId: string, row: LinkRow) => (await respond(workspaceId, [row]))[0]!;
 
@@ -97,10 +97,10 @@ export function createLinkService(deps: LinkServiceDeps) {
   }
 
   async function update(caller: Caller, existing: LinkRow, input: UpdateLinkInput): Promise<LinkResponse> {
-    const { patch, tagIds } = await preparer.prepareUpdate(caller, existing, input);
+    const { patch, tagIds, webhookIds } = await preparer.prepareUpdate(caller, existing, input);
     const row = { ...existing, ...patch } as LinkRow;
     try {
-      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds }], events.updated(caller.workspaceId, row));
+      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds, webhookIds }], events.updated(caller.workspaceId, row));
     } catch (err) {
       if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
       throw err;
@@ -215,7 +215,7 @@ export function createLinkService(deps: LinkServiceDeps) {
       const errors: LinkError[] = [];
       const tagIds = await preparer.resolveTags(caller, tagRequestOf(body.data));
       await preparer.checkFolder(caller, body.data.folderId);
-      const updates: { id: string; patch: Parameters<LinkStore['updateLinks']>[1][number]['patch']; tagIds?: string[]; before: LinkRow }[] = [];
+      const updates: { id: string; patch: Parameters<LinkStore['updateLinks']>[1][number]['patch']; tagIds?: string[]; webhookIds?: string[]; before: LinkRow }[] = [];
       const batch = newBatch();
       for (const id of wanted) {
         const row = found.get(id);
@@ -225,7 +225,7 @@ export function createLinkService(deps: LinkServiceDeps) {
         }
         try {
           const prepared = await preparer.prepareUpdate(caller, row, body.data, { batch, resolvedTags: tagIds, tagsResolved: true });
-          updates.push({ id: row.id, patch: prepared.patch, tagIds: prepared.tagIds, before: row });
+          updates.push({ id: row.id, patch: prepared.patch, tagIds: prepared.tagIds, webhookIds: prepared.webhookIds, before: row });
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           errors.push({ link: { id: row.id }, error: err.message, code: err.code });

@@ -37,10 +37,16 @@ export interface LinkPage {
   after?: { createdAt: number; id: string };
 }
 
-/** A link and its tag ids in order, for inserts and tag replacements. */
+/** A link and its tag ids in order, for inserts and tag replacements, and its `webhookIds`. */
 export interface LinkWrite {
   row: LinkRow;
   tagIds: string[];
+  webhookIds?: string[];
+}
+
+/** The link_webhooks rows of a link's `webhookIds`, in the order given. */
+function webhookRows(workspaceId: string, linkId: string, webhookIds: readonly string[] | undefined) {
+  return (webhookIds ?? []).map((webhookId, position) => ({ link_id: linkId, webhook_id: webhookId, workspace_id: workspaceId, position }));
 }
 
 /** Extra writes in a link write's transaction (the domain events' outbox rows): after the writes, before the deletes. */
@@ -200,6 +206,13 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
       return new Map(rows.map((r) => [r.name_key, r.id]));
     },
 
+    /** Which of `ids` are webhooks of the workspace (a link's `webhookIds`). */
+    async existingWebhookIds(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+      if (!ids.length) return new Set();
+      const rows = await db.selectFrom('webhooks').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', [...ids]).execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
     async folderExists(workspaceId: string, folderId: string): Promise<boolean> {
       const r = await db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('id', '=', folderId).executeTakeFirst();
       return !!r;
@@ -225,17 +238,28 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
         await trx.insertInto('links').values(links.map((l) => l.row)).execute();
         const tagRows = links.flatMap((l) => l.tagIds.map((tagId, position) => ({ link_id: l.row.id, tag_id: tagId, workspace_id: workspaceId, position })));
         if (tagRows.length) await trx.insertInto('link_tags').values(tagRows).execute();
+        const hookRows = links.flatMap((l) => webhookRows(workspaceId, l.row.id, l.webhookIds));
+        if (hookRows.length) await trx.insertInto('link_webhooks').values(hookRows).execute();
         await also?.(trx);
         return 'ok';
       });
     },
 
-    /** Updates links (and replaces the tags of those whose `tagIds` is given) in one transaction. */
-    async updateLinks(workspaceId: string, updates: readonly { id: string; patch: LinkPatch; tagIds?: string[] }[], also?: InTransaction): Promise<void> {
+    /** Updates links (and replaces the tags and webhooks of those whose `tagIds` / `webhookIds` is given) in one transaction. */
+    async updateLinks(
+      workspaceId: string,
+      updates: readonly { id: string; patch: LinkPatch; tagIds?: string[]; webhookIds?: string[] }[],
+      also?: InTransaction,
+    ): Promise<void> {
       if (!updates.length) return;
       await db.transaction().execute(async (trx) => {
         for (const u of updates) {
           await trx.updateTable('links').set(u.patch).where('workspace_id', '=', workspaceId).where('id', '=', u.id).execute();
+          if (u.webhookIds !== undefined) {
+            await trx.deleteFrom('link_webhooks').where('workspace_id', '=', workspaceId).where('link_id', '=', u.id).execute();
+            const hookRows = webhookRows(workspaceId, u.id, u.webhookIds);
+            if (hookRows.length) await trx.insertInto('link_webhooks').values(hookRows).execute();
+          }
           if (u.tagIds === undefined) continue;
           await trx.deleteFrom('link_tags').where('workspace_id', '=', workspaceId).where('link_id', '=', u.id).execute();
           const rows = u.tagIds.map((tagId, position) => ({ link_id: u.id, tag_id: tagId, workspace_id: workspaceId, position }));
@@ -268,6 +292,7 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
         const found = rows.map((r) => r.id);
         await also?.(trx, rows);
         await trx.deleteFrom('link_tags').where('workspace_id', '=', workspaceId).where('link_id', 'in', found).execute();
+        await trx.deleteFrom('link_webhooks').where('workspace_id', '=', workspaceId).where('link_id', 'in', found).execute();
         await trx.deleteFrom('links').where('workspace_id', '=', workspaceId).where('id', 'in', found).execute();
         const n = rows.length;
         await trx
@@ -364,4 +389,25 @@ export async function loadLinkTags(
     out.set(r.link_id, list);
   }
   return out;
+}
+
+/** `webhookIds` of many links in one query, in each link's order. */
+export async function loadLinkWebhookIds(db: Kysely<Database>, workspaceId: string, linkIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!linkIds.length) return out;
+  const rows = await db
+    .selectFrom('link_webhooks')
+    .select(['link_id', 'webhook_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('link_id', 'in', [...linkIds])
+    .orderBy('position')
+    .execute();
+  for (const r of rows) out.set(r.link_id, [...(out.get(r.link_id) ?? []), r.webhook_id]);
+  return out;
+}
+
+/** What a link response needs beside its row: tags and `webhookIds`, for many links at once. */
+export async function loadLinkExtras(db: Kysely<Database>, workspaceId: string, linkIds: readonly string[]) {
+  const [tags, webhooks] = await Promise.all([loadLinkTags(db, workspaceId, linkIds), loadLinkWebhookIds(db, workspaceId, linkIds)]);
+  return { tags: (id: string) => tags.get(id) ?? [], webhookIds: (id: string) => webhooks.get(id) ?? [] };
 }

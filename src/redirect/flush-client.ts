@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ClickSink } from './click-writer.js';
+import type { ClickSubscriptions } from '../events/outbox.js';
 import type { FlushWorkerData, WorkerReply, WorkerRequest } from './flush-worker.js';
 import { encodeClicks } from './click-record.js';
 
@@ -39,8 +40,9 @@ export interface WorkerSinkOptions {
   onHorizon?: (foldedBefore: number | null) => void;
 }
 
-export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptions = {}): ClickSink {
+export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptions = {}): ClickSink & { setClicks(clicks: ClickSubscriptions): void } {
   const { onError } = options;
+  let clicks = data.clicks;
   let worker: Worker | null = null;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -56,7 +58,7 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
   const ensure = (): Worker => {
     if (worker) return worker;
     if (closed) throw new Error('click flush worker closed');
-    const w = startWorker(data);
+    const w = startWorker({ ...data, clicks });
     w.on('message', (reply: WorkerReply) => {
       if (reply.type === 'closed') return;
       if (reply.type === 'horizon') {
@@ -96,6 +98,11 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
 
   let nextBatch = 1;
   return {
+    /** Whose clicks go to the outbox from the next batch on (a worker started later gets them at start). */
+    setClicks(next) {
+      clicks = next;
+      worker?.postMessage({ type: 'clicks', clicks: next } satisfies WorkerRequest);
+    },
     async write(batch) {
       // Copying clicks into a message blocks this thread (2,000 event rows as objects held the
       // redirects for 4-10 ms, the p99 of bench/redirect). The clicks go over in slices with the

@@ -20,7 +20,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createSqlEventStore } from '../events/sql/store.js';
 import { createLinkCounters } from '../links/counters.js';
-import { clickOutboxEntries, writeOutbox } from '../events/outbox.js';
+import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../events/outbox.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
@@ -51,8 +51,11 @@ export interface FlushWorkerData {
    * batches and folds (the git history of BENCHMARKS.md, 2026-11-23). 0 or absent: unchanged.
    */
   nice?: number;
-  /** Someone subscribes to `link.clicked`: each batch writes its clicks to the outbox too. */
-  announceClicks?: boolean;
+  /**
+   * Whose clicks someone subscribes to (`link.clicked`) at start: each batch writes those clicks
+   * to the outbox too. Later changes arrive as `clicks` messages.
+   */
+  clicks?: ClickSubscriptions;
 }
 
 export type WorkerRequest =
@@ -63,7 +66,9 @@ export type WorkerRequest =
   | { type: 'settle'; id: number }
   /** Answer `done` once a batch can be written (the GeoIP data is loaded). */
   | { type: 'ready'; id: number }
-  | { type: 'close'; abandon?: boolean };
+  | { type: 'close'; abandon?: boolean }
+  /** The click subscriptions changed (webhooks created, edited, disabled): applies from the next batch. */
+  | { type: 'clicks'; clicks: ClickSubscriptions };
 
 export type WorkerReply =
   | { type: 'done'; id: number }
@@ -75,7 +80,8 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice, announceClicks } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks } = workerData as FlushWorkerData;
+let announced = clickFilter(clicks ?? NO_CLICK_SUBSCRIPTIONS);
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
@@ -94,7 +100,10 @@ const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
 const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
   mode: database.capabilities.singleWriter ? 'coalesced' : 'each',
-  announce: announceClicks ? (trx, rows) => writeOutbox(trx, clickOutboxEntries(rows, Date.now())) : undefined,
+  announce: async (trx, rows) => {
+    const wanted = announced;
+    if (wanted) await writeOutbox(trx, clickOutboxEntries(rows.filter(wanted), Date.now()));
+  },
 });
 
 let closing = false;
@@ -153,6 +162,10 @@ port.on('message', async (msg: WorkerRequest) => {
   if (msg.type === 'stage') {
     if (staged.batch !== msg.batch) staged = { batch: msg.batch, clicks: [] };
     for (const click of decodeClicks(msg.clicks)) staged.clicks.push(click);
+    return;
+  }
+  if (msg.type === 'clicks') {
+    announced = clickFilter(msg.clicks);
     return;
   }
   if (msg.type === 'close') {

@@ -12,7 +12,7 @@ import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { createLinkCounters } from '../links/counters.js';
-import { clickOutboxEntries } from '../events/outbox.js';
+import { clickFilter, clickOutboxEntries } from '../events/outbox.js';
 import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
@@ -69,20 +69,32 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
   // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
   // Only a database a worker cannot open (in-memory SQLite) is written from here.
-  // Clicks go to the outbox too only while someone subscribes to them (events/outbox.ts).
-  const announceClicks = ctx.outbox.wants('link.clicked');
-  const sink = database.capabilities.writerThread
+  // Clicks go to the outbox only for links someone subscribes to (events/outbox.ts,
+  // ClickSubscriptions): every click for a subscriber to all of them, else those of the workspaces
+  // and links that webhooks cover, kept up to date as webhooks change (watchClicks).
+  let announced = clickFilter(ctx.outbox.clickSubscriptions());
+  const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, announceClicks },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions() },
         { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
       )
-    : createDirectSink(
+    : undefined;
+  ctx.outbox.watchClicks(() => {
+    const current = ctx.outbox.clickSubscriptions();
+    announced = clickFilter(current);
+    workerSink?.setClicks(current);
+  });
+  const sink = workerSink
+    ?? createDirectSink(
         createClickFold({
           db: database.db,
           writer: ctx.events.writer,
           counters: createLinkCounters(database.dialect),
           mode: 'each',
-          announce: announceClicks ? (trx, rows) => ctx.outbox.write(trx, clickOutboxEntries(rows, ctx.now())) : undefined,
+          announce: async (trx, rows) => {
+            const wanted = announced;
+            if (wanted) await ctx.outbox.write(trx, clickOutboxEntries(rows.filter(wanted), ctx.now()));
+          },
         }),
         ctx.events,
         createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
@@ -90,15 +102,13 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const spillDir = spillDirFor(config.clickSpillDir, database);
   const identity = databaseIdentity(database);
   // Announced clicks go out as soon as their batch commits, not at the publisher's next poll.
-  const written: typeof sink = announceClicks
-    ? {
-        ...sink,
-        write: async (batch) => {
-          await sink.write(batch);
-          ctx.outbox.nudge();
-        },
-      }
-    : sink;
+  const written: typeof sink = {
+    ...sink,
+    write: async (batch) => {
+      await sink.write(batch);
+      if (announced) ctx.outbox.nudge();
+    },
+  };
   const writer = createClickWriter({
     sink: written,
     intervalMs: config.clickFlushIntervalMs,

@@ -33,7 +33,7 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }
 
-export const RESOURCES = ['links', 'domains', 'tags', 'folders', 'analytics', 'workspaces'] as const;
+export const RESOURCES = ['links', 'domains', 'tags', 'folders', 'analytics', 'workspaces', 'webhooks'] as const;
 export type Resource = (typeof RESOURCES)[number];
 export type Permission = `${Resource}.read` | `${Resource}.write`;
 

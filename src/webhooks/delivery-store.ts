@@ -1,0 +1,157 @@
+/**
+ * Storage of webhook deliveries (migration 0011): the fan-out's inserts, the dispatcher's claims
+ * and outcomes, the per-webhook failure count, and the management API's reads (workspace first).
+ *
+ * A claim moves `next_attempt_at` forward by a lease in one transaction, so a delivery is sent by
+ * one process at a time: PostgreSQL skips rows another process holds (`FOR UPDATE SKIP LOCKED`);
+ * a SQLite file has one writing process and its transactions are serial. A process killed while
+ * sending leaves the lease to expire, and the delivery is sent again (same event id).
+ */
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, WebhookDeliveriesTable } from '../db/tables.js';
+import type { DeliveryRow } from './schema.js';
+
+/** Consecutive failed attempts after which a webhook is disabled (the published rule). */
+export const DISABLE_AFTER_FAILURES = 20;
+
+export interface Outcome {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** What became of one claimed delivery. */
+export type Recorded =
+  | { kind: 'success'; delivery: DeliveryRow; outcome: Outcome }
+  | { kind: 'failure'; delivery: DeliveryRow; outcome: Outcome; retryAt: number | null }
+  | { kind: 'release'; delivery: DeliveryRow };
+
+export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
+  return {
+    /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. One transaction. */
+    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+      if (!rows.length) return;
+      await db.transaction().execute(async (trx) => {
+        // 13 columns a row: 200 rows stay far below SQLite's bound-value limit.
+        for (let i = 0; i < rows.length; i += 200) {
+          await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
+        }
+      });
+    },
+
+    /**
+     * Up to `limit` due deliveries of enabled webhooks, leased until now + leaseMs, with their
+     * attempt counted. One UPDATE statement: on SQLite a transaction that reads first and writes
+     * second fails at once (SQLITE_BUSY_SNAPSHOT) when the click writer committed in between; a
+     * statement that writes waits for the lock like any other.
+     */
+    async claim(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      // A read first: while nothing is due (the usual case) no write lock is asked for. On SQLite a
+      // write from this thread waits synchronously for a lock the click writer (or anyone) holds.
+      const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', '<=', now).limit(1).executeTakeFirst();
+      if (!any) return [];
+      return db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
+        .where('id', 'in', (eb) => {
+          const due = eb
+            .selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .where('d.next_attempt_at', '<=', now)
+            .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.disabled_at', 'is', null)))
+            .orderBy('d.next_attempt_at')
+            .limit(limit);
+          return options.skipLocked ? due.forUpdate().skipLocked() : due;
+        })
+        .where('next_attempt_at', '<=', now)
+        .returningAll()
+        .execute();
+    },
+
+    /**
+     * Writes the outcomes of several attempts in one transaction (one lock, one commit: the click
+     * writer shares the SQLite file), in order. A success resets the webhook's failure count; a
+     * failure is retried at `retryAt` (null: attempts exhausted) and counted against the webhook;
+     * a release (shutdown) makes the delivery due at once without counting. Answers, per outcome,
+     * whether it disabled its webhook.
+     */
+    async record(outcomes: readonly Recorded[], now: number): Promise<boolean[]> {
+      return db.transaction().execute(async (trx) => {
+        const disabled: boolean[] = [];
+        for (const r of outcomes) {
+          disabled.push(false);
+          const d = r.delivery;
+          if (r.kind === 'release') {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set((eb) => ({ next_attempt_at: now, attempts: eb(eb.ref('attempts'), '-', 1) }))
+              .where('id', '=', d.id)
+              .where('delivered_at', 'is', null)
+              .execute();
+            continue;
+          }
+          const o = r.outcome;
+          if (r.kind === 'success') {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set({ delivered_at: now, next_attempt_at: null, status_code: o.statusCode, latency_ms: o.latencyMs, error: null })
+              .where('id', '=', d.id)
+              .execute();
+            await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', d.webhook_id).where('consecutive_failures', '>', 0).execute();
+            continue;
+          }
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: r.retryAt, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error })
+            .where('id', '=', d.id)
+            .execute();
+          const w = await trx
+            .updateTable('webhooks')
+            .set((eb) => ({ consecutive_failures: eb(eb.ref('consecutive_failures'), '+', 1) }))
+            .where('id', '=', d.webhook_id)
+            .returning(['consecutive_failures', 'disabled_at'])
+            .executeTakeFirst();
+          if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) continue;
+          await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
+          disabled[disabled.length - 1] = true;
+        }
+        return disabled;
+      });
+    },
+
+    /** Deletes settled deliveries (delivered or given up) created before `before`. */
+    async prune(before: number): Promise<void> {
+      const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', 'is', null).where('created_at', '<', before).limit(1).executeTakeFirst();
+      if (!any) return;
+      await db.deleteFrom('webhook_deliveries').where('next_attempt_at', 'is', null).where('created_at', '<', before).execute();
+    },
+
+    async list(workspaceId: string, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('webhook_id', '=', webhookId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
+    async find(workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('webhook_id', '=', webhookId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** Sends the delivery again now, delivered or not (same body, same event id). */
+    async redeliver(workspaceId: string, id: string, now: number): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+  };
+}
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

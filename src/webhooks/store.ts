@@ -1,0 +1,105 @@
+/**
+ * Storage of webhooks and of links' `webhookIds`: Kysely queries only, every one filtered by the
+ * workspace, except the process-wide summaries the event registry and the click writer read
+ * (`activeTriggers`, `clickSubscriptions`: which events anyone wants at all; marked below).
+ */
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Database, WebhooksTable } from '../db/tables.js';
+import type { DomainEventType } from '../events/outbox.js';
+import type { WebhookRow } from './schema.js';
+
+export function createWebhookStore(db: Kysely<Database>) {
+  return {
+    async list(workspaceId: string): Promise<WebhookRow[]> {
+      return db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+    },
+
+    async count(workspaceId: string): Promise<number> {
+      const r = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
+    async find(workspaceId: string, id: string): Promise<WebhookRow | undefined> {
+      return db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+
+    async insert(row: Insertable<WebhooksTable>): Promise<void> {
+      await db.insertInto('webhooks').values(row).execute();
+    },
+
+    async update(workspaceId: string, id: string, patch: Updateable<WebhooksTable>): Promise<void> {
+      await db.updateTable('webhooks').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+
+    /** Deletes the webhook, its link attachments and its deliveries; false when it was not there. */
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx.deleteFrom('webhooks').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+        await trx.deleteFrom('link_webhooks').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
+        await trx.deleteFrom('webhook_deliveries').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
+        return Number(r.numDeletedRows) > 0;
+      });
+    },
+
+    /** Which of `ids` are links of the workspace. */
+    async existingLinkIds(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+      if (!ids.length) return new Set();
+      const rows = await db.selectFrom('links').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', [...ids]).execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /** Which of `ids` are folders of the workspace. */
+    async existingFolderIds(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+      if (!ids.length) return new Set();
+      const rows = await db.selectFrom('folders').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', [...ids]).execute();
+      return new Set(rows.map((r) => r.id));
+    },
+
+    /** Enabled webhooks of the workspace taking `type` (the fan-out's candidates). */
+    async enabledFor(workspaceId: string, type: DomainEventType): Promise<WebhookRow[]> {
+      const rows = await db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('disabled_at', 'is', null).execute();
+      return rows.filter((r) => (JSON.parse(r.triggers) as string[]).includes(type));
+    },
+
+    /** Webhooks of the workspace a link lists in its `webhookIds`. */
+    async attachedTo(workspaceId: string, linkId: string): Promise<Set<string>> {
+      const rows = await db.selectFrom('link_webhooks').select('webhook_id').where('workspace_id', '=', workspaceId).where('link_id', '=', linkId).execute();
+      return new Set(rows.map((r) => r.webhook_id));
+    },
+
+    /** Process-wide (not per workspace): the triggers of every enabled webhook. */
+    async activeTriggers(): Promise<Set<DomainEventType>> {
+      const rows = await db.selectFrom('webhooks').select('triggers').where('disabled_at', 'is', null).execute();
+      return new Set(rows.flatMap((r) => JSON.parse(r.triggers) as DomainEventType[]));
+    },
+
+    /**
+     * Process-wide (not per workspace): what `link.clicked` webhooks cover, for the click writer:
+     * whole workspaces (linkScope workspace), and single links (listed, in a listed folder, or
+     * attached through their `webhookIds`).
+     */
+    async clickSubscriptions(): Promise<{ workspaces: string[]; links: string[] }> {
+      const hooks = (await db.selectFrom('webhooks').select(['id', 'workspace_id', 'triggers', 'link_scope', 'link_ids', 'folder_ids']).where('disabled_at', 'is', null).execute())
+        .filter((r) => (JSON.parse(r.triggers) as string[]).includes('link.clicked'));
+      const workspaces = new Set<string>();
+      const links = new Set<string>();
+      const folders: { workspaceId: string; ids: string[] }[] = [];
+      for (const h of hooks) {
+        if (h.link_scope === 'workspace') workspaces.add(h.workspace_id);
+        else if (h.link_scope === 'links') for (const id of JSON.parse(h.link_ids) as string[]) links.add(id);
+        else if (h.link_scope === 'folders') folders.push({ workspaceId: h.workspace_id, ids: JSON.parse(h.folder_ids) as string[] });
+      }
+      for (const f of folders) {
+        if (!f.ids.length || workspaces.has(f.workspaceId)) continue;
+        const rows = await db.selectFrom('links').select('id').where('workspace_id', '=', f.workspaceId).where('folder_id', 'in', f.ids).execute();
+        for (const r of rows) links.add(r.id);
+      }
+      if (hooks.length) {
+        const attached = await db.selectFrom('link_webhooks').select('link_id').where('webhook_id', 'in', hooks.map((h) => h.id)).execute();
+        for (const r of attached) links.add(r.link_id);
+      }
+      return { workspaces: [...workspaces], links: [...links] };
+    },
+  };
+}
+export type WebhookStore = ReturnType<typeof createWebhookStore>;
