@@ -73,7 +73,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const announceClicks = ctx.outbox.wants('link.clicked');
   const sink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, announceClicks },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, announceClicks, visitorIp: config.visitorIp },
         { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
       )
     : createDirectSink(
@@ -85,7 +85,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           announce: announceClicks ? (trx, rows) => ctx.outbox.write(trx, clickOutboxEntries(rows, ctx.now())) : undefined,
         }),
         ctx.events,
-        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
+        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp }),
       );
   const spillDir = spillDirFor(config.clickSpillDir, database);
   const identity = databaseIdentity(database);
@@ -125,6 +125,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     trustProxy: config.trustProxy,
     clickIdParam: config.clickIdParam,
     secureCookies: config.shortLinkProtocol === 'https',
+    clickIdCookieSeconds: config.clickIdCookieSeconds,
     cache,
     writer,
     classify,
