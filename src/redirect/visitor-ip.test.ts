@@ -46,7 +46,7 @@ test('by default clicks store the /24 or /48, repeat visits are still one click,
     assert.deepEqual(await listedIps(t, l.id as string, 'clicks'), ['2001:db8:85a3::', '203.0.113.0', '203.0.113.0']);
 
     const clickId = new URL(first.location!).searchParams.get('waymark_id')!;
-    const lead = await t.inject({ method: 'POST', url: '/track/lead', payload: { clickId, eventName: 'Sign up', customerExternalId: 'anon-1' } });
+    const lead = await t.inject({ method: 'POST', url: '/track/lead', payload: { clickId, eventName: 'Sign up', customerExternalId: 'anon-1', mode: 'wait' } });
     assert.equal(lead.statusCode, 200, lead.body);
     assert.deepEqual(await listedIps(t, l.id as string, 'leads'), ['203.0.113.0']);
   } finally {
