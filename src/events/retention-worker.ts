@@ -1,0 +1,47 @@
+/**
+ * The retention pass on a thread of its own, for a SQLite file: better-sqlite3 is synchronous,
+ * and a 5,000-event delete on the redirect thread would hold every redirect for its length. Here
+ * it runs on the thread's own connection at the click writer's nice value; SQLite's one write
+ * lock is taken a batch at a time, and the pause between batches lets the click writer commit.
+ *
+ * Messages in: `{ type: 'purge', id, pass, batch, pauseMs }`, `{ type: 'close' }` (stop after
+ * the batch in flight, close the connection). Out: `{ type: 'done', id, result }`,
+ * `{ type: 'failed', id, message }`, `{ type: 'closed' }`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/open.js';
+import { createSqlEventStore } from './sql/store.js';
+import { purge, type PurgeResult, type RetentionPass } from './retention.js';
+import { lowerThreadPriority } from '../thread-priority.js';
+
+export interface RetentionWorkerData {
+  url: string;
+  nice?: number;
+}
+
+export type RetentionRequest = { type: 'purge'; id: number; pass: RetentionPass; batch: number; pauseMs: number } | { type: 'close' };
+export type RetentionReply = { type: 'done'; id: number; result: PurgeResult } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
+
+const port = parentPort!;
+const { url, nice } = workerData as RetentionWorkerData;
+lowerThreadPriority(nice ?? 0);
+// Checkpoints run on the app's checkpoint thread (db/checkpointer.ts).
+const database = await openDatabase(url, { migrate: false, walAutocheckpoint: 0 });
+const events = createSqlEventStore({ database });
+let closing = false;
+let running: Promise<unknown> = Promise.resolve();
+
+port.on('message', (msg: RetentionRequest) => {
+  if (msg.type === 'close') {
+    closing = true;
+    void running.finally(async () => {
+      await database.close().catch(() => undefined);
+      port.postMessage({ type: 'closed' } satisfies RetentionReply);
+    });
+    return;
+  }
+  running = purge(events, msg.pass, { batch: msg.batch, pauseMs: msg.pauseMs, stopped: () => closing }).then(
+    (result) => port.postMessage({ type: 'done', id: msg.id, result } satisfies RetentionReply),
+    (err) => port.postMessage({ type: 'failed', id: msg.id, message: String((err as Error)?.message ?? err) } satisfies RetentionReply),
+  );
+});
