@@ -19,8 +19,13 @@ import type { RetentionReply, RetentionRequest, RetentionWorkerData } from './re
 
 /** Arbitrary, fixed: names the retention job among PostgreSQL advisory locks. */
 export const RETENTION_LOCK_KEY = 0x5741_594d_0001;
-/** Rows per transaction and the pause after each: ~5,000 deletes take tens of ms. */
-export const RETENTION_BATCH = 5000;
+/**
+ * Rows per transaction, and the shortest pause after each (retention.ts, pauseAfter: deleting
+ * takes at most a tenth of the time). 2,000 rows keep a batch's hold on SQLite's write lock far
+ * below the click writer's lag bound (CLICK_MAX_LAG_MS, 250 ms): 5,000 took ~200 ms on a loaded
+ * 2-core machine (BENCHMARKS.md, retention).
+ */
+export const RETENTION_BATCH = 2000;
 export const RETENTION_PAUSE_MS = 200;
 const FIRST_RUN_MS = 60_000;
 const INTERVAL_MS = 3_600_000;

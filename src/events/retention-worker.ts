@@ -27,8 +27,32 @@ const { url, nice } = workerData as RetentionWorkerData;
 lowerThreadPriority(nice ?? 0);
 // Checkpoints run on the app's checkpoint thread (db/checkpointer.ts).
 const database = await openDatabase(url, { migrate: false, walAutocheckpoint: 0 });
-const events = createSqlEventStore({ database });
+const store = createSqlEventStore({ database });
 let closing = false;
+
+/** Pause before trying a batch again that found the database locked. */
+const BUSY_RETRY_MS = 50;
+
+/**
+ * A batch's transaction reads before it deletes; in WAL mode, when another connection (the click
+ * writer) commits in between, SQLite refuses the upgrade at once (SQLITE_BUSY_SNAPSHOT) without
+ * waiting on busy_timeout. The batch rolled back whole, so it is simply tried again, as the click
+ * writer does (flush-worker.ts, whileBusy). Closing ends the tries: 0 stops the pass.
+ */
+function retryingBusy(fn: (before: number, limit: number) => Promise<number>) {
+  return async (before: number, limit: number): Promise<number> => {
+    for (;;) {
+      if (closing) return 0;
+      try {
+        return await fn(before, limit);
+      } catch (err) {
+        if (!String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+        await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
+      }
+    }
+  };
+}
+const events = { expire: retryingBusy(store.expire), expireSummaries: retryingBusy(store.expireSummaries) };
 let running: Promise<unknown> = Promise.resolve();
 
 port.on('message', (msg: RetentionRequest) => {

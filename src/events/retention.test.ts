@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../redirect/testing.js';
 import { contractEvent } from './contract.js';
-import { purge, retentionPass } from './retention.js';
+import { pauseAfter, purge, retentionPass } from './retention.js';
 import { RETENTION_LOCK_KEY } from './retention-module.js';
 import type { StoredEvent } from './event-store.js';
 
@@ -21,6 +21,13 @@ test('a pass: the horizons of the configured settings, none when everything is k
   assert.equal(retentionPass(now, {}), undefined);
   assert.deepEqual(retentionPass(now, { eventsDays: 30 }), { eventsBefore: now - 30 * DAY });
   assert.deepEqual(retentionPass(now, { eventsDays: 30, summariesDays: 400 }), { eventsBefore: now - 30 * DAY, summariesBefore: now - 400 * DAY });
+});
+
+test('the pause after a batch keeps deleting to a tenth of the time, never below the minimum', () => {
+  assert.equal(pauseAfter(200, 5), 200);
+  assert.equal(pauseAfter(200, 100), 900);
+  assert.equal(pauseAfter(200, 100, 0.5), 200);
+  assert.equal(pauseAfter(0, 50, 0.2), 200);
 });
 
 test('purge: batches until one comes back short, pausing between, and stops when told', async () => {
@@ -45,7 +52,7 @@ test('purge: batches until one comes back short, pausing between, and stops when
   const sleep = async (ms: number) => void pauses.push(ms);
   assert.deepEqual(await purge(store, { eventsBefore: 100, summariesBefore: 50 }, { batch: 5, pauseMs: 7, sleep }), { events: 12, summaries: 3 });
   assert.deepEqual(calls, ['expire 100 5', 'expire 100 5', 'expire 100 5', 'summaries']);
-  assert.deepEqual(pauses, [7, 7]);
+  assert.deepEqual(pauses, [7, 7], 'fast batches: the minimum pause');
   events = 100;
   let batches = 0;
   const stopped = () => ++batches > 2;

@@ -2,7 +2,7 @@
  * Retention of the event log (`EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS`; docs/analytics.md,
  * docs/privacy.md): raw events, and separately the rollups, older than their horizon are deleted
  * by `EventStore.expire` / `expireSummaries` in bounded batches, one transaction each, with a
- * pause between, so neither the click writer nor the API waits long for the database. A pass runs
+ * pause between that keeps deleting to a tenth of the time (`pauseAfter`), so neither the click writer nor the API waits long for the database. A pass runs
  * on a timer inside the process (first shortly after start, then hourly); retention-module.ts
  * decides where it runs (a thread of its own on a SQLite file) and that one process of several
  * runs it (PostgreSQL advisory lock).
@@ -44,14 +44,26 @@ export function retentionPass(now: number, settings: RetentionSettings): Retenti
 export interface PurgeOptions {
   /** Rows per transaction. */
   batch: number;
-  /** Pause between batches, ms: the writers' turn. */
+  /** Shortest pause between batches, ms: the writers' turn. */
   pauseMs: number;
+  /** Longest share of the pass's time spent deleting (default 0.1): slow batches get longer pauses. */
+  timeShare?: number;
   /** Checked between batches: a shutdown stops the pass there. */
   stopped?: () => boolean;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The pause after a batch that took `batchMs`: at least `pauseMs`, and long enough that deleting
+ * takes at most `share` of the time. On SQLite a batch holds the one write lock while it runs, and
+ * the click writer waits for it; at 5,000 rows a batch took ~200 ms on a loaded 2-core machine and
+ * a 200 ms pause cost redirects a quarter of their throughput (BENCHMARKS.md, retention).
+ */
+export function pauseAfter(pauseMs: number, batchMs: number, share = 0.1): number {
+  return Math.max(pauseMs, Math.ceil((batchMs * (1 - share)) / share));
+}
 
 /** Runs one pass: batches until each kind has nothing older than its horizon left. */
 export async function purge(store: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>, pass: RetentionPass, options: PurgeOptions): Promise<PurgeResult> {
@@ -65,10 +77,11 @@ export async function purge(store: Pick<EventStore<unknown>, 'expire' | 'expireS
     if (before === undefined) continue;
     for (;;) {
       if (options.stopped?.()) return result;
+      const started = performance.now();
       const n = await expire(before, options.batch);
       result[kind] += n;
       if (n < options.batch) break;
-      await sleep(options.pauseMs);
+      await sleep(pauseAfter(options.pauseMs, performance.now() - started, options.timeShare));
     }
   }
   return result;
