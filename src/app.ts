@@ -36,6 +36,7 @@ import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
 import { createEventsModule } from './events/module.js';
 import { createWebhooksModule } from './webhooks/module.js';
+import { createRetention } from './events/retention-module.js';
 import type { Subscriber } from './events/publisher.js';
 
 void _unused;
@@ -92,11 +93,18 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
+  const retention = createRetention({
+    config,
+    database,
+    events: ctx.events,
+    now,
+    onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
+  });
   // The reader closes last but one: the lifecycles before it may still read through it; the
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -178,5 +186,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention } };
 }

@@ -63,3 +63,16 @@ test('bad values stop the start with a message naming the variable', () => {
     assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), `${name}=${value}`);
   }
 });
+
+test('privacy settings: addresses anonymized, events and rollups kept forever, a one-hour click-id cookie by default', () => {
+  const c = loadConfig({});
+  assert.equal(c.visitorIp, 'anonymized');
+  assert.equal(c.eventsRetentionDays, undefined);
+  assert.equal(c.rollupsRetentionDays, undefined);
+  assert.equal(c.clickIdCookieSeconds, 3600);
+  const set = loadConfig({ VISITOR_IP: 'none', EVENTS_RETENTION_DAYS: '90', ROLLUPS_RETENTION_DAYS: '730', CLICK_ID_COOKIE_DAYS: '0.5' });
+  assert.deepEqual([set.visitorIp, set.eventsRetentionDays, set.rollupsRetentionDays, set.clickIdCookieSeconds], ['none', 90, 730, 43_200]);
+  assert.throws(() => loadConfig({ VISITOR_IP: 'partial' }), /VISITOR_IP/);
+  assert.throws(() => loadConfig({ EVENTS_RETENTION_DAYS: '0' }), /EVENTS_RETENTION_DAYS/);
+  assert.throws(() => loadConfig({ CLICK_ID_COOKIE_DAYS: '-1' }), /CLICK_ID_COOKIE_DAYS/);
+});

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
+import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -106,6 +107,14 @@ const EnvSchema = z.object({
    * again after this. Longer than a send can take (10 s) in production; tests shorten it.
    */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+  /** What events store of the visitor's address: its /24 or /48 (`anonymized`), all of it, or nothing (docs/privacy.md). */
+  VISITOR_IP: z.enum(VISITOR_IP_MODES).default('anonymized'),
+  /** Raw events (clicks, leads, sales) older than this many days are deleted; unset: kept forever. */
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** Rollup rows (the analytics summaries) older than this many days are deleted; unset: kept forever. */
+  ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** Lifetime of the click-id cookie a redirect sets on the short link's domain, in days (may be fractional). */
+  CLICK_ID_COOKIE_DAYS: z.coerce.number().positive().max(400).default(1 / 24),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -157,6 +166,14 @@ export interface Config {
   webhookRetryDelaysMs?: number[];
   webhookPollMs: number;
   webhookLeaseMs: number;
+  /** `VISITOR_IP` (visitor-ip.ts). */
+  visitorIp: VisitorIpMode;
+  /** Days raw events are kept (undefined: forever); events/retention.ts. */
+  eventsRetentionDays?: number;
+  /** Days rollup rows are kept (undefined: forever). */
+  rollupsRetentionDays?: number;
+  /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
+  clickIdCookieSeconds: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -220,6 +237,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookPollMs: e.WEBHOOK_POLL_INTERVAL_MS,
     webhookLeaseMs: e.WEBHOOK_LEASE_MS,
+    visitorIp: e.VISITOR_IP,
+    eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
+    rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,
+    clickIdCookieSeconds: Math.max(1, Math.round(e.CLICK_ID_COOKIE_DAYS * 86_400)),
   };
   return { ...config, ...overrides };
 }

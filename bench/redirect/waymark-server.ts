@@ -2,7 +2,8 @@
  * Side (b) of the redirect benchmark: Waymark itself (the real buildApp, click recording on), on
  * the SQLite file the parent seeded. Reports its port when listening; answers `stats` with the
  * redirect counters, `cpu` with its CPU time (all threads, so the flush worker too, and split by thread), `settle` once
- * every buffered click is committed and folded into rollups and link counters, and `close`
+ * every buffered click is committed and folded into rollups and link counters, `retention` with
+ * the result and milliseconds of a retention pass started now (bench/retention.ts), and `close`
  * by shutting down the way SIGTERM does (app.close() flushes).
  */
 import { loadConfig } from '../../src/config.js';
@@ -24,6 +25,11 @@ process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'settle') {
     await modules.redirect.flushClicks();
     process.send?.({ type: 'settled', stats: modules.redirect.stats() });
+  }
+  if (msg.type === 'retention') {
+    const started = performance.now();
+    const result = await modules.retention.runNow().catch((err) => ({ error: String(err) }));
+    process.send?.({ type: 'retained', stats: { result, ms: Math.round(performance.now() - started) } });
   }
   if (msg.type === 'close') {
     await app.close();

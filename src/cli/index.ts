@@ -6,6 +6,7 @@
  * npx waymark workspaces create --name "Acme" --plan business
  * npx waymark keys create --workspace acme --scopes "links.read analytics.read"
  * npx waymark keys revoke key_01J… --workspace acme
+ * npx waymark erase --ip 203.0.113.7
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
@@ -15,6 +16,7 @@ import { createWorkspaceService } from '../workspaces/service.js';
 import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
 import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
+import { runErase, ERASE_USAGE } from './erase.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -26,7 +28,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -45,6 +47,8 @@ export async function runCli(
       scopes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       force: { type: 'boolean' },
+      ip: { type: 'string' },
+      click: { type: 'string' },
     },
   });
   const [group, action, arg] = positionals;
@@ -104,6 +108,7 @@ export async function runCli(
       out(`Revoked ${arg}`);
       return 0;
     }
+    if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;
     out(USAGE);

@@ -12,9 +12,15 @@ import { customerRoutes } from './routes.js';
 
 export function createCustomersModule(ctx: AppContext) {
   const { db, dialect } = ctx.database;
-  const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now);
   /** A customer store bound to `db`, which may be a transaction. */
   const storeFor = (handle: Kysely<Database>): CustomerStore => createCustomerStore(handle, dialect);
+  // The row and the events (with the rollups and link counters they feed) go in one transaction.
+  const eraseWithEvents = (workspaceId: string, customerId: string) =>
+    db.transaction().execute(async (trx) => {
+      await storeFor(trx).delete(workspaceId, customerId);
+      await ctx.events.forgetCustomer(workspaceId, customerId, trx);
+    });
+  const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now, eraseWithEvents);
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(customerRoutes, { customers: service });
   };

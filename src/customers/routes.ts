@@ -10,6 +10,7 @@ import {
   CustomerExpandQuery,
   CustomerParams,
   CustomerResponse,
+  DeleteCustomerQuery,
   DeleteCustomerResponse,
   ListCustomersQuery,
   UpdateCustomerBody,
@@ -76,9 +77,10 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService 
         operationId: 'deleteCustomer',
         summary: 'Delete a customer',
         params: CustomerParams,
+        querystring: DeleteCustomerQuery,
         response: { 200: DeleteCustomerResponse },
       },
     },
-    (req) => customers.delete(req.auth.workspaceId, req.params.id),
+    (req) => customers.delete(req.auth.workspaceId, req.params.id, { deleteEvents: req.query.deleteEvents === true }),
   );
 };

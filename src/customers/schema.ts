@@ -105,6 +105,14 @@ export type CustomerResponse = z.infer<typeof CustomerResponse>;
 
 export const DeleteCustomerResponse = z.object({ id: z.string() });
 
+/** Waymark's own option (docs/privacy.md): erase the customer's leads and sales too. */
+export const DeleteCustomerQuery = z.object({
+  deleteEvents: queryBool.optional().meta({
+    description:
+      "Also delete the customer's lead and sale events, taking them out of analytics and of their links' lead and sale counters. Default false: the events stay, without the customer's name, email or avatar.",
+  }),
+});
+
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
 /** The link columns the expanded customer shows. */

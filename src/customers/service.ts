@@ -24,10 +24,17 @@ export interface CustomerService {
   get(workspaceId: string, idOrExternal: string, expand: boolean): Promise<CustomerResponse>;
   list(workspaceId: string, query: ListCustomersQuery): Promise<CustomerResponse[]>;
   update(workspaceId: string, idOrExternal: string, body: UpdateCustomerBody, expand: boolean): Promise<CustomerResponse>;
-  delete(workspaceId: string, idOrExternal: string): Promise<{ id: string }>;
+  /**
+   * Deletes the customer row: its name, email, avatar, external and processor ids. The lead and
+   * sale events keep only the opaque customer id, unless `deleteEvents` erases them too.
+   */
+  delete(workspaceId: string, idOrExternal: string, options?: { deleteEvents?: boolean }): Promise<{ id: string }>;
 }
 
-export function createCustomerService(store: CustomerStore, dialect: Dialect, now: () => number): CustomerService {
+/** Erases a customer and their events in one write (customers/module.ts binds it to the database and event log). */
+export type EraseCustomer = (workspaceId: string, customerId: string) => Promise<void>;
+
+export function createCustomerService(store: CustomerStore, dialect: Dialect, now: () => number, eraseWithEvents?: EraseCustomer): CustomerService {
   async function find(workspaceId: string, idOrExternal: string): Promise<CustomerRow> {
     const row = idOrExternal.startsWith(EXTERNAL_ID_PREFIX)
       ? await store.findByExternalId(workspaceId, idOrExternal.slice(EXTERNAL_ID_PREFIX.length))
@@ -113,9 +120,14 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
       return (await respond(workspaceId, [updated], expand))[0]!;
     },
 
-    async delete(workspaceId, idOrExternal) {
+    async delete(workspaceId, idOrExternal, options = {}) {
       const row = await find(workspaceId, idOrExternal);
-      // Events keep their customer_id: analytics of past leads and sales stay unchanged.
+      if (options.deleteEvents) {
+        if (!eraseWithEvents) throw new Error('customer service built without event erasure');
+        await eraseWithEvents(workspaceId, row.id);
+        return { id: row.id };
+      }
+      // Events keep their customer_id (an opaque id): analytics of past leads and sales stay unchanged.
       await store.delete(workspaceId, row.id);
       return { id: row.id };
     },

@@ -2,7 +2,7 @@
  * The named differences between the two engines. Stores call these instead of branching on the
  * engine, so `if (isPostgres)` never appears outside `db/` (style.md, habit 5).
  */
-import { sql, type RawBuilder, type Expression } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Expression } from 'kysely';
 
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
@@ -34,6 +34,14 @@ export interface Dialect {
   readonly orFail: RawBuilder<unknown>;
   /** `orFail` for an insert built with Kysely. */
   insertOrFail<Q extends { orFail(): Q }>(query: Q): Q;
+  /**
+   * Runs `job` unless another process runs the job named by `key` right now, for periodic work
+   * that one process of several must do (retention). PostgreSQL: a session advisory lock
+   * (`pg_try_advisory_lock`) held on one pooled connection for the job's length, so it goes with
+   * the session if the process dies; SQLite: a file has one writing process, so always runs.
+   * Returns undefined when another process holds the job.
+   */
+  exclusively<T>(db: Kysely<any>, key: number, job: () => Promise<T>): Promise<T | undefined>;
 }
 
 function escapeLike(value: string): string {
@@ -54,6 +62,7 @@ export const sqliteDialect: Dialect = {
   },
   orFail: sql`or fail`,
   insertOrFail: (query) => query.orFail(),
+  exclusively: (_db, _key, job) => job(),
 };
 
 export const postgresDialect: Dialect = {
@@ -68,4 +77,14 @@ export const postgresDialect: Dialect = {
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === '23505',
   orFail: sql``,
   insertOrFail: (query) => query,
+  exclusively: (db, key, job) =>
+    db.connection().execute(async (conn) => {
+      const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${key}) as ok`.execute(conn);
+      if (!got.rows[0]?.ok) return undefined;
+      try {
+        return await job();
+      } finally {
+        await sql`select pg_advisory_unlock(${key})`.execute(conn);
+      }
+    }),
 };

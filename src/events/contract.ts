@@ -321,5 +321,81 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.deepEqual(afterLink.get('lnk_a'), expected(rows, ['click', 'lead', 'sale'], ['link_id'], (r) => keep(r) && r.link_id === 'lnk_a').get('lnk_a'));
       assert.equal(await f.store.forgetLinks(other, ['lnk_a']), 0, "a workspace cannot erase another's events");
     });
+
+    test('erasing an address removes its clicks and the leads and sales that copied it, in every workspace', async () => {
+      const ip = '192.0.2.0';
+      const click = contractEvent(ws, 'lnk_a', { timestamp: T0 + 40 * H, ip });
+      const lead = contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: T0 + 40 * H + 1, click_id: click.click_id, ip, customer_id: 'cus_ip', event_name: 'Sign up' });
+      const sale = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 40 * H + 2, click_id: click.click_id, ip, customer_id: 'cus_ip', amount: 700, invoice_id: null, sale_type: 'new' });
+      const elsewhere = contractEvent(other, 'lnk_other', { timestamp: T0 + 40 * H, ip });
+      const kept = contractEvent(ws, 'lnk_a', { timestamp: T0 + 40 * H, ip: '192.0.2.77' });
+      await f.store.append([click, lead, sale, elsewhere, kept]);
+      await f.settle?.();
+      const slice = { from: T0 + 40 * H, to: T0 + 41 * H };
+      const [before] = await f.store.aggregate(spec(ws, workspaceScope(ws)), slice);
+      assert.deepEqual(actual([before!]).get(''), { clicks: 2, leads: 1, sales: 1, sale_amount: 700 });
+
+      assert.deepEqual(await f.store.forgetIp(ip), { clicks: 2, leads: 1, sales: 1, pending: 0 });
+      assert.equal(await f.store.findClick(ws, click.click_id), undefined);
+      assert.equal(await f.store.findClick(other, elsewhere.click_id), undefined);
+      assert.equal((await f.store.findClick(ws, kept.click_id))?.id, kept.id, 'another address stays');
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_ip'), false);
+      const [after] = await f.store.aggregate(spec(ws, workspaceScope(ws)), slice);
+      assert.deepEqual(actual([after!]).get(''), { clicks: 1, leads: 0, sales: 0, sale_amount: 0 });
+      assert.deepEqual(await f.store.forgetIp(ip), { clicks: 0, leads: 0, sales: 0, pending: 0 }, 'nothing left');
+    });
+
+    test('erasing a click removes it and the leads and sales attributed to it', async () => {
+      const click = contractEvent(ws, 'lnk_a', { timestamp: T0 + 41 * H });
+      const lead = contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: T0 + 41 * H + 1, click_id: click.click_id, customer_id: 'cus_clk', event_name: 'Sign up' });
+      const sale = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 41 * H + 2, click_id: click.click_id, customer_id: 'cus_clk', amount: 300, invoice_id: null, sale_type: 'new' });
+      const neighbour = contractEvent(ws, 'lnk_a', { timestamp: T0 + 41 * H });
+      await f.store.append([click, lead, sale, neighbour]);
+      await f.settle?.();
+      assert.deepEqual(await f.store.forgetClick(click.click_id), { clicks: 1, leads: 1, sales: 1, pending: 0 });
+      assert.equal(await f.store.findClick(ws, click.click_id), undefined);
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_clk'), false);
+      assert.equal((await f.store.findClick(ws, neighbour.click_id))?.id, neighbour.id);
+      const [after] = await f.store.aggregate(spec(ws, workspaceScope(ws)), { from: T0 + 41 * H, to: T0 + 42 * H });
+      assert.deepEqual(actual([after!]).get(''), { clicks: 1, leads: 0, sales: 0, sale_amount: 0 });
+    });
+
+    test('retention: expire deletes exactly the events before the horizon, in batches of at most its limit; whole days stay counted until the summaries expire', async () => {
+      const DAY = 24 * H;
+      const oldDay = T0 - 10 * DAY;
+      const old = [
+        ...Array.from({ length: 5 }, (_, i) => contractEvent(ws, 'lnk_a', { timestamp: oldDay + i * H })),
+        ...Array.from({ length: 2 }, (_, i) => contractEvent(other, 'lnk_other', { timestamp: oldDay + i * H })),
+        contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: oldDay + 6 * H, customer_id: 'cus_old', event_name: 'Sign up' }),
+      ];
+      await f.store.append(old);
+      await f.settle?.();
+      const oldRange = { from: oldDay, to: oldDay + DAY };
+      const total = async () => actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), oldRange)).get('') ?? { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
+      const counted = await total();
+      assert.deepEqual(counted, { clicks: 5, leads: 1, sales: 0, sale_amount: 0 });
+      const horizon = T0 - 5 * DAY;
+      const batches: number[] = [];
+      for (;;) {
+        const n = await f.store.expire(horizon, 3);
+        batches.push(n);
+        if (n < 3) break;
+      }
+      assert.deepEqual(batches, [3, 3, 2], 'eight old events, at most three a call');
+      assert.equal(await f.store.findClick(ws, old[0]!.click_id), undefined);
+      assert.equal(await f.store.hasAnyLead(ws, 'cus_old'), false);
+      const listed = await f.store.page(spec(ws, workspaceScope(ws)), oldRange, { order: 'asc', limit: 100, offset: 0 });
+      assert.deepEqual(listed, [], 'no raw event of the expired day is listed');
+      assert.ok((await f.store.findClick(ws, rows[1]!.click_id)) !== undefined, 'events after the horizon stay');
+      assert.deepEqual(await total(), counted, "the expired day's totals still answer");
+
+      const recent = () => f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['country'] }), { from: T0, to: T0 + 48 * H });
+      const recentBefore = actual(await recent());
+      let summaries = 0;
+      for (let n = -1; n !== 0; ) summaries += n = await f.store.expireSummaries(horizon, 2);
+      assert.ok(summaries > 0);
+      assert.deepEqual(await total(), { clicks: 0, leads: 0, sales: 0, sale_amount: 0 }, 'with its summaries gone, the day counts nothing');
+      assert.deepEqual(actual(await recent()), recentBefore, 'summaries after the horizon stay');
+    });
   });
 }

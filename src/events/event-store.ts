@@ -191,6 +191,21 @@ export interface EventPage {
   offset: number;
 }
 
+/** Events one erasure removed, by kind. */
+export interface ForgetCounts {
+  clicks: number;
+  leads: number;
+  sales: number;
+}
+
+export interface ForgetResult extends ForgetCounts {
+  /**
+   * Matching clicks left in place because they are not counted yet (a store that counts clicks
+   * a moment after storing them: the SQL store on SQLite, about a second); erase again shortly.
+   */
+  pending: number;
+}
+
 export interface EventStore<Tx = never> {
   /**
    * Appends events: the whole batch becomes visible (to reads and aggregates) at once or not at
@@ -221,6 +236,27 @@ export interface EventStore<Tx = never> {
 
   /** Deletes every event of these links (and what summarises them); returns how many. */
   forgetLinks(workspaceId: string, linkIds: readonly string[], tx?: Tx): Promise<number>;
-  /** Deletes the customer's leads and sales (and what summarises them); returns how many. */
+  /**
+   * Deletes the customer's leads and sales (and what summarises them: rollups, and the links'
+   * `leads`, `sales`, `saleAmount`, `conversions`); returns how many.
+   */
   forgetCustomer(workspaceId: string, customerId: string, tx?: Tx): Promise<number>;
+  /**
+   * Deletes, in every workspace, the events whose stored address is `ip` (clicks, and the leads
+   * and sales that copied it from their click), with what summarises them and the link counters.
+   * `ip` is compared with the stored form (anonymized by default: src/visitor-ip.ts).
+   */
+  forgetIp(ip: string): Promise<ForgetResult>;
+  /** Deletes the click with this id and the leads and sales attributed to it, as `forgetIp` does. */
+  forgetClick(clickId: string): Promise<ForgetResult>;
+
+  /**
+   * Retention: deletes up to `limit` raw events stamped before `before` (ms), oldest first in
+   * each workspace, and returns how many. What summarises them (rollups, link counters) stays,
+   * so figures of old periods that the summaries can answer survive; call again until it
+   * returns less than `limit`.
+   */
+  expire(before: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` summary rows (rollups) of periods that end before `before`; returns how many. */
+  expireSummaries(before: number, limit: number): Promise<number>;
 }

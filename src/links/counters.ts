@@ -95,6 +95,39 @@ export interface LinkCounters {
   addLeads(trx: Kysely<Database>, workspaceId: string, linkId: string, count: number): Promise<void>;
   /** One sale of `amount` USD cents; `conversion` when it is the customer's first sale on the link. */
   addSale(trx: Kysely<Database>, workspaceId: string, linkId: string, amount: number, conversion: boolean): Promise<void>;
+  /**
+   * Erasure (events/sql/event-writer.ts): takes erased events off their links' `clicks`, `leads`,
+   * `sales` and `saleAmount`, one statement per link (erasures are rare and small). Workspaces'
+   * monthly `usage` keeps them: it counts what was recorded that month. `lastClicked` stays.
+   */
+  subtractEvents(trx: Kysely<Database>, rows: readonly ErasedEvent[]): Promise<void>;
+  /** One customer fewer with a sale on the link (their last sale there was erased). */
+  subtractConversion(trx: Kysely<Database>, workspaceId: string, linkId: string): Promise<void>;
+}
+
+/** What the counters need of an erased event. */
+export interface ErasedEvent {
+  workspace_id: string;
+  link_id: string;
+  kind: string;
+  amount: number;
+}
+
+/** Per-link totals of erased events (pure: unit-tested). */
+export function erasedTotals(rows: readonly ErasedEvent[]): { workspaceId: string; linkId: string; clicks: number; leads: number; sales: number; saleAmount: number }[] {
+  const perLink = new Map<string, { workspaceId: string; linkId: string; clicks: number; leads: number; sales: number; saleAmount: number }>();
+  for (const r of rows) {
+    const key = `${r.workspace_id}\u0000${r.link_id}`;
+    let t = perLink.get(key);
+    if (!t) perLink.set(key, (t = { workspaceId: r.workspace_id, linkId: r.link_id, clicks: 0, leads: 0, sales: 0, saleAmount: 0 }));
+    if (r.kind === 'click') t.clicks++;
+    else if (r.kind === 'lead') t.leads++;
+    else if (r.kind === 'sale') {
+      t.sales++;
+      t.saleAmount += Number(r.amount);
+    }
+  }
+  return [...perLink.values()];
 }
 
 export function createLinkCounters(dialect: Dialect): LinkCounters {
@@ -142,5 +175,29 @@ export function createLinkCounters(dialect: Dialect): LinkCounters {
         .execute();
     },
 
+    async subtractEvents(trx, rows) {
+      for (const t of erasedTotals(rows)) {
+        await trx
+          .updateTable('links')
+          .set((eb) => ({
+            clicks: eb('clicks', '-', t.clicks),
+            leads: eb('leads', '-', t.leads),
+            sales: eb('sales', '-', t.sales),
+            sale_amount: eb('sale_amount', '-', t.saleAmount),
+          }))
+          .where('workspace_id', '=', t.workspaceId)
+          .where('id', '=', t.linkId)
+          .execute();
+      }
+    },
+
+    async subtractConversion(trx, workspaceId, linkId) {
+      await trx
+        .updateTable('links')
+        .set((eb) => ({ conversions: eb('conversions', '-', 1) }))
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', linkId)
+        .execute();
+    },
   };
 }

@@ -38,6 +38,7 @@ test('the enricher adds traits, referer, trigger and UTM, and takes the location
   const enrich = createClickEnricher({
     geo: { locateIp: (ip) => (looked.push(ip), { country: 'US', region: 'US-CA', city: 'San Francisco', continent: 'NA' }) },
     classify: createUaClassifier(),
+    ipMode: 'full',
   });
   const e = enrich(raw());
   assert.deepEqual(
@@ -58,6 +59,7 @@ test('the enricher keeps a location from trusted headers and marks a visit witho
   const enrich = createClickEnricher({
     geo: { locateIp: () => assert.fail('no lookup when the headers gave the location') },
     classify: createUaClassifier(),
+    ipMode: 'full',
   });
   const e = enrich(raw({ geo: { country: 'FR', region: 'FR-IDF', city: 'Paris', continent: 'EU' }, referer: '', qr: false, url: 'https://example.com/' }));
   assert.equal(e.country, 'FR');
@@ -66,6 +68,16 @@ test('the enricher keeps a location from trusted headers and marks a visit witho
   assert.equal(e.referer_url, '(direct)');
   assert.equal(e.trigger, 'link');
   assert.equal(e.utm_source, null);
+});
+
+test('the location is looked up from the full address; the row keeps only what VISITOR_IP allows', () => {
+  const looked: string[] = [];
+  const geo = { locateIp: (ip: string) => (looked.push(ip), { country: 'US', region: 'US-CA', city: 'San Francisco', continent: 'NA' }) };
+  const classify = createUaClassifier();
+  assert.equal(createClickEnricher({ geo, classify, ipMode: 'anonymized' })(raw()).ip, '203.0.113.0');
+  assert.equal(createClickEnricher({ geo, classify, ipMode: 'none' })(raw()).ip, '');
+  assert.equal(createClickEnricher({ geo, classify, ipMode: 'anonymized' })(raw({ ip: '2001:db8:85a3:1::7' })).ip, '2001:db8:85a3::');
+  assert.deepEqual(looked, ['203.0.113.5', '203.0.113.5', '2001:db8:85a3:1::7']);
 });
 
 test('geo: IPv4 answers are remembered per /24 only when the record covers the /24', async () => {

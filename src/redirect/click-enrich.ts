@@ -1,11 +1,13 @@
 /**
  * Raw click → the stored click event: location, user-agent traits, referer host and UTM values
- * added where the row is written (the flush worker), not on the redirect thread. Each lookup is
+ * added where the row is written (the flush worker), not on the redirect thread; then the address
+ * is cut to what `VISITOR_IP` keeps (../visitor-ip.ts), after the geo lookup, which needs all of
+ * it, and before anything is stored. Each lookup is
  * remembered, because traffic repeats a small set of user agents, referers and destination URLs
  * (and geo.ts remembers /24 networks).
  *
  * @example
- * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier() });
+ * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier(), ipMode: 'anonymized' });
  * const event = enrich(rawClick); // { kind: 'click', country: 'US', browser: 'Chrome', referer: 'google.com', … }
  */
 import type { StoredEvent } from '../events/event-store.js';
@@ -14,12 +16,15 @@ import type { RawClick } from './click-record.js';
 import { utmOf } from './final-url.js';
 import { memoize } from '../memo.js';
 import type { GeoLocator } from './geo.js';
+import { storedIp, type VisitorIpMode } from '../visitor-ip.js';
 import { refererOf, type UaTraits } from './visitor.js';
 
 export interface ClickEnricherDeps {
   /** City-precision locator (click records hold country, region, city and continent). */
   geo: Pick<GeoLocator, 'locateIp'>;
   classify: (ua: string) => UaTraits;
+  /** What the stored row keeps of the address (`VISITOR_IP`). */
+  ipMode: VisitorIpMode;
   /** Distinct referers and destination URLs remembered (default 10,000 each). */
   cacheSize?: number;
 }
@@ -51,7 +56,7 @@ export function createClickEnricher(deps: ClickEnricherDeps): (raw: RawClick) =>
       referer: referer.host,
       referer_url: referer.url,
       trigger: raw.qr ? 'qr' : 'link',
-      ip: raw.ip,
+      ip: storedIp(raw.ip, deps.ipMode),
       ua: raw.ua,
       utm_source: utm.utm_source,
       utm_medium: utm.utm_medium,

@@ -15,7 +15,7 @@ let t: TestApp;
 let base: string;
 
 before(async () => {
-  t = await createTestApp({ env: { TRUST_PROXY: 'true', TRUST_GEO_HEADERS: 'true' } });
+  t = await createTestApp({ env: { VISITOR_IP: 'full', TRUST_PROXY: 'true', TRUST_GEO_HEADERS: 'true' } });
   base = await t.listen();
 });
 after(() => t.close());
@@ -172,7 +172,7 @@ test('conversion tracking switched on for the workspace applies to all its links
 });
 
 test('shutdown under load loses no click: everything answered is stored after app.close()', async () => {
-  const app = await createTestApp({ env: { TRUST_PROXY: 'true' } });
+  const app = await createTestApp({ env: { VISITOR_IP: 'full', TRUST_PROXY: 'true' } });
   const url = new URL(await app.listen());
   const l = await insertLink(app.database.db, app.workspaceId, { domain: 'go.test', key: 'load', url: 'https://example.com/' });
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });

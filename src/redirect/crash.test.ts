@@ -69,7 +69,7 @@ test('kill -9 while the database holds the writer back: the answered clicks lost
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
   // A hold limit longer than the test: no answer goes out because it waited too long.
-  const server = await startServer(db.url, port, key, { CLICK_MAX_LAG_MS: String(MAX_LAG_MS), CLICK_MAX_HOLD_MS: '60000' });
+  const server = await startServer(db.url, port, key, { VISITOR_IP: 'full', CLICK_MAX_LAG_MS: String(MAX_LAG_MS), CLICK_MAX_HOLD_MS: '60000' });
   let restarted: ServerProcess | undefined;
   try {
     const link = await createLink(port, key, { url: 'https://example.com/crash', key: 'crash' });
@@ -86,7 +86,7 @@ test('kill -9 while the database holds the writer back: the answered clicks lost
     await load.stop();
     await lock.release();
 
-    restarted = await startServer(db.url, port, key);
+    restarted = await startServer(db.url, port, key, { VISITOR_IP: 'full' });
     const ips = await storedIps(db, link.id);
     assert.equal(new Set(ips).size, ips.length, 'no click is stored twice');
     assert.ok(
@@ -116,7 +116,7 @@ test('SIGTERM while the database holds the writer back: exit within CLICK_SHUTDO
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
   const spillDir = join(db.dir, 'spill');
-  const env = { CLICK_SHUTDOWN_GRACE_MS: String(GRACE_MS), CLICK_SPILL_DIR: spillDir };
+  const env = { VISITOR_IP: 'full', CLICK_SHUTDOWN_GRACE_MS: String(GRACE_MS), CLICK_SPILL_DIR: spillDir };
   const server = await startServer(db.url, port, key, env);
   let restarted: ServerProcess | undefined;
   let lock: Awaited<ReturnType<typeof holdWriteLock>> | undefined;

@@ -28,6 +28,7 @@ import { createGeoLocator } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { lowerThreadPriority } from '../thread-priority.js';
 import { sql } from 'kysely';
+import type { VisitorIpMode } from '../visitor-ip.js';
 
 /** SQLite: the longest wait for a lock inside one call, and the pause between tries (whileBusy). */
 const SQLITE_BUSY_WAIT_MS = 100;
@@ -56,6 +57,8 @@ export interface FlushWorkerData {
    * to the outbox too. Later changes arrive as `clicks` messages.
    */
   clicks?: ClickSubscriptions;
+  /** `VISITOR_IP`: what stored clicks keep of the address (default `anonymized`). */
+  visitorIp?: VisitorIpMode;
 }
 
 export type WorkerRequest =
@@ -80,7 +83,7 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp } = workerData as FlushWorkerData;
 let announced = clickFilter(clicks ?? NO_CLICK_SUBSCRIPTIONS);
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
@@ -95,7 +98,7 @@ const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2
 if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same event store app.ts builds: events and rollups are written the one way.
 const events = createSqlEventStore({ database });
-const enrich = createClickEnricher({ geo, classify: createUaClassifier() });
+const enrich = createClickEnricher({ geo, classify: createUaClassifier(), ipMode: visitorIp ?? 'anonymized' });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
 const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),

@@ -37,6 +37,12 @@ export interface RedirectHandlerDeps {
   clickIdParam: string;
   /** Adds `Secure` to the cookies we set (short links served over https). */
   secureCookies: boolean;
+  /**
+   * Max-Age of the click-id cookie, seconds (`CLICK_ID_COOKIE_DAYS`; default 3,600). The cookie
+   * lets a page on the short link's own domain read the click id for a later lead
+   * (docs/privacy.md); absent, one hour, as the published service sets it.
+   */
+  clickIdCookieSeconds?: number;
   cache: LinkCache;
   writer: ClickWriter;
   classify: (ua: string) => UaTraits;
@@ -94,6 +100,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const prefix = deps.clickIdParam.replace(/_id$/, '');
   const testCookieName = `${prefix}_test_url`;
   const secure = deps.secureCookies ? '; Secure' : '';
+  const clickIdMaxAge = deps.clickIdCookieSeconds ?? 3600;
   const stats: RedirectStats = { humanAnswers: 0, clicksRecorded: 0, botAnswers: 0 };
   // A server sees few Host values, each on every request: parsed once. Parsing it every time
   // measured 1-1.5 µs a request in the redirect benchmark's server (BENCHMARKS.md).
@@ -298,7 +305,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     // The cookie path is the link's own path; anything that could break the header falls back to `/`.
     const cookiePath = r.isRoot || !SAFE_COOKIE_PATH.test(r.path) ? '/' : r.path;
     if (l.trackConversion && clickId !== null) {
-      cookies.push(`${deps.clickIdParam}=${clickId}; Path=${cookiePath}; Max-Age=3600; SameSite=Lax${secure}`);
+      cookies.push(`${deps.clickIdParam}=${clickId}; Path=${cookiePath}; Max-Age=${clickIdMaxAge}; SameSite=Lax${secure}`);
     }
     if (decision.testUrl !== null) {
       cookies.push(`${testCookieName}=${encodeURIComponent(decision.testUrl)}; Path=${cookiePath}; Max-Age=604800; SameSite=Lax${secure}`);

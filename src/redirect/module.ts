@@ -75,7 +75,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   let announced = clickFilter(ctx.outbox.clickSubscriptions());
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions() },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp },
         { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
       )
     : undefined;
@@ -97,7 +97,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           },
         }),
         ctx.events,
-        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify }),
+        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp }),
       );
   const spillDir = spillDirFor(config.clickSpillDir, database);
   const identity = databaseIdentity(database);
@@ -135,6 +135,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     trustProxy: config.trustProxy,
     clickIdParam: config.clickIdParam,
     secureCookies: config.shortLinkProtocol === 'https',
+    clickIdCookieSeconds: config.clickIdCookieSeconds,
     cache,
     writer,
     classify,

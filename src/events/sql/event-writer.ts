@@ -8,7 +8,8 @@
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../../db/tables.js';
-import type { StoredEvent } from '../event-store.js';
+import type { ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
+import { createLinkCounters, type LinkCounters } from '../../links/counters.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
@@ -36,8 +37,16 @@ export interface EventWriter {
    * events removed.
    */
   forgetLinks(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, linkIds: readonly string[]): Promise<number>;
-  /** Deletes the customer's leads and sales and takes them out of the rollups; returns how many. */
+  /**
+   * Deletes the customer's leads and sales, takes them out of the rollups and the links' `leads`,
+   * `sales`, `saleAmount` and `conversions`; returns how many.
+   */
   forgetCustomer(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, customerId: string): Promise<number>;
+  /**
+   * Deletes every event, in any workspace, whose stored `ip` or `click_id` is `value`, with the
+   * rollups and link counters. Clicks the click fold has not counted yet are left (`pending`).
+   */
+  forgetEverywhere(trx: Transaction<Database> | Kysely<Database>, column: 'ip' | 'click_id', value: string): Promise<ForgetResult>;
 }
 
 /** Rows per delete statement when forgetting a link. */
@@ -89,20 +98,36 @@ async function write(trx: Kysely<Database>, events: readonly StoredEvent[], text
   await applyRollupDeltas(trx, rollupDeltas(events), texts);
 }
 
-/** The events one `forget` removes: a link's, or a customer's leads and sales. */
-type ForgetTarget = { column: 'link_id'; value: string } | { column: 'customer_id'; value: string };
+/**
+ * The events one `forget` removes: a link's or a customer's (in one workspace), or every event
+ * carrying an address or a click id (in any workspace: the operator's erasure, src/privacy/).
+ */
+type ForgetTarget =
+  | { workspaceId: string; column: 'link_id' | 'customer_id'; value: string }
+  | { workspaceId?: undefined; column: 'ip' | 'click_id'; value: string };
 
-async function forgetOne(trx: Kysely<Database>, workspaceId: string, target: ForgetTarget, texts: SqlTexts): Promise<number> {
-  let removed = 0;
+interface ForgetOptions {
+  /** Subtract the removed events from the link counters too (not for links being deleted). */
+  counters?: LinkCounters;
+  /**
+   * Leave clicks at or after this time: on SQLite the click fold adds them to the rollups and
+   * counters later (click-fold.ts), so erasing them now would be counted back in.
+   */
+  clicksBefore?: number | null;
+}
+
+function selectTarget(trx: Kysely<Database>, target: ForgetTarget, clicksBefore: number | null | undefined) {
+  let q = trx.selectFrom('events').where(target.column, '=', target.value);
+  if (target.workspaceId !== undefined) q = q.where('workspace_id', '=', target.workspaceId);
+  if (clicksBefore != null) q = q.where((eb) => eb.or([eb('kind', '<>', 'click'), eb('timestamp', '<', clicksBefore)]));
+  return q;
+}
+
+async function forgetOne(trx: Kysely<Database>, target: ForgetTarget, texts: SqlTexts, options: ForgetOptions): Promise<ForgetCounts> {
+  const removed: ForgetCounts = { clicks: 0, leads: 0, sales: 0 };
+  const sold = new Map<string, { workspaceId: string; customerId: string; linkId: string }>();
   for (;;) {
-    const rows = await trx
-      .selectFrom('events')
-      .selectAll()
-      .where(target.column, '=', target.value)
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('timestamp')
-      .limit(FORGET_PAGE)
-      .execute();
+    const rows = await selectTarget(trx, target, options.clicksBefore).selectAll().orderBy('timestamp').limit(FORGET_PAGE).execute();
     if (!rows.length) break;
     const deltas = rollupDeltas(rows);
     for (const r of [...deltas.hourly, ...deltas.daily]) {
@@ -112,28 +137,71 @@ async function forgetOne(trx: Kysely<Database>, workspaceId: string, target: For
       r.sale_amount = -r.sale_amount;
     }
     await applyRollupDeltas(trx, deltas, texts);
-    const ids = rows.map((r) => r.id);
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      await trx
-        .deleteFrom('events')
-        .where('workspace_id', '=', workspaceId)
-        .where(target.column, '=', target.value)
-        .where('id', 'in', ids.slice(i, i + CHUNK))
-        .execute();
+    if (options.counters) await options.counters.subtractEvents(trx, rows);
+    for (const [workspaceId, ids] of idsByWorkspace(rows)) {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await trx
+          .deleteFrom('events')
+          .where('workspace_id', '=', workspaceId)
+          .where(target.column, '=', target.value)
+          .where('id', 'in', ids.slice(i, i + CHUNK))
+          .execute();
+      }
     }
-    removed += rows.length;
+    for (const r of rows) {
+      if (r.kind === 'click') removed.clicks++;
+      else if (r.kind === 'lead') removed.leads++;
+      else {
+        removed.sales++;
+        if (r.customer_id) sold.set(`${r.workspace_id}\u0000${r.customer_id}\u0000${r.link_id}`, { workspaceId: r.workspace_id, customerId: r.customer_id, linkId: r.link_id });
+      }
+    }
+  }
+  // A link's `conversions` counts customers with a sale on it: one less for each whose last sale there went.
+  if (options.counters) {
+    for (const c of sold.values()) {
+      const left = await trx.selectFrom('events').select('id').where('workspace_id', '=', c.workspaceId).where('customer_id', '=', c.customerId)
+        .where('kind', '=', 'sale').where('link_id', '=', c.linkId).limit(1).executeTakeFirst();
+      if (!left) await options.counters.subtractConversion(trx, c.workspaceId, c.linkId);
+    }
   }
   return removed;
 }
 
-async function forget(trx: Kysely<Database>, workspaceId: string, targets: readonly ForgetTarget[], texts: SqlTexts): Promise<number> {
-  let removed = 0;
-  for (const target of targets) removed += await forgetOne(trx, workspaceId, target, texts);
-  return removed;
+function idsByWorkspace(rows: readonly { workspace_id: string; id: string }[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const ids = out.get(r.workspace_id);
+    if (ids) ids.push(r.id);
+    else out.set(r.workspace_id, [r.id]);
+  }
+  return out;
+}
+
+async function forget(trx: Kysely<Database>, targets: readonly ForgetTarget[], texts: SqlTexts, options: ForgetOptions): Promise<ForgetCounts> {
+  const total: ForgetCounts = { clicks: 0, leads: 0, sales: 0 };
+  for (const target of targets) {
+    const n = await forgetOne(trx, target, texts, options);
+    total.clicks += n.clicks;
+    total.leads += n.leads;
+    total.sales += n.sales;
+  }
+  return total;
+}
+
+const sum = (n: ForgetCounts) => n.clicks + n.leads + n.sales;
+
+/** The click fold's watermark (null: every click is in the rollups and counters). */
+async function clickWatermark(trx: Kysely<Database>): Promise<number | null> {
+  const state = await trx.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+  return state?.folded_before == null ? null : Number(state.folded_before);
 }
 
 export function createEventWriter(dialect: Dialect): EventWriter {
   const texts: SqlTexts = new Map();
+  const counters = createLinkCounters(dialect);
+  const inTransaction = <T>(trx: Transaction<Database> | Kysely<Database>, fn: (t: Kysely<Database>) => Promise<T>): Promise<T> =>
+    trx.isTransaction ? fn(trx) : trx.transaction().execute(fn);
   return {
     async append(trx, events) {
       if (!events.length) return;
@@ -148,15 +216,26 @@ export function createEventWriter(dialect: Dialect): EventWriter {
     },
     async forgetLinks(trx, workspaceId, linkIds) {
       if (!linkIds.length) return 0;
-      const targets = [...new Set(linkIds)].map((value) => ({ column: 'link_id' as const, value }));
-      if (trx.isTransaction) return forget(trx, workspaceId, targets, texts);
-      return trx.transaction().execute((t) => forget(t, workspaceId, targets, texts));
+      const targets = [...new Set(linkIds)].map((value) => ({ workspaceId, column: 'link_id' as const, value }));
+      return sum(await inTransaction(trx, (t) => forget(t, targets, texts, {})));
     },
     async forgetCustomer(trx, workspaceId, customerId) {
       // A customer's events are leads and sales only: clicks carry no customer id.
-      const targets = [{ column: 'customer_id' as const, value: customerId }];
-      if (trx.isTransaction) return forget(trx, workspaceId, targets, texts);
-      return trx.transaction().execute((t) => forget(t, workspaceId, targets, texts));
+      const targets = [{ workspaceId, column: 'customer_id' as const, value: customerId }];
+      return sum(await inTransaction(trx, (t) => forget(t, targets, texts, { counters })));
+    },
+    async forgetEverywhere(trx, column, value) {
+      return inTransaction(trx, async (t) => {
+        const clicksBefore = await clickWatermark(t);
+        const removed = await forget(t, [{ column, value }], texts, { counters, clicksBefore });
+        let pending = 0;
+        if (clicksBefore !== null) {
+          const row = await t.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where(column, '=', value)
+            .where('kind', '=', 'click').where('timestamp', '>=', clicksBefore).executeTakeFirst();
+          pending = Number(row?.n ?? 0);
+        }
+        return { ...removed, pending };
+      });
     },
   };
 }

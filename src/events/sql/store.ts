@@ -21,6 +21,7 @@ import { aggregateParts } from './aggregate.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { scopeIdsQuery } from './link-scope.js';
 import { inProcessRunner, type SqlRunner } from './sql-runner.js';
+import { expireEvents, expireRollups } from './expire.js';
 
 export interface SqlEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -148,5 +149,10 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
 
     forgetLinks: (workspaceId, linkIds, tx) => writer.forgetLinks(tx ?? db, workspaceId, linkIds),
     forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx ?? db, workspaceId, customerId),
+    forgetIp: (ip) => writer.forgetEverywhere(db, 'ip', ip),
+    forgetClick: (clickId) => writer.forgetEverywhere(db, 'click_id', clickId),
+
+    expire: (before, limit) => expireEvents(db, before, limit),
+    expireSummaries: (before, limit) => expireRollups(db, before, limit),
   };
 }

@@ -1,0 +1,26 @@
+/**
+ * `waymark erase --ip <address>` and `waymark erase --click <clickId>`: the operator's erasure of
+ * one visitor's events (src/privacy/erasure.ts, docs/privacy.md), with the counts printed.
+ */
+import type { Config } from '../config.js';
+import type { OpenDatabase } from '../db/open.js';
+import { createSqlEventStore } from '../events/sql/store.js';
+import { createErasure, describeErased } from '../privacy/erasure.js';
+
+export const ERASE_USAGE = `  erase --ip <address>
+        delete every click, lead and sale stored with this address (in its stored form: by default
+        the address's /24 or /48, so every visitor of that network), in all workspaces
+  erase --click <clickId>
+        delete the click and the leads and sales attributed to it
+`;
+
+export async function runErase(input: { config: Config; database: OpenDatabase; ip?: string; click?: string; out: (line: string) => void }): Promise<number> {
+  if (!input.ip === !input.click) throw new Error('erase needs exactly one of --ip <address> or --click <clickId>');
+  const erasure = createErasure({ events: createSqlEventStore({ database: input.database }), visitorIp: input.config.visitorIp });
+  if (input.click) {
+    input.out(describeErased(`click ${input.click}`, await erasure.eraseClick(input.click)));
+    return 0;
+  }
+  for (const form of await erasure.eraseIp(input.ip!)) input.out(describeErased(`ip ${form.stored}`, form));
+  return 0;
+}
