@@ -187,30 +187,25 @@ export const ClickEventResponse = z
   .object({ event: z.literal('click'), timestamp: z.string(), click: EventClick, link: LinkResponse, ...flat })
   .meta({ id: 'ClickEvent' });
 
+/** What lead and sale records both carry. */
+const conversion = {
+  timestamp: z.string(),
+  eventId: z.string(),
+  eventName: z.string(),
+  metadata: z.unknown().nullable(),
+  click: EventClick,
+  link: LinkResponse,
+  customer: EventCustomer,
+};
+
 export const LeadEventResponse = z
-  .object({
-    event: z.literal('lead'),
-    timestamp: z.string(),
-    eventId: z.string(),
-    eventName: z.string(),
-    metadata: z.unknown().nullable(),
-    click: EventClick,
-    link: LinkResponse,
-    customer: EventCustomer,
-    ...flat,
-  })
+  .object({ event: z.literal('lead'), ...conversion, ...flat })
   .meta({ id: 'LeadEvent' });
 
 export const SaleEventResponse = z
   .object({
     event: z.literal('sale'),
-    timestamp: z.string(),
-    eventId: z.string(),
-    eventName: z.string(),
-    metadata: z.unknown().nullable(),
-    click: EventClick,
-    link: LinkResponse,
-    customer: EventCustomer,
+    ...conversion,
     sale: z.object({ amount: z.number(), invoiceId: z.string().nullable(), paymentProcessor: z.string(), currency: z.string().nullable() }),
     saleAmount: z.number(),
     invoice_id: z.string(),

@@ -167,21 +167,27 @@ function selectAndGroup(group: readonly DimColumn[], col: Col, slot: RawBuilder<
   };
 }
 
+/** The raw scan of a part: its source and every condition of the spec that raw events can apply. */
+function rawScan(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, dialect: Dialect) {
+  const source = rawSource(spec, part, dialect);
+  const conds = [
+    ...source.conds,
+    kindCondition(spec, dialect),
+    ...spec.dims.map((f) => dimCondition(f, rawColumn)),
+    ...(spec.conversions.ref !== undefined ? [refCondition(dialect, spec.conversions.ref)] : []),
+  ];
+  return { from: source.from, conds };
+}
+
 /** Compiles the SQL of one part. */
 export function partQuery(db: Kysely<Database>, dialect: Dialect, spec: AggregateSpec, part: Part): CompiledQuery {
   if (part.source === 'raw') {
-    const source = rawSource(spec, part, dialect);
-    const conds = [
-      ...source.conds,
-      kindCondition(spec, dialect),
-      ...spec.dims.map((f) => dimCondition(f, rawColumn)),
-      ...(spec.conversions.ref !== undefined ? [refCondition(dialect, spec.conversions.ref)] : []),
-    ];
+    const { from, conds } = rawScan(spec, part, dialect);
     const slot = spec.timeseries ? sql`(${sql.ref('timestamp')} / ${sql.lit(RAW_SLOT_MS)}) * ${sql.lit(RAW_SLOT_MS)}` : undefined;
     // `+link_id` in GROUP BY keeps SQLite from walking the link index to avoid a sort (§2's 6 s plan).
     const groupCol: Col = (c) => (c === 'link_id' ? dialect.noIndex('link_id') : rawColumn(c));
     const { select, groupBy } = selectAndGroup(spec.group, rawColumn, slot, groupCol);
-    return sql`select ${select}${RAW_METRICS} from ${source.from} where ${sql.join(conds, sql` and `)}${groupBy}`.compile(db);
+    return sql`select ${select}${RAW_METRICS} from ${from} where ${sql.join(conds, sql` and `)}${groupBy}`.compile(db);
   }
 
   if (part.source === 'hourly') {
@@ -217,16 +223,10 @@ export function eventPageQuery(
   page: { order: 'asc' | 'desc'; limit: number; offset: number },
 ): CompiledQuery {
   const part: Part = { source: 'raw', from: range.from, to: range.to, sign: 1, links: 'scope' };
-  const source = rawSource(spec, part, dialect);
-  const conds = [
-    ...source.conds,
-    kindCondition(spec, dialect),
-    ...spec.dims.map((f) => dimCondition(f, rawColumn)),
-    ...(spec.conversions.ref !== undefined ? [refCondition(dialect, spec.conversions.ref)] : []),
-    // Events of deleted links are dropped (behaviour.md §7.4); a correlated probe keeps events the driving table.
-    sql`exists (select 1 from links where links.id = events.link_id)`,
-  ];
+  const { from, conds } = rawScan(spec, part, dialect);
+  // Events of deleted links are dropped (behaviour.md §7.4); a correlated probe keeps events the driving table.
+  conds.push(sql`exists (select 1 from links where links.id = events.link_id)`);
   const dir = page.order === 'asc' ? sql`asc` : sql`desc`;
-  return sql`select * from ${source.from} where ${sql.join(conds, sql` and `)}
+  return sql`select * from ${from} where ${sql.join(conds, sql` and `)}
     order by ${sql.ref('timestamp')} ${dir}, id ${dir} limit ${page.limit} offset ${page.offset}`.compile(db);
 }

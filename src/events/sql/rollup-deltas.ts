@@ -10,7 +10,7 @@ import type { Database } from '../../db/tables.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
 import type { StoredEvent } from './event-writer.js';
 import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type DimColumn, type RollupDim } from './rollup-spec.js';
-import type { RollupTables } from './tables.js';
+import type { AnalyticsDailyTable, RollupTables } from './tables.js';
 import { memoize } from '../../memo.js';
 
 /** The four counters every rollup row carries. */
@@ -22,20 +22,8 @@ export interface HourlyDelta extends Metrics {
   bucket: number;
 }
 
-export interface DailyDelta extends Metrics {
-  workspace_id: string;
-  dim: RollupDim;
-  bucket: number;
-  key_hash: string;
-  k1: string;
-  k2: string;
-  k3: string;
-  k4: string;
-  k5: string;
-  k6: string;
-  k7: string;
-  k8: string;
-}
+/** A row of `analytics_daily` to add, its tuple named by type. */
+export type DailyDelta = Omit<AnalyticsDailyTable, 'dim'> & { dim: RollupDim };
 
 /**
  * Identifies a key tuple inside (workspace, dimension, day). Short tuples are their own
