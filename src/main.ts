@@ -22,18 +22,8 @@ async function main(): Promise<void> {
   }
   const database = await openDatabase(config.databaseUrl);
   const { app, ctx, modules } = await buildApp({ config, database });
-  const boot = await ctx.workspaces.ensureDefault(config.apiKey);
-  // The click writer (a worker thread reading ~130 MB of GeoIP data) starts now, not with the
-  // first click, which would otherwise wait about a second to be written (and its answer be held
-  // past CLICK_MAX_LAG_MS); starting, it folds the clicks a crash left unfolded (click-fold.ts).
-  await modules.redirect.startWriter();
-  // Clicks an earlier shutdown could not commit in time are written before anything new.
-  await modules.redirect.replaySpilledClicks();
-
-  await app.listen({ port: config.port, host: config.host });
-
-  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey }));
-
+  // Signals are handled from here on: one that arrives while the process starts (the app's
+  // modules already run: the event publisher may deliver) shuts it down like any other.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -67,6 +57,21 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  const boot = await ctx.workspaces.ensureDefault(config.apiKey);
+  // The click writer (a worker thread reading ~130 MB of GeoIP data) starts now, not with the
+  // first click, which would otherwise wait about a second to be written (and its answer be held
+  // past CLICK_MAX_LAG_MS); starting, it folds the clicks a crash left unfolded (click-fold.ts).
+  await modules.redirect.startWriter();
+  if (stopping) return;
+  // Clicks an earlier shutdown could not commit in time are written before anything new.
+  await modules.redirect.replaySpilledClicks();
+  if (stopping) return;
+
+  await app.listen({ port: config.port, host: config.host });
+  if (stopping) return;
+
+  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey }));
 }
 
 main().catch((err) => {
