@@ -14,16 +14,15 @@
  *
  * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { openDatabase } from '../src/db/open.js';
 import { seedLinks } from './redirect/seed.js';
+import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult as WrkBase } from './redirect/wrk.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -45,31 +44,6 @@ type WrkResult = WrkBase & {
   /** wrk's own CPU time for the run, µs (NaN where /proc is missing). */
   cpuUs: number;
 };
-
-function start(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(join(here, 'redirect', script), [], {
-    execArgv: ['--import', 'tsx', ...nodeArgs],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve({ child, port: m.port }) : reject(new Error('bad message'))));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
-  // Replies come in order per type; one listener per question.
-  return new Promise((resolve) => {
-    const on = (m: { type: string; stats: T }) => {
-      if (m.type !== reply) return;
-      child.off('message', on);
-      resolve(m.stats);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
 
 let octet = 11;
 function wrk(port: number, seconds: number, bot = false, paceMs = 0): WrkResult {
@@ -141,8 +115,8 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
   const url = `file:${join(dir, 'bench.db')}`;
   const workspaceId = await seedLinks(url, LINKS);
-  const bare = await start('bare-server.ts', {});
-  const waymark = await start('waymark-server.ts', {
+  const bare = await startServerChild('bare-server.ts', {});
+  const waymark = await startServerChild('waymark-server.ts', {
     DATABASE_URL: url,
     PORT: '3000',
     BASE_URL: 'http://localhost:3000',

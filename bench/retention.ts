@@ -15,37 +15,24 @@
  *
  * Run: npm run bench -- retention   (needs wrk)
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { generate } from './analytics/generate.js';
 import { seedLinks } from './redirect/seed.js';
+import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, parseWrk, requireWrk, runWrk, wrkArgs, type WrkResult } from './redirect/wrk.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 400_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const BASELINE = Number(process.env.BENCH_BASELINE ?? 2);
 const LINKS = 10_000;
 const DAY = 86_400_000;
-
-function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; stats: T }) => {
-      if (m.type !== reply) return;
-      child.off('message', on);
-      resolve(m.stats);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
 
 let octet = 11;
 const wrk = (port: number, seconds: number, bot = false): WrkResult => {
@@ -71,14 +58,8 @@ async function main() {
     await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
     await database.close();
 
-    const child = fork(join(here, 'redirect', 'waymark-server.ts'), [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, DATABASE_URL: url, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', EVENTS_RETENTION_DAYS: '30' },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error('bad message'))));
-      child.once('exit', (code) => reject(new Error(`waymark-server exited with ${code}`)));
+    const { child, port } = await startServerChild('waymark-server.ts', {
+      DATABASE_URL: url, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', EVENTS_RETENTION_DAYS: '30',
     });
     console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`${EVENTS.toLocaleString('en')} events, ${old.toLocaleString('en')} older than the 30-day horizon; wrk 50 connections, ${DURATION} s runs, every request a new click\n`);

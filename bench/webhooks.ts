@@ -17,19 +17,18 @@
  *
  * Run: npm run bench -- webhooks   (needs wrk)
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { startReceiver } from '../src/webhooks/testing.js';
 import { seedLinks } from './redirect/seed.js';
+import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult } from './redirect/wrk.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -37,26 +36,6 @@ const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 600);
 /** Pause of each connection before each request in the paced run of side b: about 50 × 1000 / 50 = 1,000 clicks/s. */
 const PACED_MS = Number(process.env.BENCH_PACED_MS ?? 50);
-
-function start(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(join(here, 'redirect', 'waymark-server.ts'), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve({ child, port: m.port }) : reject(new Error('bad message'))));
-    child.once('exit', (code) => reject(new Error(`waymark-server exited with ${code}`)));
-  });
-}
-
-function ask<T>(child: ChildProcess, type: string, reply: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string; stats: T }) => {
-      if (m.type !== reply) return;
-      child.off('message', on);
-      resolve(m.stats);
-    };
-    child.on('message', on);
-    child.send({ type });
-  });
-}
 
 let octet = 31;
 /** Runs wrk without blocking this process: the receiver lives here and must answer meanwhile. */
@@ -102,7 +81,7 @@ async function main() {
   const keep = setInterval(() => (receiver.got.length = 0), 1000);
 
   const lock = await acquireLock();
-  const { child, port } = await start({ DATABASE_URL: url, TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const { child, port } = await startServerChild('waymark-server.ts', { DATABASE_URL: url, TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' });
   const api = (method: string, path: string, body?: object) =>
     fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).then(async (r) => {
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
