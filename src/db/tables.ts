@@ -224,6 +224,11 @@ export interface Database {
   webhooks: WebhooksTable;
   link_webhooks: LinkWebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
+  setup_tokens: SetupTokensTable;
 }
 
 export type { Generated };
@@ -300,4 +305,58 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   error: string | null;
   created_at: number;
+}
+
+/** Dashboard users (migration 0012, src/users/). */
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** `email` lower-cased: unique, what logins look up. */
+  email_key: string;
+  name: string;
+  /** `scrypt$N$r$p$salt$hash` (users/password.ts). */
+  password_hash: string;
+  created_at: number;
+}
+
+/** A user's role in a workspace (migration 0012). */
+export interface MembershipsTable {
+  user_id: string;
+  workspace_id: string;
+  /** `owner` | `member` | `viewer` (users/roles.ts). */
+  role: string;
+  created_at: number;
+}
+
+/** A dashboard login (migration 0012, users/sessions.ts). */
+export interface SessionsTable {
+  /** SHA-256 (hex) of the cookie's token; the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Slides with use (idle timeout), never past `absolute_expires_at`. */
+  expires_at: number;
+  absolute_expires_at: number;
+}
+
+/** An invitation to a workspace (migration 0012, users/invitations.ts). */
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  email_key: string;
+  role: string;
+  token_hash: string;
+  invited_by: string | null;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
+/** The first-run setup address's token (migration 0012, users/setup.ts). */
+export interface SetupTokensTable {
+  token_hash: string;
+  created_at: number;
+  used_at: number | null;
 }

@@ -1,0 +1,96 @@
+/**
+ * Invitations: an owner invites an email address with a role and gets a link to hand over (no
+ * mail is sent). The link holds a random token, stored only hashed; it expires after `ttlMs`
+ * (answered 410 `invite_expired`) and works once. Accepting adds the membership to the account
+ * with that address, or creates the account first.
+ *
+ * @example
+ * const { token } = await invitations.invite(workspaceId, { email: 'bo@example.com', role: 'viewer' }, owner.id);
+ * const invitation = await invitations.open(token);   // 404 unknown or used, 410 expired
+ * await invitations.acceptAsNewUser(token, { name: 'Bo', password: '…' });
+ */
+import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { Email, emailKey, Name, parseInput, Password, RoleInput } from './schema.js';
+import { hashToken, newToken } from './tokens.js';
+import type { UserService } from './service.js';
+import type { InvitationRow, UserRow, UserStore } from './store.js';
+import type { Role } from './roles.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+export const INVITATION_TTL_MS = 7 * DAY;
+
+const InviteInput = z.object({ email: Email, role: RoleInput });
+
+export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS }: { store: UserStore; users: UserService; now: () => number; ttlMs?: number }) {
+  /** The invitation of this token, still usable; 404 if unknown or accepted, 410 if expired. */
+  async function open(token: string): Promise<InvitationRow> {
+    const found = token && token.length <= 100 ? await store.findInvitationByHash(hashToken(token)) : undefined;
+    if (!found || found.accepted_at !== null) throw new ApiError('not_found', 'This invitation does not exist or has already been used.');
+    if (found.expires_at <= now()) throw new ApiError('invite_expired', 'This invitation has expired: ask an owner of the workspace for a new one.');
+    return found;
+  }
+
+  return {
+    ttlMs,
+    open,
+
+    async invite(workspaceId: string, input: { email: string; role: string }, invitedBy: string | null): Promise<{ token: string; invitation: InvitationRow }> {
+      const valid = parseInput(InviteInput, input);
+      const existing = await users.findByEmail(valid.email);
+      if (existing && (await users.roleOf(existing.id, workspaceId))) throw new ApiError('conflict', 'This person is already a member of the workspace.');
+      const token = newToken();
+      const t = now();
+      const invitation: InvitationRow = {
+        id: newId('inv', t),
+        workspace_id: workspaceId,
+        email: valid.email,
+        email_key: emailKey(valid.email),
+        role: valid.role,
+        token_hash: hashToken(token),
+        invited_by: invitedBy,
+        created_at: t,
+        expires_at: t + ttlMs,
+        accepted_at: null,
+      };
+      await store.insertInvitation(invitation);
+      return { token, invitation };
+    },
+
+    pending: (workspaceId: string) => store.pendingInvitations(workspaceId, now()),
+    async revoke(workspaceId: string, id: string): Promise<void> {
+      if (!(await store.deleteInvitation(workspaceId, id))) throw new ApiError('not_found', 'Invitation not found.');
+    },
+
+    /** Accepts for a logged-in user, whose address must be the invited one. */
+    async acceptAsUser(token: string, user: UserRow): Promise<InvitationRow> {
+      const invitation = await open(token);
+      if (invitation.email_key !== user.email_key) {
+        throw new ApiError('forbidden', 'This invitation is for another email address: log out and open it again.');
+      }
+      await store.transaction(async (s) => {
+        if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
+        await s.upsertMembership(user.id, invitation.workspace_id, invitation.role as Role, now());
+      });
+      return invitation;
+    },
+
+    /** Accepts by creating the account of the invited address (409 if it exists: log in instead). */
+    async acceptAsNewUser(token: string, input: { name: string; password: string }): Promise<{ user: UserRow; invitation: InvitationRow }> {
+      const invitation = await open(token);
+      parseInput(z.object({ name: Name, password: Password }), input);
+      const user = await users.createWithMembership(
+        { email: invitation.email, name: input.name, password: input.password },
+        invitation.workspace_id,
+        invitation.role as Role,
+        async (s) => {
+          if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
+        },
+      );
+      return { user, invitation };
+    },
+  };
+}
+
+export type Invitations = ReturnType<typeof createInvitations>;

@@ -1,0 +1,132 @@
+/**
+ * Users and their memberships: creation, password checks and resets, roles per workspace, and
+ * the first-run setup token. Sessions are in sessions.ts, invitations in invitations.ts.
+ *
+ * @example
+ * const users = createUserService({ store: createUserStore(db), now: Date.now });
+ * const user = await users.create({ email: 'ann@example.com', name: 'Ann', password: '…' });
+ * await users.addMembership(user.id, workspaceId, 'owner');
+ * const same = await users.checkPassword('ANN@example.com', '…'); // UserRow | null
+ */
+import { ApiError } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { hashPassword, verifyPassword } from './password.js';
+import { emailKey, NewUser, parseInput, Password } from './schema.js';
+import { hashToken, newToken } from './tokens.js';
+import type { Member, UserQueries, UserRow, UserStore, UserWorkspace } from './store.js';
+import type { Role } from './roles.js';
+
+export interface UserServiceDeps {
+  store: UserStore;
+  now: () => number;
+}
+
+export function createUserService({ store, now }: UserServiceDeps) {
+  async function insertUser(s: UserQueries, input: NewUser): Promise<UserRow> {
+    const valid = parseInput(NewUser, input);
+    const key = emailKey(valid.email);
+    if (await s.findUserByEmailKey(key)) throw new ApiError('conflict', 'A user with this email address already exists.');
+    const row: UserRow = {
+      id: newId('user', now()),
+      email: valid.email,
+      email_key: key,
+      name: valid.name,
+      password_hash: await hashPassword(valid.password),
+      created_at: now(),
+    };
+    await s.insertUser(row);
+    return row;
+  }
+
+  /** Refuses a change that would leave the workspace without an owner. */
+  async function assertOwnerRemains(s: UserQueries, userId: string, workspaceId: string, newRole: Role | null): Promise<void> {
+    const current = await s.roleOf(userId, workspaceId);
+    if (current === undefined) throw new ApiError('not_found', 'This person is not a member of the workspace.');
+    if (current === 'owner' && newRole !== 'owner' && (await s.countOwners(workspaceId)) <= 1) {
+      throw new ApiError('conflict', 'A workspace keeps at least one owner: make someone else owner first.');
+    }
+  }
+
+  return {
+    /** Creates a user (email unique whatever its case). 422 on bad input, 409 on a taken address. */
+    create: (input: NewUser): Promise<UserRow> => insertUser(store, input),
+
+    /** Creates a user and their membership in one transaction, after `first` (in it) if given. */
+    createWithMembership: (input: NewUser, workspaceId: string, role: Role, first?: (s: UserQueries) => Promise<void>): Promise<UserRow> =>
+      store.transaction(async (s) => {
+        await first?.(s);
+        const user = await insertUser(s, input);
+        await s.upsertMembership(user.id, workspaceId, role, now());
+        return user;
+      }),
+
+    findById: (id: string) => store.findUserById(id),
+    findByEmail: (email: string) => store.findUserByEmailKey(emailKey(email)),
+    list: () => store.listUsers(),
+    count: () => store.countUsers(),
+
+    /**
+     * The user with this address and password, or null. Runs scrypt once whether or not the
+     * address exists, so the answer's timing does not tell which addresses have accounts.
+     */
+    async checkPassword(email: string, password: string): Promise<UserRow | null> {
+      const user = await store.findUserByEmailKey(emailKey(email).slice(0, 254));
+      const ok = await verifyPassword(user?.password_hash ?? null, password);
+      return ok && user ? user : null;
+    },
+
+    /** Sets a new password; the caller ends the user's sessions (sessions.revokeAll). */
+    async setPassword(userId: string, password: string): Promise<void> {
+      const valid = parseInput(Password, password);
+      if (!(await store.setPassword(userId, await hashPassword(valid)))) throw new ApiError('not_found', 'User not found.');
+    },
+
+    // Memberships
+    roleOf: (userId: string, workspaceId: string): Promise<Role | undefined> => store.roleOf(userId, workspaceId),
+    workspacesOf: (userId: string): Promise<UserWorkspace[]> => store.workspacesOf(userId),
+    membersOf: (workspaceId: string): Promise<Member[]> => store.membersOf(workspaceId),
+    addMembership: (userId: string, workspaceId: string, role: Role): Promise<void> => store.upsertMembership(userId, workspaceId, role, now()),
+
+    async changeRole(workspaceId: string, userId: string, role: Role): Promise<void> {
+      await store.transaction(async (s) => {
+        await assertOwnerRemains(s, userId, workspaceId, role);
+        await s.setRole(userId, workspaceId, role);
+      });
+    },
+
+    async removeMember(workspaceId: string, userId: string): Promise<void> {
+      await store.transaction(async (s) => {
+        await assertOwnerRemains(s, userId, workspaceId, null);
+        await s.deleteMembership(userId, workspaceId);
+      });
+    },
+
+    // First run
+    /** While no user exists: a new one-time setup token (stored hashed); otherwise null. */
+    async issueSetupToken(): Promise<string | null> {
+      if ((await store.countUsers()) > 0) return null;
+      const token = newToken();
+      await store.insertSetupToken(hashToken(token), now());
+      return token;
+    },
+
+    /** Whether the setup page may be shown for this token (unused, and still no user). */
+    async setupTokenUsable(token: string): Promise<boolean> {
+      return (await store.setupTokenUsable(hashToken(token))) && (await store.countUsers()) === 0;
+    },
+
+    /** Uses the setup token to create the first owner of `workspaceId`. 404 when it is unknown or used. */
+    completeSetup(token: string, input: NewUser, workspaceId: string): Promise<UserRow> {
+      return store.transaction(async (s) => {
+        if (!(await s.useSetupToken(hashToken(token), now())) || (await s.countUsers()) > 0) {
+          throw new ApiError('not_found', 'This setup address has already been used.');
+        }
+        const user = await insertUser(s, input);
+        await s.upsertMembership(user.id, workspaceId, 'owner', now());
+        return user;
+      });
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

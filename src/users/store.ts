@@ -1,0 +1,177 @@
+/**
+ * SQL of users, memberships, sessions, invitations and setup tokens (migration 0012), one Kysely
+ * builder for both engines. `transaction(fn)` runs `fn` with a store bound to one transaction.
+ *
+ * @example
+ * const store = createUserStore(db);
+ * const user = await store.findUserByEmailKey('ann@example.com');
+ */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, InvitationsTable, SessionsTable, UsersTable } from '../db/tables.js';
+import type { Role } from './roles.js';
+
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
+
+/** A workspace a user belongs to, with the user's role there. */
+export interface UserWorkspace {
+  id: string;
+  slug: string;
+  name: string;
+  role: Role;
+}
+
+/** A member of a workspace as the members page lists them. */
+export interface Member {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: number;
+}
+
+export function createUserStore(db: Kysely<Database>) {
+  return {
+    ...queries(db),
+    /** Runs `fn` with the queries bound to one transaction. */
+    transaction<T>(fn: (store: UserQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => fn(queries(trx)));
+    },
+  };
+}
+
+function queries(db: Kysely<Database>) {
+  return {
+    // Users
+    async insertUser(row: Insertable<UsersTable>): Promise<void> {
+      await db.insertInto('users').values(row).execute();
+    },
+    findUserByEmailKey: (emailKey: string) => db.selectFrom('users').selectAll().where('email_key', '=', emailKey).executeTakeFirst(),
+    findUserById: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+    async countUsers(): Promise<number> {
+      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    listUsers: () => db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute(),
+    async setPassword(userId: string, passwordHash: string): Promise<boolean> {
+      const r = await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    // Memberships
+    async upsertMembership(userId: string, workspaceId: string, role: Role, now: number): Promise<void> {
+      await db
+        .insertInto('memberships')
+        .values({ user_id: userId, workspace_id: workspaceId, role, created_at: now })
+        .onConflict((oc) => oc.columns(['user_id', 'workspace_id']).doUpdateSet({ role }))
+        .execute();
+    },
+    async roleOf(userId: string, workspaceId: string): Promise<Role | undefined> {
+      const row = await db.selectFrom('memberships').select('role').where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return row?.role as Role | undefined;
+    },
+    async workspacesOf(userId: string): Promise<UserWorkspace[]> {
+      const rows = await db
+        .selectFrom('memberships as m')
+        .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+        .select(['w.id', 'w.slug', 'w.name', 'm.role'])
+        .where('m.user_id', '=', userId)
+        .orderBy('w.name')
+        .orderBy('w.id')
+        .execute();
+      return rows.map((r) => ({ ...r, role: r.role as Role }));
+    },
+    async membersOf(workspaceId: string): Promise<Member[]> {
+      const rows = await db
+        .selectFrom('memberships as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['u.id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+        .where('m.workspace_id', '=', workspaceId)
+        .orderBy('m.created_at')
+        .orderBy('u.id')
+        .execute();
+      return rows.map((r) => ({ userId: r.id, email: r.email, name: r.name, role: r.role as Role, createdAt: r.created_at }));
+    },
+    async setRole(userId: string, workspaceId: string, role: Role): Promise<boolean> {
+      const r = await db.updateTable('memberships').set({ role }).where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    async deleteMembership(userId: string, workspaceId: string): Promise<boolean> {
+      const r = await db.deleteFrom('memberships').where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    async countOwners(workspaceId: string): Promise<number> {
+      const row = await db
+        .selectFrom('memberships')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    // Sessions
+    async insertSession(row: SessionRow): Promise<void> {
+      await db.insertInto('sessions').values(row).execute();
+    },
+    findSession: (tokenHash: string) => db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
+    async touchSession(tokenHash: string, lastSeenAt: number, expiresAt: number): Promise<void> {
+      await db.updateTable('sessions').set({ last_seen_at: lastSeenAt, expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();
+    },
+    async deleteSession(tokenHash: string): Promise<void> {
+      await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+    },
+    async deleteSessionsOf(userId: string): Promise<number> {
+      const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    async deleteExpiredSessions(now: number): Promise<void> {
+      await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+    },
+
+    // Invitations
+    async insertInvitation(row: InvitationRow): Promise<void> {
+      await db.insertInto('invitations').values(row).execute();
+    },
+    findInvitationByHash: (tokenHash: string) => db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
+    pendingInvitations: (workspaceId: string, now: number) =>
+      db
+        .selectFrom('invitations')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('accepted_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+    /** Marks an invitation accepted; false when it already was (two tabs, a replayed form). */
+    async acceptInvitation(id: string, now: number): Promise<boolean> {
+      const r = await db.updateTable('invitations').set({ accepted_at: now }).where('id', '=', id).where('accepted_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    async deleteInvitation(workspaceId: string, id: string): Promise<boolean> {
+      const r = await db.deleteFrom('invitations').where('workspace_id', '=', workspaceId).where('id', '=', id).where('accepted_at', 'is', null).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+
+    // Setup tokens
+    async insertSetupToken(tokenHash: string, now: number): Promise<void> {
+      await db.insertInto('setup_tokens').values({ token_hash: tokenHash, created_at: now, used_at: null }).execute();
+    },
+    async setupTokenUsable(tokenHash: string): Promise<boolean> {
+      const row = await db.selectFrom('setup_tokens').select('used_at').where('token_hash', '=', tokenHash).executeTakeFirst();
+      return !!row && row.used_at === null;
+    },
+    /** Uses the token; false when it was unknown or already used. Every other token is retired with it. */
+    async useSetupToken(tokenHash: string, now: number): Promise<boolean> {
+      const r = await db.updateTable('setup_tokens').set({ used_at: now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await db.updateTable('setup_tokens').set({ used_at: now }).where('used_at', 'is', null).execute();
+      return true;
+    },
+  };
+}
+
+export type UserQueries = ReturnType<typeof queries>;
+export type UserStore = ReturnType<typeof createUserStore>;
