@@ -38,6 +38,8 @@ import { createEventsModule } from './events/module.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
 import type { Subscriber } from './events/publisher.js';
+import { createUsersModule } from './users/module.js';
+import { createDashboardModule } from './dashboard/module.js';
 
 void _unused;
 
@@ -93,6 +95,8 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
+  const users = createUsersModule({ database, now });
+  const dashboard = createDashboardModule(ctx, { users, links: links.service });
   const retention = createRetention({
     config,
     database,
@@ -178,6 +182,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(analytics.routes);
   await app.register(qr.routes);
   await app.register(webhooks.routes);
+  await app.register(dashboard.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -186,5 +191,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard } };
 }

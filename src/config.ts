@@ -59,6 +59,10 @@ const EnvSchema = z.object({
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Dashboard login attempts per 15 minutes from one client address (IPv6: per /64); past it, 429. */
+  LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  /** Dashboard login attempts per 15 minutes for one email address, from anywhere; past it, 429. */
+  LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -138,6 +142,8 @@ export interface Config {
   analyticsRateLimitPerSecond?: number;
   qrRateLimitPerMinute: number;
   failedAuthRateLimitPerMinute: number;
+  loginRateLimitPerAddress: number;
+  loginRateLimitPerAccount: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
@@ -218,6 +224,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
+    loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
+    loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,

@@ -1,0 +1,40 @@
+/**
+ * The dashboard's two cookies, read and written without a plugin:
+ *
+ * - `wm_session`: the session token (users/sessions.ts). `HttpOnly` (no script reads it),
+ *   `SameSite=Lax` (not sent on cross-site form posts), `Secure` when BASE_URL is https, `Path=/`.
+ * - `wm_csrf`: a random value for forms shown before a session exists (login, setup, an
+ *   invitation), the seed of their CSRF token (csrf.ts). Same attributes.
+ *
+ * @example
+ * readCookie(request.headers.cookie, 'wm_session');                   // 'q3…' | undefined
+ * reply.header('set-cookie', cookieHeader('wm_session', token, { secure: true, maxAgeSeconds: 3600 }));
+ */
+export const SESSION_COOKIE = 'wm_session';
+export const CSRF_COOKIE = 'wm_csrf';
+
+/** The value of one cookie in a `Cookie` header (the first one of that name). */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    // Our values are base64url; anything else is not ours.
+    return /^[A-Za-z0-9_-]{1,100}$/.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+export interface CookieOptions {
+  secure: boolean;
+  /** Omitted: a cookie for the browser session; 0 deletes it. */
+  maxAgeSeconds?: number;
+}
+
+export function cookieHeader(name: string, value: string, { secure, maxAgeSeconds }: CookieOptions): string {
+  const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
+  if (secure) parts.push('Secure');
+  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`);
+  return parts.join('; ');
+}

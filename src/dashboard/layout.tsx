@@ -1,0 +1,182 @@
+/**
+ * The page shell of every dashboard page: header with the workspace switcher and the account
+ * menu, the sections' navigation, and the page's content. Pages that need no workspace (login,
+ * setup, an invitation) use `BarePage`.
+ *
+ * Every value a person typed (names, emails, link titles) is rendered through `safe` or
+ * `Html.escapeHtml`; attribute values are quoted and escaped by @kitajs/html.
+ *
+ * @example
+ * const html = <Layout frame={frame} title="Links" section="links"><h1>Links</h1></Layout>;
+ * sendPage(reply, html);
+ */
+import type { UserWorkspace } from '../users/store.js';
+import type { Role } from '../users/roles.js';
+import { CSRF_FIELD } from './csrf.js';
+import { ASSETS } from './assets.js';
+
+export type Section = 'links' | 'analytics' | 'events' | 'customers' | 'settings' | 'account';
+
+/** What every page of a workspace knows about who is looking (kit.ts builds it). */
+export interface Frame {
+  user: { name: string; email: string };
+  workspaces: UserWorkspace[];
+  /** Absent on pages about the account itself (no workspace chosen). */
+  workspace?: { id: string; slug: string; name: string };
+  role?: Role;
+  /** The CSRF token for this session's forms. */
+  csrf: string;
+}
+
+/** The sections, in the navigation's order; `path` follows `/dashboard/w/<slug>`. */
+export const SECTIONS: { id: Section; label: string; path: string }[] = [
+  { id: 'links', label: 'Links', path: '/links' },
+  { id: 'analytics', label: 'Analytics', path: '/analytics' },
+  { id: 'events', label: 'Events', path: '/events' },
+  { id: 'customers', label: 'Customers', path: '/customers' },
+  { id: 'settings', label: 'Settings', path: '/settings/members' },
+];
+
+/** `/dashboard/w/<slug><path>`: the address of a workspace's page. */
+export function workspacePath(slug: string, path = ''): string {
+  return `/dashboard/w/${encodeURIComponent(slug)}${path}`;
+}
+
+/** The hidden field every state-changing form carries. */
+export function CsrfField({ token }: { token: string }): JSX.Element {
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
+}
+
+// htmx reads its settings from this tag: no inline <style> of its own (the CSP forbids it), no
+// eval, and error answers (422 with the form and its messages) are swapped in like any page.
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[2345]..', swap: true, error: false },
+  ],
+});
+
+function Head({ title }: { title: string }): JSX.Element {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title safe>{`${title} · Waymark`}</title>
+      <link rel="stylesheet" href={ASSETS.css} />
+      <meta name="htmx-config" content={HTMX_CONFIG} />
+      <script src={ASSETS.htmx} defer></script>
+    </head>
+  );
+}
+
+function Switcher({ frame }: { frame: Frame }): JSX.Element {
+  return (
+    <details class="switcher">
+      <summary>
+        <span class="visually-hidden">Workspace: </span>
+        {frame.workspace ? (
+          <>
+            <span safe>{frame.workspace.name}</span> <span class="role" safe>{frame.role}</span>
+          </>
+        ) : (
+          'Choose a workspace'
+        )}
+      </summary>
+      <ul>
+        {frame.workspaces.map((w) => (
+          <li>
+            <a href={workspacePath(w.slug, '/links')} aria-current={w.id === frame.workspace?.id ? 'true' : undefined}>
+              <span safe>{w.name}</span> <span class="role" safe>{w.role}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+export function Layout({ frame, title, section, children }: { frame: Frame; title: string; section: Section; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="en">
+        <Head title={title} />
+        <body hx-boost="true">
+          <a class="skip" href="#main">
+            Skip to content
+          </a>
+          <header class="top">
+            <a class="brand" href="/dashboard">
+              Waymark
+            </a>
+            <Switcher frame={frame} />
+            <div class="account">
+              <a href="/dashboard/account" aria-current={section === 'account' ? 'page' : undefined} safe>
+                {frame.user.name}
+              </a>
+              <form method="post" action="/dashboard/logout">
+                <CsrfField token={frame.csrf} />
+                <button type="submit" class="link">
+                  Log out
+                </button>
+              </form>
+            </div>
+          </header>
+          <nav class="sections" aria-label="Sections">
+            <ul>
+              {frame.workspace
+                ? SECTIONS.map((s) => (
+                    <li>
+                      <a href={workspacePath(frame.workspace!.slug, s.path)} aria-current={s.id === section ? 'page' : undefined}>
+                        {s.label}
+                      </a>
+                    </li>
+                  ))
+                : ''}
+              <li>
+                <a href="/docs" hx-boost="false">
+                  API reference
+                </a>
+              </li>
+            </ul>
+          </nav>
+          <main id="main" tabindex="-1">
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** A page without the workspace shell: login, setup, invitations, errors. */
+export function BarePage({ title, children }: { title: string; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="en">
+        <Head title={title} />
+        <body class="bare">
+          <main id="main" class="card">
+            <p class="brand">Waymark</p>
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** A form's error message, announced to screen readers. */
+export function FormError({ message }: { message?: string }): JSX.Element {
+  if (!message) return '';
+  return (
+    <p class="error" role="alert" safe>
+      {message}
+    </p>
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * The web dashboard (issue 17): server-rendered pages (TSX with @kitajs/html) on the API's host
+ * under `/dashboard`, plus `/setup` for the first run. Its routes live in one encapsulated plugin
+ * whose hooks (kit.ts) resolve the session cookie, check CSRF on every state-changing request and
+ * send the security headers; its errors are HTML pages with the spec's status and code. API
+ * routes are untouched: they still authenticate by bearer key only.
+ *
+ * @example
+ * const dashboard = createDashboardModule(ctx, { users, links: links.service });
+ * await app.register(dashboard.routes);
+ */
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { LinkService } from '../links/service.js';
+import type { UsersModule } from '../users/module.js';
+import { ApiError, codeForStatus } from '../http/errors.js';
+import { createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
+import { assetRoutes } from './assets.js';
+import { createLoginLimiter } from './login-limit.js';
+import { ErrorPage } from './pages/error.js';
+import { sessionRoutes } from './routes/session.js';
+import { inviteRoutes } from './routes/invite.js';
+import { memberRoutes } from './routes/members.js';
+import { linkRoutes } from './routes/links.js';
+import { placeholderRoutes } from './routes/placeholders.js';
+
+export function createDashboardModule(ctx: AppContext, { users, links }: { users: UsersModule; links: LinkService }) {
+  const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
+  const kit = createKit(deps);
+
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(assetRoutes);
+    const limiter = createLoginLimiter(ctx.database, {
+      perAddress: ctx.config.loginRateLimitPerAddress,
+      perAccount: ctx.config.loginRateLimitPerAccount,
+      onError: (err, context) => app.log.warn({ err }, context),
+    });
+    app.addHook('onClose', () => limiter.close());
+
+    await app.register(async (scope) => {
+      installDashboardHooks(scope, deps);
+      scope.setErrorHandler((err: FastifyError, request, reply) => {
+        if (err instanceof ApiError) {
+          if (err.code === 'unauthorized') return redirect(reply, '/dashboard/login');
+          if (err.headers) reply.headers(err.headers);
+          return sendPage(reply, <ErrorPage status={err.status} code={err.code} message={err.message} />, err.status);
+        }
+        const status = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
+        if (status < 500) return sendPage(reply, <ErrorPage status={status} code={codeForStatus(status)} message={err.message} />, status);
+        request.log.error({ err }, 'dashboard request failed');
+        return sendPage(reply, <ErrorPage status={500} code="internal_server_error" message={`The server failed (request ${request.id}).`} />, 500);
+      });
+      await scope.register(sessionRoutes(deps, kit, limiter));
+      await scope.register(inviteRoutes(deps));
+      await scope.register(memberRoutes(deps, kit));
+      await scope.register(linkRoutes(kit, links));
+      await scope.register(placeholderRoutes(kit));
+    });
+  };
+
+  return { routes, kit };
+}
+
+export type DashboardModule = ReturnType<typeof createDashboardModule>;

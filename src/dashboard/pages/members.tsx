@@ -1,0 +1,126 @@
+/** Settings → Members: the workspace's members and pending invitations; owners invite, change roles and remove. */
+import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { ROLES, can } from '../../users/roles.js';
+import type { Member } from '../../users/store.js';
+
+export interface MembersView {
+  frame: Frame & { workspace: { slug: string } };
+  members: Member[];
+  invitations: { id: string; email: string; role: string; expiresAt: number }[];
+  /** The link of an invitation just made: shown once. */
+  inviteLink?: { url: string; email: string; expiresAt: number };
+  error?: string;
+}
+
+function RoleSelect({ name, selected, label }: { name: string; selected?: string; label: string }): JSX.Element {
+  return (
+    <select name={name} aria-label={label}>
+      {ROLES.map((r) => (
+        <option value={r} selected={r === selected}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function MembersPage({ frame, members, invitations, inviteLink, error }: MembersView): JSX.Element {
+  const manage = can(frame.role!, 'members.manage');
+  const base = workspacePath(frame.workspace.slug, '/settings');
+  return (
+    <Layout frame={frame} title="Members" section="settings">
+      <h1>Members</h1>
+      <FormError message={error} />
+      {inviteLink ? (
+        <section aria-labelledby="invite-link">
+          <h2 id="invite-link">Invitation link</h2>
+          <p class="notice">
+            Hand this link to <span safe>{inviteLink.email}</span>. It works once and expires on {new Date(inviteLink.expiresAt).toISOString().slice(0, 10)}; it is not shown again.
+          </p>
+          <code class="secret" safe>
+            {inviteLink.url}
+          </code>
+        </section>
+      ) : (
+        ''
+      )}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              {manage ? <th scope="col">Actions</th> : ''}
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr>
+                <td safe>{m.name}</td>
+                <td safe>{m.email}</td>
+                <td safe>{m.role}</td>
+                {manage ? (
+                  <td>
+                    <form method="post" action={`${base}/members/${encodeURIComponent(m.userId)}/role`} class="inline">
+                      <CsrfField token={frame.csrf} />
+                      <RoleSelect name="role" selected={m.role} label={`Role of ${m.email}`} />
+                      <button type="submit" class="secondary">
+                        Change
+                      </button>
+                    </form>{' '}
+                    <form method="post" action={`${base}/members/${encodeURIComponent(m.userId)}/remove`} class="inline">
+                      <CsrfField token={frame.csrf} />
+                      <button type="submit" class="danger">
+                        Remove
+                      </button>
+                    </form>
+                  </td>
+                ) : (
+                  ''
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {manage ? (
+        <>
+          <h2>Invite someone</h2>
+          <form method="post" action={`${base}/members/invite`} class="stack">
+            <CsrfField token={frame.csrf} />
+            <label>
+              Email
+              <input type="email" name="email" required maxlength="254" />
+            </label>
+            <label>
+              Role
+              <RoleSelect name="role" selected="member" label="Role" />
+            </label>
+            <button type="submit">Create invitation link</button>
+          </form>
+          <h2>Pending invitations</h2>
+          {invitations.length ? (
+            <ul>
+              {invitations.map((i) => (
+                <li>
+                  <span safe>{i.email}</span> as <span safe>{i.role}</span>, expires {new Date(i.expiresAt).toISOString().slice(0, 10)}{' '}
+                  <form method="post" action={`${base}/invitations/${encodeURIComponent(i.id)}/revoke`} class="inline">
+                    <CsrfField token={frame.csrf} />
+                    <button type="submit" class="link">
+                      Revoke
+                    </button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="hint">None.</p>
+          )}
+        </>
+      ) : (
+        <p class="hint">Only owners manage members.</p>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,61 @@
+/** Settings → Members: list (every role), invite, change role, remove, revoke an invitation (owners). */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import type { DashboardDeps, Kit, WorkspacePage } from '../kit.js';
+import { redirect, sendPage } from '../kit.js';
+import { MembersPage, type MembersView } from '../pages/members.js';
+import { workspacePath } from '../layout.js';
+import { RoleInput, parseInput } from '../../users/schema.js';
+
+type Form = Record<string, string | undefined>;
+type Params = { slug: string; id: string };
+
+export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): FastifyPluginAsync {
+  async function show(reply: FastifyReply, page: WorkspacePage, extra: Pick<MembersView, 'inviteLink' | 'error'> = {}, status = 200) {
+    const [members, pending] = await Promise.all([users.service.membersOf(page.workspace.id), users.invitations.pending(page.workspace.id)]);
+    const invitations = pending.map((i) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expires_at }));
+    const frame = { ...page.frame, workspace: page.frame.workspace! };
+    return sendPage(reply, <MembersPage frame={frame} members={members} invitations={invitations} {...extra} />, status);
+  }
+  const back = (page: WorkspacePage) => workspacePath(page.workspace.slug, '/settings/members');
+
+  return async (app) => {
+    app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/settings/members', async (request, reply) =>
+      show(reply, await kit.workspacePage(request, request.params.slug)),
+    );
+
+    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/settings/members/invite', async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
+      try {
+        const { token, invitation } = await users.invitations.invite(
+          page.workspace.id,
+          { email: String(request.body?.email ?? ''), role: String(request.body?.role ?? '') },
+          page.userId,
+        );
+        const url = `${config.baseUrl}/dashboard/invite?token=${token}`;
+        return show(reply, page, { inviteLink: { url, email: invitation.email, expiresAt: invitation.expires_at } }, 201);
+      } catch (err) {
+        if (!(err instanceof ApiError) || (err.status !== 422 && err.status !== 409)) throw err;
+        return show(reply, page, { error: err.message }, err.status);
+      }
+    });
+
+    app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/role', async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
+      await users.service.changeRole(page.workspace.id, request.params.id, parseInput(RoleInput, request.body?.role));
+      return redirect(reply, back(page));
+    });
+
+    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/members/:id/remove', async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
+      await users.service.removeMember(page.workspace.id, request.params.id);
+      return redirect(reply, back(page));
+    });
+
+    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/invitations/:id/revoke', async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
+      await users.invitations.revoke(page.workspace.id, request.params.id);
+      return redirect(reply, back(page));
+    });
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Sections in the navigation whose pages are still to come. Whoever builds one removes it from
+ * `PLANNED` and registers the real route.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kit } from '../kit.js';
+import { sendPage } from '../kit.js';
+import { PlaceholderPage } from '../pages/placeholder.js';
+import type { Section } from '../layout.js';
+
+const PLANNED: { section: Section; path: string; title: string }[] = [
+  { section: 'analytics', path: 'analytics', title: 'Analytics' },
+  { section: 'events', path: 'events', title: 'Events' },
+  { section: 'customers', path: 'customers', title: 'Customers' },
+];
+
+export function placeholderRoutes(kit: Kit): FastifyPluginAsync {
+  return async (app) => {
+    for (const p of PLANNED) {
+      app.get<{ Params: { slug: string } }>(`/dashboard/w/:slug/${p.path}`, async (request, reply) => {
+        const page = await kit.workspacePage(request, request.params.slug);
+        return sendPage(reply, <PlaceholderPage frame={page.frame} section={p.section} title={p.title} />);
+      });
+    }
+  };
+}

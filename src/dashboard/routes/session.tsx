@@ -1,0 +1,86 @@
+/**
+ * Logging in and out, the first-run setup and the dashboard's entry (`/dashboard` → the first
+ * workspace's links).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { DashboardDeps, Kit } from '../kit.js';
+import { clearSessionCookie, csrfFor, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
+import { LoginPage, SetupPage } from '../pages/login.js';
+import { AccountPage } from '../pages/account.js';
+import { workspacePath } from '../layout.js';
+import type { LoginLimiter } from '../login-limit.js';
+import { ApiError } from '../../http/errors.js';
+
+type Form = Record<string, string | undefined>;
+
+export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit: Kit, limiter: LoginLimiter): FastifyPluginAsync {
+  const secure = isSecure(config);
+  const anonymous = { anonymous: true } as const;
+
+  return async (app) => {
+    app.get('/dashboard', async (request, reply) => {
+      const { user } = sessionOf(request);
+      const [first] = await users.service.workspacesOf(user.id);
+      return redirect(reply, first ? workspacePath(first.slug, '/links') : '/dashboard/account');
+    });
+
+    app.get<{ Querystring: Form }>('/dashboard/login', { config: anonymous }, async (request, reply) => {
+      const next = safeNext(request.query.next);
+      if (request.dashboard?.session) return redirect(reply, next);
+      return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} />);
+    });
+
+    app.post<{ Body: Form }>('/dashboard/login', { config: anonymous }, async (request, reply) => {
+      const email = String(request.body?.email ?? '').slice(0, 254);
+      const password = String(request.body?.password ?? '').slice(0, 1024);
+      const next = safeNext(request.body?.next);
+      await limiter.count(request.ip, email);
+      const user = await users.service.checkPassword(email, password);
+      if (!user) {
+        const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." />;
+        return sendPage(reply, page, 401);
+      }
+      const { token } = await users.sessions.start(user.id);
+      reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
+      return redirect(reply, next);
+    });
+
+    app.post('/dashboard/logout', { config: anonymous }, async (request, reply) => {
+      if (request.dashboard?.token) await users.sessions.revoke(request.dashboard.token);
+      reply.header('set-cookie', clearSessionCookie(config));
+      return redirect(reply, '/dashboard/login');
+    });
+
+    app.post('/dashboard/logout-everywhere', async (request, reply) => {
+      await users.sessions.revokeAll(sessionOf(request).user.id);
+      reply.header('set-cookie', clearSessionCookie(config));
+      return redirect(reply, '/dashboard/login');
+    });
+
+    app.get('/dashboard/account', async (request, reply) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} />));
+
+    app.get<{ Querystring: Form }>('/setup', { config: anonymous }, async (request, reply) => {
+      const token = String(request.query.token ?? '');
+      if (!(await users.service.setupTokenUsable(token))) throw new ApiError('not_found', 'This setup address is unknown or has already been used. Log in instead.');
+      return sendPage(reply, <SetupPage csrf={csrfFor(request, reply, secure)} token={token} />);
+    });
+
+    app.post<{ Body: Form }>('/setup', { config: anonymous }, async (request, reply) => {
+      const body = request.body ?? {};
+      const token = String(body.token ?? '');
+      const input = { email: String(body.email ?? ''), name: String(body.name ?? ''), password: String(body.password ?? '') };
+      const workspace = (await workspaces.listWorkspaces())[0] ?? (await workspaces.createWorkspace({ name: 'Default workspace', slug: 'default' }));
+      let user;
+      try {
+        user = await users.service.completeSetup(token, input, workspace.id);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 422) throw err;
+        const page = <SetupPage csrf={csrfFor(request, reply, secure)} token={token} values={input} error={err.message} />;
+        return sendPage(reply, page, 422);
+      }
+      const { token: session } = await users.sessions.start(user.id);
+      reply.header('set-cookie', sessionCookie(session, config, users.sessions.settings.absoluteMs));
+      return redirect(reply, workspacePath(workspace.slug, '/links'));
+    });
+  };
+}
