@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   if (stopping) return;
 
-  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey }));
+  // While no dashboard user exists, each start prints a fresh one-time setup address.
+  const setupToken = (await modules.users.service.issueSetupToken()) ?? undefined;
+  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 
 main().catch((err) => {

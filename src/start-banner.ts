@@ -5,7 +5,7 @@
  * full once (only its hash is stored, so this is the one way to learn it).
  *
  * @example
- * console.log(startBanner({ config, engine: 'PostgreSQL', workspace, createdKey }));
+ * console.log(startBanner({ config, engine: 'PostgreSQL', workspace, createdKey, setupToken }));
  * maskKey('wm_0123456789abcdefghijklmn'); // 'wm_012…klmn'
  */
 import type { Config } from './config.js';
@@ -17,6 +17,8 @@ export interface BannerInput {
   workspace: { id: string; slug: string };
   /** A key made on this start (first start of an empty database). */
   createdKey?: string;
+  /** While no dashboard user exists: the one-time token of the setup address (users/service.ts). */
+  setupToken?: string;
 }
 
 /** The first 6 and last 4 characters of a key (`wm_` and 3 more, …, 4); a short key keeps only `wm_`. */
@@ -26,12 +28,13 @@ export function maskKey(key: string): string {
   return `${key.slice(0, 6)}…${key.slice(-4)}`;
 }
 
-export function startBanner({ config, engine, workspace, createdKey }: BannerInput): string {
+export function startBanner({ config, engine, workspace, createdKey, setupToken }: BannerInput): string {
   const lines = [
     '',
     `Waymark is running.`,
     `  API:            ${config.baseUrl}`,
     `  API reference:  ${config.baseUrl}/docs  (OpenAPI: ${config.baseUrl}/openapi.json)`,
+    `  Dashboard:      ${config.baseUrl}/dashboard`,
     `  Short links:    ${config.shortLinkProtocol}://${config.shortDomain}/<key>`,
     `  Database:       ${engine}`,
     `  Workspace:      ${workspace.id} (${workspace.slug})`,
@@ -42,6 +45,13 @@ export function startBanner({ config, engine, workspace, createdKey }: BannerInp
     lines.push(`  API key:        ${maskKey(config.apiKey)}  (the value of WAYMARK_API_KEY)`);
   } else {
     lines.push(`  API key:        printed on first start; create another with: npx waymark keys create`);
+  }
+  if (setupToken) {
+    lines.push(
+      '',
+      'No dashboard user exists yet. Create the first owner at this address (it works once):',
+      `  ${config.baseUrl}/setup?token=${setupToken}`,
+    );
   }
   const shown = createdKey ?? config.apiKey;
   lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${shown ? maskKey(shown) : '<key>'}" ${config.baseUrl}/workspaces/${workspace.id}`, '');

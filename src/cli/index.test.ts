@@ -64,3 +64,41 @@ test('CLI verifies a domain: --force marks it verified', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('CLI users: create with a membership, list, reset the password (ending sessions), add a membership', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-cli-'));
+  const env = { DATABASE_URL: `file:${join(dir, 'cli.db')}` };
+  const lines: string[] = [];
+  const out = (l: string) => lines.push(l);
+  try {
+    assert.equal(await runCli(['workspaces', 'create', '--name', 'Acme', '--slug', 'acme'], out, env), 0);
+    assert.equal(await runCli(['workspaces', 'create', '--name', 'Beta', '--slug', 'beta'], out, env), 0);
+    lines.length = 0;
+    assert.equal(await runCli(['users', 'create', '--email', 'Ann@Example.com', '--name', 'Ann', '-w', 'acme', '--role', 'owner'], out, env), 0);
+    assert.match(lines[0]!, /^Created user user_\w+ \(Ann@Example\.com\), owner of acme$/);
+    const first = /Password \(shown once\): (\S+)/.exec(lines.join('\n'))![1]!;
+
+    const database = await openDatabase(env.DATABASE_URL);
+    const { createUsersModule } = await import('../users/module.js');
+    const users = createUsersModule({ database, now: Date.now });
+    const user = (await users.service.checkPassword('ann@example.com', first))!;
+    assert.ok(user);
+    await users.sessions.start(user.id);
+
+    lines.length = 0;
+    assert.equal(await runCli(['users', 'reset-password', 'ANN@example.com'], out, { ...env, WAYMARK_USER_PASSWORD: 'a new secret 123' }), 0);
+    assert.deepEqual(lines, ['Password of Ann@Example.com reset; 1 session ended']);
+    assert.equal(await users.service.checkPassword('ann@example.com', first), null);
+    assert.ok(await users.service.checkPassword('ann@example.com', 'a new secret 123'));
+
+    assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'viewer'], out, env), 0);
+    assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'admin'], out, env), 1);
+    assert.equal(await runCli(['users', 'create', '--email', 'ann@EXAMPLE.com', '--name', 'Twin'], out, env), 1);
+    lines.length = 0;
+    assert.equal(await runCli(['users', 'list'], out, env), 0);
+    assert.match(lines.join('\n'), /^user_\w+\tAnn@Example\.com\tacme:owner,beta:viewer\tAnn$/);
+    await database.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

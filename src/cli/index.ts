@@ -7,6 +7,7 @@
  * npx waymark keys create --workspace acme --scopes "links.read analytics.read"
  * npx waymark keys revoke key_01J… --workspace acme
  * npx waymark erase --ip 203.0.113.7
+ * npx waymark users create --email ann@example.com --name Ann --workspace default --role owner
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
@@ -17,6 +18,7 @@ import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
 import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
+import { runUsersCommand, USERS_USAGE } from './users.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -28,7 +30,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -49,6 +51,8 @@ export async function runCli(
       force: { type: 'boolean' },
       ip: { type: 'string' },
       click: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
     },
   });
   const [group, action, arg] = positionals;
@@ -108,6 +112,7 @@ export async function runCli(
       out(`Revoked ${arg}`);
       return 0;
     }
+    if (group === 'users') return await runUsersCommand({ database, action, arg, values, env, resolveWorkspace, out });
     if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;
