@@ -179,3 +179,6 @@ export function createKit({ users, workspaces }: DashboardDeps) {
 }
 
 export type Kit = ReturnType<typeof createKit>;
+
+/** Every dashboard route's schema: pages are not part of the API's OpenAPI document. */
+export const HIDDEN = { hide: true } as const;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { OneLinePerRequest } from './request-log.js';
+import { OneLinePerRequest, loggedUrl } from './request-log.js';
 
 test('one info line per request, with method, url, status and time', async () => {
   const lines: Record<string, unknown>[] = [];
@@ -24,4 +24,10 @@ test('one info line per request, with method, url, status and time', async () =>
   assert.equal(typeof requests[0]!.ms, 'number');
   assert.ok(String(requests[1]!.url).length <= 501, 'long URLs are cut');
   assert.equal(requests[1]!.status, 404);
+});
+
+test('the value of a token parameter (setup and invitation links) is not logged', () => {
+  assert.equal(loggedUrl('/setup?token=abcDEF_123-x'), '/setup?token=[redacted]');
+  assert.equal(loggedUrl('/dashboard/invite?a=1&token=abc&b=2'), '/dashboard/invite?a=1&token=[redacted]&b=2');
+  assert.equal(loggedUrl('/links?search=token'), '/links?search=token');
 });

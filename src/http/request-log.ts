@@ -1,6 +1,7 @@
 /**
  * One log line per API request, written when the response is finished: method, path and query
- * (cut at 500 characters), status and milliseconds, with the request id pino already carries.
+ * (cut at 500 characters; the value of a `token` parameter, the dashboard's setup and invitation
+ * secrets, replaced by `[redacted]`), status and milliseconds, with the request id pino already carries.
  * Fastify's default writes two lines a request ("incoming request", "request completed"): 66 MB
  * over 170,000 requests at `info`. Redirects never pass through Fastify and log nothing unless
  * they fail.
@@ -11,6 +12,13 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 const MAX_LOGGED_URL = 500;
+const TOKEN_PARAM = /([?&]token=)[^&#]*/gi;
+
+/** The URL as logged: secrets in `token=` parameters never reach the logs. */
+export function loggedUrl(url: string): string {
+  const safe = url.replace(TOKEN_PARAM, '$1[redacted]');
+  return safe.length > MAX_LOGGED_URL ? `${safe.slice(0, MAX_LOGGED_URL)}…` : safe;
+}
 
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
@@ -19,7 +27,7 @@ export class OneLinePerRequest extends LogController {
   override routeNotFound(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const url = request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url;
+    const url = loggedUrl(request.url);
     const line = { method: request.method, url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
     if (error) reply.log.error({ ...line, err: error }, 'request failed');
     else reply.log.info(line, 'request');

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { DashboardDeps } from '../kit.js';
-import { csrfFor, isSecure, redirect, sendPage, sessionCookie } from '../kit.js';
+import { HIDDEN, csrfFor, isSecure, redirect, sendPage, sessionCookie } from '../kit.js';
 import { InvitePage, type InviteMode } from '../pages/invite.js';
 import { workspacePath } from '../layout.js';
 import type { InvitationRow } from '../../users/store.js';
@@ -35,12 +35,12 @@ export function inviteRoutes({ config, users, workspaces }: DashboardDeps): Fast
   }
 
   return async (app) => {
-    app.get<{ Querystring: Form }>('/dashboard/invite', { config: { anonymous: true } }, async (request, reply) => {
+    app.get<{ Querystring: Form }>('/dashboard/invite', { config: { anonymous: true }, schema: HIDDEN }, async (request, reply) => {
       const token = String(request.query.token ?? '');
       return render(request, reply, token, await users.invitations.open(token));
     });
 
-    app.post<{ Body: Form }>('/dashboard/invite', { config: { anonymous: true } }, async (request, reply) => {
+    app.post<{ Body: Form }>('/dashboard/invite', { config: { anonymous: true }, schema: HIDDEN }, async (request, reply) => {
       const body = request.body ?? {};
       const token = String(body.token ?? '');
       const session = request.dashboard?.session;

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Kit, WorkspacePage } from '../kit.js';
-import { redirect, sendPage } from '../kit.js';
+import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { LinksPage } from '../pages/links.js';
 import { workspacePath } from '../layout.js';
 import type { Caller, LinkService } from '../../links/service.js';
@@ -26,7 +26,7 @@ function callerOf(page: WorkspacePage): Caller {
 
 export function linkRoutes(kit: Kit, links: LinkService): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links', async (request, reply) => {
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const q = parseInput(ListQuery, request.query);
       const showArchived = q.showArchived === 'true';
@@ -41,7 +41,7 @@ export function linkRoutes(kit: Kit, links: LinkService): FastifyPluginAsync {
       return sendPage(reply, <LinksPage {...view} />);
     });
 
-    app.post<{ Params: { slug: string; id: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/:id/archive', async (request, reply) => {
+    app.post<{ Params: { slug: string; id: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/:id/archive', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       await links.update(callerOf(page), request.params.id, { archived: request.body?.archived !== 'false' });
       return redirect(reply, workspacePath(page.workspace.slug, '/links'));

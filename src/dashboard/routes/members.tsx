@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { DashboardDeps, Kit, WorkspacePage } from '../kit.js';
-import { redirect, sendPage } from '../kit.js';
+import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { MembersPage, type MembersView } from '../pages/members.js';
 import { workspacePath } from '../layout.js';
 import { RoleInput, parseInput } from '../../users/schema.js';
@@ -20,11 +20,11 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
   const back = (page: WorkspacePage) => workspacePath(page.workspace.slug, '/settings/members');
 
   return async (app) => {
-    app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/settings/members', async (request, reply) =>
+    app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/settings/members', { schema: HIDDEN }, async (request, reply) =>
       show(reply, await kit.workspacePage(request, request.params.slug)),
     );
 
-    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/settings/members/invite', async (request, reply) => {
+    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/settings/members/invite', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       try {
         const { token, invitation } = await users.invitations.invite(
@@ -40,19 +40,19 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
       }
     });
 
-    app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/role', async (request, reply) => {
+    app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/role', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       await users.service.changeRole(page.workspace.id, request.params.id, parseInput(RoleInput, request.body?.role));
       return redirect(reply, back(page));
     });
 
-    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/members/:id/remove', async (request, reply) => {
+    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/members/:id/remove', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       await users.service.removeMember(page.workspace.id, request.params.id);
       return redirect(reply, back(page));
     });
 
-    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/invitations/:id/revoke', async (request, reply) => {
+    app.post<{ Params: Params }>('/dashboard/w/:slug/settings/invitations/:id/revoke', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       await users.invitations.revoke(page.workspace.id, request.params.id);
       return redirect(reply, back(page));

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kit } from '../kit.js';
-import { sendPage } from '../kit.js';
+import { HIDDEN, sendPage } from '../kit.js';
 import { PlaceholderPage } from '../pages/placeholder.js';
 import type { Section } from '../layout.js';
 
@@ -17,7 +17,7 @@ const PLANNED: { section: Section; path: string; title: string }[] = [
 export function placeholderRoutes(kit: Kit): FastifyPluginAsync {
   return async (app) => {
     for (const p of PLANNED) {
-      app.get<{ Params: { slug: string } }>(`/dashboard/w/:slug/${p.path}`, async (request, reply) => {
+      app.get<{ Params: { slug: string } }>(`/dashboard/w/:slug/${p.path}`, { schema: HIDDEN }, async (request, reply) => {
         const page = await kit.workspacePage(request, request.params.slug);
         return sendPage(reply, <PlaceholderPage frame={page.frame} section={p.section} title={p.title} />);
       });

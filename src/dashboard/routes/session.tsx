@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
-import { clearSessionCookie, csrfFor, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
+import { HIDDEN, clearSessionCookie, csrfFor, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
 import { LoginPage, SetupPage } from '../pages/login.js';
 import { AccountPage } from '../pages/account.js';
 import { workspacePath } from '../layout.js';
@@ -18,19 +18,19 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
   const anonymous = { anonymous: true } as const;
 
   return async (app) => {
-    app.get('/dashboard', async (request, reply) => {
+    app.get('/dashboard', { schema: HIDDEN }, async (request, reply) => {
       const { user } = sessionOf(request);
       const [first] = await users.service.workspacesOf(user.id);
       return redirect(reply, first ? workspacePath(first.slug, '/links') : '/dashboard/account');
     });
 
-    app.get<{ Querystring: Form }>('/dashboard/login', { config: anonymous }, async (request, reply) => {
+    app.get<{ Querystring: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const next = safeNext(request.query.next);
       if (request.dashboard?.session) return redirect(reply, next);
       return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} />);
     });
 
-    app.post<{ Body: Form }>('/dashboard/login', { config: anonymous }, async (request, reply) => {
+    app.post<{ Body: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const email = String(request.body?.email ?? '').slice(0, 254);
       const password = String(request.body?.password ?? '').slice(0, 1024);
       const next = safeNext(request.body?.next);
@@ -45,27 +45,27 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       return redirect(reply, next);
     });
 
-    app.post('/dashboard/logout', { config: anonymous }, async (request, reply) => {
+    app.post('/dashboard/logout', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       if (request.dashboard?.token) await users.sessions.revoke(request.dashboard.token);
       reply.header('set-cookie', clearSessionCookie(config));
       return redirect(reply, '/dashboard/login');
     });
 
-    app.post('/dashboard/logout-everywhere', async (request, reply) => {
+    app.post('/dashboard/logout-everywhere', { schema: HIDDEN }, async (request, reply) => {
       await users.sessions.revokeAll(sessionOf(request).user.id);
       reply.header('set-cookie', clearSessionCookie(config));
       return redirect(reply, '/dashboard/login');
     });
 
-    app.get('/dashboard/account', async (request, reply) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} />));
+    app.get('/dashboard/account', { schema: HIDDEN }, async (request, reply) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} />));
 
-    app.get<{ Querystring: Form }>('/setup', { config: anonymous }, async (request, reply) => {
+    app.get<{ Querystring: Form }>('/setup', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const token = String(request.query.token ?? '');
       if (!(await users.service.setupTokenUsable(token))) throw new ApiError('not_found', 'This setup address is unknown or has already been used. Log in instead.');
       return sendPage(reply, <SetupPage csrf={csrfFor(request, reply, secure)} token={token} />);
     });
 
-    app.post<{ Body: Form }>('/setup', { config: anonymous }, async (request, reply) => {
+    app.post<{ Body: Form }>('/setup', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const body = request.body ?? {};
       const token = String(body.token ?? '');
       const input = { email: String(body.email ?? ''), name: String(body.name ?? ''), password: String(body.password ?? '') };
