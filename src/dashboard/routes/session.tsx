@@ -41,6 +41,8 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
         return sendPage(reply, page, 401);
       }
       const { token } = await users.sessions.start(user.id);
+      // Sessions that expired unused are deleted here: logins are rare, and the index makes it cheap.
+      await users.sessions.sweep();
       reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
       return redirect(reply, next);
     });

@@ -45,6 +45,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('absolute_expires_at', ms, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+  await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute();
 
   await db.schema
     .createTable('invitations')
