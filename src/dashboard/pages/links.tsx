@@ -1,4 +1,4 @@
-/** Links: the workspace's links, newest first, searchable and paginated (the links service's list). */
+/** Links: the workspace's links, newest first, searchable, a page at a time by cursor (routes/links.tsx). */
 import { CsrfField, Layout, workspacePath, type Frame } from '../layout.js';
 import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
@@ -8,16 +8,18 @@ export interface LinksView {
   links: LinkResponse[];
   search: string;
   showArchived: boolean;
-  page: number;
-  pageSize: number;
-  total: number;
+  /** The cursor of the newer page (its first link id), when there is one. */
+  newer?: string;
+  /** The cursor of the older page (this page's last link id), when there is one. */
+  older?: string;
 }
 
-function pageHref(v: LinksView, page: number): string {
+function pageHref(v: LinksView, cursor: { before?: string; after?: string }): string {
   const q = new URLSearchParams();
   if (v.search) q.set('search', v.search);
   if (v.showArchived) q.set('showArchived', 'true');
-  if (page > 1) q.set('page', String(page));
+  if (cursor.before) q.set('before', cursor.before);
+  if (cursor.after) q.set('after', cursor.after);
   const qs = q.toString();
   return workspacePath(v.frame.workspace.slug, `/links${qs ? `?${qs}` : ''}`);
 }
@@ -25,7 +27,6 @@ function pageHref(v: LinksView, page: number): string {
 export function LinksPage(v: LinksView): JSX.Element {
   const { frame, links } = v;
   const write = can(frame.role!, 'links.write');
-  const pages = Math.max(1, Math.ceil(v.total / v.pageSize));
   const action = (id: string) => workspacePath(frame.workspace.slug, `/links/${encodeURIComponent(id)}/archive`);
   return (
     <Layout frame={frame} title="Links" section="links">
@@ -99,11 +100,21 @@ export function LinksPage(v: LinksView): JSX.Element {
         </div>
       )}
       <nav class="pager" aria-label="Pages">
-        {v.page > 1 ? <a href={pageHref(v, v.page - 1)}>Previous</a> : ''}
-        <span>
-          Page {String(v.page)} of {String(pages)} ({String(v.total)} links)
-        </span>
-        {v.page < pages ? <a href={pageHref(v, v.page + 1)}>Next</a> : ''}
+        {v.newer ? (
+          <a href={pageHref(v, { before: v.newer })} rel="prev">
+            Newer
+          </a>
+        ) : (
+          ''
+        )}
+        <span>{links.length === 1 ? '1 link' : `${links.length} links`} on this page</span>
+        {v.older ? (
+          <a href={pageHref(v, { after: v.older })} rel="next">
+            Older
+          </a>
+        ) : (
+          ''
+        )}
       </nav>
     </Layout>
   );

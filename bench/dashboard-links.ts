@@ -1,0 +1,86 @@
+/**
+ * Dashboard links page (issue 17): server time of `GET /dashboard/w/<slug>/links` over a
+ * workspace of 100,000 links (plus 20,000 of another workspace), through the whole stack
+ * (session cookie, membership, the links service's list, TSX rendering), on the engine chosen by
+ * DATABASE_URL. The issue's budget: ≤ 50 ms.
+ *
+ * Prints the median and the slowest of 15 runs per page (after 2 warm-ups); asserts nothing.
+ * Settings: LINKS (default 100000).
+ *
+ * Run: npm run bench -- dashboard-links
+ *      DATABASE_URL=postgres://postgres@127.0.0.1:54329/waymark_test npm run bench -- dashboard-links
+ */
+import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import { createTestApp, TEST_ENGINE } from '../src/test-support/harness.js';
+import { linkRow } from '../src/test-support/link-row.js';
+import { newId } from '../src/ids.js';
+import { addUser, logIn, slugOf } from '../src/dashboard/testing.js';
+
+const N = Number(process.env.LINKS ?? 100_000);
+const RUNS = 15;
+
+async function main() {
+  const t = await createTestApp();
+  const db = t.ctx.database.db;
+  const other = await t.addWorkspace();
+  // Logged in before the bulk insert: the checkpointer's RESTART after it would refuse the
+  // read-then-write transaction that creates a user (SQLITE_BUSY, no busy wait on an upgrade).
+  const browser = await logIn(t, await addUser(t, 'viewer'));
+  const t0 = Date.now() - N * 1000;
+  const total = N + 20_000;
+  let middle = '';
+  for (let i = 0; i < total; i += 500) {
+    const rows = [];
+    for (let j = i; j < Math.min(total, i + 500); j++) {
+      const key = `k${j.toString(36)}`;
+      rows.push(
+        linkRow(
+          {
+            id: j === N / 2 ? (middle = newId('link', t0 + j * 1000)) : newId('link', t0 + j * 1000),
+            workspace_id: j < N ? t.workspaceId : other.workspaceId,
+            domain: 'wm.localhost:3999',
+            key,
+            url: `https://shop${j % 1000}.example.com/p/${j}?utm_source=news`,
+            title: j % 3 === 0 ? `Product ${j} <landing>` : null,
+            archived: j % 50 === 0 ? 1 : 0,
+            clicks: (j * 7919) % 10_000,
+          },
+          t0 + j * 1000,
+        ),
+      );
+    }
+    await db.insertInto('links').values(rows).execute();
+  }
+  await sql`analyze`.execute(db);
+  const slug = await slugOf(t);
+  console.log(`${TEST_ENGINE}: ${N} links in the workspace, ${total - N} in another; ${RUNS} runs per page`);
+
+  const pages: [string, string][] = [
+    ['first page', `/dashboard/w/${slug}/links`],
+    ['older than the 50,000th link (cursor)', `/dashboard/w/${slug}/links?after=${middle}`],
+    ['newer than the 50,000th link (cursor)', `/dashboard/w/${slug}/links?before=${middle}`],
+    ['search "shop42" (1/1000 of rows)', `/dashboard/w/${slug}/links?search=shop42.`],
+    ['with archived', `/dashboard/w/${slug}/links?showArchived=true`],
+  ];
+  for (const [label, url] of pages) {
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < RUNS + 2; i++) {
+      const started = performance.now();
+      const res = await browser.get(url);
+      const ms = performance.now() - started;
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+      bytes = res.body.length;
+      if (i >= 2) times.push(ms);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`  ${label.padEnd(40)} median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms, slowest ${times.at(-1)!.toFixed(1)} ms, ${Math.round(bytes / 1024)} KB of HTML`);
+  }
+  await t.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
