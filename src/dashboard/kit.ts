@@ -88,7 +88,7 @@ export function redirect(reply: FastifyReply, path: string) {
 
 /** A `next` address that stays inside the dashboard (no `//evil.example`, no other host). */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/dashboard(\/[^\\]*)?$/.test(next) && !next.startsWith('//') && next.length < 2000 ? next : '/dashboard';
+  return typeof next === 'string' && /^\/dashboard(\/[^\\\s]*)?$/.test(next) && next.length < 2000 ? next : '/dashboard';
 }
 
 /** The session cookie's attributes: `Secure` on https, kept until the session's absolute end. */
@@ -156,7 +156,7 @@ export function createKit({ users, workspaces }: DashboardDeps) {
     /** The frame of a page about the account (no workspace chosen). */
     async accountFrame(request: FastifyRequest): Promise<Frame> {
       const { user, token } = sessionOf(request);
-      return { user, workspaces: await users.service.workspacesOf(user.id), csrf: csrfTokenFor(token) };
+      return { user: { name: user.name, email: user.email }, workspaces: await users.service.workspacesOf(user.id), csrf: csrfTokenFor(token) };
     },
 
     /** 404 unless the user is a member of `slug`; 403 unless their role may do `action` there. */
@@ -167,7 +167,7 @@ export function createKit({ users, workspaces }: DashboardDeps) {
       if (!workspace || !role) throw new ApiError('not_found', 'Workspace not found.');
       if (!can(role, action)) throw new ApiError('forbidden', `Your role in this workspace (${role}) does not allow this.`);
       const frame: Frame = {
-        user,
+        user: { name: user.name, email: user.email },
         workspaces: await users.service.workspacesOf(user.id),
         workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name },
         role,
