@@ -1,6 +1,6 @@
 /**
- * The real process: `node src/main.ts` prints its address and key, serves with WAYMARK_API_KEY,
- * and exits 0 on SIGTERM.
+ * The real process: `node src/main.ts` prints its address, key and dashboard setup address, serves
+ * with WAYMARK_API_KEY, and exits 0 on SIGTERM.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,6 +62,11 @@ test('first start prints the address and a key that works; SIGTERM exits 0', { s
     const noKey = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`);
     assert.equal(noKey.status, 401);
     assert.equal((await noKey.json()).error.code, 'unauthorized');
+    // No dashboard user yet: the banner's one-time setup address opens the setup form.
+    const setup = new RegExp(`http://localhost:${port}/setup\\?token=([\\w-]{43})\n`).exec(out)![1]!;
+    const page = await fetch(`http://127.0.0.1:${port}/setup?token=${setup}`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<form method="post" action="\/setup"/);
     s.child.kill('SIGTERM');
     assert.equal(await s.exited, 0);
   } finally {
