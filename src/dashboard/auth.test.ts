@@ -225,3 +225,25 @@ test('sessions expire after a week unused, slide with use, and end 30 days after
     await t.close();
   }
 });
+
+test('a new password needs the current one, ends the other sessions and keeps this browser logged in', async () => {
+  const t = await createTestApp();
+  try {
+    const user = await addUser(t, 'member');
+    const here = await logIn(t, user);
+    const elsewhere = await logIn(t, user);
+    await here.get('/dashboard/account');
+    assert.equal((await here.post('/dashboard/account/password', { current: 'not my password', password: 'a brand new secret' })).statusCode, 403);
+    const weak = await here.post('/dashboard/account/password', { current: user.password, password: 'short' });
+    assert.equal(weak.statusCode, 422);
+    assert.match(weak.body, /at least 10 characters/);
+    const done = await here.post('/dashboard/account/password', { current: user.password, password: 'a brand new secret' });
+    assert.equal(done.statusCode, 303);
+    assert.equal((await here.get(done.headers.location!)).statusCode, 200);
+    assert.equal((await elsewhere.get('/dashboard/account')).statusCode, 303, 'the other session ended');
+    assert.equal(await t.modules.users.service.checkPassword(user.email, user.password), null);
+    assert.ok(await t.modules.users.service.checkPassword(user.email, 'a brand new secret'));
+  } finally {
+    await t.close();
+  }
+});

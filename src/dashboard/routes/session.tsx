@@ -59,7 +59,29 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       return redirect(reply, '/dashboard/login');
     });
 
-    app.get('/dashboard/account', { schema: HIDDEN }, async (request, reply) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} />));
+    app.get<{ Querystring: Form }>('/dashboard/account', { schema: HIDDEN }, async (request, reply) => {
+      const notice = request.query.changed === 'password' ? 'Password changed. Other devices were logged out.' : undefined;
+      return sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} notice={notice} />);
+    });
+
+    // A new password ends every session of the account; this browser gets a new one.
+    app.post<{ Body: Form }>('/dashboard/account/password', { schema: HIDDEN }, async (request, reply) => {
+      const { user } = sessionOf(request);
+      await limiter.count(request.ip, user.email);
+      const current = String(request.body?.current ?? '').slice(0, 1024);
+      const refuse = async (status: number, error: string) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} error={error} />, status);
+      if (!(await users.service.checkPassword(user.email, current))) return refuse(403, 'The current password is wrong.');
+      try {
+        await users.service.setPassword(user.id, String(request.body?.password ?? ''));
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 422) return refuse(422, err.message);
+        throw err;
+      }
+      await users.sessions.revokeAll(user.id);
+      const { token } = await users.sessions.start(user.id);
+      reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
+      return redirect(reply, '/dashboard/account?changed=password');
+    });
 
     app.get<{ Querystring: Form }>('/setup', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const token = String(request.query.token ?? '');
