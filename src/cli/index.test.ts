@@ -93,6 +93,7 @@ test('CLI users: create with a membership, list, reset the password (ending sess
 
     assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'viewer'], out, env), 0);
     assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'admin'], out, env), 1);
+    assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'acme', '--role', 'member'], out, env), 1, 'acme keeps its only owner');
     assert.equal(await runCli(['users', 'create', '--email', 'ann@EXAMPLE.com', '--name', 'Twin'], out, env), 1);
     lines.length = 0;
     assert.equal(await runCli(['users', 'list'], out, env), 0);

@@ -129,6 +129,17 @@ test('an invitation for an existing account adds the membership once its owner l
     await browser.get(url);
     assert.equal((await browser.post('/dashboard/invite', { token })).statusCode, 303);
     assert.equal(await t.modules.users.service.roleOf(ann.id, other.workspaceId), 'member');
+
+    // An invitation accepted by someone who is a member already never changes their role.
+    const second = await owner.post(`/dashboard/w/${otherSlug}/settings/members/invite`, { email: 'late@example.com', role: 'viewer' });
+    const lateToken = /invite\?token=([\w-]+)/.exec(second.body)![1]!;
+    const late = await addUser(t, 'member');
+    await t.database.db.updateTable('users').set({ email: 'late@example.com', email_key: 'late@example.com' }).where('id', '=', late.id).execute();
+    await t.modules.users.service.addMembership(late.id, other.workspaceId, 'owner');
+    const lateBrowser = await logIn(t, { email: 'late@example.com', password: late.password });
+    await lateBrowser.get(`/dashboard/invite?token=${lateToken}`);
+    assert.equal((await lateBrowser.post('/dashboard/invite', { token: lateToken })).statusCode, 303);
+    assert.equal(await t.modules.users.service.roleOf(late.id, other.workspaceId), 'owner');
     // The switcher now lists both workspaces.
     const page = await browser.get(`/dashboard/w/${otherSlug}/links`);
     assert.match(page.body, new RegExp(`href="/dashboard/w/${await slugOf(t)}/links"`));

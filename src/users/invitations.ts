@@ -71,7 +71,9 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
       }
       await store.transaction(async (s) => {
         if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
-        await s.upsertMembership(user.id, invitation.workspace_id, invitation.role as Role, now());
+        // Someone who became a member meanwhile keeps their role: an invitation never demotes
+        // (it could otherwise take the workspace's last owner away).
+        if (!(await s.roleOf(user.id, invitation.workspace_id))) await s.upsertMembership(user.id, invitation.workspace_id, invitation.role as Role, now());
       });
       return invitation;
     },

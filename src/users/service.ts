@@ -85,7 +85,12 @@ export function createUserService({ store, now }: UserServiceDeps) {
     roleOf: (userId: string, workspaceId: string): Promise<Role | undefined> => store.roleOf(userId, workspaceId),
     workspacesOf: (userId: string): Promise<UserWorkspace[]> => store.workspacesOf(userId),
     membersOf: (workspaceId: string): Promise<Member[]> => store.membersOf(workspaceId),
-    addMembership: (userId: string, workspaceId: string, role: Role): Promise<void> => store.upsertMembership(userId, workspaceId, role, now()),
+    /** Adds the membership, or changes its role (refused if that leaves the workspace without an owner). */
+    addMembership: (userId: string, workspaceId: string, role: Role): Promise<void> =>
+      store.transaction(async (s) => {
+        if (await s.roleOf(userId, workspaceId)) await assertOwnerRemains(s, userId, workspaceId, role);
+        await s.upsertMembership(userId, workspaceId, role, now());
+      }),
 
     async changeRole(workspaceId: string, userId: string, role: Role): Promise<void> {
       await store.transaction(async (s) => {
