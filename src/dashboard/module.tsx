@@ -14,7 +14,7 @@ import type { AppContext } from '../context.js';
 import type { LinkService } from '../links/service.js';
 import type { UsersModule } from '../users/module.js';
 import { ApiError, codeForStatus } from '../http/errors.js';
-import { createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
+import { HIDDEN, createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
 import { assetRoutes } from './assets.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
@@ -55,6 +55,10 @@ export function createDashboardModule(ctx: AppContext, { users, links }: { users
       await scope.register(memberRoutes(deps, kit));
       await scope.register(linkRoutes(kit, links));
       await scope.register(placeholderRoutes(kit));
+      // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
+      scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
+        throw new ApiError('not_found', 'There is no page at this address.');
+      });
     });
   };
 

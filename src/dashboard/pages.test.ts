@@ -159,6 +159,9 @@ test("other workspaces' pages and data answer 404 through the dashboard", async 
     assert.equal((await browser.get(`/dashboard/w/${otherSlug}/links`)).statusCode, 404);
     assert.equal((await browser.get(`/dashboard/w/${otherSlug}/settings/members`)).statusCode, 404);
     assert.equal((await browser.get('/dashboard/w/no-such-workspace/links')).statusCode, 404);
+    const unknown = await browser.get(`/dashboard/w/${slug}/no-such-page`);
+    assert.equal(unknown.statusCode, 404);
+    assert.match(String(unknown.headers['content-type']), /^text\/html/);
     await browser.get(`/dashboard/w/${slug}/links`);
     assert.equal((await browser.post(`/dashboard/w/${otherSlug}/links/${theirLink.id}/archive`, { archived: 'true' })).statusCode, 404);
     // Their link named through our workspace: the links service scopes it away.
