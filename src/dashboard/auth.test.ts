@@ -172,6 +172,11 @@ test('CSRF: a state-changing request without the token, with a wrong one or from
 
     const ok = await browser.post(invite, fields, { origin: 'http://localhost:3999', 'sec-fetch-site': 'same-origin' });
     assert.equal(ok.statusCode, 201);
+    // htmx requests send the token as a header instead (hx-headers on <body>).
+    const header = /hx-headers="\{&#34;x-csrf-token&#34;:&#34;([\w-]+)&#34;\}"/.exec(ok.body)![1]!;
+    assert.equal(header, browser.csrf);
+    const viaHeader = await browser.post(invite, { email: 'cy@example.com', role: 'viewer', _csrf: null }, { 'x-csrf-token': header, 'hx-request': 'true' });
+    assert.equal(viaHeader.statusCode, 201);
   } finally {
     await t.close();
   }

@@ -105,7 +105,8 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
       {'<!doctype html>'}
       <html lang="en">
         <Head title={title} />
-        <body hx-boost="true">
+        {/* htmx requests that are not forms (hx-post on a button) carry the CSRF token as a header. */}
+        <body hx-boost="true" hx-headers={JSON.stringify({ 'x-csrf-token': frame.csrf })}>
           <a class="skip" href="#main">
             Skip to content
           </a>
