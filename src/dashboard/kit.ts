@@ -7,11 +7,11 @@
  * - `kit.workspacePage(request, slug, action)`: the workspace of the address, the user's role
  *   there and the `Frame` for `<Layout>`; 404 when the user is not a member (other workspaces
  *   stay invisible), 403 when `can(role, action)` says no;
- * - `csrfFor(request, reply)`: the token for `<CsrfField>` on pages without a session;
- * - `sendPage(reply, html, status)`, `redirect(reply, path)`.
+ * - `csrfFor(request, reply, secure)`: the token for `<CsrfField>` on pages without a session;
+ * - `sendPage(reply, html, status)`, `redirect(reply, path)`; `HIDDEN` as every route's schema.
  *
  * @example
- * app.get('/dashboard/w/:slug/things', async (request, reply) => {
+ * app.get('/dashboard/w/:slug/things', { schema: HIDDEN }, async (request, reply) => {
  *   const page = await kit.workspacePage(request, request.params.slug, 'workspace.read');
  *   return sendPage(reply, <Layout frame={page.frame} title="Things" section="links">…</Layout>);
  * });
