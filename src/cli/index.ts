@@ -17,6 +17,7 @@ import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
 import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
+import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -28,7 +29,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_API_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -49,6 +50,9 @@ export async function runCli(
       force: { type: 'boolean' },
       ip: { type: 'string' },
       click: { type: 'string' },
+      from: { type: 'string' },
+      token: { type: 'string' },
+      events: { type: 'boolean' },
     },
   });
   const [group, action, arg] = positionals;
@@ -107,6 +111,10 @@ export async function runCli(
       if (!done) return fail(`no active key ${arg} in workspace ${ws.slug}`);
       out(`Revoked ${arg}`);
       return 0;
+    }
+    if (group === 'import' && action === 'api') {
+      const ws = await resolveWorkspace();
+      return await runImportApi({ config, database, workspace: ws, from: values.from, token: values.token ?? env.WAYMARK_IMPORT_TOKEN, events: values.events, out });
     }
     if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
