@@ -158,8 +158,8 @@ export function createEventCopier(deps: EventCopierDeps) {
     return { rows, unattributed };
   }
 
-  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[]): Promise<StoredEvent[]> {
-    const held = new Set(await events.existingClickIds(rows.map((r) => r.id)));
+  /** `held`: the page's click ids already stored, asked before the transaction (the store asks on its own connection). */
+  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[], held: ReadonlySet<string>): Promise<StoredEvent[]> {
     let fresh = rows.filter((r) => !held.has(r.id));
     if (!fresh.length) return fresh;
     if (capabilities.singleWriter) {
@@ -205,7 +205,10 @@ export function createEventCopier(deps: EventCopierDeps) {
   return async function copyPage(kind: CopiedKind, records: readonly unknown[]): Promise<PageResult> {
     const { rows, unattributed } = rowsOf(kind, records as SourceRecord[]);
     if (!rows.length) return { written: 0, skipped: 0, unattributed };
-    const written = await db.transaction().execute((trx) => (kind === 'click' ? writeClicks(trx, rows) : writeConversions(trx, kind, rows)));
+    // One migration runs at a time per workspace, so no other writer adds these click ids between
+    // this look-up and the transaction.
+    const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
+    const written = await db.transaction().execute((trx) => (kind === 'click' ? writeClicks(trx, rows, held) : writeConversions(trx, kind, rows)));
     return { written: written.length, skipped: rows.length - written.length, unattributed };
   };
 }

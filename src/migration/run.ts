@@ -92,7 +92,8 @@ export async function runApiImport(options: ApiImportOptions): Promise<ApiImport
     }
   }
 
-  await phase('domains', [{ path: '/domains', params: { archived: true }, size: 50 }], (d) => target.domain(d));
+  // `archived=true` lists the archived domains only (as Waymark answers it): both lists.
+  await phase('domains', [false, true].map((archived) => ({ path: '/domains', params: { archived }, size: 50 })), (d) => target.domain(d));
   const tagIds = new Map<string, string>();
   await phase('tags', [{ path: '/tags', params: {}, size: 100 }], (t) => target.tag(t), (t, id) => tagIds.set((t as { id: string }).id, id));
   const folderIds = new Map<string, string>();
