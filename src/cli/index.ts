@@ -18,6 +18,7 @@ import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
 import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
+import { runBackupCommand, BACKUP_USAGE } from './backup.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -29,7 +30,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_API_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_API_USAGE}${BACKUP_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -61,6 +62,14 @@ export async function runCli(
     return group ? 0 : 1;
   }
   const config = loadConfig(env);
+  if (group === 'backup' || group === 'restore') {
+    try {
+      return await runBackupCommand({ group, file: action, databaseUrl: config.databaseUrl, force: values.force, out });
+    } catch (err) {
+      console.error(`waymark: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
+  }
   const database = await openDatabase(config.databaseUrl);
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db));
   const fail = (message: string): number => {

@@ -99,7 +99,7 @@ async function snapshot(t: TestApp) {
     links.push(...((await ok(t, 'GET', `/links?showArchived=true&sortBy=createdAt&sortOrder=asc${folderId ? `&folderId=${folderId}` : ''}`)) as Record<string, unknown>[]));
   }
   const linkName = new Map(links.map((l) => [l.id as string, `${l.domain}/${l.key}`]));
-  const strip = (l: Record<string, unknown>) => {
+  const strip = (l: Record<string, unknown>): Record<string, unknown> => {
     const { id: _id, workspaceId: _w, projectId: _p, tagId: _t, ...rest } = l;
     return { ...rest, tags: (l.tags as { name: string; color: string }[]).map((x) => ({ name: x.name, color: x.color })), folderId: folderName.get(l.folderId as string) ?? null };
   };
