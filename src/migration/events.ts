@@ -6,9 +6,11 @@
  * do. Idempotent by ids: clicks keep their click ids and leads and sales their event ids, and a
  * page skips the ones the target already holds, so a re-run writes nothing twice.
  *
- * On SQLite the click fold counts clicks written after its watermark later
- * (events/sql/click-fold.ts); a copied click stamped at or after the watermark is stamped just
- * before it instead, so it is counted once, now (the fold does the same for a late click).
+ * On SQLite the click fold counts the clicks stamped from its watermark on later
+ * (events/sql/click-fold.ts). Copied clicks are counted at once, so when some are stamped at or
+ * after the watermark it moves past them (in the same transaction), and a server start does not
+ * count them again; if the server holds unfolded clicks of its own before them, they are stamped
+ * just before the watermark instead.
  *
  * @example
  * const copy = createEventCopier({ database, events, workspaceId, links, customers });
@@ -164,7 +166,17 @@ export function createEventCopier(deps: EventCopierDeps) {
     if (!fresh.length) return fresh;
     if (capabilities.singleWriter) {
       const watermark = await store.lockedWatermark(trx);
-      if (watermark !== null) fresh = fresh.map((r) => (r.timestamp >= watermark ? { ...r, timestamp: watermark - 1 } : r));
+      const late = watermark === null ? [] : fresh.filter((r) => r.timestamp >= watermark);
+      if (late.length) {
+        // Counted now (rollups and counters below), so the watermark moves past them: a server's
+        // start would otherwise read them back as unfolded and count them twice. Unless the
+        // server has clicks of its own not folded yet before them (it would skip those): then
+        // they are stamped just before the watermark instead, as the fold does with a late click.
+        const end = Math.max(...late.map((r) => r.timestamp)) + 1;
+        if (await store.otherClicksBetween(trx, watermark!, end, late.map((r) => r.id))) {
+          fresh = fresh.map((r) => (r.timestamp >= watermark! ? { ...r, timestamp: watermark! - 1 } : r));
+        } else await store.advanceWatermark(trx, end);
+      }
     }
     await events.append(fresh, trx);
     // Imported clicks are history: the workspace's monthly usage (what it is billed for) stays.

@@ -6,7 +6,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
+import { createClickFold } from '../events/sql/click-fold.js';
+import { createSqlEventStore } from '../events/sql/store.js';
+import { createLinkCounters } from '../links/counters.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ApiImportSummary } from './run.js';
 import { SourceError } from './source.js';
@@ -188,6 +191,26 @@ describe('import api between two Waymark instances', () => {
     assert.equal(resumed.events!.clicks.written, 0);
     assert.equal(resumed.events!.leads.written, 4);
     assert.deepEqual(await snapshot(target), await snapshot(source));
+  });
+
+  test('SQLite: clicks newer than the click fold\'s watermark are counted once, and a server start does not count them again', { skip: TEST_ENGINE !== 'sqlite' && 'the watermark is SQLite\'s' }, async () => {
+    const target = await newTarget();
+    const { db } = target.database;
+    // A target whose fold has counted clicks up to before the source's first click.
+    const sourceFirst = (await source.database.db.selectFrom('events').select((eb) => eb.fn.min('timestamp').as('t')).where('kind', '=', 'click').executeTakeFirstOrThrow()).t;
+    const sourceLast = (await source.database.db.selectFrom('events').select((eb) => eb.fn.max('timestamp').as('t')).where('kind', '=', 'click').executeTakeFirstOrThrow()).t;
+    await db.updateTable('click_rollup_state').set({ folded_before: Number(sourceFirst) - 1 }).where('id', '=', 1).execute();
+    await migrate(target);
+    const watermark = (await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirstOrThrow()).folded_before;
+    assert.ok(Number(watermark) > Number(sourceLast), 'the watermark moved past the copied clicks');
+    const want = await snapshot(source);
+    assert.deepEqual(await snapshot(target), want);
+    // What a server start does: read back the clicks from the watermark on and fold them. None.
+    const fold = createClickFold({ db, writer: createSqlEventStore({ database: target.database }).writer, counters: createLinkCounters(target.database.dialect), mode: 'coalesced' });
+    await fold.recover();
+    assert.equal(fold.pending(), 0);
+    await fold.fold({ all: true });
+    assert.deepEqual(await snapshot(target), want);
   });
 
   test('refuses a source that is not http or https', async () => {

@@ -35,6 +35,19 @@ export function createMigrationStore(db: Kysely<Database>) {
       return row?.folded_before == null ? null : Number(row.folded_before);
     },
 
+    /** Whether a click other than `except` is stored in `[from, to)`: one the click fold has not counted yet. */
+    async otherClicksBetween(trx: Kysely<Database>, from: number, to: number, except: readonly string[]): Promise<boolean> {
+      // `except` is one page of the event list: at most 1,000 ids, within both engines' bound-value limits.
+      const row = await trx.selectFrom('events').select('id').where('kind', '=', 'click').where('timestamp', '>=', from).where('timestamp', '<', to)
+        .where('id', 'not in', except.length ? [...except] : ['']).limit(1).executeTakeFirst();
+      return !!row;
+    },
+
+    /** Moves the click fold's watermark forward to `to` (never back). */
+    async advanceWatermark(trx: Kysely<Database>, to: number): Promise<void> {
+      await trx.updateTable('click_rollup_state').set({ folded_before: to }).where('id', '=', 1).where('folded_before', '<', to).execute();
+    },
+
     /** Records the customer's first sale time and first attribution when not set yet. */
     async noteCustomerSale(trx: Kysely<Database>, workspaceId: string, customerId: string, at: number): Promise<void> {
       await trx.updateTable('customers').set({ first_sale_at: at }).where('workspace_id', '=', workspaceId).where('id', '=', customerId)
