@@ -13,6 +13,7 @@ import { createLinkCounters } from '../links/counters.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ApiImportSummary } from './run.js';
 import { SourceError } from './source.js';
+import { runCli } from '../cli/index.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -81,7 +82,7 @@ async function newTarget(): Promise<TestApp> {
   return t;
 }
 
-async function migrate(target: TestApp, fetchImpl?: typeof fetch, waits: number[] = []): Promise<ApiImportSummary> {
+async function migrate(target: TestApp, fetchImpl?: typeof fetch, waits: number[] = [], progress?: (line: string) => void): Promise<ApiImportSummary> {
   const workspace = (await target.ctx.workspaces.findWorkspace(target.workspaceId))!;
   return runApiImport({
     database: target.database,
@@ -89,6 +90,7 @@ async function migrate(target: TestApp, fetchImpl?: typeof fetch, waits: number[
     workspace,
     source: { baseUrl: sourceBase, token: source.key, fetch: fetchImpl, sleep: async (ms) => void waits.push(ms) },
     events: true,
+    progress,
   });
 }
 
@@ -133,7 +135,10 @@ function pick(o: Record<string, unknown>, keys: string[]) {
 describe('import api between two Waymark instances', () => {
   test('copies the workspace: links, tags, folders, customers and analytics answer alike', async () => {
     const target = await newTarget();
-    const summary = await migrate(target);
+    const lines: string[] = [];
+    const summary = await migrate(target, undefined, [], (l) => lines.push(l));
+    assert.ok(lines.some((l) => /^links: 4 copied, 0 already there, 0 rejected \(\d+\/s\)$/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /^clicks: \d+ copied, 0 already there, 0 without a copied link \(\d+\/s\)$/.test(l)), lines.join('\n'));
     assert.deepEqual(summary.links, { created: 4, existing: 0, rejected: 0 }, summary.rejections.join('\n'));
     assert.equal(summary.events!.clicks.written, 11);
     assert.equal(summary.events!.leads.written, 4);
@@ -211,6 +216,31 @@ describe('import api between two Waymark instances', () => {
     assert.equal(fold.pending(), 0);
     await fold.fold({ all: true });
     assert.deepEqual(await snapshot(target), want);
+  });
+
+  test('npx waymark import api: the CLI copies into the workspace it names', async () => {
+    const target = await newTarget();
+    const database = target.database;
+    let url = `file:${database.sqlitePath}`;
+    if (database.pgSchema) {
+      const u = new URL(database.url);
+      u.searchParams.set('schema', database.pgSchema);
+      url = u.toString();
+    }
+    const out: string[] = [];
+    const progress: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (progress.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const code = await runCli(['import', 'api', '--from', sourceBase, '--token', source.key, '--workspace', target.workspaceId, '--events'], (l) => out.push(l), { DATABASE_URL: url, LOG_LEVEL: 'silent' });
+      assert.equal(code, 0, out.join('\n'));
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.ok(out.includes('links: 4 copied, 0 already there, 0 rejected'), out.join('\n'));
+    assert.ok(out.includes('sales: 4 copied, 0 already there, 0 without a copied link'), out.join('\n'));
+    assert.ok(progress.some((l) => l.startsWith('import: customers: 4 copied')), progress.join(''));
+    assert.deepEqual(await snapshot(target), await snapshot(source));
   });
 
   test('refuses a source that is not http or https', async () => {
