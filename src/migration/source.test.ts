@@ -48,3 +48,8 @@ test('429 waits and retries, 5xx gives up after the attempts, 4xx at once; pages
   await assert.rejects(denied.get('/links'), (err: unknown) => err instanceof SourceError && err.status === 401);
   assert.equal(denied.requests(), 1);
 });
+
+test('an answer larger than the cap is refused', async () => {
+  const source = createSource({ baseUrl: 'https://s.example', token: 'k', maxBodyBytes: 10, fetch: (async () => new Response(JSON.stringify([1, 2, 3, 4, 5, 6]))) as unknown as typeof fetch });
+  await assert.rejects(source.get('/links'), /exceeds 10 bytes/);
+});

@@ -18,6 +18,8 @@ export interface SourceOptions {
   maxAttempts?: number;
   /** Longest wait honoured from one `Retry-After` (default 120 s). */
   maxRetryAfterMs?: number;
+  /** Largest answer read (default 64 MiB: a page of 1,000 events with their links is a few MiB). */
+  maxBodyBytes?: number;
   /** Replaceable in tests (fault injection); defaults to the global `fetch`. */
   fetch?: typeof fetch;
   /** Replaceable in tests, so a `Retry-After` does not cost wall time. */
@@ -76,6 +78,7 @@ export function createSource(options: SourceOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxAttempts = options.maxAttempts ?? 8;
   const maxRetryAfter = options.maxRetryAfterMs ?? 120_000;
+  const maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let requests = 0;
 
@@ -102,7 +105,7 @@ export function createSource(options: SourceOptions) {
         await wait(`network error on ${url.pathname}`, backoff(attempt));
         continue;
       }
-      if (res.ok) return (await res.json()) as T;
+      if (res.ok) return JSON.parse(await readCapped(res, maxBody, url)) as T;
       const body = await res.text().catch(() => '');
       const retryable = res.status === 429 || res.status >= 500;
       if (!retryable || attempt >= maxAttempts) {
@@ -135,6 +138,21 @@ export function createSource(options: SourceOptions) {
       }
     },
   };
+}
+
+/** The body as text, refused past `max` bytes (a hostile or broken source cannot fill the memory). */
+async function readCapped(res: Response, max: number, url: URL): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > max) throw new SourceError(`GET ${url.pathname}: the answer (${declared} bytes) exceeds ${max} bytes`);
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) throw new SourceError(`GET ${url.pathname}: the answer exceeds ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** 0.5 s, 1 s, 2 s … up to 30 s. */

@@ -18,6 +18,7 @@ import { newId } from '../ids.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
 import { createDomainStore } from '../domains/store.js';
 import { createDomainService } from '../domains/service.js';
+import { CreateDomainBody } from '../domains/schema.js';
 import { createTagStore } from '../tags/store.js';
 import { createTagService } from '../tags/service.js';
 import { TAG_COLORS } from '../links/response.js';
@@ -32,8 +33,8 @@ import { createCustomerStore } from '../customers/store.js';
 
 /** What the source answers for each resource (the published shapes; unknown fields pass). */
 export const SourceDomain = z.looseObject({ slug: z.string(), primary: z.boolean().nullish(), archived: z.boolean().nullish(), createdAt: z.string().nullish() });
-export const SourceTag = z.looseObject({ id: z.string(), name: z.string(), color: z.string().nullish() });
-export const SourceFolder = z.looseObject({ id: z.string(), name: z.string(), description: z.string().nullish(), accessLevel: z.string().nullish(), createdAt: z.string().nullish() });
+export const SourceTag = z.looseObject({ id: z.string(), name: z.string().trim().min(1).max(190), color: z.string().nullish() });
+export const SourceFolder = z.looseObject({ id: z.string(), name: z.string().trim().min(1).max(190), description: z.string().max(500).nullish(), accessLevel: z.string().nullish(), createdAt: z.string().nullish() });
 export const SourceLink = z.looseObject({
   id: z.string(),
   domain: z.string(),
@@ -47,12 +48,13 @@ export const SourceLink = z.looseObject({
   updatedAt: z.string().nullish(),
 });
 export const SourceCustomer = z.looseObject({
-  id: z.string(),
-  externalId: z.string().nullish(),
-  name: z.string().nullish(),
-  email: z.string().nullish(),
-  avatar: z.string().nullish(),
-  country: z.string().nullish(),
+  id: z.string().min(1).max(255),
+  externalId: z.string().max(255).nullish(),
+  name: z.string().max(255).nullish(),
+  email: z.string().max(255).nullish(),
+  // Shown as an image by clients: kept only when it is an http(s) URL.
+  avatar: z.string().max(2000).nullish().transform((v) => (v && /^https?:\/\//i.test(v) && URL.canParse(v) ? v : null)),
+  country: z.string().max(8).nullish(),
   sales: z.number().nullish(),
   saleAmount: z.number().nullish(),
   createdAt: z.string().nullish(),
@@ -109,24 +111,22 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
     workspaceId,
 
     async domain(raw: unknown): Promise<CopyOutcome> {
-      const src = SourceDomain.parse(raw);
+      const parsedDomain = SourceDomain.safeParse(raw);
+      if (!parsedDomain.success) return { result: 'rejected', reason: formatZodError(parsedDomain.error) };
+      const src = parsedDomain.data;
       const slug = normaliseDomain(src.slug) ?? src.slug;
       const existing = await domainStore.findBySlug(workspaceId, slug);
       if (existing) return { result: 'existing', id: existing.id };
-      const body = raw as Record<string, unknown>;
+      const given = raw as Record<string, unknown>;
+      // The create body's own rules (URLs, lengths); nulls are "not set".
+      const body = CreateDomainBody.safeParse({
+        slug,
+        archived: !!src.archived,
+        ...Object.fromEntries(['expiredUrl', 'notFoundUrl', 'placeholder', 'logo', 'assetLinks', 'appleAppSiteAssociation'].map((k) => [k, given[k] ?? undefined])),
+      });
+      if (!body.success) return { result: 'rejected', reason: formatZodError(body.error) };
       try {
-        const created = await at(msOf(src.createdAt, wallClock()), () =>
-          domains.create(workspace, {
-            slug,
-            archived: !!src.archived,
-            expiredUrl: (body.expiredUrl as string | null) ?? undefined,
-            notFoundUrl: (body.notFoundUrl as string | null) ?? undefined,
-            placeholder: (body.placeholder as string | null) ?? undefined,
-            logo: (body.logo as string | null) ?? undefined,
-            assetLinks: (body.assetLinks as string | null) ?? undefined,
-            appleAppSiteAssociation: (body.appleAppSiteAssociation as string | null) ?? undefined,
-          }),
-        );
+        const created = await at(msOf(src.createdAt, wallClock()), () => domains.create(workspace, body.data));
         if (src.primary && !created.primary) await domains.update(workspaceId, slug, { primary: true, expiredUrl: undefined, notFoundUrl: undefined, placeholder: undefined, assetLinks: undefined, appleAppSiteAssociation: undefined });
         return { result: 'created', id: created.id };
       } catch (err) {
@@ -135,7 +135,9 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
     },
 
     async tag(raw: unknown): Promise<CopyOutcome> {
-      const src = SourceTag.parse(raw);
+      const parsedTag = SourceTag.safeParse(raw);
+      if (!parsedTag.success) return { result: 'rejected', reason: formatZodError(parsedTag.error) };
+      const src = parsedTag.data;
       const existing = await tagStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const color = (TAG_COLORS as readonly string[]).includes(src.color ?? '') ? (src.color as (typeof TAG_COLORS)[number]) : undefined;
@@ -147,7 +149,9 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
     },
 
     async folder(raw: unknown): Promise<CopyOutcome> {
-      const src = SourceFolder.parse(raw);
+      const parsedFolder = SourceFolder.safeParse(raw);
+      if (!parsedFolder.success) return { result: 'rejected', reason: formatZodError(parsedFolder.error) };
+      const src = parsedFolder.data;
       const existing = await folderStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const accessLevel = (FOLDER_ACCESS_LEVELS as readonly string[]).includes(src.accessLevel ?? '') ? (src.accessLevel as (typeof FOLDER_ACCESS_LEVELS)[number]) : 'write';
@@ -165,7 +169,9 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
      * start at zero: the copied events count them (events.ts).
      */
     async link(raw: unknown, ids: { tags: ReadonlyMap<string, string>; folders: ReadonlyMap<string, string> }): Promise<CopyOutcome> {
-      const src = SourceLink.parse(raw);
+      const parsedLink = SourceLink.safeParse(raw);
+      if (!parsedLink.success) return { result: 'rejected', reason: formatZodError(parsedLink.error) };
+      const src = parsedLink.data;
       const domain = normaliseDomain(src.domain) ?? src.domain;
       const existing = await linkStore.findByDomainKey(domain, lookupKey(src.key));
       if (existing) {
@@ -204,7 +210,9 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
      * `saleAmount` are copied as the source counts them (sales copied later add nothing to them).
      */
     async customer(raw: unknown): Promise<CopyOutcome> {
-      const src = SourceCustomer.parse(raw);
+      const parsedCustomer = SourceCustomer.safeParse(raw);
+      if (!parsedCustomer.success) return { result: 'rejected', reason: formatZodError(parsedCustomer.error) };
+      const src = parsedCustomer.data;
       const externalId = src.externalId || src.id;
       const existing = (await customers.findByExternalId(workspaceId, externalId)) ?? (await customers.findById(workspaceId, src.id));
       if (existing) return { result: 'existing', id: existing.id };
