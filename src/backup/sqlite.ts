@@ -19,7 +19,8 @@
  * await backupSqlite('/var/lib/waymark/waymark.db', '/backups/waymark-2026-11-24.db');
  * if (!databaseInUse(path)) await restoreSqlite('/backups/waymark-2026-11-24.db', path);
  */
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 
 export class BackupError extends Error {}
@@ -112,6 +113,7 @@ export function restoreSqlite(file: string, target: string): { bytes: number } {
   if (databaseInUse(target)) {
     throw new BackupError(`the database ${target} is in use (a running Waymark server or another program has it open); stop it, then restore`);
   }
+  mkdirSync(dirname(target), { recursive: true });
   const incoming = `${target}.restoring`;
   copyFileSync(file, incoming);
   for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
