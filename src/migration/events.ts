@@ -121,6 +121,17 @@ function clickRow(workspaceId: string, linkId: string, r: SourceRecord, timestam
   });
 }
 
+/** A page's transaction again (up to 3 tries) when SQLite found the database locked past its busy timeout. */
+async function retryBusy<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 3 || !String((err as { code?: string }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
+    }
+  }
+}
+
 export function createEventCopier(deps: EventCopierDeps) {
   const { db, capabilities } = deps.database;
   const counters = createLinkCounters(deps.database.dialect);
@@ -161,11 +172,10 @@ export function createEventCopier(deps: EventCopierDeps) {
   }
 
   /** `held`: the page's click ids already stored, asked before the transaction (the store asks on its own connection). */
-  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[], held: ReadonlySet<string>): Promise<StoredEvent[]> {
+  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[], held: ReadonlySet<string>, watermark: number | null): Promise<StoredEvent[]> {
     let fresh = rows.filter((r) => !held.has(r.id));
     if (!fresh.length) return fresh;
     if (capabilities.singleWriter) {
-      const watermark = await store.lockedWatermark(trx);
       const late = watermark === null ? [] : fresh.filter((r) => r.timestamp >= watermark);
       if (late.length) {
         // Counted now (rollups and counters below), so the watermark moves past them: a server's
@@ -220,7 +230,14 @@ export function createEventCopier(deps: EventCopierDeps) {
     // One migration runs at a time per workspace, so no other writer adds these click ids between
     // this look-up and the transaction.
     const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
-    const written = await db.transaction().execute((trx) => (kind === 'click' ? writeClicks(trx, rows, held) : writeConversions(trx, kind, rows)));
+    const written = await retryBusy(() =>
+      db.transaction().execute(async (trx) => {
+        // SQLite: the write lock first. A transaction that reads first and writes later fails at
+        // once (no busy wait) when another connection (a running server) committed in between.
+        const watermark = capabilities.singleWriter ? await store.lockedWatermark(trx) : null;
+        return kind === 'click' ? writeClicks(trx, rows, held, watermark) : writeConversions(trx, kind, rows);
+      }),
+    );
     return { written: written.length, skipped: rows.length - written.length, unattributed };
   };
 }
