@@ -7,6 +7,8 @@
  * npx waymark keys create --workspace acme --scopes "links.read analytics.read"
  * npx waymark keys revoke key_01J… --workspace acme
  * npx waymark erase --ip 203.0.113.7
+ * npx waymark import api --from https://api.dub.co --token dub_… --workspace acme --events
+ * npx waymark backup /backups/waymark.db
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';

@@ -26,6 +26,7 @@ import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
 import type { MigrationStore } from './store.js';
+import { retryBusy } from './busy.js';
 
 export type CopiedKind = 'click' | 'lead' | 'sale';
 
@@ -119,17 +120,6 @@ function clickRow(workspaceId: string, linkId: string, r: SourceRecord, timestam
     ua: '',
     ...utm,
   });
-}
-
-/** A page's transaction again (up to 3 tries) when SQLite found the database locked past its busy timeout. */
-async function retryBusy<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= 3 || !String((err as { code?: string }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
-    }
-  }
 }
 
 export function createEventCopier(deps: EventCopierDeps) {

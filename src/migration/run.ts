@@ -18,6 +18,7 @@ import { createSource, SourceError, type SourceOptions } from './source.js';
 import { createTarget, SourceLink, type CopyOutcome } from './target.js';
 import { createEventCopier, type CopiedKind } from './events.js';
 import { createMigrationStore } from './store.js';
+import { retryBusy } from './busy.js';
 
 export interface ApiImportOptions {
   database: OpenDatabase;
@@ -76,7 +77,7 @@ export async function runApiImport(options: ApiImportOptions): Promise<ApiImport
     for (const list of lists) {
       for await (const { items } of source.pages<unknown>(list.path, list.params, { sizeParam: 'pageSize', size: list.size })) {
         for (const item of items) {
-          const outcome = await copy(item);
+          const outcome = await retryBusy(() => copy(item));
           if (outcome.result === 'rejected') {
             count.rejected++;
             const label = describe(item);
