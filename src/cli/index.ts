@@ -8,6 +8,8 @@
  * npx waymark keys revoke key_01J… --workspace acme
  * npx waymark erase --ip 203.0.113.7
  * npx waymark users create --email ann@example.com --name Ann --workspace default --role owner
+ * npx waymark import api --from https://api.dub.co --token dub_… --workspace acme --events
+ * npx waymark backup /backups/waymark.db
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
@@ -19,6 +21,8 @@ import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
 import { runUsersCommand, USERS_USAGE } from './users.js';
+import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
+import { runBackupCommand, BACKUP_USAGE } from './backup.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -31,6 +35,7 @@ Commands:
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
 ${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_API_USAGE}${BACKUP_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -53,6 +58,9 @@ export async function runCli(
       click: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
+      from: { type: 'string' },
+      token: { type: 'string' },
+      events: { type: 'boolean' },
     },
   });
   const [group, action, arg] = positionals;
@@ -61,6 +69,14 @@ export async function runCli(
     return group ? 0 : 1;
   }
   const config = loadConfig(env);
+  if (group === 'backup' || group === 'restore') {
+    try {
+      return await runBackupCommand({ group, file: action, databaseUrl: config.databaseUrl, force: values.force, out });
+    } catch (err) {
+      console.error(`waymark: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
+  }
   const database = await openDatabase(config.databaseUrl);
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db));
   const fail = (message: string): number => {
@@ -113,6 +129,10 @@ export async function runCli(
       return 0;
     }
     if (group === 'users') return await runUsersCommand({ database, action, arg, values, env, resolveWorkspace, out });
+    if (group === 'import' && action === 'api') {
+      const ws = await resolveWorkspace();
+      return await runImportApi({ config, database, workspace: ws, from: values.from, token: values.token ?? env.WAYMARK_IMPORT_TOKEN, events: values.events, out });
+    }
     if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;

@@ -1,0 +1,233 @@
+/**
+ * Copies one page of the source's event list (`GET /events`) into the target: each record
+ * becomes an event row (events/rows.ts) attributed to the copied link with the same domain and
+ * key, and the page is written in one transaction through the event store together with the
+ * link counters it adds to (links/counters.ts), as the redirect's writer and the track endpoints
+ * do. Idempotent by ids: clicks keep their click ids and leads and sales their event ids, and a
+ * page skips the ones the target already holds, so a re-run writes nothing twice.
+ *
+ * On SQLite the click fold counts the clicks stamped from its watermark on later
+ * (events/sql/click-fold.ts). Copied clicks are counted at once, so when some are stamped at or
+ * after the watermark it moves past them (in the same transaction), and a server start does not
+ * count them again; if the server holds unfolded clicks of its own before them, they are stamped
+ * just before the watermark instead.
+ *
+ * @example
+ * const copy = createEventCopier({ database, events, workspaceId, links, customers });
+ * const n = await copy('click', page.items);
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { OpenDatabase } from '../db/open.js';
+import type { EventStore, StoredEvent } from '../events/event-store.js';
+import { clickEvent, conversionEvent } from '../events/rows.js';
+import { createLinkCounters, linkBumps } from '../links/counters.js';
+import { lookupKey, normaliseDomain } from '../links/keys.js';
+import { utmOf } from '../redirect/final-url.js';
+import { msOf } from './target.js';
+import type { MigrationStore } from './store.js';
+import { retryBusy } from './busy.js';
+
+export type CopiedKind = 'click' | 'lead' | 'sale';
+
+/** What one page did. */
+export interface PageResult {
+  written: number;
+  /** Already in the target (an earlier run). */
+  skipped: number;
+  /** Records whose link was not copied, or that were unreadable; not written. */
+  unattributed: number;
+}
+
+interface SourceClick {
+  id?: string;
+  timestamp?: string;
+  url?: string;
+  country?: string;
+  city?: string;
+  region?: string;
+  continent?: string;
+  device?: string;
+  browser?: string;
+  os?: string;
+  referer?: string;
+  refererUrl?: string;
+  trigger?: string | null;
+  qr?: boolean;
+  ip?: string;
+}
+
+interface SourceRecord {
+  event?: string;
+  timestamp?: string;
+  eventId?: string;
+  eventName?: string;
+  metadata?: unknown;
+  click?: SourceClick;
+  link?: { domain?: string; key?: string };
+  domain?: string;
+  key?: string;
+  customer?: { id?: string; externalId?: string };
+  sale?: { amount?: number; invoiceId?: string | null; paymentProcessor?: string | null };
+}
+
+export interface EventCopierDeps {
+  database: Pick<OpenDatabase, 'db' | 'dialect' | 'capabilities'>;
+  events: EventStore<Kysely<Database>>;
+  store: MigrationStore;
+  workspaceId: string;
+  /** Target link ids by lower-cased `domain/key`. */
+  links: ReadonlyMap<string, string>;
+  /** Target customer ids by source customer id and by external id. */
+  customers: ReadonlyMap<string, string>;
+}
+
+const text = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+
+/** The link key of a record: its nested link, else the deprecated flat copies. */
+function linkKeyOf(r: SourceRecord): string | undefined {
+  const domain = r.link?.domain ?? r.domain;
+  const key = r.link?.key ?? r.key;
+  if (!domain || !key) return undefined;
+  return `${(normaliseDomain(domain) ?? domain).toLowerCase()}/${lookupKey(key)}`;
+}
+
+/** The click dimensions of a record (a click, or the click a lead or sale is attributed to). */
+function clickRow(workspaceId: string, linkId: string, r: SourceRecord, timestamp: number, id: string): StoredEvent {
+  const c = r.click ?? {};
+  const url = text(c.url);
+  const utm = utmOf(url);
+  return clickEvent({
+    workspace_id: workspaceId,
+    timestamp,
+    id,
+    link_id: linkId,
+    domain: (normaliseDomain(text(r.link?.domain ?? r.domain)) ?? text(r.link?.domain ?? r.domain)),
+    key: text(r.link?.key ?? r.key),
+    url,
+    country: text(c.country, 'Unknown'),
+    city: text(c.city, 'Unknown'),
+    region: text(c.region, 'Unknown'),
+    continent: text(c.continent, 'Unknown'),
+    device: text(c.device, 'Unknown'),
+    browser: text(c.browser, 'Unknown'),
+    os: text(c.os, 'Unknown'),
+    referer: text(c.referer, '(direct)'),
+    referer_url: text(c.refererUrl, '(direct)'),
+    trigger: c.trigger ?? (c.qr ? 'qr' : ''),
+    ip: text(c.ip),
+    // The event list does not give the user agent; its traits (device, browser, os) are copied.
+    ua: '',
+    ...utm,
+  });
+}
+
+export function createEventCopier(deps: EventCopierDeps) {
+  const { db, capabilities } = deps.database;
+  const counters = createLinkCounters(deps.database.dialect);
+  const { workspaceId, store, events } = deps;
+
+  /** Rows of a page's records, with the records that name no copied link counted apart. */
+  function rowsOf(kind: CopiedKind, records: readonly SourceRecord[]): { rows: StoredEvent[]; unattributed: number } {
+    const rows: StoredEvent[] = [];
+    let unattributed = 0;
+    for (const r of records) {
+      const key = linkKeyOf(r);
+      const linkId = key ? deps.links.get(key) : undefined;
+      const clickId = r.click?.id;
+      const timestamp = msOf(r.timestamp ?? r.click?.timestamp, NaN);
+      if (!linkId || !clickId || Number.isNaN(timestamp) || (kind !== 'click' && !r.eventId)) {
+        unattributed++;
+        continue;
+      }
+      const click = clickRow(workspaceId, linkId, r, msOf(r.click?.timestamp, timestamp), clickId);
+      if (kind === 'click') {
+        rows.push({ ...click, timestamp });
+        continue;
+      }
+      const sourceCustomer = r.customer?.id ?? '';
+      const customerId = deps.customers.get(sourceCustomer) ?? deps.customers.get(`ext:${r.customer?.externalId ?? ''}`) ?? (sourceCustomer || null);
+      const metadata = r.metadata === undefined || r.metadata === null ? null : JSON.stringify(r.metadata);
+      if (kind === 'lead') {
+        rows.push(conversionEvent(click, { kind: 'lead', workspace_id: workspaceId, timestamp, id: r.eventId!, customer_id: customerId, event_name: r.eventName ?? null, metadata }));
+      } else {
+        const amount = Math.max(0, Math.trunc(Number(r.sale?.amount ?? 0)) || 0);
+        rows.push(conversionEvent(click, {
+          kind: 'sale', workspace_id: workspaceId, timestamp, id: r.eventId!, customer_id: customerId, event_name: r.eventName ?? null, metadata,
+          amount, currency: 'usd', original_amount: amount, payment_processor: r.sale?.paymentProcessor ?? 'custom', invoice_id: r.sale?.invoiceId ?? null,
+        }));
+      }
+    }
+    return { rows, unattributed };
+  }
+
+  /** `held`: the page's click ids already stored, asked before the transaction (the store asks on its own connection). */
+  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[], held: ReadonlySet<string>, watermark: number | null): Promise<StoredEvent[]> {
+    let fresh = rows.filter((r) => !held.has(r.id));
+    if (!fresh.length) return fresh;
+    if (capabilities.singleWriter) {
+      const late = watermark === null ? [] : fresh.filter((r) => r.timestamp >= watermark);
+      if (late.length) {
+        // Counted now (rollups and counters below), so the watermark moves past them: a server's
+        // start would otherwise read them back as unfolded and count them twice. Unless the
+        // server has clicks of its own not folded yet before them (it would skip those): then
+        // they are stamped just before the watermark instead, as the fold does with a late click.
+        const end = Math.max(...late.map((r) => r.timestamp)) + 1;
+        if (await store.otherClicksBetween(trx, watermark!, end, late.map((r) => r.id))) {
+          fresh = fresh.map((r) => (r.timestamp >= watermark! ? { ...r, timestamp: watermark! - 1 } : r));
+        } else await store.advanceWatermark(trx, end);
+      }
+    }
+    await events.append(fresh, trx);
+    // Imported clicks are history: the workspace's monthly usage (what it is billed for) stays.
+    await counters.addClicks(trx, linkBumps(fresh), []);
+    return fresh;
+  }
+
+  async function writeConversions(trx: Kysely<Database>, kind: 'lead' | 'sale', rows: StoredEvent[]): Promise<StoredEvent[]> {
+    const held = await store.existingEventIds(trx, workspaceId, rows.map((r) => r.id));
+    const fresh: StoredEvent[] = [];
+    // A sale is a conversion (and `new`) when it is its customer's first on the link, as tracked.
+    const soldOn = new Set<string>();
+    for (const r of rows) {
+      if (held.has(r.id)) continue;
+      if (kind === 'sale') {
+        if (r.invoice_id && (await events.saleByInvoice(workspaceId, r.invoice_id, trx))) continue;
+        const pair = `${r.customer_id}\u0000${r.link_id}`;
+        const first = !!r.customer_id && !soldOn.has(pair) && !(await events.hasSaleOnLink(workspaceId, r.customer_id, r.link_id, trx));
+        if (r.customer_id) soldOn.add(pair);
+        fresh.push({ ...r, sale_type: first ? 'new' : 'recurring' });
+      } else fresh.push(r);
+    }
+    if (!fresh.length) return fresh;
+    await events.append(fresh, trx);
+    for (const r of fresh) {
+      if (kind === 'lead') {
+        await counters.addLeads(trx, workspaceId, r.link_id, 1);
+        if (r.customer_id) await store.noteCustomerLead(trx, workspaceId, r.customer_id, r.click_id, r.link_id);
+      } else {
+        await counters.addSale(trx, workspaceId, r.link_id, Number(r.amount), r.sale_type === 'new');
+        if (r.customer_id) await store.noteCustomerSale(trx, workspaceId, r.customer_id, r.timestamp);
+      }
+    }
+    return fresh;
+  }
+
+  /** Writes one page of records of one kind; all of it or nothing. */
+  return async function copyPage(kind: CopiedKind, records: readonly unknown[]): Promise<PageResult> {
+    const { rows, unattributed } = rowsOf(kind, records as SourceRecord[]);
+    if (!rows.length) return { written: 0, skipped: 0, unattributed };
+    // One migration runs at a time per workspace, so no other writer adds these click ids between
+    // this look-up and the transaction.
+    const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
+    const written = await retryBusy(() =>
+      db.transaction().execute(async (trx) => {
+        // SQLite: the write lock first. A transaction that reads first and writes later fails at
+        // once (no busy wait) when another connection (a running server) committed in between.
+        const watermark = capabilities.singleWriter ? await store.lockedWatermark(trx) : null;
+        return kind === 'click' ? writeClicks(trx, rows, held, watermark) : writeConversions(trx, kind, rows);
+      }),
+    );
+    return { written: written.length, skipped: rows.length - written.length, unattributed };
+  };
+}

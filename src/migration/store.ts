@@ -1,0 +1,71 @@
+/**
+ * The SQL the migration needs beyond what the concepts' own stores offer: which lead and sale ids
+ * the target holds, the click fold's watermark read under the write lock, and a customer's first
+ * sale. Events themselves are written only through the event store (events/sql/event-writer.ts).
+ *
+ * @example
+ * const store = createMigrationStore(db);
+ * const held = await store.existingEventIds(trx, workspaceId, ['evt_1', 'evt_2']);
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+
+const CHUNK = 500;
+
+export function createMigrationStore(db: Kysely<Database>) {
+  return {
+    /** Of these lead/sale ids, the ones stored in the workspace. */
+    async existingEventIds(trx: Kysely<Database>, workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const rows = await trx.selectFrom('events').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+        for (const r of rows) out.add(r.id);
+      }
+      return out;
+    },
+
+    /**
+     * SQLite: takes the write lock (a no-op write first, so no other writer can commit between
+     * this read and the transaction's inserts) and returns the click fold's watermark; null when
+     * every stored click is counted (events/sql/click-fold.ts).
+     */
+    async lockedWatermark(trx: Kysely<Database>): Promise<number | null> {
+      await trx.updateTable('click_rollup_state').set((eb) => ({ folded_before: eb.ref('folded_before') })).where('id', '=', 1).execute();
+      const row = await trx.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+      return row?.folded_before == null ? null : Number(row.folded_before);
+    },
+
+    /** Whether a click other than `except` is stored in `[from, to)`: one the click fold has not counted yet. */
+    async otherClicksBetween(trx: Kysely<Database>, from: number, to: number, except: readonly string[]): Promise<boolean> {
+      // `except` is one page of the event list: at most 1,000 ids, within both engines' bound-value limits.
+      const row = await trx.selectFrom('events').select('id').where('kind', '=', 'click').where('timestamp', '>=', from).where('timestamp', '<', to)
+        .where('id', 'not in', except.length ? [...except] : ['']).limit(1).executeTakeFirst();
+      return !!row;
+    },
+
+    /** Moves the click fold's watermark forward to `to` (never back). */
+    async advanceWatermark(trx: Kysely<Database>, to: number): Promise<void> {
+      await trx.updateTable('click_rollup_state').set({ folded_before: to }).where('id', '=', 1).where('folded_before', '<', to).execute();
+    },
+
+    /** Records the customer's first sale time and first attribution when not set yet. */
+    async noteCustomerSale(trx: Kysely<Database>, workspaceId: string, customerId: string, at: number): Promise<void> {
+      await trx.updateTable('customers').set({ first_sale_at: at }).where('workspace_id', '=', workspaceId).where('id', '=', customerId)
+        .where((eb) => eb.or([eb('first_sale_at', 'is', null), eb('first_sale_at', '>', at)])).execute();
+    },
+
+    /** A customer's first attribution (the click and link of its first lead), when not set yet. */
+    async noteCustomerLead(trx: Kysely<Database>, workspaceId: string, customerId: string, clickId: string, linkId: string): Promise<void> {
+      await trx.updateTable('customers').set({ click_id: clickId, link_id: linkId }).where('workspace_id', '=', workspaceId).where('id', '=', customerId)
+        .where('click_id', 'is', null).execute();
+    },
+
+    /** The workspace's links by lower-cased `domain/key` (the events name their link so). */
+    async linksByDomainKey(workspaceId: string): Promise<Map<string, string>> {
+      const rows = await db.selectFrom('links').select(['id', 'domain', 'key_lower']).where('workspace_id', '=', workspaceId).execute();
+      return new Map(rows.map((r) => [`${r.domain.toLowerCase()}/${r.key_lower}`, r.id]));
+    },
+  };
+}
+
+export type MigrationStore = ReturnType<typeof createMigrationStore>;
