@@ -42,5 +42,6 @@ test('a refusal is printed at the field it names, or by what it is about', () =>
   assert.deepEqual(Object.keys(errorsOf('Folder not found.')), ['folderId']);
   assert.deepEqual(Object.keys(errorsOf('Conversion tracking must be enabled to use A/B testing.')), ['variants']);
   assert.deepEqual(Object.keys(errorsOf('Missing destination URL')), ['url']);
+  assert.deepEqual(Object.keys(errorsOf('You can only use password protection and link expiration on a Pro plan and above. Upgrade to Pro to use these features.')), ['form']);
   assert.deepEqual(Object.keys(errorsOf("You've reached your monthly limit of 25 links on the Free plan. Please upgrade for higher limits.")), ['form']);
 });
