@@ -13,7 +13,9 @@
  *
  * Settings: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS
  * (default 50), BENCH_LINKS (default 10000), BENCH_DRAIN_S (longest wait for deliveries, default
- * 600), BENCH_PACED_MS (each connection's pause in the paced run, default 50).
+ * 600), BENCH_PACED_MS (each connection's pause in the paced run, default 50), BENCH_SERVER_NODE_ARGS
+ * (Node options of the server process, space-separated: `--cpu-prof --cpu-prof-dir=/tmp/prof`
+ * profiles each of its threads).
  *
  * Run: npm run bench -- webhooks   (needs wrk)
  */
@@ -36,6 +38,7 @@ const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const DRAIN_S = Number(process.env.BENCH_DRAIN_S ?? 600);
 /** Pause of each connection before each request in the paced run of side b: about 50 × 1000 / 50 = 1,000 clicks/s. */
 const PACED_MS = Number(process.env.BENCH_PACED_MS ?? 50);
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 let octet = 31;
 /** Runs wrk without blocking this process: the receiver lives here and must answer meanwhile. */
@@ -81,7 +84,7 @@ async function main() {
   const keep = setInterval(() => (receiver.got.length = 0), 1000);
 
   const lock = await acquireLock();
-  const { child, port } = await startServerChild('waymark-server.ts', { DATABASE_URL: url, TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const { child, port } = await startServerChild('waymark-server.ts', { DATABASE_URL: url, TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' }, SERVER_NODE_ARGS);
   const api = (method: string, path: string, body?: object) =>
     fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).then(async (r) => {
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
