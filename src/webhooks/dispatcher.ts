@@ -115,9 +115,13 @@ export function createDispatcher(options: DispatcherOptions) {
       lastPrune = now();
       await deliveries.prune(now() - DELIVERY_RETENTION_MS);
     }
-    for (;;) {
+    // `closed` before each claim: a claim after close would lease again the deliveries the sends
+    // abandoned at close just put back, keeping them from the next start for a lease.
+    while (!closed) {
       const claimed = await deliveries.claim(now(), leaseMs, concurrency);
-      if (!claimed.length || closed) return;
+      if (!claimed.length) return;
+      // Closed while claiming: put them back unsent, as the sends in flight are.
+      if (closed) return void (await Promise.all(claimed.map((d) => record({ kind: 'release', delivery: d }))));
       let next = 0;
       const worker = async () => {
         while (next < claimed.length && !closed) {
