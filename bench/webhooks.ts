@@ -6,8 +6,8 @@
  * Seeds a SQLite database with BENCH_LINKS links, starts Waymark in its own process
  * (bench/redirect/waymark-server.ts) and a receiver in this one (node:http on 127.0.0.1, answering
  * 204). wrk drives every run with bench/redirect/load.lua (every request a new visitor, walking all
- * links). Rounds alternate side a, no webhook, and side c, a webhook on 1 link in 100 (linkScope
- * links: mixed traffic). After the rounds, side b: a webhook on every link (linkScope workspace,
+ * links), after a warm-up run with side c's webhook. Rounds alternate side a, no webhook, and side
+ * c, a webhook on 1 link in 100 (linkScope links: mixed traffic). After the rounds, side b: a webhook on every link (linkScope workspace,
  * the most clicks can cost), saturating and then paced (about 1,000 clicks/s) for the lag. After
  * each webhook run it waits until every click it covered reached the receiver.
  *
@@ -102,7 +102,12 @@ async function main() {
   const coveredClicks = async () =>
     Number((await reader.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'click').where('link_id', 'in', sampleLinks).executeTakeFirstOrThrow()).n);
   try {
-    await wrk(port); // warm-up: GeoIP, caches, JIT
+    // Warm-up: GeoIP, caches, JIT, and the webhook path (the dispatcher's thread starts with the
+    // first webhook; under tsx its start-up compiles modules, which would weigh on round 1 c).
+    const warm = await api('POST', '/webhooks', { name: 'bench-warm-up', url: receiver.url, triggers: ['link.clicked'], linkScope: 'links', linkIds: sampleLinks });
+    await wrk(port);
+    await settle();
+    await api('DELETE', `/webhooks/${warm.id}`);
     await settle();
     const line = (label: string, w: WrkResult) => `${label.padEnd(30)} ${rps(w).toFixed(0).padStart(7)} redirects/s  p50 ${(w.p50_us / 1000).toFixed(2)} ms  p99 ${(w.p99_us / 1000).toFixed(2)} ms`;
     /** Waits until `expected` deliveries arrived; prints how many, how fast, and the lag. */
