@@ -116,3 +116,28 @@ test('closing the dispatcher puts a send in flight back: due at once, its attemp
     r.answer = () => 204;
   }
 });
+
+test('a subscriber to every click and a webhook hear of one click under one event id', async () => {
+  const seen: string[] = [];
+  const other = await createTestApp({
+    env: { TRUST_PROXY: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' },
+    subscribers: [{ name: 'every-click', events: ['link.clicked'], deliver: async (e) => void seen.push(e.id) }],
+  });
+  try {
+    const otherBase = await other.listen();
+    const res = await other.inject({ method: 'POST', url: '/webhooks', payload: { name: 'all', url: r.url, triggers: ['link.clicked'], linkScope: 'workspace' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const link = await insertLink(other, { key: 'both-hear' });
+    r.got.length = 0;
+    assert.equal((await hit(otherBase, '/both-hear', { host: link.domain, headers: { 'x-forwarded-for': '198.51.100.41' } })).status, 302);
+    await r.until((got) => got.length === 1, 'the webhook delivery');
+    const deadline = Date.now() + 15_000;
+    while (seen.length < 1) {
+      assert.ok(Date.now() < deadline, 'the subscriber hears of the click');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(seen, [r.got[0]!.headers['webhook-id']]);
+  } finally {
+    await other.close();
+  }
+});
