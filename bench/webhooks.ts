@@ -59,7 +59,7 @@ function wrk(port: number, paceMs = 0): Promise<WrkResult> {
 
 const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
 /** A run with the server's CPU per redirect during it, µs: its main (redirect) thread and its other threads. */
-type Run = WrkResult & { mainUs: number; othersUs: number };
+type Run = WrkResult & { mainUs: number; othersUs: number; held: number };
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
@@ -92,7 +92,7 @@ async function main() {
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
       return r.json() as Promise<{ id: string }>;
     });
-  type Stats = { clicksRecorded: number };
+  type Stats = { clicksRecorded: number; writer: { held: number } };
   const settle = () => ask<Stats>(child, 'settle', 'settled');
   console.log(`${cpus().length} CPUs, ${DURATION} s runs, ${CONNECTIONS} connections, ${LINKS} links`);
   const a: number[] = [];
@@ -116,16 +116,18 @@ async function main() {
     // The main thread's CPU per redirect does not depend on what else the machine runs, unlike
     // redirects/s: what webhooks cost the redirect thread shows there even on a busy machine.
     const cpuNow = async () => (await ask<{ threads: { main: number; others: number } | null }>(child, 'cpu', 'cpu')).threads;
+    // Answers held for the click writer (over CLICK_MAX_LAG_MS behind): a slow writer slows redirects.
+    const heldNow = async () => (await ask<Stats>(child, 'stats', 'stats')).writer.held;
     const run = async (paceMs = 0): Promise<Run> => {
-      const c0 = await cpuNow();
+      const [c0, h0] = [await cpuNow(), await heldNow()];
       const w = await wrk(port, paceMs);
-      const c1 = await cpuNow();
+      const [c1, h1] = [await cpuNow(), await heldNow()];
       const n = Math.max(1, w.requests);
-      return { ...w, mainUs: c0 && c1 ? (c1.main - c0.main) / 1000 / n : NaN, othersUs: c0 && c1 ? (c1.others - c0.others) / 1000 / n : NaN };
+      return { ...w, held: h1 - h0, mainUs: c0 && c1 ? (c1.main - c0.main) / 1000 / n : NaN, othersUs: c0 && c1 ? (c1.others - c0.others) / 1000 / n : NaN };
     };
     const line = (label: string, w: Run) =>
       `${label.padEnd(30)} ${rps(w).toFixed(0).padStart(7)} redirects/s  p50 ${(w.p50_us / 1000).toFixed(2)} ms  p99 ${(w.p99_us / 1000).toFixed(2)} ms  ` +
-      `cpu/redirect: main thread ${w.mainUs.toFixed(1)} µs, others ${w.othersUs.toFixed(1)} µs`;
+      `cpu/redirect: main thread ${w.mainUs.toFixed(1)} µs, others ${w.othersUs.toFixed(1)} µs  held ${w.held}`;
     /** Waits until `expected` deliveries arrived; prints how many, how fast, and the lag. */
     const report = async (expected: number, runStart: number) => {
       const deadline = Date.now() + DRAIN_S * 1000;
