@@ -81,11 +81,16 @@ export async function writeOutbox(trx: Kysely<Database>, entries: readonly Outbo
 
 /**
  * `link.clicked` entries for a batch of stored events (the click batch's transaction calls it when
- * the registry wants `link.clicked`); rows that are not clicks are left out.
+ * the registry wants `link.clicked`); rows that are not clicks are left out. `idOf` gives a click
+ * the event id it also has elsewhere (its webhook deliveries, written in the same batch).
  */
-export function clickOutboxEntries(rows: readonly StoredEvent[], now: number): OutboxEntry[] {
+export function clickOutboxEntries(rows: readonly StoredEvent[], now: number, idOf?: (row: StoredEvent) => string): OutboxEntry[] {
   const out: OutboxEntry[] = [];
-  for (const row of rows) if (row.kind === 'click') out.push(outboxEntry('link.clicked', row.workspace_id, { event: row }, now));
+  for (const row of rows) {
+    if (row.kind !== 'click') continue;
+    const entry = outboxEntry('link.clicked', row.workspace_id, { event: row }, now);
+    out.push(idOf ? { ...entry, id: idOf(row) } : entry);
+  }
   return out;
 }
 
@@ -96,14 +101,28 @@ export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntr
 }
 
 /**
+ * The webhooks taking `link.clicked`, by the clicks they cover: every click of a workspace
+ * (linkScope workspace), or of one link (listed, in a listed folder, or naming the webhook in its
+ * `webhookIds`). The click batch writes their deliveries itself, in its own transaction
+ * (webhooks/click-deliveries.ts), so neither the outbox nor the redirect thread carries clicks
+ * for webhooks. Plain records: they cross to the flush worker as a message.
+ */
+export interface ClickRoutes {
+  workspaces: Readonly<Record<string, readonly string[]>>;
+  links: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
  * Whose clicks anyone hears about: every click (`all`: a subscriber to every `link.clicked`), or
- * those of whole workspaces and of single links (webhooks). The click batch writes outbox rows
- * for these alone, so clicks of links nobody subscribes to cost nothing extra.
+ * those of whole workspaces and of single links; the click batch writes outbox rows for these
+ * alone, so clicks of links nobody subscribes to cost nothing extra. `routes`: the webhooks'
+ * clicks, written as deliveries by the batch (ClickRoutes), not to the outbox.
  */
 export interface ClickSubscriptions {
   all: boolean;
   workspaces: readonly string[];
   links: readonly string[];
+  routes?: ClickRoutes;
 }
 
 export const NO_CLICK_SUBSCRIPTIONS: ClickSubscriptions = { all: false, workspaces: [], links: [] };
@@ -124,6 +143,8 @@ export interface EventRegistry {
   clickSubscriptions(): ClickSubscriptions;
   /** Calls `listener` whenever `clickSubscriptions()` changes. */
   watchClicks(listener: () => void): void;
+  /** A click batch committed deliveries of `clickSubscriptions().routes`: their subscriber sends them now. */
+  clicksRouted(): void;
 }
 
 /**
@@ -141,6 +162,7 @@ export function createOutbox(registry: EventRegistry, nudge: () => void = () => 
     wants: (type) => registry.wants(type),
     clickSubscriptions: () => registry.clickSubscriptions(),
     watchClicks: (listener) => registry.watchClicks(listener),
+    clicksRouted: () => registry.clicksRouted(),
     async write(trx, entries) {
       const wanted = entries.filter((e) => registry.wants(e.type));
       if (wanted.length) await writeOutbox(trx, wanted);

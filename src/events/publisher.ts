@@ -43,8 +43,12 @@ export interface Subscriber {
    * (webhooks: clicks come by the thousand, and each claim is a write on the click writer's file).
    */
   deliverBatch?(events: DomainEvent[]): Promise<void>;
-  /** With `wants`: whose clicks it wants now, and a way to hear when that changes. */
-  clicks?: { current(): ClickSubscriptions; watch(listener: () => void): void };
+  /**
+   * With `wants`: whose clicks it wants now, and a way to hear when that changes; `routed`, called
+   * after a click batch committed deliveries of its `routes` (ClickRoutes: the batch writes them
+   * itself, without the outbox).
+   */
+  clicks?: { current(): ClickSubscriptions; watch(listener: () => void): void; routed?(): void };
 }
 
 /** The registry of subscribers: which event types are wanted at all. */
@@ -62,13 +66,25 @@ export function createEventRegistry(subscribers: readonly Subscriber[]): EventRe
     subscribers,
     wants: (type) => always.has(type) || dynamic.some((s) => s.events.includes(type) && s.wants!(type)),
     clickSubscriptions(): ClickSubscriptions {
-      if (allClicks) return { all: true, workspaces: [], links: [] };
-      const parts = dynamic.filter((s) => s.events.includes('link.clicked') && s.clicks).map((s) => s.clicks!.current());
+      // Routed clicks bypass the outbox: a subscriber that routes clicks need not take link.clicked
+      // events, and then wants no outbox rows of clicks.
+      const parts = dynamic
+        .filter((s) => s.clicks)
+        .map((s) => {
+          const c = s.clicks!.current();
+          return s.events.includes('link.clicked') ? c : { all: false, workspaces: [], links: [], ...(c.routes ? { routes: c.routes } : {}) };
+        });
+      // One subscriber (webhooks) routes clicks at most.
+      const routes = parts.find((p) => p.routes)?.routes;
+      if (allClicks) return { all: true, workspaces: [], links: [], ...(routes ? { routes } : {}) };
       if (parts.length === 1) return parts[0]!;
-      return { all: parts.some((p) => p.all), workspaces: parts.flatMap((p) => p.workspaces), links: parts.flatMap((p) => p.links) };
+      return { all: parts.some((p) => p.all), workspaces: parts.flatMap((p) => p.workspaces), links: parts.flatMap((p) => p.links), ...(routes ? { routes } : {}) };
     },
     watchClicks(listener) {
       for (const s of dynamic) s.clicks?.watch(listener);
+    },
+    clicksRouted() {
+      for (const s of dynamic) s.clicks?.routed?.();
     },
   };
 }

@@ -20,7 +20,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createSqlEventStore } from '../events/sql/store.js';
 import { createLinkCounters } from '../links/counters.js';
-import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../events/outbox.js';
+import { NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../events/outbox.js';
+import type { LinkUrlSettings } from '../links/response.js';
+import { createClickAnnouncer } from './click-announce.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import { createClickEnricher } from './click-enrich.js';
@@ -54,9 +56,12 @@ export interface FlushWorkerData {
   nice?: number;
   /**
    * Whose clicks someone subscribes to (`link.clicked`) at start: each batch writes those clicks
-   * to the outbox too. Later changes arrive as `clicks` messages.
+   * to the outbox, and the deliveries of those webhooks cover (`routes`), too
+   * (click-announce.ts). Later changes arrive as `clicks` messages.
    */
   clicks?: ClickSubscriptions;
+  /** How the links in `link.clicked` deliveries are spelled (the links API's settings). */
+  linkSettings: LinkUrlSettings;
   /** `VISITOR_IP`: what stored clicks keep of the address (default `anonymized`). */
   visitorIp?: VisitorIpMode;
 }
@@ -83,8 +88,7 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp } = workerData as FlushWorkerData;
-let announced = clickFilter(clicks ?? NO_CLICK_SUBSCRIPTIONS);
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp, linkSettings } = workerData as FlushWorkerData;
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
@@ -98,15 +102,13 @@ const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2
 if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same event store app.ts builds: events and rollups are written the one way.
 const events = createSqlEventStore({ database });
+const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSCRIPTIONS, settings: linkSettings, writeOutbox });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier(), ipMode: visitorIp ?? 'anonymized' });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
 const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
   mode: database.capabilities.singleWriter ? 'coalesced' : 'each',
-  announce: async (trx, rows) => {
-    const wanted = announced;
-    if (wanted) await writeOutbox(trx, clickOutboxEntries(rows.filter(wanted), Date.now()));
-  },
+  announce: (trx, rows) => announcer.announce(trx, rows),
 });
 
 let closing = false;
@@ -168,7 +170,7 @@ port.on('message', async (msg: WorkerRequest) => {
     return;
   }
   if (msg.type === 'clicks') {
-    announced = clickFilter(msg.clicks);
+    announcer.set(msg.clicks);
     return;
   }
   if (msg.type === 'close') {

@@ -12,7 +12,7 @@ import type { AppContext, Lifecycle } from '../context.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { createLinkCounters } from '../links/counters.js';
-import { clickFilter, clickOutboxEntries } from '../events/outbox.js';
+import { createClickAnnouncer } from './click-announce.js';
 import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
@@ -72,16 +72,19 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // Clicks go to the outbox only for links someone subscribes to (events/outbox.ts,
   // ClickSubscriptions): every click for a subscriber to all of them, else those of the workspaces
   // and links that webhooks cover, kept up to date as webhooks change (watchClicks).
-  let announced = clickFilter(ctx.outbox.clickSubscriptions());
+  // Webhooks' clicks (ClickSubscriptions.routes) are written as deliveries by the batch itself
+  // (click-announce.ts), not through the outbox.
+  const linkSettings = { baseUrl: config.baseUrl, shortLinkProtocol: config.shortLinkProtocol };
+  const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), settings: linkSettings, writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings },
         { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
       )
     : undefined;
   ctx.outbox.watchClicks(() => {
     const current = ctx.outbox.clickSubscriptions();
-    announced = clickFilter(current);
+    announcer.set(current);
     workerSink?.setClicks(current);
   });
   const sink = workerSink
@@ -91,10 +94,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           writer: ctx.events.writer,
           counters: createLinkCounters(database.dialect),
           mode: 'each',
-          announce: async (trx, rows) => {
-            const wanted = announced;
-            if (wanted) await ctx.outbox.write(trx, clickOutboxEntries(rows.filter(wanted), ctx.now()));
-          },
+          announce: (trx, rows) => announcer.announce(trx, rows),
         }),
         ctx.events,
         createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp }),
@@ -106,7 +106,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     ...sink,
     write: async (batch) => {
       await sink.write(batch);
-      if (announced) ctx.outbox.nudge();
+      if (announcer.writesOutbox) ctx.outbox.nudge();
+      if (announcer.routes) ctx.outbox.clicksRouted();
     },
   };
   const writer = createClickWriter({

@@ -1,5 +1,6 @@
 /**
- * Sends due webhook deliveries, in the app process and never on the redirect path: claims a batch
+ * Sends due webhook deliveries, never on the redirect thread (on a worker thread of its own with a
+ * connection of its own, dispatch-worker.ts; in process for an in-memory database): claims a batch
  * (delivery-store.ts: a lease per delivery), sends up to `concurrency` at a time (send.ts), records
  * each outcome. A 2xx is a success and resets the webhook's failure count; anything else (an
  * error status, a timeout, a refused address) is retried after the next delay of `retryDelaysMs`,
@@ -36,7 +37,19 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Longer than a send can take (WEBHOOK_LEASE_MS); default SEND_TIMEOUT_MS + 50 s. */
   leaseMs?: number;
-  log: (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
+  log: DispatcherLog;
+  /** A webhook was disabled (20 consecutive failures): whoever caches the enabled webhooks reloads. */
+  onDisabled?: (webhookId: string) => void;
+}
+
+export type DispatcherLog = (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
+
+/** The dispatcher's log lines (JSON, pino's levels, on stderr) at LOG_LEVEL `logLevel`. */
+export function dispatcherLog(logLevel: string): DispatcherLog {
+  return (level, msg, fields) => {
+    if (logLevel === 'silent' || (level === 'warn' && ['fatal', 'error'].includes(logLevel))) return;
+    console.error(JSON.stringify({ level: level === 'warn' ? 40 : 50, time: Date.now(), msg, ...fields }));
+  };
 }
 
 export function createDispatcher(options: DispatcherOptions) {
@@ -93,6 +106,7 @@ export function createDispatcher(options: DispatcherOptions) {
       log('warn', 'webhook disabled after consecutive failed deliveries; PATCH it to enable it again', {
         webhookId: hook.id, workspaceId: hook.workspace_id, failures: DISABLE_AFTER_FAILURES, lastError: result.error,
       });
+      options.onDisabled?.(hook.id);
     }
   }
 
@@ -101,9 +115,13 @@ export function createDispatcher(options: DispatcherOptions) {
       lastPrune = now();
       await deliveries.prune(now() - DELIVERY_RETENTION_MS);
     }
-    for (;;) {
+    // `closed` before each claim: a claim after close would lease again the deliveries the sends
+    // abandoned at close just put back, keeping them from the next start for a lease.
+    while (!closed) {
       const claimed = await deliveries.claim(now(), leaseMs, concurrency);
-      if (!claimed.length || closed) return;
+      if (!claimed.length) return;
+      // Closed while claiming: put them back unsent, as the sends in flight are.
+      if (closed) return void (await Promise.all(claimed.map((d) => record({ kind: 'release', delivery: d }))));
       let next = 0;
       const worker = async () => {
         while (next < claimed.length && !closed) {

@@ -1,13 +1,17 @@
 /**
  * The one outbox subscriber of webhooks (events/publisher.ts delivers each domain event to it at
  * least once): it writes a delivery per matching enabled webhook, idempotent on (webhook, event),
- * and nudges the dispatcher. Matching: the webhook's triggers; for `link.clicked` also its
- * linkScope (the workspace, folders holding the link, listed links) or the link's `webhookIds`.
+ * and nudges the dispatcher. Matching: the webhook's triggers.
+ *
+ * Clicks do not come this way: the click batch writes their deliveries itself, in its own
+ * transaction off the redirect thread (click-deliveries.ts), following the routes this module
+ * keeps (ClickRoutes: which webhooks cover which workspaces and links, through their linkScope or
+ * the links' `webhookIds`). So this subscriber takes every event type but `link.clicked`.
  *
  * It also answers, from a cache, what the registry asks before anything is written: whether an
- * event type is wanted by any enabled webhook, and whose clicks are (`ClickSubscriptions`). The
- * cache is reloaded after every webhook change in this process (`refresh`) and every few seconds
- * for changes made by other processes.
+ * event type is wanted by any enabled webhook, and the click routes. The cache is reloaded after
+ * every webhook change in this process (`refresh`) and every few seconds for changes made by
+ * other processes.
  */
 import type { Insertable } from 'kysely';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
@@ -24,15 +28,10 @@ export function envelope(event: DomainEvent): string {
   return JSON.stringify({ id: event.id, event: event.event, createdAt: event.createdAt, data: event.data });
 }
 
-/** Whether a webhook taking `link.clicked` covers a click on this link. */
-export function coversClick(hook: WebhookRow, link: { id: string; folderId: string | null } | null, attached: ReadonlySet<string>): boolean {
-  if (hook.link_scope === 'workspace') return true;
-  if (!link) return false;
-  if (attached.has(hook.id)) return true;
-  if (hook.link_scope === 'links') return (JSON.parse(hook.link_ids) as string[]).includes(link.id);
-  if (hook.link_scope === 'folders') return link.folderId !== null && (JSON.parse(hook.folder_ids) as string[]).includes(link.folderId);
-  return false;
-}
+/** What comes through the outbox: every event type but clicks (see above). */
+const OUTBOX_EVENTS = DOMAIN_EVENT_TYPES.filter((t) => t !== 'link.clicked');
+
+const sortedEntries = (r: Readonly<Record<string, readonly string[]>>) => Object.entries(r).map(([k, v]) => [k, [...v].sort()]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
 
 /** Link writes within this window share one reload of the click subscriptions. */
 const LINK_CHANGE_DELAY_MS = 100;
@@ -47,11 +46,11 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
 
   async function load(): Promise<void> {
     triggers = await webhooks.activeTriggers();
-    const next = triggers.has('link.clicked') ? await webhooks.clickSubscriptions() : NO_CLICK_SUBSCRIPTIONS;
-    const key = JSON.stringify([[...next.workspaces].sort(), [...next.links].sort()]);
+    const routes = triggers.has('link.clicked') ? await webhooks.clickRoutes() : { workspaces: {}, links: {} };
+    const key = JSON.stringify([sortedEntries(routes.workspaces), sortedEntries(routes.links)]);
     if (key === clicksKey) return;
     clicksKey = key;
-    clicks = { all: false, workspaces: next.workspaces, links: next.links };
+    clicks = { ...NO_CLICK_SUBSCRIPTIONS, routes };
     for (const l of listeners) l();
   }
 
@@ -65,7 +64,6 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
   /** Deliveries of a batch of events, written in one transaction; webhooks read once per batch. */
   async function deliverBatch(events: DomainEvent[]): Promise<void> {
     const candidates = new Map<string, Promise<WebhookRow[]>>();
-    const attached = new Map<string, Promise<Set<string>>>();
     const once = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
       let p = cache.get(key);
       if (!p) cache.set(key, (p = load()));
@@ -74,12 +72,8 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     const t = deps.now();
     const rows: Insertable<WebhookDeliveriesTable>[] = [];
     for (const event of events) {
-      let hooks = await once(candidates, `${event.workspaceId}\u0000${event.event}`, () => webhooks.enabledFor(event.workspaceId, event.event));
-      if (event.event === 'link.clicked' && hooks.length) {
-        const link = event.data.link;
-        const mine = link ? await once(attached, link.id, () => webhooks.attachedTo(event.workspaceId, link.id)) : new Set<string>();
-        hooks = hooks.filter((h) => coversClick(h, link, mine));
-      }
+      // link.clicked is not among this subscriber's events: the click batch writes those deliveries.
+      const hooks = await once(candidates, `${event.workspaceId}\u0000${event.event}`, () => webhooks.enabledFor(event.workspaceId, event.event));
       if (!hooks.length) continue;
       const body = envelope(event);
       for (const h of hooks) {
@@ -96,9 +90,10 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
 
   const subscriber: Subscriber = {
     name: 'webhooks',
-    events: DOMAIN_EVENT_TYPES,
-    wants: (type) => triggers.has(type),
-    clicks: { current: () => clicks, watch: (listener) => void listeners.push(listener) },
+    events: OUTBOX_EVENTS,
+    wants: (type) => type !== 'link.clicked' && triggers.has(type),
+    // `routed`: a click batch committed deliveries: send them now.
+    clicks: { current: () => clicks, watch: (listener) => void listeners.push(listener), routed: () => deps.nudge() },
     deliver: (event) => deliverBatch([event]),
     deliverBatch,
   };
@@ -106,7 +101,7 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
   let soon: NodeJS.Timeout | null = null;
   /**
    * A link was written (its `webhookIds` or folder may have changed): while any webhook takes
-   * `link.clicked`, the click subscriptions are reloaded shortly, once for a burst of writes.
+   * `link.clicked`, the click routes are reloaded shortly, once for a burst of writes.
    */
   function linksChanged(): void {
     if (soon || !triggers.has('link.clicked')) return;
@@ -117,5 +112,8 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     soon.unref();
   }
 
-  return { subscriber, refresh, linksChanged };
+  /** Whether any enabled webhook exists (its deliveries need a dispatcher). */
+  const active = () => triggers.size > 0;
+
+  return { subscriber, refresh, linksChanged, active };
 }

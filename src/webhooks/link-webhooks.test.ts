@@ -78,8 +78,8 @@ test('a link.clicked webhook attached through a link\'s webhookIds gets that lin
   const patched = await t.inject({ method: 'PATCH', url: `/links/${link.id}`, payload: { webhookIds: [clicks.id] } });
   assert.equal(patched.statusCode, 200, patched.body);
   const deadline = Date.now() + 5000;
-  while (!t.ctx.outbox.clickSubscriptions().links.includes(link.id)) {
-    assert.ok(Date.now() < deadline, 'the click subscriptions take the link');
+  while (!t.ctx.outbox.clickSubscriptions().routes?.links[link.id]?.includes(clicks.id)) {
+    assert.ok(Date.now() < deadline, 'the click routes take the link');
     await new Promise((res) => setTimeout(res, 10));
   }
   r.got.length = 0;

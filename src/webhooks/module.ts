@@ -1,9 +1,12 @@
 /**
  * Webhooks module (issue 15): the management routes, the outbox subscriber that fans domain events
- * out to deliveries (fanout.ts), and the dispatcher that sends them (dispatcher.ts). Built before
- * the events module, which registers `subscriber`. Its lifecycle loads the subscription cache
- * before the app serves, refreshes it every few seconds (other processes' changes), and starts
- * and stops the dispatcher.
+ * out to deliveries (fanout.ts; clicks are written as deliveries by the click batch itself,
+ * click-deliveries.ts), and the dispatcher that sends them (dispatcher.ts). Built before the
+ * events module, which registers `subscriber`. Its lifecycle loads the webhook cache (triggers,
+ * click routes) before the app serves, refreshes it every few seconds (other processes' changes),
+ * and starts and stops the dispatcher: on a thread of its own wherever a worker can open the
+ * database (a SQLite file, PostgreSQL: dispatch-worker.ts), started once a webhook exists; in
+ * process for an in-memory database.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
@@ -11,7 +14,8 @@ import type { OpenDatabase } from '../db/open.js';
 import type { Lifecycle } from '../context.js';
 import { createWebhookStore } from './store.js';
 import { createDeliveryStore } from './delivery-store.js';
-import { createDispatcher } from './dispatcher.js';
+import { createDispatcher, dispatcherLog } from './dispatcher.js';
+import { startDispatcherThread, type DispatcherHandle } from './dispatch-thread.js';
 import { createFanout } from './fanout.js';
 import { createWebhookService } from './service.js';
 import { webhookRoutes } from './routes.js';
@@ -24,31 +28,50 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
   const store = createWebhookStore(database.db);
   // One writing process on a SQLite file; several on PostgreSQL, which skip each other's claims.
   const deliveries = createDeliveryStore(database.db, { skipLocked: !database.capabilities.singleWriter });
-  const dispatcher = createDispatcher({
-    deliveries,
-    webhooks: store,
-    now,
-    allowPrivate: config.webhookAllowPrivate,
-    retryDelaysMs: config.webhookRetryDelaysMs,
-    pollMs: config.webhookPollMs,
-    leaseMs: config.webhookLeaseMs,
-    log: (level, msg, fields) => {
-      if (config.logLevel === 'silent' || (level === 'warn' && ['fatal', 'error'].includes(config.logLevel))) return;
-      console.error(JSON.stringify({ level: level === 'warn' ? 40 : 50, time: Date.now(), msg, ...fields }));
-    },
-  });
+  const log = dispatcherLog(config.logLevel);
+  // Set below: a disabled webhook leaves the cache of enabled ones (its clicks stop being routed).
+  let reload = (): void => {};
+  const onDisabled = () => reload();
+  // PostgreSQL could dispatch in process (its driver is asynchronous), but the sends' CPU would
+  // stay on the redirect thread; one path on both engines is also the one the tests exercise.
+  const onThread = database.capabilities.writerThread;
+  const dispatcher: DispatcherHandle = onThread
+    ? startDispatcherThread(
+        {
+          url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, allowPrivate: config.webhookAllowPrivate,
+          retryDelaysMs: config.webhookRetryDelaysMs, pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, logLevel: config.logLevel,
+        },
+        { onDisabled, onError: (err) => log('error', 'webhook dispatcher thread failed; it starts again at the next delivery', { err: String((err as Error)?.message ?? err) }) },
+      )
+    : createDispatcher({
+        deliveries,
+        webhooks: store,
+        now,
+        allowPrivate: config.webhookAllowPrivate,
+        retryDelaysMs: config.webhookRetryDelaysMs,
+        pollMs: config.webhookPollMs,
+        leaseMs: config.webhookLeaseMs,
+        log,
+        onDisabled,
+      });
   const fanout = createFanout({ webhooks: store, deliveries, now, nudge: () => dispatcher.nudge() });
-  const service = createWebhookService({ store, deliveries, now, changed: fanout.refresh, nudge: () => dispatcher.nudge() });
+  /** Reloads the cache; the dispatcher's thread starts once there is a webhook to send for. */
+  const refresh = async () => {
+    await fanout.refresh();
+    if (fanout.active()) dispatcher.start();
+  };
+  reload = () => void refresh().catch(() => undefined);
+  const service = createWebhookService({ store, deliveries, now, changed: refresh, nudge: () => dispatcher.nudge() });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(webhookRoutes, { webhooks: service });
   };
   let timer: NodeJS.Timeout | null = null;
   const lifecycle: Lifecycle = {
     async start() {
-      await fanout.refresh();
-      timer = setInterval(() => void fanout.refresh().catch(() => undefined), REFRESH_MS);
+      await refresh();
+      timer = setInterval(reload, REFRESH_MS);
       timer.unref();
-      dispatcher.start();
+      if (!onThread) dispatcher.start();
     },
     async close() {
       if (timer) clearInterval(timer);

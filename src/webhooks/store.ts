@@ -1,11 +1,11 @@
 /**
  * Storage of webhooks and of links' `webhookIds`: Kysely queries only, every one filtered by the
  * workspace, except the process-wide summaries the event registry and the click writer read
- * (`activeTriggers`, `clickSubscriptions`: which events anyone wants at all; marked below).
+ * (`activeTriggers`, `clickRoutes`: which events anyone wants at all; marked below).
  */
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/tables.js';
-import type { DomainEventType } from '../events/outbox.js';
+import type { ClickRoutes, DomainEventType } from '../events/outbox.js';
 import type { WebhookRow } from './schema.js';
 
 export function createWebhookStore(db: Kysely<Database>) {
@@ -61,12 +61,6 @@ export function createWebhookStore(db: Kysely<Database>) {
       return rows.filter((r) => (JSON.parse(r.triggers) as string[]).includes(type));
     },
 
-    /** Webhooks of the workspace a link lists in its `webhookIds`. */
-    async attachedTo(workspaceId: string, linkId: string): Promise<Set<string>> {
-      const rows = await db.selectFrom('link_webhooks').select('webhook_id').where('workspace_id', '=', workspaceId).where('link_id', '=', linkId).execute();
-      return new Set(rows.map((r) => r.webhook_id));
-    },
-
     /** Process-wide (not per workspace): the triggers of every enabled webhook. */
     async activeTriggers(): Promise<Set<DomainEventType>> {
       const rows = await db.selectFrom('webhooks').select('triggers').where('disabled_at', 'is', null).execute();
@@ -74,31 +68,34 @@ export function createWebhookStore(db: Kysely<Database>) {
     },
 
     /**
-     * Process-wide (not per workspace): what `link.clicked` webhooks cover, for the click writer:
-     * whole workspaces (linkScope workspace), and single links (listed, in a listed folder, or
-     * attached through their `webhookIds`).
+     * Process-wide (not per workspace): which `link.clicked` webhooks cover which clicks, for the
+     * click writer (ClickRoutes): per workspace (linkScope workspace), and per link (listed, in a
+     * listed folder, or attached through the link's `webhookIds`).
      */
-    async clickSubscriptions(): Promise<{ workspaces: string[]; links: string[] }> {
+    async clickRoutes(): Promise<ClickRoutes> {
       const hooks = (await db.selectFrom('webhooks').select(['id', 'workspace_id', 'triggers', 'link_scope', 'link_ids', 'folder_ids']).where('disabled_at', 'is', null).execute())
         .filter((r) => (JSON.parse(r.triggers) as string[]).includes('link.clicked'));
-      const workspaces = new Set<string>();
-      const links = new Set<string>();
-      const folders: { workspaceId: string; ids: string[] }[] = [];
+      const workspaces: Record<string, string[]> = {};
+      const links: Record<string, string[]> = {};
+      const add = (to: Record<string, string[]>, key: string, hookId: string) => {
+        const list = (to[key] ??= []);
+        if (!list.includes(hookId)) list.push(hookId);
+      };
       for (const h of hooks) {
-        if (h.link_scope === 'workspace') workspaces.add(h.workspace_id);
-        else if (h.link_scope === 'links') for (const id of JSON.parse(h.link_ids) as string[]) links.add(id);
-        else if (h.link_scope === 'folders') folders.push({ workspaceId: h.workspace_id, ids: JSON.parse(h.folder_ids) as string[] });
-      }
-      for (const f of folders) {
-        if (!f.ids.length || workspaces.has(f.workspaceId)) continue;
-        const rows = await db.selectFrom('links').select('id').where('workspace_id', '=', f.workspaceId).where('folder_id', 'in', f.ids).execute();
-        for (const r of rows) links.add(r.id);
+        if (h.link_scope === 'workspace') add(workspaces, h.workspace_id, h.id);
+        else if (h.link_scope === 'links') for (const id of JSON.parse(h.link_ids) as string[]) add(links, id, h.id);
+        else if (h.link_scope === 'folders') {
+          const ids = JSON.parse(h.folder_ids) as string[];
+          if (!ids.length) continue;
+          const rows = await db.selectFrom('links').select('id').where('workspace_id', '=', h.workspace_id).where('folder_id', 'in', ids).execute();
+          for (const r of rows) add(links, r.id, h.id);
+        }
       }
       if (hooks.length) {
-        const attached = await db.selectFrom('link_webhooks').select('link_id').where('webhook_id', 'in', hooks.map((h) => h.id)).execute();
-        for (const r of attached) links.add(r.link_id);
+        const attached = await db.selectFrom('link_webhooks').select(['link_id', 'webhook_id']).where('webhook_id', 'in', hooks.map((h) => h.id)).execute();
+        for (const r of attached) add(links, r.link_id, r.webhook_id);
       }
-      return { workspaces: [...workspaces], links: [...links] };
+      return { workspaces, links };
     },
   };
 }

@@ -56,8 +56,9 @@ export interface ClickFoldDeps {
   /** The links' and workspaces' click counters (links/counters.ts), updated in the fold's transactions. */
   counters: Pick<LinkCounters, 'addClicks'>;
   /**
-   * Writes `link.clicked` to the outbox in each batch's transaction (../outbox.ts) for the clicks
-   * someone subscribes to (redirect/module.ts filters them), so other clicks cost nothing extra.
+   * Writes, in each batch's transaction, `link.clicked` to the outbox (../outbox.ts) and webhook
+   * deliveries for the clicks someone subscribes to (redirect/click-announce.ts filters them), so
+   * other clicks cost nothing extra.
    */
   announce?: (trx: Kysely<Database>, batch: readonly StoredEvent[]) => Promise<void>;
   mode: FoldMode;
