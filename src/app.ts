@@ -37,6 +37,7 @@ import { createQrModule } from './qr/module.js';
 import { createEventsModule } from './events/module.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
+import { createImportsModule } from './imports/module.js';
 import type { Subscriber } from './events/publisher.js';
 
 void _unused;
@@ -93,6 +94,7 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
+  const imports = createImportsModule(ctx, { links, tags, domains });
   const retention = createRetention({
     config,
     database,
@@ -178,6 +180,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(analytics.routes);
   await app.register(qr.routes);
   await app.register(webhooks.routes);
+  await app.register(imports.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -186,5 +189,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, imports } };
 }
