@@ -17,6 +17,7 @@ import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
 import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
+import { runImportCsv, IMPORT_USAGE } from './import.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -28,7 +29,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -36,6 +37,8 @@ export async function runCli(
   out: (line: string) => void = console.log,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
+  // Commands with options of their own parse their arguments themselves.
+  if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -115,6 +118,23 @@ export async function runCli(
     return 1;
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await database.close();
+  }
+}
+
+/** Opens the configured database for one command, reports its failure as `waymark: …` (exit 1), and closes it. */
+async function withDatabase(
+  env: Record<string, string | undefined>,
+  run: (config: ReturnType<typeof loadConfig>, database: Awaited<ReturnType<typeof openDatabase>>) => Promise<number>,
+): Promise<number> {
+  const config = loadConfig(env);
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    return await run(config, database);
+  } catch (err) {
+    console.error(`waymark: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
   } finally {
     await database.close();
   }

@@ -14,8 +14,8 @@ import type { Dialect } from '../db/dialect.js';
 import { ApiError, formatZodError } from '../http/errors.js';
 import { lookupKey, normaliseDomain, processKey } from './keys.js';
 import { createPreparer, newBatch, prepareFields, type Caller, type PrepareDeps } from './prepare.js';
-import { CreateLinkBody } from './schema.js';
-import type { LinkStore, LinkWrite } from './store.js';
+import { CreateLinkBody, type CreateLinkInput } from './schema.js';
+import type { LinkRow, LinkStore, LinkWrite } from './store.js';
 
 /** One link to import: a `POST /links` body, and optionally the creation time to keep (ms). */
 export interface ImportItem {
@@ -51,24 +51,40 @@ const identityOfKey = (domain: string, keyLower: string) => `k\u0000${domain}\u0
 const identityOfUrl = (url: string) => `u\u0000${url}`;
 
 /**
- * A store that also answers yes for what a dry run would have created (domains, tags), so the
- * unchanged rules of `prepare.ts` judge the rows as the real import would.
+ * The link store as one batch sees it: the keys of the batch's rows looked up in one query per
+ * domain beforehand, domains and tags remembered once asked, and, in a dry run, what the import
+ * would have created (domains, tags) answered as present, so the unchanged rules of `prepare.ts`
+ * judge the rows as the real import would, at a few queries per batch instead of per row.
  */
-function assumingStore(store: LinkStore, assume: NonNullable<ImportBatchOptions['assume']>): LinkStore {
+function batchStore(store: LinkStore, known: ReadonlyMap<string, LinkRow | null>, assume: ImportBatchOptions['assume']): LinkStore {
+  const domains = new Map<string, boolean>();
+  const tags = new Map<string, string | null>();
   return {
     ...store,
-    hasDomain: async (ws, slug) => assume.domains.has(slug) || store.hasDomain(ws, slug),
+    keyTaken: async (domain, keyLower) => {
+      const hit = known.get(identityOfKey(domain, keyLower));
+      return hit === undefined ? store.keyTaken(domain, keyLower) : hit !== null;
+    },
+    hasDomain: async (ws, slug) => {
+      if (assume?.domains.has(slug)) return true;
+      if (!domains.has(slug)) domains.set(slug, await store.hasDomain(ws, slug));
+      return domains.get(slug)!;
+    },
     tagsByNameKey: async (ws, keys) => {
-      const found = await store.tagsByNameKey(ws, keys);
-      for (const k of keys) if (!found.has(k) && assume.tagNameKeys.has(k)) found.set(k, `tag_pending_${k}`);
-      return found;
+      const missing = keys.filter((k) => !tags.has(k));
+      if (missing.length) {
+        const found = await store.tagsByNameKey(ws, missing);
+        for (const k of missing) tags.set(k, found.get(k) ?? (assume?.tagNameKeys.has(k) ? `tag_pending_${k}` : null));
+      }
+      const out = new Map<string, string>();
+      for (const k of keys) if (tags.get(k)) out.set(k, tags.get(k)!);
+      return out;
     },
   };
 }
 
 export function createLinkImporter(deps: LinkImporterDeps) {
   const { store } = deps;
-  const preparer = createPreparer(deps);
 
   /** The (domain, key) or URL an input is known by, or undefined when the rules will refuse it anyway. */
   async function identityOf(caller: Caller, input: { url?: string; domain?: string; key?: string }, prefs: { primary?: string }) {
@@ -119,27 +135,37 @@ export function createLinkImporter(deps: LinkImporterDeps) {
      * quota holds across batches.
      */
     async importBatch(caller: Caller, items: readonly ImportItem[], options: ImportBatchOptions): Promise<ImportOutcome[]> {
-      const preparing = options.dryRun && options.assume ? createPreparer({ ...deps, store: assumingStore(store, options.assume) }) : preparer;
-      const batch = newBatch();
       const prefs: { primary?: string } = {};
+      // Pass 1: the schema, and what each row is known by.
+      const parsed: { item: ImportItem; error?: string; data?: CreateLinkInput; identity?: Awaited<ReturnType<typeof identityOf>> }[] = [];
+      for (const item of items) {
+        const body = CreateLinkBody.safeParse(item.input);
+        parsed.push(body.success ? { item, data: body.data, identity: await identityOf(caller, body.data, prefs) } : { item, error: formatZodError(body.error) });
+      }
+      // The batch's keys, one query per domain.
+      const known = new Map<string, LinkRow | null>();
+      const keysByDomain = new Map<string, Set<string>>();
+      for (const p of parsed) if (p.identity?.keyLower) (keysByDomain.get(p.identity.domain) ?? keysByDomain.set(p.identity.domain, new Set()).get(p.identity.domain)!).add(p.identity.keyLower);
+      for (const [domain, keys] of keysByDomain) {
+        for (const k of keys) known.set(identityOfKey(domain, k), null);
+        for (const row of await store.findByDomainKeys(domain, [...keys])) known.set(identityOfKey(row.domain, row.key_lower), row);
+      }
+      const preparing = createPreparer({ ...deps, store: batchStore(store, known, options.dryRun ? options.assume : undefined) });
+      const batch = newBatch();
       const outcomes: (ImportOutcome | LinkWrite)[] = [];
       let usage = Number(caller.workspace.links_usage);
-      for (const item of items) {
-        const parsed = CreateLinkBody.safeParse(item.input);
-        if (!parsed.success) {
-          outcomes.push({ status: 'rejected', error: formatZodError(parsed.error), code: 'unprocessable_entity' });
+      // Pass 2: skipped, over the quota, or judged by the rules of POST /links.
+      for (const p of parsed) {
+        if (!p.data) {
+          outcomes.push({ status: 'rejected', error: p.error!, code: 'unprocessable_entity' });
           continue;
         }
-        const identity = await identityOf(caller, parsed.data, prefs);
+        const { identity } = p;
         if (identity && options.seen.has(identity.id)) {
           outcomes.push({ status: 'skipped', id: null, domain: identity.domain ?? '', key: identity.key ?? '' });
           continue;
         }
-        const existing = identity?.keyLower
-          ? await store.findByDomainKey(identity.domain, identity.keyLower)
-          : identity?.url
-            ? await store.findByUrl(caller.workspaceId, identity.url)
-            : undefined;
+        const existing = identity?.keyLower ? known.get(identity.id) : identity?.url ? await store.findByUrl(caller.workspaceId, identity.url) : undefined;
         // A key held by another workspace is not "already imported": the rules refuse it below.
         if (existing && existing.workspace_id === caller.workspaceId) {
           if (identity) options.seen.add(identity.id);
@@ -151,8 +177,8 @@ export function createLinkImporter(deps: LinkImporterDeps) {
           continue;
         }
         try {
-          const write = await preparing.prepareNew(caller, parsed.data, batch);
-          if (item.createdAt !== undefined && item.createdAt <= write.row.created_at) write.row.created_at = item.createdAt;
+          const write = await preparing.prepareNew(caller, p.data, batch);
+          if (p.item.createdAt !== undefined && p.item.createdAt <= write.row.created_at) write.row.created_at = p.item.createdAt;
           if (identity) options.seen.add(identity.id);
           usage++;
           outcomes.push(write);
