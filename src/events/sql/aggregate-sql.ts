@@ -13,7 +13,7 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { AggregateSpec, DimFilter, EventKind, LinkScope, MetadataMatch } from '../event-store.js';
+import type { AggregateSpec, DimFilter, EventKind, EventPage, LinkScope, MetadataMatch } from '../event-store.js';
 import { scopeSubquery } from './link-scope.js';
 import type { Part } from './planner.js';
 import { NULLABLE_COLUMNS, keyColumnOf, type DimColumn, type RollupDim } from './rollup-spec.js';
@@ -220,13 +220,19 @@ export function eventPageQuery(
   dialect: Dialect,
   spec: AggregateSpec,
   range: { from: number; to: number },
-  page: { order: 'asc' | 'desc'; limit: number; offset: number },
+  page: EventPage,
 ): CompiledQuery {
   const part: Part = { source: 'raw', from: range.from, to: range.to, sign: 1, links: 'scope' };
   const { from, conds } = rawScan(spec, part, dialect);
   // Events of deleted links are dropped (behaviour.md §7.4); a correlated probe keeps events the driving table.
   conds.push(sql`exists (select 1 from links where links.id = events.link_id)`);
   const dir = page.order === 'asc' ? sql`asc` : sql`desc`;
+  if (page.after) {
+    const { timestamp, id } = page.after;
+    const past = page.order === 'asc' ? sql`>` : sql`<`;
+    const ts = sql.ref('timestamp');
+    conds.push(sql`(${ts} ${past} ${timestamp} or (${ts} = ${timestamp} and id ${past} ${id}))`);
+  }
   return sql`select * from ${from} where ${sql.join(conds, sql` and `)}
     order by ${sql.ref('timestamp')} ${dir}, id ${dir} limit ${page.limit} offset ${page.offset}`.compile(db);
 }
