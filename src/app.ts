@@ -38,6 +38,7 @@ import { createEventsModule } from './events/module.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
 import { createImportsModule } from './imports/module.js';
+import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './events/publisher.js';
 
 void _unused;
@@ -95,6 +96,7 @@ export async function buildApp(options: BuildOptions) {
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
   const imports = createImportsModule(ctx, { links, tags, domains });
+  const exports = createExportsModule({ links, analytics });
   const retention = createRetention({
     config,
     database,
@@ -181,6 +183,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(qr.routes);
   await app.register(webhooks.routes);
   await app.register(imports.routes);
+  await app.register(exports.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -189,5 +192,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, imports } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, imports, exports } };
 }
