@@ -18,6 +18,7 @@ import { PLANS, type Plan } from '../workspaces/plans.js';
 import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
 import { runImportCsv, IMPORT_USAGE } from './import.js';
+import { runExport, EXPORT_USAGE } from './export.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -29,7 +30,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_USAGE}${EXPORT_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -39,6 +40,7 @@ export async function runCli(
 ): Promise<number> {
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
+  if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
