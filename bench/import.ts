@@ -3,8 +3,8 @@
  * key, domain, title, tags, created: one custom domain, five tags) in a temp folder, imports it
  * into a fresh SQLite file through the import service the CLI and `POST /links/import` use
  * (streamed, 250 rows per transaction), then imports it again (every row skipped). Prints rows/s
- * of both runs and the process's peak RSS, sampled every 50 ms, before and during the import:
- * memory must not grow with the file.
+ * of both runs, the CPU time they took (a figure the other processes of a busy machine do not
+ * change much) and the process's peak RSS, sampled every 50 ms: memory must not grow with the file.
  *
  * Run: npm run bench -- import        (BENCH_ROWS=1000000 for a larger file)
  */
@@ -57,13 +57,16 @@ async function main() {
     for (const label of ['first import', 're-run (all skipped)']) {
       const rss = sampleRss();
       const t = process.hrtime.bigint();
+      const cpu = process.cpuUsage();
       const report = await importer.importCsv(ws, createReadStream(file), { dryRun: false, maxItems: 0 });
       const seconds = Number(process.hrtime.bigint() - t) / 1e9;
+      const used = process.cpuUsage(cpu);
+      const cpuSeconds = (used.user + used.system) / 1e6;
       const peak = rss.stop();
       const { created, skipped, rejected } = report.counts;
       console.log(
         `${label.padEnd(22)} ${seconds.toFixed(1).padStart(5)} s  ${Math.round(ROWS / seconds).toLocaleString('en').padStart(7)} rows/s  ` +
-          `created ${created} skipped ${skipped} rejected ${rejected}  RSS before ${mb(before)}, peak ${mb(peak)}`,
+          `(CPU ${cpuSeconds.toFixed(1)} s)  created ${created} skipped ${skipped} rejected ${rejected}  RSS before ${mb(before)}, peak ${mb(peak)}`,
       );
       if (rejected) throw new Error(`rows rejected: ${JSON.stringify(report.items.slice(0, 3))}`);
     }
