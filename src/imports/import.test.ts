@@ -128,7 +128,7 @@ describe('CSV import: recognised layouts', () => {
     const r = await importCsv(t, csv, `?map=${encodeURIComponent('url=Where to')}&map=${encodeURIComponent('key=Back half')}&map=title=Label`);
     assert.equal(r.counts.created, 1, JSON.stringify(r.items));
     assert.equal(byKey(await links(t), 'mapped-1').title, 'Mapped');
-    const res = await t.inject({ method: 'POST', url: '/links/import', payload: csv, headers: { 'content-type': 'text/csv' } });
+    const res = await t.inject({ method: 'POST', url: '/links/import', payload: csv, headers: { 'content-type': 'text/csv; charset=utf-8' } });
     assert.equal(res.statusCode, 422);
     assert.match(res.json().error.message, /no destination URL column/);
   });
@@ -253,5 +253,7 @@ describe('CSV import: re-runs, errors, dry run, tags, domains, workspaces', () =
     assert.equal(denied.statusCode, 403);
     const empty = await t.inject({ method: 'POST', url: '/links/import', payload: '', headers: { 'content-type': 'text/csv' } });
     assert.equal(empty.statusCode, 422);
+    const json = await t.inject({ method: 'POST', url: '/links/import', payload: { url: 'https://example.com' } });
+    assert.equal(json.statusCode, 400, 'a JSON body is not a file');
   });
 });
