@@ -19,8 +19,7 @@ export function csvStream<T>(columns: readonly string[], pages: AsyncIterable<re
     { objectMode: true, highWaterMark: 256 },
   );
   const out = stringify();
-  rows.on('error', (err) => out.destroy(err));
-  return rows.pipe(out);
+  return joined(rows, out);
 }
 
 /** One JSON document a line. */
@@ -37,6 +36,17 @@ export function ndjsonStream<T>(pages: AsyncIterable<readonly T[]> | Iterable<re
       done(null, `${JSON.stringify(record)}\n`);
     },
   });
-  lines.on('error', (err) => out.destroy(err));
-  return lines.pipe(out);
+  return joined(lines, out);
+}
+
+/**
+ * `source.pipe(out)`, and the two fail and end together: a read error ends the response, and a
+ * client that goes away (the response destroys `out`) stops the reads.
+ */
+function joined(source: Readable, out: Transform): Transform {
+  source.on('error', (err) => out.destroy(err));
+  out.on('close', () => {
+    if (!source.destroyed) source.destroy();
+  });
+  return source.pipe(out);
 }
