@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { cellOf, EVENT_COLUMNS, get, LINK_COLUMNS, linkRow } from './cells.js';
-import { AnalyticsExportQuery, CsvBody, EventsExportQuery, LinksExportQuery } from './schema.js';
+import { AnalyticsExportQuery, CsvBody, EventsExportBody, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
 import { csvStream, ndjsonStream } from './streams.js';
 
@@ -49,7 +49,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
         description: 'Every event `GET /events` lists for the same filters (all pages), streamed. Requires the Business plan or higher.',
         querystring: EventsExportQuery,
         produces: ['text/csv', 'application/x-ndjson'],
-        response: { 200: CsvBody },
+        response: { 200: EventsExportBody },
       },
     },
     async (req, reply) => {

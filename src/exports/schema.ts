@@ -21,3 +21,5 @@ export const AnalyticsExportQuery = AnalyticsQuery;
 export type AnalyticsExportQuery = z.infer<typeof AnalyticsExportQuery>;
 
 export const CsvBody = z.string().describe('CSV with a header row (RFC 4180).');
+
+export const EventsExportBody = z.string().describe('CSV with a header row (RFC 4180), or with `format=ndjson` one JSON record of `GET /events` a line.');
