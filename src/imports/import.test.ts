@@ -232,7 +232,10 @@ describe('CSV import: re-runs, errors, dry run, tags, domains, workspaces', () =
   test("the plan's tag limit rejects rows naming a tag that cannot be created, with its message", async () => {
     const small = await t.addWorkspace('free');
     for (const name of ['t1', 't2', 't3', 't4', 't5']) await addTag(t, name, { workspaceId: small.workspaceId });
-    const r = await importCsv(t, 'url,key,tags\nhttps://example.com/t,tag-a,t6\nhttps://example.com/u,tag-b,t1\n', '', small.headers);
+    const csv = 'url,key,tags\nhttps://example.com/t,tag-a,t6\nhttps://example.com/u,tag-b,t1\n';
+    const dry = await importCsv(t, csv, '?dryRun=1', small.headers);
+    const r = await importCsv(t, csv, '', small.headers);
+    assert.deepEqual(dry.items.map((i) => [i.status, i.error]), r.items.map((i) => [i.status, i.error]), 'the dry run foresees the same');
     const api = await t.inject({ method: 'POST', url: '/tags', payload: { name: 't6' }, headers: small.headers });
     assert.equal(api.statusCode, 403);
     assert.deepEqual(r.items.map((i) => [i.status, i.error]), [['rejected', api.json().error.message], ['created', undefined]]);

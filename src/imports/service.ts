@@ -53,7 +53,7 @@ export interface ImportOptions {
 
 export interface ImportDeps {
   links: Pick<LinkService, 'importBatch'>;
-  tags: Pick<TagService, 'create' | 'findTagsByNames'>;
+  tags: Pick<TagService, 'create' | 'findTagsByNames' | 'countTags'>;
   domains: Pick<DomainService, 'create' | 'findDomain' | 'listWorkspaceDomainSlugs'>;
   shortDomain: string;
 }
@@ -81,8 +81,12 @@ export function createImportService(deps: ImportDeps) {
     for (const [nameKey, name] of tagNames) {
       if (known.has(nameKey) || state.assumedTags.has(nameKey) || !CreateTagBody.safeParse({ name }).success) continue;
       if (dryRun) {
-        state.assumedTags.add(nameKey);
-        state.tagsCreated.push(name);
+        const count = (await deps.tags.countTags(ws.id)) + state.assumedTags.size;
+        if (count >= Number(ws.tags_limit)) refused.set(`tag:${nameKey}`, new ApiError('forbidden', limitReachedMessage('tags', Number(ws.tags_limit), ws.plan)));
+        else {
+          state.assumedTags.add(nameKey);
+          state.tagsCreated.push(name);
+        }
         continue;
       }
       try {
