@@ -37,6 +37,8 @@ import { createQrModule } from './qr/module.js';
 import { createEventsModule } from './events/module.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
+import { createImportsModule } from './imports/module.js';
+import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
@@ -97,6 +99,8 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
   const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains });
+  const imports = createImportsModule(ctx, { links, tags, domains });
+  const exports = createExportsModule({ links, analytics });
   const retention = createRetention({
     config,
     database,
@@ -183,6 +187,8 @@ export async function buildApp(options: BuildOptions) {
   await app.register(qr.routes);
   await app.register(webhooks.routes);
   await app.register(dashboard.routes);
+  await app.register(imports.routes);
+  await app.register(exports.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -191,5 +197,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports } };
 }

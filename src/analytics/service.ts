@@ -11,7 +11,7 @@ import { buildScope, hasLinkFilter, MAX_INLINE_IDS } from '../events/link-scope.
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
-import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
+import { toLinkResponse, type LinkResponse, type LinkUrlSettings } from '../links/response.js';
 import { parseFilters, type ParsedFilters } from './filters.js';
 import { assertRangeAllowedForPlan, bucketStarts, resolveRange, type TimeRange } from './range.js';
 import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy } from './schema.js';
@@ -31,6 +31,9 @@ export interface AnalyticsServiceDeps {
   linkSettings: LinkUrlSettings;
 }
 
+
+/** Shaped links an export keeps between pages (a few MB at most). */
+const LINK_CACHE_MAX = 5_000;
 
 const KINDS: Record<AnalyticsEvent, EventKind[]> = {
   clicks: ['click'],
@@ -143,6 +146,33 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     return starts.map((s, i) => ({ start: formatZoned(s, range.timezone), ...reported(event, totals[i]!) }));
   }
 
+  /**
+   * Event rows shaped as the published records, with their links, tags, webhooks and customers.
+   * `linkCache` (an export's walk) keeps the shaped links between pages, so a page asks only for
+   * links it has not met; the caller bounds its size.
+   */
+  async function recordsOf(workspaceId: string, rows: EventRow[], linkCache = new Map<string, LinkResponse>()): Promise<EventRecord[]> {
+    if (!rows.length) return [];
+    const linkIds = [...new Set(rows.map((r) => r.link_id))].filter((id) => !linkCache.has(id));
+    const customerIds = rows.map((r) => r.customer_id).filter((c): c is string => !!c);
+    const linkQs = linkIds.length ? linksQueries(db, workspaceId, linkIds, 'all') : [];
+    const tagQs = linkIds.length ? tagsQueries(db, workspaceId, linkIds) : [];
+    const hookQs = linkIds.length ? webhookIdsQueries(db, workspaceId, linkIds) : [];
+    const results = await runner.run([...linkQs, ...tagQs, ...hookQs, ...(customerIds.length ? [customersQuery(db, workspaceId, customerIds)] : [])]);
+    const links = byId<LinkRow>(results.slice(0, linkQs.length));
+    const tags = tagsByLink(results.slice(linkQs.length, linkQs.length + tagQs.length));
+    const hooks = webhookIdsByLink(results.slice(linkQs.length + tagQs.length, linkQs.length + tagQs.length + hookQs.length));
+    const customers = byId<CustomerRow>(results.slice(linkQs.length + tagQs.length + hookQs.length));
+    for (const [id, link] of links) linkCache.set(id, toLinkResponse(link, tags.get(id) ?? [], deps.linkSettings, hooks.get(id) ?? []));
+    const out: EventRecord[] = [];
+    for (const r of rows) {
+      const link = linkCache.get(r.link_id);
+      // A link deleted between the page query and this one: dropped like any deleted link's events.
+      if (link) out.push(toEventRecord(r, link, customers));
+    }
+    return out;
+  }
+
   return {
     /** `GET /analytics`. */
     async retrieve(auth: AuthContext, q: AnalyticsQuery): Promise<ApiMetrics | GroupedRow[]> {
@@ -176,25 +206,32 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       const kind = KINDS[q.event][0]!;
       const spec = specOf(auth.workspaceId, [kind], [], false, filters, scope);
       const order = resolveSortOrder(q.sortOrder, q.order);
-      const rows: EventRow[] = await events.page(spec, range, { order, limit: q.limit, offset: (q.page - 1) * q.limit });
-      if (!rows.length) return [];
-      const linkIds = rows.map((r) => r.link_id);
-      const customerIds = rows.map((r) => r.customer_id).filter((c): c is string => !!c);
-      const linkQs = linksQueries(db, auth.workspaceId, linkIds, 'all');
-      const tagQs = tagsQueries(db, auth.workspaceId, linkIds);
-      const hookQs = webhookIdsQueries(db, auth.workspaceId, linkIds);
-      const results = await runner.run([...linkQs, ...tagQs, ...hookQs, ...(customerIds.length ? [customersQuery(db, auth.workspaceId, customerIds)] : [])]);
-      const links = byId<LinkRow>(results.slice(0, linkQs.length));
-      const tags = tagsByLink(results.slice(linkQs.length, linkQs.length + tagQs.length));
-      const hooks = webhookIdsByLink(results.slice(linkQs.length + tagQs.length, linkQs.length + tagQs.length + hookQs.length));
-      const customers = byId<CustomerRow>(results.slice(linkQs.length + tagQs.length + hookQs.length));
-      const out: EventRecord[] = [];
-      for (const r of rows) {
-        const link = links.get(r.link_id);
-        // A link deleted between the page query and this one: dropped like any deleted link's events.
-        if (link) out.push(toEventRecord(r, toLinkResponse(link, tags.get(r.link_id) ?? [], deps.linkSettings, hooks.get(r.link_id) ?? []), customers));
-      }
-      return out;
+      return recordsOf(auth.workspaceId, await events.page(spec, range, { order, limit: q.limit, offset: (q.page - 1) * q.limit }));
+    },
+
+    /**
+     * Every event `GET /events` would list for these filters (all pages), as pages of records
+     * walked by keyset, for exports. The checks run now (they throw before anything is sent);
+     * the pages are read as the returned iterator is pulled, so a slow reader holds one page.
+     */
+    async eventPages(auth: AuthContext, q: Omit<EventsQuery, 'page' | 'limit'>, pageSize = 1000): Promise<AsyncGenerator<EventRecord[]>> {
+      const { range, filters, scope } = await prepare(auth, { ...q, page: 1, limit: pageSize }, false);
+      const spec = specOf(auth.workspaceId, [KINDS[q.event][0]!], [], false, filters, scope);
+      const order = resolveSortOrder(q.sortOrder, q.order);
+      return (async function* () {
+        if (scope.empty) return;
+        let after: { timestamp: number; id: string } | undefined;
+        const linkCache = new Map<string, LinkResponse>();
+        for (;;) {
+          const rows = await events.page(spec, range, { order, limit: pageSize, offset: 0, after });
+          // Bounded: a workspace with more links than this starts over rather than holding them all.
+          if (linkCache.size > LINK_CACHE_MAX) linkCache.clear();
+          if (rows.length) yield await recordsOf(auth.workspaceId, rows, linkCache);
+          if (rows.length < pageSize) return;
+          const last = rows[rows.length - 1]!;
+          after = { timestamp: Number(last.timestamp), id: last.id };
+        }
+      })();
     },
   };
 }

@@ -23,6 +23,8 @@ import { runErase, ERASE_USAGE } from './erase.js';
 import { runUsersCommand, USERS_USAGE } from './users.js';
 import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
 import { runBackupCommand, BACKUP_USAGE } from './backup.js';
+import { runImportCsv, IMPORT_USAGE } from './import.js';
+import { runExport, EXPORT_USAGE } from './export.js';
 
 const USAGE = `Usage: waymark <command> [options]
 
@@ -34,8 +36,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}
-${EXTRA_USAGE}${ERASE_USAGE}${IMPORT_API_USAGE}${BACKUP_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}${IMPORT_USAGE}${IMPORT_API_USAGE}${EXPORT_USAGE}${BACKUP_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -43,6 +44,9 @@ export async function runCli(
   out: (line: string) => void = console.log,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
+  // Commands with options of their own parse their arguments themselves.
+  if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
+  if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -140,6 +144,23 @@ export async function runCli(
     return 1;
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await database.close();
+  }
+}
+
+/** Opens the configured database for one command, reports its failure as `waymark: …` (exit 1), and closes it. */
+async function withDatabase(
+  env: Record<string, string | undefined>,
+  run: (config: ReturnType<typeof loadConfig>, database: Awaited<ReturnType<typeof openDatabase>>) => Promise<number>,
+): Promise<number> {
+  const config = loadConfig(env);
+  const database = await openDatabase(config.databaseUrl);
+  try {
+    return await run(config, database);
+  } catch (err) {
+    console.error(`waymark: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
   } finally {
     await database.close();
   }

@@ -88,9 +88,11 @@ export function createDomainService(deps: DomainServiceDeps) {
      * false (the default) and answered like a creation (201, with the given settings applied);
      * any other existing slug is 409, whichever workspace holds it.
      */
-    async create(workspace: WorkspaceRow, input: CreateDomainBody): Promise<DomainResponse> {
+    async create(workspace: WorkspaceRow, input: CreateDomainBody, options: { imported?: boolean } = {}): Promise<DomainResponse> {
       assertAllowed(input.slug);
-      const verified = (await verdict(input.slug)).verified;
+      // Imports add the domains their links name unverified (no DNS look-up per domain) and never
+      // primary: the workspace's default domain for new links stays the one its owner chose.
+      const verified = options.imported ? false : (await verdict(input.slug)).verified;
       const row = await guardInUse(() =>
         store.transaction(async (tx) => {
           await tx.lockWorkspace(workspace.id);
@@ -104,7 +106,7 @@ export function createDomainService(deps: DomainServiceDeps) {
           }
           assertUnderLimit({ resource: 'domains', count: await tx.count(workspace.id), limit: workspace.domains_limit, plan: workspace.plan });
           // The first active domain of a workspace (or the first after its primary was deleted) is primary.
-          const primary = !input.archived && !(await tx.findPrimary(workspace.id));
+          const primary = !options.imported && !input.archived && !(await tx.findPrimary(workspace.id));
           const created: DomainRow = {
             id: newId('dom', t),
             workspace_id: workspace.id,

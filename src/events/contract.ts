@@ -291,6 +291,25 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.deepEqual(asc.map((r) => r.id), [...want].reverse().slice(0, 3));
     });
 
+    test('the event list pages by keyset too: after the last row of a page, in either order', async () => {
+      const listed = (r: StoredEvent) => counted(r) && r.kind === 'click' && r.link_id !== 'lnk_gone' && r.timestamp < T0 + 24 * H;
+      const want = rows.filter(listed).sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? 1 : -1)).map((r) => r.id);
+      const s = spec(ws, workspaceScope(ws), { kinds: ['click'] });
+      const window = { from: range.from, to: T0 + 24 * H };
+      for (const order of ['desc', 'asc'] as const) {
+        const got: string[] = [];
+        let after: { timestamp: number; id: string } | undefined;
+        for (;;) {
+          const page: EventRow[] = await f.store.page(s, window, { order, limit: 4, offset: 0, after });
+          got.push(...page.map((r) => r.id));
+          if (page.length < 4) break;
+          const last = page[page.length - 1]!;
+          after = { timestamp: Number(last.timestamp), id: last.id };
+        }
+        assert.deepEqual(got, order === 'desc' ? want : [...want].reverse(), order);
+      }
+    });
+
     test('conversion look-ups: latest lead by name, lead names since, sales on a link', async () => {
       assert.equal((await f.store.latestLead(ws, 'cus_1'))?.event_name, 'Trial');
       assert.equal((await f.store.latestLead(ws, 'cus_1', 'Sign up'))?.event_name, 'Sign up');

@@ -189,6 +189,12 @@ export interface EventPage {
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
+  /**
+   * Keyset cursor: only events after this one in the page's order (`timestamp`, then `id`), so a
+   * long walk (an export) costs the same per page instead of skipping ever more rows. Pass the
+   * last row of the previous page, with `offset: 0`.
+   */
+  after?: { timestamp: number; id: string };
 }
 
 /** Events one erasure removed, by kind. */

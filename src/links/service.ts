@@ -17,6 +17,7 @@ import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
 import { loadLinkExtras, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
 import type { Outbox } from '../events/outbox.js';
 import { linkEvents } from '../events/link-events.js';
+import { createLinkImporter } from './import-batch.js';
 
 export type { Caller } from './prepare.js';
 
@@ -47,6 +48,7 @@ export function createLinkService(deps: LinkServiceDeps) {
   const { store, bus, dialect } = deps;
   const events = linkEvents(deps.outbox, deps.config, deps.now);
   const preparer = createPreparer({ store, shortDomain: deps.config.shortDomain, shortLinkProtocol: deps.config.shortLinkProtocol, now: deps.now });
+  const importer = createLinkImporter({ store, dialect, bus, shortDomain: deps.config.shortDomain, shortLinkProtocol: deps.config.shortLinkProtocol, now: deps.now, limitMessage: linksLimitMessage });
 
   async function respond(workspaceId: string, rows: LinkRow[]): Promise<LinkResponse[]> {
     const extras = await loadLinkExtras(deps.db, workspaceId, rows.map((r) => r.id));
@@ -121,6 +123,9 @@ export function createLinkService(deps: LinkServiceDeps) {
 
   return {
     create: (caller: Caller, input: CreateLinkInput) => create(caller, input),
+
+    /** Imports (CSV, another service's API): one batch judged by the rules of `create`, idempotently (import-batch.ts). */
+    importBatch: importer.importBatch,
 
     async get(caller: Caller, linkId: string): Promise<LinkResponse> {
       return respondOne(caller.workspaceId, await findOwned(caller, linkId));

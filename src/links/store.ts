@@ -152,6 +152,12 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('links').selectAll().where('domain', '=', domain).where('key_lower', '=', keyLower).executeTakeFirst();
     },
 
+    /** The links at these keys (lower-cased) of one domain, in any workspace: an import's look-up of a whole batch at once. */
+    async findByDomainKeys(domain: string, keyLowers: readonly string[]): Promise<LinkRow[]> {
+      if (!keyLowers.length) return [];
+      return db.selectFrom('links').selectAll().where('domain', '=', domain).where('key_lower', 'in', [...keyLowers]).execute();
+    },
+
     /** True when `domain/key` is taken by any workspace (keys are unique per domain service-wide). */
     async keyTaken(domain: string, keyLower: string): Promise<boolean> {
       const r = await db.selectFrom('links').select('id').where('domain', '=', domain).where('key_lower', '=', keyLower).executeTakeFirst();

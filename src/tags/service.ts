@@ -93,6 +93,9 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
       return { id };
     },
 
+    /** How many tags the workspace has (an import's dry run checks the quota with it). */
+    countTags: (workspaceId: string): Promise<number> => store.count(workspaceId),
+
     /** Tags of the workspace among `ids`; unknown or foreign ids are simply absent from the result. */
     findTagsByIds: (workspaceId: string, ids: readonly string[]): Promise<TagRow[]> => store.findByIds(workspaceId, ids),
 

@@ -13,7 +13,7 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { AggregateSpec, DimFilter, EventKind, LinkScope, MetadataMatch } from '../event-store.js';
+import type { AggregateSpec, DimFilter, EventKind, EventPage, LinkScope, MetadataMatch } from '../event-store.js';
 import { scopeSubquery } from './link-scope.js';
 import type { Part } from './planner.js';
 import { NULLABLE_COLUMNS, keyColumnOf, type DimColumn, type RollupDim } from './rollup-spec.js';
@@ -220,13 +220,26 @@ export function eventPageQuery(
   dialect: Dialect,
   spec: AggregateSpec,
   range: { from: number; to: number },
-  page: { order: 'asc' | 'desc'; limit: number; offset: number },
+  page: EventPage,
 ): CompiledQuery {
-  const part: Part = { source: 'raw', from: range.from, to: range.to, sign: 1, links: 'scope' };
-  const { from, conds } = rawScan(spec, part, dialect);
+  // A keyset cursor narrows the range itself: the one bound the planner seeks the primary key
+  // (workspace, timestamp, id) with, so a page starts at the cursor instead of scanning every
+  // earlier page's rows again. Rows at the cursor's own timestamp are then told apart by id.
+  const after = page.after;
+  const asc = page.order === 'asc';
+  const from = after && asc ? Math.max(range.from, after.timestamp) : range.from;
+  const to = after && !asc ? Math.min(range.to, after.timestamp + 1) : range.to;
+  const part: Part = { source: 'raw', from, to, sign: 1, links: 'scope' };
+  const scan = rawScan(spec, part, dialect);
+  const conds = scan.conds;
   // Events of deleted links are dropped (behaviour.md §7.4); a correlated probe keeps events the driving table.
   conds.push(sql`exists (select 1 from links where links.id = events.link_id)`);
-  const dir = page.order === 'asc' ? sql`asc` : sql`desc`;
-  return sql`select * from ${from} where ${sql.join(conds, sql` and `)}
+  const dir = asc ? sql`asc` : sql`desc`;
+  if (after) {
+    const past = asc ? sql`>` : sql`<`;
+    const ts = sql.ref('timestamp');
+    conds.push(sql`(${ts} ${past} ${after.timestamp} or id ${past} ${after.id})`);
+  }
+  return sql`select * from ${scan.from} where ${sql.join(conds, sql` and `)}
     order by ${sql.ref('timestamp')} ${dir}, id ${dir} limit ${page.limit} offset ${page.offset}`.compile(db);
 }

@@ -1,0 +1,18 @@
+/**
+ * Exports module: streamed CSV / NDJSON of links, events and analytics, read through the links
+ * and analytics services (the same rules and filters as their lists).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { AnalyticsModule } from '../analytics/module.js';
+import type { LinksModule } from '../links/module.js';
+import { createExportService } from './service.js';
+import { exportRoutes } from './routes.js';
+
+export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule }) {
+  const service = createExportService({ links: deps.links.service, analytics: deps.analytics.service });
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(exportRoutes, { exports: service });
+  };
+  return { routes, service };
+}
+export type ExportsModule = ReturnType<typeof createExportsModule>;

@@ -1,0 +1,61 @@
+/**
+ * The exports: every link, event or analytics row that the matching list answers for the same
+ * filters, as pages pulled on demand. Each call checks its input first (the error is then an
+ * ordinary JSON answer); the pages are read only as the response is written.
+ *
+ * @example
+ * const pages = await exports.linkPages(caller, { sortOrder: 'asc' });
+ * for await (const page of pages) for (const link of page) console.log(link.shortLink);
+ */
+import type { AnalyticsService } from '../analytics/service.js';
+import type { EventRecord } from '../analytics/schema.js';
+import type { ListLinksQuery } from '../links/schema.js';
+import type { Caller, LinkService } from '../links/service.js';
+import type { LinkResponse } from '../links/response.js';
+import type { AuthContext } from '../workspaces/service.js';
+import type { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from './schema.js';
+
+/** Links per page: the largest page `GET /links` serves. */
+const LINK_PAGE = 100;
+/** Events per page of the keyset walk. */
+const EVENT_PAGE = 1000;
+
+export interface ExportDeps {
+  links: Pick<LinkService, 'list'>;
+  analytics: Pick<AnalyticsService, 'eventPages' | 'retrieve'>;
+}
+
+export function createExportService(deps: ExportDeps) {
+  return {
+    /** Every link `GET /links` lists for these filters, by creation time (cursor pages). */
+    async linkPages(caller: Caller, q: LinksExportQuery): Promise<AsyncGenerator<LinkResponse[]>> {
+      const query = (startingAfter?: string) => ({ ...q, sortBy: 'createdAt', pageSize: LINK_PAGE, startingAfter }) as ListLinksQuery;
+      // The first page now: a bad filter is answered before the response starts.
+      const first = await deps.links.list(caller, query());
+      return (async function* () {
+        let page = first;
+        while (page.length) {
+          yield page;
+          if (page.length < LINK_PAGE) return;
+          page = await deps.links.list(caller, query(page[page.length - 1]!.id));
+        }
+      })();
+    },
+
+    /** Every event `GET /events` lists for these filters, walked by keyset. */
+    eventPages(auth: AuthContext, q: EventsExportQuery): Promise<AsyncGenerator<EventRecord[]>> {
+      const { format: _format, ...filters } = q;
+      return deps.analytics.eventPages(auth, filters, EVENT_PAGE);
+    },
+
+    /** The rows of `GET /analytics` (a `count` is one row), with their columns in order of appearance. */
+    async analyticsRows(auth: AuthContext, q: AnalyticsExportQuery): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+      const answer = await deps.analytics.retrieve(auth, q);
+      const rows = (Array.isArray(answer) ? answer : [answer]) as unknown as Record<string, unknown>[];
+      const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+      return { columns, rows };
+    },
+  };
+}
+
+export type ExportService = ReturnType<typeof createExportService>;

@@ -1,0 +1,82 @@
+/**
+ * The import's parsing pieces without a database: multipart bodies split at every byte, CSV line
+ * numbers, header layouts and mappings, and the cells of a row.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { boundaryOf, multipartField } from './multipart.js';
+import { readCsvRows } from './parse.js';
+import { parseMappingPairs, resolveColumns } from './layouts.js';
+import { parseCreated, splitShortLink, splitTags, toLinkInput } from './rows.js';
+import { ApiError } from '../http/errors.js';
+
+async function collect(chunks: AsyncIterable<Buffer>): Promise<string> {
+  const out: Buffer[] = [];
+  for await (const c of chunks) out.push(c);
+  return Buffer.concat(out).toString();
+}
+
+async function* pieces(text: string, size: number): AsyncGenerator<Buffer> {
+  const buf = Buffer.from(text);
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+describe('multipart', () => {
+  const boundary = 'xYz-123';
+  const csv = 'url,key\r\nhttps://example.com/a,a\r\n--not-the-boundary\r\n';
+  const body = [`--${boundary}`, 'Content-Disposition: form-data; name="other"', '', 'value', `--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="x.csv"', '', csv, `--${boundary}--`, ''].join('\r\n');
+
+  test('the file field, whatever the chunk size', async () => {
+    for (const size of [1, 2, 3, 7, 16, 1000]) assert.equal(await collect(multipartField(pieces(body, size), boundary, 'file')), csv, `chunks of ${size}`);
+  });
+
+  test('no file field, a truncated body, the boundary parameter', async () => {
+    await assert.rejects(collect(multipartField(pieces(body, 5), boundary, 'upload')), (e: unknown) => e instanceof ApiError && /no "upload" field/.test(e.message));
+    await assert.rejects(collect(multipartField(pieces(body.slice(0, body.indexOf('https')), 4), boundary, 'file')), ApiError);
+    assert.equal(boundaryOf('multipart/form-data; boundary="a b"'), 'a b');
+    assert.equal(boundaryOf('multipart/form-data; boundary=abc; charset=utf-8'), 'abc');
+    assert.equal(boundaryOf('multipart/form-data'), undefined);
+  });
+});
+
+describe('CSV rows', () => {
+  test('line numbers count the header and a quoted line break; a BOM and blank lines are ignored', async () => {
+    const rows: { record: string[]; line: number }[] = [];
+    for await (const r of readCsvRows(pieces('\uFEFFurl,title\n\nhttps://a.example,"two\nlines"\nhttps://b.example,x\n', 3))) rows.push(r);
+    assert.deepEqual(rows.map((r) => r.line), [1, 4, 5]);
+    assert.deepEqual(rows[0]!.record, ['url', 'title']);
+    assert.equal(rows[1]!.record[1], 'two\nlines');
+  });
+});
+
+describe('layouts and mappings', () => {
+  test('each known export by its signature columns', () => {
+    assert.equal(resolveColumns(['id', 'domain', 'key', 'shortLink', 'url'], {}).layout, 'dub');
+    assert.equal(resolveColumns(['created', 'title', 'link', 'long_url'], {}).layout, 'bitly');
+    assert.equal(resolveColumns(['createdAt', 'shortUrl', 'longUrl', 'visits'], {}).layout, 'shlink');
+    assert.equal(resolveColumns(['keyword', 'url', 'title', 'timestamp'], {}).layout, 'yourls');
+    assert.equal(resolveColumns(['address', 'target', 'domain'], {}).layout, 'kutt');
+    assert.equal(resolveColumns(['Long URL', 'Slug'], {}).layout, 'generic');
+    assert.deepEqual(resolveColumns(['Long URL', 'Slug'], {}).columns, { url: 0, key: 1 });
+  });
+
+  test('a mapping overrides the header and names unknown fields or headers as errors', () => {
+    assert.deepEqual(resolveColumns(['url', 'Other'], { url: 'other' }).columns.url, 1);
+    assert.throws(() => resolveColumns(['url'], { colour: 'url' }), /Unknown import field "colour"/);
+    assert.throws(() => resolveColumns(['url'], { key: 'Slug' }), /does not have/);
+    assert.throws(() => resolveColumns(['a', 'b'], {}), /no destination URL column/);
+    assert.deepEqual(parseMappingPairs(['url=Long URL', ' key = Back=half ']), { url: 'Long URL', key: 'Back=half' });
+    assert.throws(() => parseMappingPairs(['url']), ApiError);
+  });
+
+  test('cells: tags, dates, short links', () => {
+    assert.deepEqual(splitTags('a, b|c;a'), ['a', 'b', 'c']);
+    assert.equal(parseCreated('2024-01-05 10:00:00 +0000'), Date.parse('2024-01-05T10:00:00Z'));
+    assert.equal(parseCreated('1700000000'), 1_700_000_000_000);
+    assert.equal(parseCreated('1700000000123'), 1_700_000_000_123);
+    assert.ok(Number.isNaN(parseCreated('yesterday')));
+    assert.deepEqual(splitShortLink('bit.ly/Ab%20c'), { domain: 'bit.ly', key: 'Ab c' });
+    assert.equal(splitShortLink('https://bit.ly/'), undefined);
+    assert.deepEqual(toLinkInput(['x', 'https://e.example', 'not a date'], { key: 0, url: 1, createdAt: 2 }), { error: 'Invalid created date "not a date": give an ISO-8601 date or a Unix time.' });
+  });
+});
