@@ -96,7 +96,7 @@ export async function buildApp(options: BuildOptions) {
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
-  const dashboard = createDashboardModule(ctx, { users, links: links.service });
+  const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains });
   const retention = createRetention({
     config,
     database,

@@ -1,6 +1,7 @@
 /**
- * The dashboard's two static files, served by this server (no third-party host): our stylesheet
- * (`dashboard.css`, beside this file; the build copies it to dist/) and htmx from its package.
+ * The dashboard's static files, served by this server (no third-party host): our stylesheet
+ * (`dashboard.css`) and script (`links.js`), beside this file (the build copies them to dist/),
+ * and htmx from its package.
  * Both are read once at start; their addresses carry a digest of the content, so browsers may keep
  * them for a year and a new version is a new address. htmx is sent gzipped (its package ships the
  * .gz) to clients that accept it.
@@ -31,11 +32,13 @@ const htmxPath = require.resolve('htmx.org/dist/htmx.min.js');
 const FILES: Record<string, Asset> = {
   'dashboard.css': asset(readFileSync(new URL('./dashboard.css', import.meta.url)), 'text/css; charset=utf-8'),
   'htmx.min.js': asset(readFileSync(htmxPath), 'text/javascript; charset=utf-8', readFileSync(`${htmxPath}.gz`)),
+  'links.js': asset(readFileSync(new URL('./links.js', import.meta.url)), 'text/javascript; charset=utf-8'),
 };
 
 export const ASSETS = {
   css: `/dashboard/assets/dashboard.css?v=${FILES['dashboard.css']!.version}`,
   htmx: `/dashboard/assets/htmx.min.js?v=${FILES['htmx.min.js']!.version}`,
+  linksJs: `/dashboard/assets/links.js?v=${FILES['links.js']!.version}`,
 };
 
 /** Bytes sent for each file to a client that accepts gzip (the page weight budget counts these). */

@@ -69,6 +69,8 @@ function Head({ title }: { title: string }): JSX.Element {
       <link rel="stylesheet" href={ASSETS.css} />
       <meta name="htmx-config" content={HTMX_CONFIG} />
       <script src={ASSETS.htmx} defer></script>
+      {/* links.js: the links pages' small enhancements (copy, select all, UTM), by event delegation so boosted navigation keeps them. */}
+      <script src={ASSETS.linksJs} defer></script>
     </head>
   );
 }

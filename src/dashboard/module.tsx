@@ -6,7 +6,7 @@
  * routes are untouched: they still authenticate by bearer key only.
  *
  * @example
- * const dashboard = createDashboardModule(ctx, { users, links: links.service });
+ * const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains });
  * await app.register(dashboard.routes);
  */
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
@@ -22,11 +22,17 @@ import { sessionRoutes } from './routes/session.js';
 import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
 import { linkRoutes } from './routes/links.js';
+import { linkBuilderRoutes } from './routes/link-builder.js';
+import { linkChoices, type LinkChoiceDeps } from './routes/link-choices.js';
 import { placeholderRoutes } from './routes/placeholders.js';
 
-export function createDashboardModule(ctx: AppContext, { users, links }: { users: UsersModule; links: LinkService }) {
+export function createDashboardModule(
+  ctx: AppContext,
+  { users, links, tags, folders, domains }: { users: UsersModule; links: LinkService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
+  const choices = linkChoices({ tags, folders, domains, shortDomain: ctx.config.shortDomain });
 
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(assetRoutes);
@@ -53,7 +59,8 @@ export function createDashboardModule(ctx: AppContext, { users, links }: { users
       await scope.register(sessionRoutes(deps, kit, limiter));
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
-      await scope.register(linkRoutes(kit, links));
+      await scope.register(linkRoutes(kit, links, choices));
+      await scope.register(linkBuilderRoutes(kit, links, choices));
       await scope.register(placeholderRoutes(kit));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {

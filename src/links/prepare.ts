@@ -241,6 +241,12 @@ export function createPreparer(deps: PrepareDeps) {
     resolveTags,
     checkFolder,
 
+    /** The domain and key rules of a new link, without writing: the normalised pair, or the ApiError `prepareNew` would throw. */
+    async checkKey(caller: Caller, rawDomain: string | undefined, rawKey: string): Promise<{ domain: string; key: string }> {
+      const domain = await resolveDomain(caller, rawDomain);
+      return { domain, key: await checkGivenKey(domain, rawKey) };
+    },
+
     /** A new link row and its tags, or an ApiError. Records the key and external id in `batch`. */
     async prepareNew(caller: Caller, input: CreateLinkInput, batch?: Batch): Promise<LinkWrite> {
       const fields = prepareFields(input, '');

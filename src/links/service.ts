@@ -276,6 +276,17 @@ export function createLinkService(deps: LinkServiceDeps) {
       return rows.map((r) => ({ [q.groupBy!]: r.value, _count: r.count }));
     },
 
+    /**
+     * Whether `key` is free on `domain` for a new link, by the same rules as POST /links (format,
+     * reserved keys, the workspace's domains, taken keys): `{domain, key}` normalised, or that ApiError.
+     *
+     * @example
+     * await links.checkKey(caller, { domain: 'go.example.com', key: 'spring' }); // throws 409 if taken
+     */
+    checkKey(caller: Caller, q: { domain?: string; key: string }): Promise<{ domain: string; key: string }> {
+      return preparer.checkKey(caller, q.domain, q.key);
+    },
+
     /** The link at `domain/key` in any workspace (the redirect lookup; see `store.findByDomainKey`). */
     findByDomainKey(domain: string, key: string): Promise<LinkRow | undefined> {
       return store.findByDomainKey(domain.toLowerCase(), lookupKey(key));

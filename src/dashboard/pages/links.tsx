@@ -1,55 +1,252 @@
-/** Links: the workspace's links, newest first, searchable, a page at a time by cursor (routes/links.tsx). */
+/**
+ * Links: the workspace's links, filtered, sorted and paged (routes/links.tsx), with a copy button
+ * per short link and, for roles that may write, bulk actions on the ticked rows.
+ *
+ * The bulk form sits above the table and its checkboxes join it through `form="bulk"`, so each
+ * row can keep its own small forms (archive) without nesting forms.
+ */
 import { CsrfField, Layout, workspacePath, type Frame } from '../layout.js';
 import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
+import { SORT_FIELDS, type SortField } from '../../links/schema.js';
+import type { BulkOp } from '../routes/links-bulk.js';
+
+export interface ListState {
+  search: string;
+  domain: string;
+  tagId: string;
+  folderId: string;
+  showArchived: boolean;
+  sortBy: SortField;
+  sortOrder: 'asc' | 'desc';
+}
+
+export interface BulkNotice {
+  op: BulkOp;
+  count: number;
+  failed: number;
+}
+
+type Cursor = { before?: string; after?: string; page?: number };
 
 export interface LinksView {
   frame: Frame & { workspace: { slug: string } };
   links: LinkResponse[];
-  search: string;
-  showArchived: boolean;
-  /** The cursor of the newer page (its first link id), when there is one. */
-  newer?: string;
-  /** The cursor of the older page (this page's last link id), when there is one. */
-  older?: string;
+  state: ListState;
+  choices: { domains: string[]; tags: { id: string; name: string }[]; folders: { id: string; name: string }[] };
+  notice?: BulkNotice;
+  /** Where the previous (newer) and next (older) pages are, when there are. */
+  newer?: Cursor;
+  older?: Cursor;
 }
 
-function pageHref(v: LinksView, cursor: { before?: string; after?: string }): string {
+const SORT_LABELS: Record<SortField, string> = { createdAt: 'Created', clicks: 'Clicks', lastClicked: 'Last click', saleAmount: 'Sales' };
+const DONE: Record<BulkOp, string> = { archive: 'archived', unarchive: 'unarchived', tag: 'tagged', move: 'moved', delete: 'deleted' };
+
+/** The list's query string for this state (defaults left out), plus a page position. */
+export function listQuery(s: ListState, cursor: Cursor = {}): string {
   const q = new URLSearchParams();
-  if (v.search) q.set('search', v.search);
-  if (v.showArchived) q.set('showArchived', 'true');
+  if (s.search) q.set('search', s.search);
+  if (s.domain) q.set('domain', s.domain);
+  if (s.tagId) q.set('tagId', s.tagId);
+  if (s.folderId) q.set('folderId', s.folderId);
+  if (s.showArchived) q.set('showArchived', 'true');
+  if (s.sortBy !== 'createdAt') q.set('sortBy', s.sortBy);
+  if (s.sortOrder !== 'desc') q.set('sortOrder', s.sortOrder);
   if (cursor.before) q.set('before', cursor.before);
   if (cursor.after) q.set('after', cursor.after);
-  const qs = q.toString();
-  return workspacePath(v.frame.workspace.slug, `/links${qs ? `?${qs}` : ''}`);
+  if (cursor.page && cursor.page > 1) q.set('page', String(cursor.page));
+  return q.toString();
+}
+
+function Select({ name, label, value, options }: { name: string; label: string; value: string; options: [string, string][] }): JSX.Element {
+  return (
+    <label>
+      {label}
+      <select name={name}>
+        {options.map(([v, text]) => (
+          <option value={v} selected={v === value} safe>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Filters({ v, base }: { v: LinksView; base: string }): JSX.Element {
+  const s = v.state;
+  return (
+    <form method="get" action={base} class="toolbar" role="search">
+      <label>
+        Search
+        <input type="search" name="search" value={s.search} maxlength="200" placeholder="Key or destination" />
+      </label>
+      <Select name="domain" label="Domain" value={s.domain} options={[['', 'All domains'], ...v.choices.domains.map((d): [string, string] => [d, d])]} />
+      <Select name="tagId" label="Tag" value={s.tagId} options={[['', 'All tags'], ...v.choices.tags.map((t): [string, string] => [t.id, t.name])]} />
+      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
+      <Select name="sortBy" label="Sort by" value={s.sortBy} options={SORT_FIELDS.map((f): [string, string] => [f, SORT_LABELS[f]])} />
+      <Select name="sortOrder" label="Order" value={s.sortOrder} options={[['desc', 'Descending'], ['asc', 'Ascending']]} />
+      <label class="inline">
+        <input type="checkbox" name="showArchived" value="true" checked={s.showArchived} /> Show archived
+      </label>
+      <button type="submit" class="secondary">
+        Apply
+      </button>
+    </form>
+  );
+}
+
+function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
+  return (
+    <form method="post" action={`${base}/bulk`} id="bulk" class="toolbar bulk">
+      <CsrfField token={v.frame.csrf} />
+      <input type="hidden" name="back" value={listQuery(v.state)} />
+      <span class="hint">With the selected links:</span>
+      <button type="submit" name="op" value="archive" class="secondary">
+        Archive
+      </button>
+      <button type="submit" name="op" value="unarchive" class="secondary">
+        Unarchive
+      </button>
+      <span class="group">
+        <select name="tagId" aria-label="Tag to add">
+          <option value="">Tag…</option>
+          {v.choices.tags.map((t) => (
+            <option value={t.id} safe>
+              {t.name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" name="op" value="tag" class="secondary">
+          Add tag
+        </button>
+      </span>
+      <span class="group">
+        <select name="folderId" aria-label="Folder to move to">
+          <option value="">No folder</option>
+          {v.choices.folders.map((f) => (
+            <option value={f.id} safe>
+              {f.name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" name="op" value="move" class="secondary">
+          Move to folder
+        </button>
+      </span>
+      <button type="submit" name="op" value="delete" class="danger">
+        Delete
+      </button>
+    </form>
+  );
+}
+
+function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: string; csrf: string }): JSX.Element {
+  const id = encodeURIComponent(l.id);
+  return (
+    <tr>
+      {write ? (
+        <td>
+          <input type="checkbox" form="bulk" name={`sel_${l.id}`} value="on" data-select="" aria-label={`Select ${l.shortLink}`} />
+        </td>
+      ) : (
+        ''
+      )}
+      <td>
+        <span safe>{l.shortLink}</span>{' '}
+        <button type="button" class="link copy" data-copy={l.shortLink} hidden>
+          Copy
+        </button>
+        {l.archived ? <span class="role"> archived</span> : ''}
+        {l.title ? (
+          <div class="hint" safe>
+            {l.title}
+          </div>
+        ) : (
+          ''
+        )}
+        {l.tags?.length ? (
+          <div class="tags">
+            {l.tags.map((t) => (
+              <span class="tag" safe>
+                {t.name}
+              </span>
+            ))}
+          </div>
+        ) : (
+          ''
+        )}
+      </td>
+      <td class="url" safe>
+        {l.url}
+      </td>
+      <td class="num">{String(l.clicks)}</td>
+      <td class="optional">{l.createdAt.slice(0, 10)}</td>
+      {write ? (
+        <td>
+          <a href={`${base}/${id}/edit`}>Edit</a>{' '}
+          <form method="post" action={`${base}/${id}/archive`} class="inline">
+            <CsrfField token={csrf} />
+            <input type="hidden" name="archived" value={l.archived ? 'false' : 'true'} />
+            <button type="submit" class="secondary">
+              {l.archived ? 'Unarchive' : 'Archive'}
+            </button>
+          </form>
+        </td>
+      ) : (
+        ''
+      )}
+    </tr>
+  );
 }
 
 export function LinksPage(v: LinksView): JSX.Element {
   const { frame, links } = v;
   const write = can(frame.role!, 'links.write');
-  const action = (id: string) => workspacePath(frame.workspace.slug, `/links/${encodeURIComponent(id)}/archive`);
+  const base = workspacePath(frame.workspace.slug, '/links');
+  const href = (c: Cursor) => {
+    const qs = listQuery(v.state, c);
+    return `${base}${qs ? `?${qs}` : ''}`;
+  };
+  const [prev, next] = v.state.sortBy === 'createdAt' && v.state.sortOrder === 'desc' ? ['Newer', 'Older'] : ['Previous', 'Next'];
+  const filtered = !!(v.state.search || v.state.domain || v.state.tagId || v.state.folderId);
   return (
     <Layout frame={frame} title="Links" section="links">
-      <h1>Links</h1>
-      <form method="get" action={workspacePath(frame.workspace.slug, '/links')} class="toolbar" role="search">
-        <label>
-          Search
-          <input type="search" name="search" value={v.search} maxlength="200" placeholder="Key, destination or title" />
-        </label>
-        <label class="inline">
-          <input type="checkbox" name="showArchived" value="true" checked={v.showArchived} /> Show archived
-        </label>
-        <button type="submit" class="secondary">
-          Apply
-        </button>
-      </form>
+      <div class="heading">
+        <h1>Links</h1>
+        {write ? (
+          <a class="button" href={`${base}/new`}>
+            New link
+          </a>
+        ) : (
+          ''
+        )}
+      </div>
+      {v.notice ? (
+        <p class="notice" role="status">
+          {`${v.notice.count} ${v.notice.count === 1 ? 'link' : 'links'} ${DONE[v.notice.op]}`}
+          {v.notice.failed ? `; ${v.notice.failed} could not be changed.` : '.'}
+        </p>
+      ) : (
+        ''
+      )}
+      <Filters v={v} base={base} />
+      {write && links.length ? <BulkBar v={v} base={base} /> : ''}
       {links.length === 0 ? (
-        <p>{v.search ? 'No link matches this search.' : 'No links yet. Create one with the API (POST /links).'}</p>
+        <p>{filtered ? 'No link matches these filters.' : 'No links yet.'}</p>
       ) : (
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
+                {write ? (
+                  <th scope="col">
+                    <input type="checkbox" form="bulk" data-select-all="" aria-label="Select all links on this page" />
+                  </th>
+                ) : (
+                  ''
+                )}
                 <th scope="col">Short link</th>
                 <th scope="col">Destination</th>
                 <th scope="col" class="num">
@@ -63,37 +260,7 @@ export function LinksPage(v: LinksView): JSX.Element {
             </thead>
             <tbody>
               {links.map((l) => (
-                <tr>
-                  <td>
-                    <span safe>{l.shortLink}</span>
-                    {l.archived ? <span class="role"> archived</span> : ''}
-                    {l.title ? (
-                      <div class="hint" safe>
-                        {l.title}
-                      </div>
-                    ) : (
-                      ''
-                    )}
-                  </td>
-                  <td class="url" safe>
-                    {l.url}
-                  </td>
-                  <td class="num">{String(l.clicks)}</td>
-                  <td class="optional">{l.createdAt.slice(0, 10)}</td>
-                  {write ? (
-                    <td>
-                      <form method="post" action={action(l.id)} class="inline">
-                        <CsrfField token={frame.csrf} />
-                        <input type="hidden" name="archived" value={l.archived ? 'false' : 'true'} />
-                        <button type="submit" class="secondary">
-                          {l.archived ? 'Unarchive' : 'Archive'}
-                        </button>
-                      </form>
-                    </td>
-                  ) : (
-                    ''
-                  )}
-                </tr>
+                <Row l={l} write={write} base={base} csrf={frame.csrf} />
               ))}
             </tbody>
           </table>
@@ -101,16 +268,16 @@ export function LinksPage(v: LinksView): JSX.Element {
       )}
       <nav class="pager" aria-label="Pages">
         {v.newer ? (
-          <a href={pageHref(v, { before: v.newer })} rel="prev">
-            Newer
+          <a href={href(v.newer)} rel="prev">
+            {prev}
           </a>
         ) : (
           ''
         )}
         <span>{links.length === 1 ? '1 link' : `${links.length} links`} on this page</span>
         {v.older ? (
-          <a href={pageHref(v, { after: v.older })} rel="next">
-            Older
+          <a href={href(v.older)} rel="next">
+            {next}
           </a>
         ) : (
           ''

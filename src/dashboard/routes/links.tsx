@@ -1,69 +1,108 @@
 /**
- * Links: the list (`GET /dashboard/w/:slug/links`) and archive/unarchive, both through the links
- * service the API uses (same filters, same rules, same workspace scoping).
+ * Links: the list (`GET /dashboard/w/:slug/links`: search, domain/tag/folder/archived filters,
+ * sort), archive/unarchive of one link, and bulk actions on the selected ones
+ * (`POST …/links/bulk`), all through the links service the API uses (same filters, same rules,
+ * same workspace scoping). The builder (new/edit) is link-builder.tsx.
  *
- * The list pages by cursor (`?after=<linkId>` older, `?before=<linkId>` newer), asking one row
- * more than it shows to know whether another page follows. No total is counted: at 100,000 links
- * a count costs more than the page itself (bench/dashboard-links.ts), and offsets deep into the
- * list grow with the offset; a cursor page costs the same wherever it is.
+ * Sorted by creation (the default), the list pages by cursor (`?after=<linkId>` further,
+ * `?before=<linkId>` back), asking one row more than it shows to know whether another page
+ * follows. No total is counted: at 100,000 links a count costs more than the page itself
+ * (bench/dashboard-links.ts), and a cursor page costs the same wherever it is. Other sorts
+ * (clicks, last click, sales) page by number (`?page=`), as the API's cursors work on creation
+ * order only; their index (migration 0006) still serves each page, at a cost growing with depth.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
-import { LinksPage } from '../pages/links.js';
+import { LinksPage, type BulkNotice, type ListState } from '../pages/links.js';
 import { workspacePath } from '../layout.js';
-import type { Caller, LinkService } from '../../links/service.js';
+import type { LinkService } from '../../links/service.js';
+import { SORT_FIELDS } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
+import { callerOf, type LinkChoices } from './link-choices.js';
+import { BULK_OPS, runBulk, selectedIds } from './links-bulk.js';
 
 export const LINKS_PAGE_SIZE = 50;
 
 const LinkId = z.string().regex(/^link_\w{1,60}$/, 'must be a link id');
-const ListQuery = z.object({
+const Id = z.string().max(100);
+export const ListQuery = z.object({
   search: z.string().max(200).optional().default(''),
+  domain: z.string().max(190).optional().default(''),
+  tagId: Id.optional().default(''),
+  folderId: Id.optional().default(''),
   showArchived: z.enum(['true', 'false']).optional(),
+  sortBy: z.enum(SORT_FIELDS).optional().default('createdAt'),
+  sortOrder: z.enum(['asc', 'desc']).optional().default('desc'),
   after: LinkId.optional(),
   before: LinkId.optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+  // What the last bulk action did (set by its redirect).
+  done: z.enum(BULK_OPS).optional(),
+  n: z.coerce.number().int().min(0).max(100).optional(),
+  failed: z.coerce.number().int().min(0).max(100).optional(),
 });
 
-/** The dashboard user writes as the workspace; the link's `userId` records who. */
-function callerOf(page: WorkspacePage): Caller {
-  return { workspaceId: page.workspace.id, workspace: page.workspace, userId: page.userId };
-}
-
-export function linkRoutes(kit: Kit, links: LinkService): FastifyPluginAsync {
+export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const q = parseInput(ListQuery, request.query);
-      const showArchived = q.showArchived === 'true';
-      const rows = await links.list(callerOf(page), {
-        search: q.search || undefined,
-        showArchived,
-        pageSize: LINKS_PAGE_SIZE + 1,
-        sortBy: 'createdAt',
-        sortOrder: 'desc',
-        ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}),
-      });
-      // Newest first; the extra row is the newest when reading backwards, the oldest otherwise.
-      const more = rows.length > LINKS_PAGE_SIZE;
-      const shown = q.before ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
-      const frame = { ...page.frame, workspace: page.frame.workspace! };
-      const view = {
-        frame,
-        links: shown,
+      const state: ListState = {
         search: q.search,
-        showArchived,
-        newer: (q.before ? more : !!q.after) ? shown[0]?.id : undefined,
-        older: (q.before ? true : more) ? shown.at(-1)?.id : undefined,
+        domain: q.domain,
+        tagId: q.tagId,
+        folderId: q.folderId,
+        showArchived: q.showArchived === 'true',
+        sortBy: q.sortBy,
+        sortOrder: q.sortOrder,
       };
-      return sendPage(reply, <LinksPage {...view} />);
+      const byCursor = q.sortBy === 'createdAt';
+      const pageNumber = byCursor ? 1 : (q.page ?? 1);
+      const [rows, c] = await Promise.all([
+        links.list(callerOf(page), {
+          search: q.search || undefined,
+          domain: q.domain || undefined,
+          tagIds: q.tagId ? [q.tagId] : undefined,
+          folderId: q.folderId || undefined,
+          showArchived: state.showArchived,
+          pageSize: LINKS_PAGE_SIZE + 1,
+          sortBy: q.sortBy,
+          sortOrder: q.sortOrder,
+          ...(byCursor ? (q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) : { page: pageNumber }),
+        }),
+        choices.load(page.workspace.id),
+      ]);
+      // One extra row says whether another page follows: reading backwards it is the first row.
+      const more = rows.length > LINKS_PAGE_SIZE;
+      const backwards = byCursor && !!q.before;
+      const shown = backwards ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
+      const frame = { ...page.frame, workspace: page.frame.workspace! };
+      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : undefined;
+      const paging = byCursor
+        ? { newer: (backwards ? more : !!q.after) ? { before: shown[0]?.id } : undefined, older: (backwards || more) && shown.length ? { after: shown.at(-1)!.id } : undefined }
+        : { newer: pageNumber > 1 ? { page: pageNumber - 1 } : undefined, older: more ? { page: pageNumber + 1 } : undefined };
+      return sendPage(reply, <LinksPage frame={frame} links={shown} state={state} choices={c} notice={notice} {...paging} />);
     });
 
     app.post<{ Params: { slug: string; id: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/:id/archive', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       await links.update(callerOf(page), request.params.id, { archived: request.body?.archived !== 'false' });
       return redirect(reply, workspacePath(page.workspace.slug, '/links'));
+    });
+
+    app.post<{ Params: { slug: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/bulk', { schema: HIDDEN }, async (request, reply) => {
+      const page: WorkspacePage = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const body = request.body ?? {};
+      const result = await runBulk(links, callerOf(page), body.op, selectedIds(body), { tagId: body.tagId, folderId: body.folderId });
+      // Back to the list as it was filtered (the form carries its query), with what happened.
+      const back = new URLSearchParams(typeof body.back === 'string' && body.back.length < 2000 ? body.back : '');
+      for (const k of ['done', 'n', 'failed', 'after', 'before']) back.delete(k);
+      back.set('done', result.op);
+      back.set('n', String(result.count));
+      if (result.failed) back.set('failed', String(result.failed));
+      return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
     });
   };
 }

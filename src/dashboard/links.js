@@ -1,0 +1,51 @@
+/* Waymark dashboard, links pages: small enhancements over forms that work without JavaScript.
+   Loaded on every page (it is ~1 KB) and wired by event delegation, so pages swapped in by htmx
+   need no re-initialisation. No inline script anywhere: the CSP forbids it.
+   - [data-copy="text"] buttons copy their text (they start hidden: without JavaScript they could not work);
+   - [data-select-all] toggles every [data-select] checkbox of its form;
+   - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
+     that URL fills them back. */
+(function () {
+  'use strict';
+  function reveal(root) {
+    root.querySelectorAll('[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
+  }
+  document.addEventListener('DOMContentLoaded', function () { reveal(document); });
+  document.addEventListener('htmx:load', function (e) { reveal(e.target); });
+
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest && e.target.closest('[data-copy]');
+    if (!button || !navigator.clipboard) return;
+    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(function () {
+      var label = button.textContent;
+      button.textContent = 'Copied';
+      setTimeout(function () { button.textContent = label; }, 1500);
+    });
+  });
+
+  document.addEventListener('change', function (e) {
+    var all = e.target.closest && e.target.closest('[data-select-all]');
+    if (!all || !all.form) return;
+    all.form.querySelectorAll('[data-select]').forEach(function (box) { box.checked = all.checked; });
+  });
+
+  document.addEventListener('input', function (e) {
+    var field = e.target;
+    var form = field.form;
+    if (!form) return;
+    var target = form.querySelector('[data-utm-target]');
+    if (!target) return;
+    var url;
+    try { url = new URL(target.value); } catch (_) { return; }
+    if (field.hasAttribute('data-utm')) {
+      var name = field.getAttribute('data-utm');
+      if (field.value.trim()) url.searchParams.set(name, field.value.trim());
+      else url.searchParams.delete(name);
+      target.value = url.href;
+    } else if (field === target) {
+      form.querySelectorAll('[data-utm]').forEach(function (utm) {
+        utm.value = url.searchParams.get(utm.getAttribute('data-utm')) || '';
+      });
+    }
+  });
+})();

@@ -1,0 +1,263 @@
+/**
+ * The link builder: one form to create a link or edit one (routes/link-builder.tsx). Works as a
+ * plain POST; htmx checks the key as it is typed, and links.js keeps the destination's query in
+ * step with the UTM fields. Field names are listed in link-form.ts.
+ */
+import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
+import { UTM_COLUMNS } from '../../links/urls.js';
+
+export interface LinkBuilderView {
+  frame: Frame & { workspace: { slug: string } };
+  /** Absent when creating. */
+  link?: { id: string; shortLink: string };
+  values: FormValues;
+  errors: FieldErrors;
+  domains: string[];
+  tags: { id: string; name: string }[];
+  folders: { id: string; name: string }[];
+}
+
+const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
+  utm_source: 'Source',
+  utm_medium: 'Medium',
+  utm_campaign: 'Campaign',
+  utm_term: 'Term',
+  utm_content: 'Content',
+};
+
+function Err({ id, message }: { id: string; message?: string }): JSX.Element {
+  if (!message) return '';
+  return (
+    <p class="error" id={`err-${id}`} role="alert" safe>
+      {message}
+    </p>
+  );
+}
+
+/** A labelled text input whose error, if any, is printed under it and tied to it for screen readers. */
+function Text(p: { name: string; label: string; values: FormValues; error?: string; errorId?: string; type?: string; hint?: string; required?: boolean; maxlength?: string; extra?: Record<string, string> }): JSX.Element {
+  const errorId = p.errorId ?? p.name;
+  return (
+    <label>
+      {p.label}
+      <input
+        type={p.type ?? 'text'}
+        name={p.name}
+        value={p.values[p.name] ?? ''}
+        required={p.required}
+        maxlength={p.maxlength}
+        aria-invalid={p.error ? 'true' : undefined}
+        aria-describedby={p.error ? `err-${errorId}` : undefined}
+        {...(p.extra ?? {})}
+      />
+      {p.hint ? <span class="hint">{p.hint}</span> : ''}
+      <Err id={errorId} message={p.error} />
+    </label>
+  );
+}
+
+function qrHref(shortLink: string, format: 'png' | 'svg', size: number): string {
+  return `/qr?${new URLSearchParams({ url: shortLink, format, size: String(size) })}`;
+}
+
+export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
+  const { frame, values, errors } = v;
+  const base = workspacePath(frame.workspace.slug, '/links');
+  const action = v.link ? `${base}/${encodeURIComponent(v.link.id)}/edit` : `${base}/new`;
+  const title = v.link ? 'Edit link' : 'New link';
+  const geoRows = geoRowCount(values);
+  const domainChoices = values.domain && !v.domains.includes(values.domain) ? [values.domain, ...v.domains] : v.domains;
+  return (
+    <Layout frame={frame} title={title} section="links">
+      <h1>{title}</h1>
+      <p>
+        <a href={base}>Back to links</a>
+      </p>
+      <FormError message={errors.form} />
+      <form method="post" action={action} class="builder" id="link-builder" novalidate>
+        <CsrfField token={frame.csrf} />
+        {v.link ? <input type="hidden" name="linkId" value={v.link.id} /> : ''}
+        <fieldset>
+          <legend>Destination and short link</legend>
+          <Text name="url" label="Destination URL" type="url" values={values} error={errors.url} required maxlength="32000" extra={{ 'data-utm-target': '' }} />
+          <div class="row">
+            <label>
+              Domain
+              <select name="domain" aria-invalid={errors.domain ? 'true' : undefined} aria-describedby={errors.domain ? 'err-domain' : undefined}>
+                {domainChoices.map((d) => (
+                  <option value={d} selected={d === values.domain}>
+                    {d}
+                  </option>
+                ))}
+              </select>
+              <Err id="domain" message={errors.domain} />
+            </label>
+            <label>
+              Key
+              <input
+                type="text"
+                name="key"
+                value={values.key ?? ''}
+                maxlength="190"
+                placeholder="random when empty"
+                autocomplete="off"
+                hx-get={`${base}/key-check`}
+                hx-trigger="input changed delay:400ms, change from:select[name=domain]"
+                hx-include="#link-builder [name=domain], #link-builder [name=linkId]"
+                hx-target="#key-status"
+                hx-swap="innerHTML"
+                aria-invalid={errors.key ? 'true' : undefined}
+                aria-describedby={errors.key ? 'err-key key-status' : 'key-status'}
+              />
+              <span id="key-status" class="hint" aria-live="polite"></span>
+              <Err id="key" message={errors.key} />
+            </label>
+          </div>
+        </fieldset>
+
+        <fieldset class="utm">
+          <legend>UTM parameters</legend>
+          <p class="hint">Added to the destination's query string.</p>
+          <div class="row">
+            {UTM_COLUMNS.map((c) => (
+              <Text name={c} label={UTM_LABELS[c]} values={values} maxlength="190" extra={{ 'data-utm': c }} />
+            ))}
+          </div>
+          <Err id="utm" message={errors.utm} />
+        </fieldset>
+
+        <fieldset>
+          <legend>Organise</legend>
+          {v.tags.length ? (
+            <div class="choices" role="group" aria-label="Tags">
+              {v.tags.map((t) => (
+                <label class="inline">
+                  <input type="checkbox" name={`tag_${t.id}`} value="on" checked={!!values[`tag_${t.id}`]} /> <span safe>{t.name}</span>
+                </label>
+              ))}
+            </div>
+          ) : (
+            <p class="hint">No tags in this workspace yet.</p>
+          )}
+          <Err id="tags" message={errors.tags} />
+          <label>
+            Folder
+            <select name="folderId">
+              <option value="">No folder</option>
+              {v.folders.map((f) => (
+                <option value={f.id} selected={f.id === values.folderId}>
+                  {f.name}
+                </option>
+              ))}
+            </select>
+            <Err id="folderId" message={errors.folderId} />
+          </label>
+        </fieldset>
+
+        <fieldset>
+          <legend>Expiry and access</legend>
+          <div class="row">
+            <Text name="expiresAt" label="Expires at (UTC)" type="datetime-local" values={values} error={errors.expiresAt} />
+            <Text name="expiredUrl" label="After expiry, send to" type="url" values={values} error={errors.expiredUrl} />
+          </div>
+          <Text name="password" label="Password" type="password" values={values} error={errors.password} hint="Visitors must type it before they are sent on." extra={{ autocomplete: 'new-password' }} />
+        </fieldset>
+
+        <fieldset>
+          <legend>Device and country targeting</legend>
+          <div class="row">
+            <Text name="ios" label="iOS destination" type="url" values={values} error={errors.ios} />
+            <Text name="android" label="Android destination" type="url" values={values} error={errors.android} />
+          </div>
+          <table class="rows">
+            <caption class="hint">Countries (ISO code such as US or DE) and where to send their visitors. Leave a row empty to skip it.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Country</th>
+                <th scope="col">URL</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Array.from({ length: geoRows }, (_, i) => (
+                <tr>
+                  <td>
+                    <input type="text" name={`geo_country_${i}`} value={values[`geo_country_${i}`] ?? ''} maxlength="16" aria-label={`Country ${i + 1}`} class="short" />
+                  </td>
+                  <td>
+                    <input type="url" name={`geo_url_${i}`} value={values[`geo_url_${i}`] ?? ''} aria-label={`URL for country ${i + 1}`} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {geoRows > GEO_BLANK_ROWS ? '' : <p class="hint">Save to get more rows.</p>}
+          <Err id="geo" message={errors.geo} />
+        </fieldset>
+
+        <fieldset>
+          <legend>A/B test</legend>
+          <p class="hint">2 to 4 destinations; each takes 10–90 % of the traffic and together 100 %. Needs conversion tracking.</p>
+          <label class="inline">
+            <input type="checkbox" name="trackConversion" value="on" checked={!!values.trackConversion} /> Track conversions
+          </label>
+          <table class="rows">
+            <thead>
+              <tr>
+                <th scope="col">Variant URL</th>
+                <th scope="col">Traffic %</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Array.from({ length: VARIANT_ROWS }, (_, i) => (
+                <tr>
+                  <td>
+                    <input type="url" name={`variant_url_${i}`} value={values[`variant_url_${i}`] ?? ''} aria-label={`Variant ${i + 1} URL`} />
+                  </td>
+                  <td>
+                    <input type="number" name={`variant_percentage_${i}`} value={values[`variant_percentage_${i}`] ?? ''} min="10" max="90" aria-label={`Variant ${i + 1} traffic percentage`} class="short" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Err id="variants" message={errors.variants} />
+        </fieldset>
+
+        <fieldset>
+          <legend>Social preview</legend>
+          <Text name="title" label="Title" values={values} maxlength="120" />
+          <label>
+            Description
+            <textarea name="description" rows="2" maxlength="240" safe>
+              {values.description ?? ''}
+            </textarea>
+          </label>
+          <Text name="image" label="Image URL" type="url" values={values} />
+          <Err id="preview" message={errors.preview} />
+        </fieldset>
+
+        <p>
+          <button type="submit">{v.link ? 'Save link' : 'Create link'}</button>
+        </p>
+      </form>
+
+      {v.link ? (
+        <section aria-labelledby="qr-title" class="qr">
+          <h2 id="qr-title">QR code</h2>
+          <img src={qrHref(v.link.shortLink, 'svg', 240)} width="240" height="240" alt={`QR code of ${v.link.shortLink}`} />
+          <p>
+            <a href={qrHref(v.link.shortLink, 'png', 1000)} download="qr.png" hx-boost="false">
+              Download PNG
+            </a>{' '}
+            <a href={qrHref(v.link.shortLink, 'svg', 1000)} download="qr.svg" hx-boost="false">
+              Download SVG
+            </a>
+          </p>
+        </section>
+      ) : (
+        <p class="hint">The QR code appears here once the link is created.</p>
+      )}
+    </Layout>
+  );
+}

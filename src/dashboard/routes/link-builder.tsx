@@ -1,0 +1,104 @@
+/**
+ * The link builder: `GET|POST /dashboard/w/:slug/links/new`, `GET|POST …/links/:id/edit`, and the
+ * key availability fragment `GET …/links/key-check?domain=&key=[&linkId=]` that htmx asks as the
+ * key is typed. Every write goes through the links service with the API's schemas (link-form.ts),
+ * so the rules are the API's; a refusal re-renders the form, as typed, with the message at its field.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from '../../http/errors.js';
+import type { Kit, WorkspacePage } from '../kit.js';
+import { HIDDEN, redirect, sendPage } from '../kit.js';
+import { workspacePath } from '../layout.js';
+import { LinkBuilderPage } from '../pages/link-builder.js';
+import { errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
+import { callerOf, type LinkChoices } from './link-choices.js';
+import type { LinkService } from '../../links/service.js';
+import { parseInput } from '../../users/schema.js';
+
+type Form = Record<string, string | undefined>;
+
+const KeyCheckQuery = z.object({
+  domain: z.string().max(190).optional(),
+  key: z.string().max(190).optional().default(''),
+  linkId: z.string().max(100).optional(),
+});
+
+/** The submitted fields without the CSRF token and other non-link fields. */
+function valuesOf(body: Form | undefined): FormValues {
+  const out: FormValues = {};
+  for (const [k, v] of Object.entries(body ?? {})) if (k !== '_csrf' && k !== 'linkId' && typeof v === 'string') out[k] = v;
+  return out;
+}
+
+export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
+  async function show(reply: FastifyReply, page: WorkspacePage, view: { link?: { id: string; shortLink: string }; values: FormValues; errors?: FieldErrors }, status = 200) {
+    const frame = { ...page.frame, workspace: page.frame.workspace! };
+    const c = await choices.load(page.workspace.id);
+    return sendPage(reply, <LinkBuilderPage frame={frame} link={view.link} values={view.values} errors={view.errors ?? {}} {...c} />, status);
+  }
+  const editPath = (page: WorkspacePage, id: string) => workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit`);
+
+  return async (app) => {
+    app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const domain = (await choices.load(page.workspace.id)).domains[0] ?? '';
+      return show(reply, page, { values: { domain, ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) } });
+    });
+
+    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const values = valuesOf(request.body);
+      const parsed = formToBody(values, 'create');
+      if (!parsed.ok) return show(reply, page, { values, errors: parsed.errors }, 422);
+      try {
+        const link = await links.create(callerOf(page), parsed.input);
+        return redirect(reply, editPath(page, link.id));
+      } catch (err) {
+        return show(reply, page, { values, errors: errorsOfApiError(err) }, (err as ApiError).status);
+      }
+    });
+
+    app.get<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const link = await links.get(callerOf(page), request.params.id);
+      return show(reply, page, { link, values: linkToForm(link) });
+    });
+
+    app.post<{ Params: { slug: string; id: string }; Body: Form }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const existing = await links.get(callerOf(page), request.params.id); // 404 before anything else
+      const values = valuesOf(request.body);
+      const parsed = formToBody(values, 'edit');
+      if (!parsed.ok) return show(reply, page, { link: existing, values, errors: parsed.errors }, 422);
+      try {
+        await links.update(callerOf(page), existing.id, parsed.input);
+        return redirect(reply, editPath(page, existing.id));
+      } catch (err) {
+        return show(reply, page, { link: existing, values, errors: errorsOfApiError(err) }, (err as ApiError).status);
+      }
+    });
+
+    // A fragment for htmx (also readable on its own): whether domain/key is free for a new link.
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links/key-check', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const q = parseInput(KeyCheckQuery, request.query);
+      const fragment = (cls: 'ok' | 'error' | 'hint', text: string) => sendPage(reply, <span class={cls} safe>{text}</span>);
+      if (!q.key.trim()) return fragment('hint', 'A random key will be chosen.');
+      try {
+        const { domain, key } = await links.checkKey(callerOf(page), { domain: q.domain, key: q.key });
+        return fragment('ok', `${domain}/${key} is available.`);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        // Editing: the link's own key is "taken" by the link itself.
+        if (err.status === 409 && q.linkId) {
+          const own = await links.get(callerOf(page), q.linkId).catch(() => undefined);
+          if (own && own.key.toLowerCase() === q.key.trim().toLowerCase() && (!q.domain || own.domain === q.domain.toLowerCase())) {
+            return fragment('hint', 'This is the link’s current key.');
+          }
+        }
+        return fragment('error', err.message);
+      }
+    });
+  };
+}
