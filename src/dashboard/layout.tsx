@@ -69,6 +69,10 @@ function Head({ title }: { title: string }): JSX.Element {
       <link rel="stylesheet" href={ASSETS.css} />
       <meta name="htmx-config" content={HTMX_CONFIG} />
       <script src={ASSETS.htmx} defer></script>
+      {/* The analytics chart: on every page, so a boosted (htmx) visit to a chart page draws it. */}
+      <link rel="stylesheet" href={ASSETS.uplotCss} />
+      <script src={ASSETS.uplot} defer></script>
+      <script src={ASSETS.chart} defer></script>
     </head>
   );
 }

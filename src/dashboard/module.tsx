@@ -6,7 +6,7 @@
  * routes are untouched: they still authenticate by bearer key only.
  *
  * @example
- * const dashboard = createDashboardModule(ctx, { users, links: links.service });
+ * const dashboard = createDashboardModule(ctx, { users, links: links.service, services });
  * await app.register(dashboard.routes);
  */
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
@@ -23,8 +23,10 @@ import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
 import { linkRoutes } from './routes/links.js';
 import { placeholderRoutes } from './routes/placeholders.js';
+import type { PageServices } from './services.js';
+import { analyticsRoutes } from './routes/analytics.js';
 
-export function createDashboardModule(ctx: AppContext, { users, links }: { users: UsersModule; links: LinkService }) {
+export function createDashboardModule(ctx: AppContext, { users, links, services }: { users: UsersModule; links: LinkService; services: PageServices }) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
 
@@ -55,6 +57,8 @@ export function createDashboardModule(ctx: AppContext, { users, links }: { users
       await scope.register(memberRoutes(deps, kit));
       await scope.register(linkRoutes(kit, links));
       await scope.register(placeholderRoutes(kit));
+      // Analytics, events, customers, public stats and settings (i17-pages).
+      await scope.register(analyticsRoutes(kit, services, links));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');
