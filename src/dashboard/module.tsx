@@ -25,6 +25,7 @@ import { linkRoutes } from './routes/links.js';
 import { placeholderRoutes } from './routes/placeholders.js';
 import type { PageServices } from './services.js';
 import { analyticsRoutes } from './routes/analytics.js';
+import { activityRoutes } from './routes/activity.js';
 
 export function createDashboardModule(ctx: AppContext, { users, links, services }: { users: UsersModule; links: LinkService; services: PageServices }) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
@@ -59,6 +60,7 @@ export function createDashboardModule(ctx: AppContext, { users, links, services 
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));
+      await scope.register(activityRoutes(kit, services));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');
