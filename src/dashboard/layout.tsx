@@ -60,7 +60,7 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-function Head({ title }: { title: string }): JSX.Element {
+export function Head({ title }: { title: string }): JSX.Element {
   return (
     <head>
       <meta charset="utf-8" />

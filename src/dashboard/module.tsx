@@ -26,6 +26,7 @@ import { placeholderRoutes } from './routes/placeholders.js';
 import type { PageServices } from './services.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { activityRoutes } from './routes/activity.js';
+import { publicStatsRoutes } from './routes/public-stats.js';
 
 export function createDashboardModule(ctx: AppContext, { users, links, services }: { users: UsersModule; links: LinkService; services: PageServices }) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
@@ -61,6 +62,7 @@ export function createDashboardModule(ctx: AppContext, { users, links, services 
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));
       await scope.register(activityRoutes(kit, services));
+      await scope.register(publicStatsRoutes(deps, services, links));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');
