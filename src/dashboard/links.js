@@ -26,7 +26,10 @@
   document.addEventListener('change', function (e) {
     var all = e.target.closest && e.target.closest('[data-select-all]');
     if (!all || !all.form) return;
-    all.form.querySelectorAll('[data-select]').forEach(function (box) { box.checked = all.checked; });
+    // form.elements, not querySelectorAll: the row checkboxes join the form by their form="" attribute.
+    Array.prototype.forEach.call(all.form.elements, function (box) {
+      if (box.hasAttribute('data-select')) box.checked = all.checked;
+    });
   });
 
   document.addEventListener('input', function (e) {

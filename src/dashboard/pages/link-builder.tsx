@@ -84,7 +84,13 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
           <div class="row">
             <label>
               Domain
-              <select name="domain" aria-invalid={errors.domain ? 'true' : undefined} aria-describedby={errors.domain ? 'err-domain' : undefined}>
+              <select
+                name="domain"
+                hx-get={`${base}/key-check`}
+                hx-trigger="change"
+                hx-include="#link-builder [name=key], #link-builder [name=linkId]"
+                hx-target="#key-status"
+                aria-invalid={errors.domain ? 'true' : undefined} aria-describedby={errors.domain ? 'err-domain' : undefined}>
                 {domainChoices.map((d) => (
                   <option value={d} selected={d === values.domain}>
                     {d}
@@ -103,7 +109,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
                 placeholder="random when empty"
                 autocomplete="off"
                 hx-get={`${base}/key-check`}
-                hx-trigger="input changed delay:400ms, change from:select[name=domain]"
+                hx-trigger="input changed delay:400ms"
                 hx-include="#link-builder [name=domain], #link-builder [name=linkId]"
                 hx-target="#key-status"
                 hx-swap="innerHTML"

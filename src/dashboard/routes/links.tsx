@@ -60,22 +60,26 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       };
       const byCursor = q.sortBy === 'createdAt';
       const pageNumber = byCursor ? 1 : (q.page ?? 1);
-      const [rows, c] = await Promise.all([
-        links.list(callerOf(page), {
-          search: q.search || undefined,
-          domain: q.domain || undefined,
-          tagIds: q.tagId ? [q.tagId] : undefined,
-          folderId: q.folderId || undefined,
-          showArchived: state.showArchived,
-          pageSize: LINKS_PAGE_SIZE + 1,
-          sortBy: q.sortBy,
-          sortOrder: q.sortOrder,
-          ...(byCursor ? (q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) : { page: pageNumber }),
-        }),
+      const filters = {
+        search: q.search || undefined,
+        domain: q.domain || undefined,
+        tagIds: q.tagId ? [q.tagId] : undefined,
+        folderId: q.folderId || undefined,
+        showArchived: state.showArchived,
+        sortBy: q.sortBy,
+        sortOrder: q.sortOrder,
+      };
+      const caller = callerOf(page);
+      // By cursor, one extra row says whether another page follows (reading backwards it is the
+      // first row). By number, the row after the page is asked for on its own (a one-row page).
+      const [rows, after, c] = await Promise.all([
+        byCursor
+          ? links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE + 1, ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) })
+          : links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE, page: pageNumber }),
+        byCursor ? [] : links.list(caller, { ...filters, pageSize: 1, page: pageNumber * LINKS_PAGE_SIZE + 1 }),
         choices.load(page.workspace.id),
       ]);
-      // One extra row says whether another page follows: reading backwards it is the first row.
-      const more = rows.length > LINKS_PAGE_SIZE;
+      const more = byCursor ? rows.length > LINKS_PAGE_SIZE : after.length > 0;
       const backwards = byCursor && !!q.before;
       const shown = backwards ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
       const frame = { ...page.frame, workspace: page.frame.workspace! };
