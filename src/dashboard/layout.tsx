@@ -34,7 +34,7 @@ export const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'analytics', label: 'Analytics', path: '/analytics' },
   { id: 'events', label: 'Events', path: '/events' },
   { id: 'customers', label: 'Customers', path: '/customers' },
-  { id: 'settings', label: 'Settings', path: '/settings/members' },
+  { id: 'settings', label: 'Settings', path: '/settings/general' },
 ];
 
 /** `/dashboard/w/<slug><path>`: the address of a workspace's page. */

@@ -29,6 +29,8 @@ import type { PageServices } from './services.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { activityRoutes } from './routes/activity.js';
 import { publicStatsRoutes } from './routes/public-stats.js';
+import { settingsRoutes } from './routes/settings.js';
+import { integrationRoutes } from './routes/settings-integrations.js';
 
 export function createDashboardModule(
   ctx: AppContext,
@@ -70,6 +72,8 @@ export function createDashboardModule(
       await scope.register(analyticsRoutes(kit, services, links));
       await scope.register(activityRoutes(kit, services));
       await scope.register(publicStatsRoutes(deps, services, links));
+      await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
+      await scope.register(integrationRoutes(kit, services, ctx.workspaces));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');
