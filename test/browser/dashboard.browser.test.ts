@@ -3,8 +3,8 @@
  * `src/main.ts` started on 127.0.0.1 with a fresh database (SQLite, or a PostgreSQL schema when
  * DATABASE_URL says so). One flow, as a person would go: first-run setup from the banner, log out
  * and in, a link built with UTM, a tag and a password, the short link opened and its password
- * typed, the click in the analytics chart and country card, the link edited and archived, a viewer
- * invited who joins in a second browser and cannot edit, log out. Every main page is audited by
+ * typed, the click in the analytics chart and country card, the link edited and archived, an API
+ * key made in the settings and used from the page, a viewer invited who joins in a second browser and cannot edit, log out. Every main page is audited by
  * axe-core on the way (no serious or critical violation). Screenshots go to a temporary folder
  * (printed as a diagnostic). Each step waits on elements and responses, never on time.
  *
@@ -88,9 +88,13 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
 
-  // 3. The link builder: UTM, a tag (made through the API: the dashboard has no tag page) and a password.
-  const tag = await run.api('POST', '/tags', { name: 'spring' });
-  assert.equal(tag.status, 201, JSON.stringify(tag.json));
+  // 3. A tag (Settings → Tags), then the link builder: UTM, that tag and a password.
+  await page.goto(`${ws}/settings/tags`);
+  await page.getByLabel('New tag').fill('spring');
+  await page.getByRole('button', { name: 'Create tag' }).click();
+  await assert.doesNotReject(page.locator('input[name="name"][value="spring"]').waitFor());
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Links' }).click();
+  await page.waitForURL(/\/links$/);
   await page.getByRole('link', { name: 'New link' }).click();
   await page.waitForURL(/\/links\/new$/);
   await page.getByLabel('Destination URL').fill(LANDING);
@@ -163,7 +167,21 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await page.goto(`${ws}/links?showArchived=true`);
   await assert.doesNotReject(page.getByRole('table').getByRole('button', { name: 'Unarchive', exact: true }).waitFor());
 
-  // 7. Public stats (turned on through the API: the builder has no switch for it).
+  // 7. An API key made in Settings → API keys, used by the page's own fetch against GET /links.
+  await page.goto(`${ws}/settings/keys`);
+  await page.getByLabel('Name').fill('browser test');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const apiKey = (await page.locator('#new-api-key').textContent())?.trim() ?? '';
+  assert.match(apiKey, /^\S{16,}$/);
+  await run.shot(page, 'api-key');
+  const listed = await page.evaluate(async (key) => {
+    const res = await fetch('/links?showArchived=true', { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, ids: ((await res.json()) as { id: string }[]).map((l) => l.id) };
+  }, apiKey);
+  assert.deepEqual(listed, { status: 200, ids: [linkId] });
+  for (const part of ['general', 'domains', 'tags', 'folders', 'keys', 'webhooks']) await assertAccessible(run, `${ws}/settings/${part}`, owner, `settings/${part}`);
+
+  // 8. Public stats (turned on through the API: the builder has no switch for it).
   assert.equal((await run.api('PATCH', `/links/${linkId}`, { publicStats: true })).status, 200);
   const stats = await owner.newPage();
   await stats.goto(`${run.base}/stats/${encodeURIComponent(made.json.domain)}/${made.json.key}`);
@@ -171,7 +189,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await assertAccessible(run, stats, owner, 'public stats');
   await stats.close();
 
-  // 8. Invite a viewer; they join in a second browser and can read but not edit.
+  // 9. Invite a viewer; they join in a second browser and can read but not edit.
   await page.goto(`${ws}/settings/members`);
   await page.getByLabel('Email').fill(VIEWER.email);
   await page.getByRole('combobox', { name: 'Role', exact: true }).selectOption('viewer');
@@ -206,7 +224,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   assert.equal((await viewer.goto(`${ws}/links/${encodeURIComponent(linkId)}/edit`))?.status(), 403);
   await viewerContext.close();
 
-  // 9. The account page, then log out: the dashboard asks for a login again.
+  // 10. The account page, then log out: the dashboard asks for a login again.
   await page.goto(`${run.base}/dashboard/account`);
   await run.shot(page, 'account');
   await assertAccessible(run, page, owner, 'account');
