@@ -229,6 +229,14 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   assert.equal(forced, 403);
   assert.equal((await run.api('GET', `/links/${linkId}`)).json.archived, true);
   assert.equal((await viewer.goto(`${ws}/links/${encodeURIComponent(linkId)}/edit`))?.status(), 403);
+  // Nor API keys: no form, and a forced creation refused.
+  await viewer.goto(`${ws}/settings/keys`);
+  assert.equal(await viewer.getByRole('button', { name: 'Create key' }).count(), 0);
+  const forcedKey = await viewer.evaluate(
+    async ({ url, csrf }) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, name: 'sneaky', access: 'all' }) })).status,
+    { url: `${ws}/settings/keys`, csrf: await csrfOf(viewer) },
+  );
+  assert.equal(forcedKey, 403);
   await viewerContext.close();
 
   // 10. The account page, then log out: the dashboard asks for a login again.
