@@ -54,8 +54,9 @@ export interface DashboardRun {
   shot(page: Page, name: string): Promise<void>;
   /**
    * Opens `url` with the cookies of `as` in a context that bypasses the CSP (axe is injected as a
-   * script tag, which the dashboard's CSP rightly refuses), runs axe and returns its violations
-   * (every impact; `serious` and `critical` are the ones the test refuses).
+   * script tag, which the dashboard's CSP rightly refuses), runs axe in the light and the dark
+   * colour scheme and returns its violations (every impact, the scheme in the id; `serious` and
+   * `critical` are the ones the test refuses).
    */
   audit(url: string, as: BrowserContext): Promise<AxeViolation[]>;
   /** Pages audited so far and the time the audits took (ms), for a diagnostic. */
@@ -138,11 +139,20 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
           // Not the login page instead (a lost session would audit the wrong page and pass).
           if (page.url() !== url) throw new Error(`audit of ${url} landed on ${page.url()}`);
           await page.addScriptTag({ path: AXE_PATH });
-          const violations = (await page.evaluate(async () => {
-            const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-            return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-          })) as AxeViolation[];
-          return violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+          // Both colour schemes: dashboard.css has a dark palette (prefers-color-scheme), whose contrast counts too.
+          const found: AxeViolation[] = [];
+          for (const colorScheme of ['light', 'dark'] as const) {
+            await page.emulateMedia({ colorScheme });
+            const violations = (await page.evaluate(async () => {
+              const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+              return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+            })) as AxeViolation[];
+            for (const v of violations) {
+              found.push({ id: `${v.id} (${colorScheme})`, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) });
+            }
+          }
+          await page.emulateMedia({ colorScheme: 'light' });
+          return found;
         } finally {
           audits.ms += performance.now() - started;
         }
