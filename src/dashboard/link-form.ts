@@ -128,6 +128,8 @@ function fieldOfPath(path: string): ErrorField {
 
 /** Service messages that name no path, by what they are about. */
 function fieldOfMessage(message: string): ErrorField {
+  // Plan and quota refusals name several features or none: above the form.
+  if (/on a \w+ plan|upgrade/i.test(message)) return 'form';
   if (/A\/B testing|variant/i.test(message)) return 'variants';
   if (/destination URL/i.test(message)) return 'url';
   if (/\btag/i.test(message)) return 'tags';

@@ -32,9 +32,14 @@ function valuesOf(body: Form | undefined): FormValues {
 }
 
 export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
-  async function show(reply: FastifyReply, page: WorkspacePage, view: { link?: { id: string; shortLink: string }; values: FormValues; errors?: FieldErrors }, status = 200) {
+  async function show(
+    reply: FastifyReply,
+    page: WorkspacePage,
+    view: { link?: { id: string; shortLink: string }; values: FormValues; errors?: FieldErrors; loaded?: Awaited<ReturnType<LinkChoices['load']>> },
+    status = 200,
+  ) {
     const frame = { ...page.frame, workspace: page.frame.workspace! };
-    const c = await choices.load(page.workspace.id);
+    const c = view.loaded ?? (await choices.load(page.workspace.id));
     return sendPage(reply, <LinkBuilderPage frame={frame} link={view.link} values={view.values} errors={view.errors ?? {}} {...c} />, status);
   }
   const editPath = (page: WorkspacePage, id: string) => workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit`);
@@ -42,8 +47,10 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
   return async (app) => {
     app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      const domain = (await choices.load(page.workspace.id)).domains[0] ?? '';
-      return show(reply, page, { values: { domain, ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) } });
+      const loaded = await choices.load(page.workspace.id);
+      // The workspace's primary domain first (the API's default), conversion tracking as the workspace's default.
+      const values: FormValues = { domain: loaded.domains[0] ?? '', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
+      return show(reply, page, { values, loaded });
     });
 
     app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {

@@ -29,7 +29,7 @@ export interface LinkChoiceDeps {
 
 export function linkChoices(deps: LinkChoiceDeps) {
   return {
-    /** Domains (the primary first, the default short domain last), tags by name, folders (first pages). */
+    /** Domains (the default one first), tags by name, folders (first pages of each). */
     async load(workspaceId: string): Promise<{ domains: string[]; tags: { id: string; name: string }[]; folders: { id: string; name: string }[] }> {
       const [slugs, primary, tags, folders] = await Promise.all([
         deps.domains.listWorkspaceDomainSlugs(workspaceId),
@@ -37,8 +37,9 @@ export function linkChoices(deps: LinkChoiceDeps) {
         deps.tags.list(workspaceId, ListTagsQuery.parse({})),
         deps.folders.list(workspaceId, ListFoldersQuery.parse({})),
       ]);
-      const ordered = primary ? [primary, ...slugs.filter((s) => s !== primary)] : slugs;
-      const domains = ordered.includes(deps.shortDomain) ? ordered : [...ordered, deps.shortDomain];
+      // First the domain a link gets when none is named (the API's default: primary, else the short domain).
+      const first = primary ?? deps.shortDomain;
+      const domains = [first, ...[...slugs, deps.shortDomain].filter((s, i, all) => s !== first && all.indexOf(s) === i)];
       return { domains, tags: tags.map((t) => ({ id: t.id, name: t.name })), folders: folders.map((f) => ({ id: f.id, name: f.name })) };
     },
   };
