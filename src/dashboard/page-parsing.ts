@@ -31,7 +31,8 @@ export function readAnalyticsPage(html: string) {
     sales: Number(attr(totalsTag, 'data-sales')),
     saleAmount: Number(attr(totalsTag, 'data-sale-amount')),
   };
-  const json = /<script type="application\/json" id="analytics-series">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const chartTag = /<div id="analytics-chart"[^>]*>/.exec(html)?.[0] ?? '';
+  const json = attr(chartTag, 'data-series');
   const series = json ? (JSON.parse(json) as { timezone: string; x: number[]; clicks: number[]; leads: number[]; sales: number[] }) : undefined;
   const cards = new Map<string, PageRow[]>();
   const links = new Map<string, string[]>();
