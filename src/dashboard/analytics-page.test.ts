@@ -64,7 +64,13 @@ describe('analytics page = GET /analytics for the same query', () => {
   test('presets and a custom range with a time zone', async () => {
     await assertPageEqualsApi('interval=24h');
     await assertPageEqualsApi('interval=30d&timezone=America/Los_Angeles');
-    await assertPageEqualsApi('start=2024-03-01&end=2024-05-14&timezone=America/Los_Angeles');
+    const custom = await assertPageEqualsApi('start=2024-03-01&end=2024-05-14&timezone=America/Los_Angeles&country=US');
+    // The preset links leave the custom dates and keep the time zone and filters.
+    const preset = /<nav class="tabs presets"[\s\S]*?<a href="([^"]*interval=7d[^"]*)"/.exec(custom.res.body)![1]!.replace(/&amp;/g, '&');
+    const q = new URL(preset, 'http://x').searchParams;
+    assert.equal(q.get('start'), null);
+    assert.equal(q.get('timezone'), 'America/Los_Angeles');
+    assert.equal(q.get('country'), 'US');
   });
 
   test('filters: country, device, link, tag, folder, domain, referer, UTM', async () => {
