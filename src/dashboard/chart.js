@@ -1,8 +1,9 @@
 /*
  * Waymark dashboard: draws the analytics chart with uPlot (served by this server beside this
- * file). The page carries its data in <script type="application/json" id="analytics-series">
- * (data, never executed: the CSP allows no inline script). Runs at load and after every htmx
- * swap; without JavaScript the page's table of the same figures stays readable.
+ * file). The page carries its data as JSON in the chart element's `data-series` attribute (no
+ * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
+ * load and after every htmx swap; without JavaScript the page's table of the same figures stays
+ * readable.
  * Data: { timezone, x: [unix seconds], clicks: [], leads: [], sales: [] }.
  */
 (function () {
@@ -13,10 +14,9 @@
     charts.forEach(function (c) { c.destroy(); });
     charts = [];
     var holder = document.getElementById('analytics-chart');
-    var source = document.getElementById('analytics-series');
-    if (!holder || !source || typeof uPlot === 'undefined') return;
+    if (!holder || typeof uPlot === 'undefined') return;
     var data;
-    try { data = JSON.parse(source.textContent || '{}'); } catch (e) { return; }
+    try { data = JSON.parse(holder.getAttribute('data-series') || '{}'); } catch (e) { return; }
     holder.textContent = '';
     var zone = data.timezone || 'UTC';
     var width = Math.max(280, holder.clientWidth || 600);

@@ -7,7 +7,12 @@
  * page.totals.clicks; page.cards.get('countries')![0].value; page.series.clicks;
  */
 export function unescapeHtml(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 export interface PageRow {
@@ -31,7 +36,8 @@ export function readAnalyticsPage(html: string) {
     sales: Number(attr(totalsTag, 'data-sales')),
     saleAmount: Number(attr(totalsTag, 'data-sale-amount')),
   };
-  const json = /<script type="application\/json" id="analytics-series">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const chartTag = /<div id="analytics-chart"[^>]*>/.exec(html)?.[0] ?? '';
+  const json = attr(chartTag, 'data-series');
   const series = json ? (JSON.parse(json) as { timezone: string; x: number[]; clicks: number[]; leads: number[]; sales: number[] }) : undefined;
   const cards = new Map<string, PageRow[]>();
   const links = new Map<string, string[]>();

@@ -110,6 +110,13 @@ test('domains: add, verification instructions, not-found URL; webhooks: create w
   assert.equal((await viewer.get(at(`webhooks/${hooks[0]!.id}`))).statusCode, 200);
   assert.doesNotMatch((await viewer.get(at(`webhooks/${hooks[0]!.id}`))).body, /whsec_/, 'only owners see the secret');
   assert.equal((await owner.post(at('webhooks'), { name: 'No triggers', url: 'https://hooks.example.com/x' })).statusCode, 422);
+  const state = async () => ((await t.inject({ method: 'GET', url: `/webhooks/${hooks[0]!.id}` })).json() as { disabledAt: string | null }).disabledAt;
+  assert.equal((await member.post(at(`webhooks/${hooks[0]!.id}/disable`))).statusCode, 403);
+  assert.equal((await owner.post(at(`webhooks/${hooks[0]!.id}/disable`))).statusCode, 303);
+  assert.notEqual(await state(), null);
+  assert.match((await owner.get(at('webhooks'))).body, />Enable</);
+  assert.equal((await owner.post(at(`webhooks/${hooks[0]!.id}/enable`))).statusCode, 303);
+  assert.equal(await state(), null);
   assert.equal((await owner.post(at(`webhooks/${hooks[0]!.id}/delete`))).statusCode, 303);
 });
 

@@ -142,7 +142,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await page.goto(`${ws}/analytics`);
   assert.equal(await page.locator('#totals').getAttribute('data-clicks'), '1');
   await assert.doesNotReject(page.locator('#analytics-chart canvas').first().waitFor()); // uPlot drew it
-  const series = JSON.parse((await page.locator('#analytics-series').textContent()) ?? '{}') as { clicks: number[] };
+  const series = JSON.parse((await page.locator('#analytics-chart').getAttribute('data-series')) ?? '{}') as { clicks: number[] };
   assert.equal(series.clicks.reduce((a, b) => a + b, 0), 1);
   const germany = page.locator('section.breakdown[data-group="countries"] tr[data-value="DE"]');
   assert.equal(await germany.getAttribute('data-clicks'), '1');

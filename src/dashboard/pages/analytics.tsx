@@ -78,6 +78,21 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
         <button type="submit">Apply</button>
       </form>
       <p class="hint">A start date overrides the interval; dates are whole days in the chosen time zone.</p>
+      <nav class="tabs presets" aria-label="Interval presets">
+        <ul>
+          {(['24h', '7d', '30d', '90d', '1y', 'all'] as const).map((i) => {
+            const { start: _s, end: _e, ...rest } = params;
+            const current = !custom && (params.interval ?? '24h') === i;
+            return (
+              <li>
+                <a href={href({ ...rest, interval: i })} aria-current={current ? 'page' : undefined}>
+                  {INTERVAL_LABELS[i]}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
       {active.length ? (
         <ul class="active-filters" aria-label="Active filters">
           {active.map((f) => (

@@ -130,19 +130,15 @@ export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookRespon
             </h3>
             <p class="url" safe>{w.url}</p>
             <p safe>{`Triggers: ${w.triggers.join(', ')}`}</p>
-            <p>{w.disabledAt ? <span class="error" safe>{`Disabled since ${w.disabledAt} after failed deliveries`}</span> : <span class="notice">Enabled</span>}</p>
+            <p>{w.disabledAt ? <span class="error" safe>{`Disabled since ${w.disabledAt}`}</span> : <span class="notice">Enabled</span>}</p>
             {owner ? (
               <>
-                {w.disabledAt ? (
-                  <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/enable`)} class="inline">
-                    <CsrfField token={frame.csrf} />
-                    <button type="submit" class="secondary">
-                      Enable
-                    </button>
-                  </form>
-                ) : (
-                  ''
-                )}
+                <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/${w.disabledAt ? 'enable' : 'disable'}`)} class="inline">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="secondary">
+                    {w.disabledAt ? 'Enable' : 'Disable'}
+                  </button>
+                </form>
                 <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/delete`)} class="inline">
                   <CsrfField token={frame.csrf} />
                   <button type="submit" class="danger">

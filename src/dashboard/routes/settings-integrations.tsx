@@ -5,8 +5,8 @@
  *   `keys create` (scopes checked by `parseScopes`); the key is in the answer to the create form
  *   only. Owners only (`keys.manage`); other roles see the list.
  * - Webhooks: the webhooks service with the API's `CreateWebhookBody`, on the API's plan (Business
- *   or higher, `assertPlan`). Owners only (`settings.manage`). A webhook the dispatcher disabled
- *   after failed deliveries is enabled again by an empty update, as the API's PATCH does.
+ *   or higher, `assertPlan`). Owners only (`settings.manage`). "Disable" pauses a webhook
+ *   (`webhooks.disable`); "Enable" is an empty update, which re-enables as the API's PATCH does.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -122,6 +122,12 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
       await services.webhooks.update(page.workspace.id, request.params.id, {});
+      return redirect(reply, back(page, 'webhooks'));
+    });
+    app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/disable', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
+      assertPlan(apiCallerOf(page), 'business', 'Webhooks');
+      await services.webhooks.disable(page.workspace.id, request.params.id);
       return redirect(reply, back(page, 'webhooks'));
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/delete', { schema: HIDDEN }, async (request, reply) => {
