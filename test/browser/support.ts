@@ -4,11 +4,12 @@
  * temporary folder, and an axe-core audit of a page.
  *
  * @example
- * const run = await startDashboardRun();
- * const page = await run.owner.newPage();
+ * const run = await startDashboardRun({ TRUST_GEO_HEADERS: 'true' });
+ * const context = await run.newContext();
+ * const page = await context.newPage();
  * await page.goto(run.setupUrl);
  * await run.shot(page, 'setup');
- * await run.audit(page.url(), run.owner);   // throws on serious/critical axe violations
+ * const violations = await run.audit(page.url(), context); // [] when axe finds nothing
  * await run.close();
  */
 import { existsSync, mkdtempSync } from 'node:fs';
