@@ -98,7 +98,14 @@ export async function buildApp(options: BuildOptions) {
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
-  const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains });
+  const dashboard = createDashboardModule(ctx, {
+    users,
+    links: links.service,
+    tags: tags.service,
+    folders: folders.service,
+    domains,
+    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
+  });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics });
   const retention = createRetention({

@@ -33,12 +33,19 @@ const FILES: Record<string, Asset> = {
   'dashboard.css': asset(readFileSync(new URL('./dashboard.css', import.meta.url)), 'text/css; charset=utf-8'),
   'htmx.min.js': asset(readFileSync(htmxPath), 'text/javascript; charset=utf-8', readFileSync(`${htmxPath}.gz`)),
   'links.js': asset(readFileSync(new URL('./links.js', import.meta.url)), 'text/javascript; charset=utf-8'),
+  // The analytics chart (i17-pages): uPlot from its package and our script that feeds it.
+  'uplot.min.js': asset(readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js')), 'text/javascript; charset=utf-8'),
+  'uplot.min.css': asset(readFileSync(require.resolve('uplot/dist/uPlot.min.css')), 'text/css; charset=utf-8'),
+  'chart.js': asset(readFileSync(new URL('./chart.js', import.meta.url)), 'text/javascript; charset=utf-8'),
 };
 
 export const ASSETS = {
   css: `/dashboard/assets/dashboard.css?v=${FILES['dashboard.css']!.version}`,
   htmx: `/dashboard/assets/htmx.min.js?v=${FILES['htmx.min.js']!.version}`,
   linksJs: `/dashboard/assets/links.js?v=${FILES['links.js']!.version}`,
+  uplot: `/dashboard/assets/uplot.min.js?v=${FILES['uplot.min.js']!.version}`,
+  uplotCss: `/dashboard/assets/uplot.min.css?v=${FILES['uplot.min.css']!.version}`,
+  chart: `/dashboard/assets/chart.js?v=${FILES['chart.js']!.version}`,
 };
 
 /** Bytes sent for each file to a client that accepts gzip (the page weight budget counts these). */

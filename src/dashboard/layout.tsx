@@ -34,7 +34,7 @@ export const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'analytics', label: 'Analytics', path: '/analytics' },
   { id: 'events', label: 'Events', path: '/events' },
   { id: 'customers', label: 'Customers', path: '/customers' },
-  { id: 'settings', label: 'Settings', path: '/settings/members' },
+  { id: 'settings', label: 'Settings', path: '/settings/general' },
 ];
 
 /** `/dashboard/w/<slug><path>`: the address of a workspace's page. */
@@ -60,7 +60,7 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-function Head({ title }: { title: string }): JSX.Element {
+export function Head({ title }: { title: string }): JSX.Element {
   return (
     <head>
       <meta charset="utf-8" />
@@ -71,6 +71,10 @@ function Head({ title }: { title: string }): JSX.Element {
       <script src={ASSETS.htmx} defer></script>
       {/* links.js: the links pages' small enhancements (copy, select all, UTM), by event delegation so boosted navigation keeps them. */}
       <script src={ASSETS.linksJs} defer></script>
+      {/* The analytics chart: on every page, so a boosted (htmx) visit to a chart page draws it. */}
+      <link rel="stylesheet" href={ASSETS.uplotCss} />
+      <script src={ASSETS.uplot} defer></script>
+      <script src={ASSETS.chart} defer></script>
     </head>
   );
 }

@@ -6,7 +6,7 @@
  * routes are untouched: they still authenticate by bearer key only.
  *
  * @example
- * const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains });
+ * const dashboard = createDashboardModule(ctx, { users, links: links.service, tags: tags.service, folders: folders.service, domains, services });
  * await app.register(dashboard.routes);
  */
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
@@ -25,10 +25,16 @@ import { linkRoutes } from './routes/links.js';
 import { linkBuilderRoutes } from './routes/link-builder.js';
 import { linkChoices, type LinkChoiceDeps } from './routes/link-choices.js';
 import { placeholderRoutes } from './routes/placeholders.js';
+import type { PageServices } from './services.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { activityRoutes } from './routes/activity.js';
+import { publicStatsRoutes } from './routes/public-stats.js';
+import { settingsRoutes } from './routes/settings.js';
+import { integrationRoutes } from './routes/settings-integrations.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains }: { users: UsersModule; links: LinkService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services }: { users: UsersModule; links: LinkService; services: PageServices } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -62,6 +68,12 @@ export function createDashboardModule(
       await scope.register(linkRoutes(kit, links, choices));
       await scope.register(linkBuilderRoutes(kit, links, choices));
       await scope.register(placeholderRoutes(kit));
+      // Analytics, events, customers, public stats and settings (i17-pages).
+      await scope.register(analyticsRoutes(kit, services, links));
+      await scope.register(activityRoutes(kit, services));
+      await scope.register(publicStatsRoutes(deps, services, links));
+      await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
+      await scope.register(integrationRoutes(kit, services, ctx.workspaces));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');

@@ -104,6 +104,20 @@ export function createWebhookService(deps: { store: WebhookStore; deliveries: De
       return toWebhookResponse({ ...row, ...patch } as WebhookRow);
     },
 
+    /**
+     * Pauses a webhook by hand (the dashboard's "Disable"): no new event is queued for it until an
+     * update re-enables it, exactly as after the dispatcher disabled it for failing deliveries.
+     */
+    async disable(workspaceId: string, id: string): Promise<WebhookResponse> {
+      const row = await getRow(workspaceId, id);
+      if (row.disabled_at !== null) return toWebhookResponse(row);
+      const t = now();
+      const patch: Updateable<WebhooksTable> = { disabled_at: t, updated_at: t };
+      await store.update(workspaceId, id, patch);
+      await deps.changed();
+      return toWebhookResponse({ ...row, ...patch } as WebhookRow);
+    },
+
     async delete(workspaceId: string, id: string): Promise<{ id: string }> {
       if (!(await store.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
       await deps.changed();

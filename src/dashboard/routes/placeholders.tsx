@@ -9,9 +9,6 @@ import { PlaceholderPage } from '../pages/placeholder.js';
 import type { Section } from '../layout.js';
 
 const PLANNED: { section: Section; path: string; title: string }[] = [
-  { section: 'analytics', path: 'analytics', title: 'Analytics' },
-  { section: 'events', path: 'events', title: 'Events' },
-  { section: 'customers', path: 'customers', title: 'Customers' },
 ];
 
 export function placeholderRoutes(kit: Kit): FastifyPluginAsync {

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Takes the README's dashboard screenshot (docs/dashboard-links.png): starts `src/main.ts` on a
+// temporary SQLite file, goes through the first-run setup in Debian's chromium, adds a few links
+// through the API and photographs the links page. Run: `node scripts/screenshot.mjs [out.png]`.
+// Needs /usr/bin/chromium (apt-get install chromium); playwright-core never downloads a browser.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const out = process.argv[2] ?? 'docs/dashboard-links.png';
+if (!existsSync('/usr/bin/chromium')) {
+  console.error('Needs /usr/bin/chromium: sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium');
+  process.exit(1);
+}
+
+const port = await new Promise((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+});
+const base = `http://127.0.0.1:${port}`;
+const dir = mkdtempSync(join(tmpdir(), 'waymark-screenshot-'));
+const key = `wm_screenshot_${Date.now().toString(36)}`;
+const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  env: { ...process.env, DATABASE_URL: `file:${join(dir, 'waymark.db')}`, PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, WAYMARK_API_KEY: key, LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let banner = '';
+await new Promise((resolve, reject) => {
+  child.stdout.on('data', (d) => {
+    banner += d;
+    if (banner.includes('/setup?token=')) resolve();
+  });
+  child.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${banner}`)));
+});
+const setupUrl = /(http:\/\/\S+\/setup\?token=\S+)/.exec(banner)[1];
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const api = (method, path, body) =>
+    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => {
+      if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+      return r.json();
+    });
+  const tag = await api('POST', '/tags', { name: 'launch' });
+  for (const [k, url, title] of [
+    ['plans', 'https://example.com/pricing?utm_source=newsletter&utm_medium=email', 'Pricing page'],
+    ['start-here', 'https://docs.example.com/getting-started', 'Getting started'],
+    ['spring-sale', 'https://shop.example.com/spring?utm_campaign=spring', 'Spring sale'],
+  ]) {
+    await api('POST', '/links', { url, key: k, title, tagIds: [tag.id] });
+  }
+  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+  await page.goto(setupUrl);
+  await page.getByLabel('Email').fill('ann@example.com');
+  await page.getByLabel('Name').fill('Ann');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(/\/links$/);
+  await page.getByRole('heading', { name: 'Links' }).waitFor();
+  await page.screenshot({ path: out });
+  console.log(`${out}: ${statSync(out).size} bytes`);
+} finally {
+  await browser.close();
+  child.kill('SIGTERM');
+  await new Promise((r) => (child.exitCode === null ? child.on('exit', r) : r()));
+  rmSync(dir, { recursive: true, force: true });
+}

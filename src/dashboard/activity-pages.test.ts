@@ -1,0 +1,85 @@
+/**
+ * Events and customers pages on the engine under test: the events page lists what `GET /events`
+ * answers page by page; a customer's page shows their link, country and events; other
+ * workspaces' customers are 404; names are escaped.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { SEED_NOW, seedAnalytics, type Seed } from '../analytics/testing.js';
+import { EVENTS_PAGE_SIZE } from './routes/activity.js';
+import { addUser, logIn, slugOf, type Browser } from './testing.js';
+
+let t: TestApp;
+let seed: Seed;
+let viewer: Browser;
+let slug: string;
+let otherKey: Record<string, string>;
+
+before(async () => {
+  t = await createTestApp({ now: () => SEED_NOW });
+  const other = await t.addWorkspace();
+  otherKey = other.headers;
+  seed = await seedAnalytics(t.database.db, t.ctx.events, t.workspaceId, other.workspaceId);
+  // Enough clicks for more than one page.
+  const c1 = seed.events.find((e) => e.id === 'c1')!;
+  await t.ctx.events.append(Array.from({ length: EVENTS_PAGE_SIZE + 5 }, (_, i) => ({ ...c1, id: `cx${i}`, click_id: `cx${i}`, timestamp: SEED_NOW - 5 * 86_400_000 - i * 60_000 })));
+  await t.database.db.updateTable('customers').set({ name: '<i>Ada</i>', link_id: 'link_a' }).where('id', '=', 'cus_1').execute();
+  viewer = await logIn(t, await addUser(t, 'viewer'));
+  slug = await slugOf(t);
+});
+after(() => t.close());
+
+const idsIn = (html: string) => [...html.matchAll(/data-event-id="([^"]+)"/g)].map((m) => m[1]);
+
+test('the events page pages through what GET /events answers, for each tab', async () => {
+  for (const event of ['clicks', 'leads', 'sales']) {
+    for (const page of [1, 2]) {
+      const res = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&page=${page}`);
+      assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+      const api = await t.inject({ method: 'GET', url: `/events?event=${event}&page=${page}&limit=${EVENTS_PAGE_SIZE}&interval=all` });
+      const expected = (api.json() as any[]).map((e) => (e.event === 'click' ? e.click.id : e.eventId));
+      assert.deepEqual(idsIn(res.body), expected, `${event} page ${page}`);
+      if (event === 'clicks' && page === 1) {
+        assert.equal(expected.length, EVENTS_PAGE_SIZE);
+        assert.match(res.body, /href="[^"]*events\?event=clicks(&amp;|&)page=2" rel="next">Older/);
+      }
+      if (event === 'clicks' && page === 2) {
+        assert.ok(expected.length > 0 && expected.length < EVENTS_PAGE_SIZE);
+        assert.doesNotMatch(res.body, /rel="next"/);
+      }
+    }
+  }
+  assert.equal((await viewer.get(`/dashboard/w/${slug}/events?event=pageviews`)).statusCode, 422);
+});
+
+test("a customer's page: their link, country and events; escaped; another workspace's customer is 404", async () => {
+  const list = await viewer.get(`/dashboard/w/${slug}/customers`);
+  assert.equal(list.statusCode, 200);
+  assert.match(list.body, /data-customer-id="cus_1"/);
+  assert.match(list.body, /&lt;i>Ada&lt;\/i>/);
+  assert.doesNotMatch(list.body, /<i>Ada/);
+  const searched = await viewer.get(`/dashboard/w/${slug}/customers?search=cy%40example.com`);
+  assert.match(searched.body, /data-customer-id="cus_3"/);
+  assert.doesNotMatch(searched.body, /data-customer-id="cus_1"/);
+
+  const res = await viewer.get(`/dashboard/w/${slug}/customers/cus_1`);
+  assert.equal(res.statusCode, 200);
+  assert.match(res.body, /go\.test\/a/, 'the link');
+  assert.match(res.body, /<dd>US<\/dd>/, 'the country');
+  assert.deepEqual(idsIn(res.body).sort(), ['l1', 's1', 's2']);
+
+  const foreign = await t.inject({ method: 'POST', url: '/track/lead', headers: otherKey, payload: { clickId: 'x1', eventName: 'Sign up', customerExternalId: 'far-1' } });
+  const customers = await t.inject({ method: 'GET', url: '/customers', headers: otherKey });
+  const farId = (customers.json() as any[])[0]?.id ?? 'cus_missing';
+  void foreign;
+  assert.equal((await viewer.get(`/dashboard/w/${slug}/customers/${farId}`)).statusCode, 404);
+  assert.equal((await viewer.get(`/dashboard/w/${slug}/customers/cus_nope`)).statusCode, 404);
+});
+
+test("another workspace's events and customers pages are 404 for a non-member", async () => {
+  const other = await t.addWorkspace();
+  const otherSlug = await slugOf(t, other.workspaceId);
+  assert.equal((await viewer.get(`/dashboard/w/${otherSlug}/events`)).statusCode, 404);
+  assert.equal((await viewer.get(`/dashboard/w/${otherSlug}/customers`)).statusCode, 404);
+});

@@ -1,0 +1,134 @@
+/**
+ * The analytics page shows exactly what `GET /analytics` answers for the same query: totals,
+ * time series and every breakdown card, for several ranges and filters, on the engine under test.
+ * A click on a card's row is a link that adds that filter.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { SEED_NOW, seedAnalytics, type Seed } from '../analytics/testing.js';
+import { CARDS, CARD_ROWS } from './analytics/query.js';
+import { readAnalyticsPage } from './page-parsing.js';
+import { addUser, logIn, slugOf, type Browser } from './testing.js';
+
+let t: TestApp;
+let seed: Seed;
+let viewer: Browser;
+let slug: string;
+
+before(async () => {
+  t = await createTestApp({ now: () => SEED_NOW });
+  const other = await t.addWorkspace();
+  seed = await seedAnalytics(t.database.db, t.ctx.events, t.workspaceId, other.workspaceId);
+  viewer = await logIn(t, await addUser(t, 'viewer'));
+  slug = await slugOf(t);
+});
+after(() => t.close());
+
+async function api(query: string): Promise<any> {
+  const res = await t.inject({ method: 'GET', url: `/analytics?${query}` });
+  assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
+  return res.json();
+}
+
+async function page(query: string) {
+  const res = await viewer.get(`/dashboard/w/${slug}/analytics?${query}`);
+  assert.equal(res.statusCode, 200, `${query}: ${res.body.slice(0, 500)}`);
+  return { res, ...readAnalyticsPage(res.body) };
+}
+
+async function assertPageEqualsApi(query: string) {
+  const shown = await page(query);
+  const composite = `${query}&event=composite`;
+  assert.deepEqual(shown.totals, await api(composite), `totals of ${query}`);
+  const series = (await api(`${composite}&groupBy=timeseries`)) as any[];
+  assert.deepEqual(shown.series!.clicks, series.map((p) => p.clicks), `series of ${query}`);
+  assert.deepEqual(shown.series!.leads, series.map((p) => p.leads));
+  assert.deepEqual(shown.series!.sales, series.map((p) => p.sales));
+  assert.deepEqual(shown.series!.x, series.map((p) => Date.parse(p.start.replace(/(\d\d)(\d\d)$/, '$1:$2')) / 1000));
+  for (const card of CARDS) {
+    const rows = ((await api(`${composite}&groupBy=${card.groupBy}`)) as any[]).slice(0, CARD_ROWS);
+    const expected = rows.map((r) => ({ value: String(r[card.field]), clicks: r.clicks, leads: r.leads, sales: r.sales, saleAmount: r.saleAmount }));
+    assert.deepEqual(shown.cards.get(card.groupBy), expected, `${card.groupBy} of ${query}`);
+  }
+  return shown;
+}
+
+describe('analytics page = GET /analytics for the same query', () => {
+  test('all time, every card', async () => {
+    const shown = await assertPageEqualsApi('interval=all');
+    assert.ok(shown.totals.clicks > 0 && shown.totals.sales > 0, 'the fixture has figures');
+    assert.ok(shown.cards.get('countries')!.length > 1);
+  });
+
+  test('presets and a custom range with a time zone', async () => {
+    await assertPageEqualsApi('interval=24h');
+    await assertPageEqualsApi('interval=30d&timezone=America/Los_Angeles');
+    const custom = await assertPageEqualsApi('start=2024-03-01&end=2024-05-14&timezone=America/Los_Angeles&country=US');
+    // The preset links leave the custom dates and keep the time zone and filters.
+    const preset = /<nav class="tabs presets"[\s\S]*?<a href="([^"]*interval=7d[^"]*)"/.exec(custom.res.body)![1]!.replace(/&amp;/g, '&');
+    const q = new URL(preset, 'http://x').searchParams;
+    assert.equal(q.get('start'), null);
+    assert.equal(q.get('timezone'), 'America/Los_Angeles');
+    assert.equal(q.get('country'), 'US');
+  });
+
+  test('filters: country, device, link, tag, folder, domain, referer, UTM', async () => {
+    await assertPageEqualsApi('interval=all&country=US');
+    await assertPageEqualsApi('interval=all&device=Mobile&browser=Chrome');
+    await assertPageEqualsApi('interval=all&linkId=link_b');
+    await assertPageEqualsApi(`interval=all&tagIds=${seed.tags.t1}`);
+    await assertPageEqualsApi(`interval=all&folderId=${seed.folder}`);
+    await assertPageEqualsApi('interval=all&domain=go.test&referer=google.com');
+    await assertPageEqualsApi('interval=all&utm_source=news');
+  });
+
+  test("a card's row links to the page with that filter added; the filter's ✕ removes it", async () => {
+    const shown = await page('interval=all&device=Desktop');
+    const href = shown.links.get('countries')![0]!;
+    const url = new URL(href, 'http://x');
+    assert.equal(url.pathname, `/dashboard/w/${slug}/analytics`);
+    assert.equal(url.searchParams.get('device'), 'Desktop');
+    assert.equal(url.searchParams.get('country'), shown.cards.get('countries')![0]!.value);
+    const filtered = await page(url.search.slice(1));
+    assert.deepEqual(filtered.totals, await api(`${url.search.slice(1)}&event=composite`));
+    assert.ok(filtered.totals.clicks <= shown.totals.clicks);
+    assert.match(filtered.res.body, /aria-label="Remove the filter Country"/);
+  });
+
+  test('no data of another workspace; unknown filters are ignored, invalid ones answer 422', async () => {
+    const shown = await page('interval=all&linkId=link_foreign');
+    assert.equal(shown.totals.clicks, 0);
+    assert.doesNotMatch(shown.res.body, /far\.test/);
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?interval=forever`)).statusCode, 422);
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?interval=all&nonsense=1`)).statusCode, 200);
+  });
+
+  test('the chart is drawn by our script from a data attribute; uPlot is served by this server', async () => {
+    const shown = await page('interval=7d');
+    assert.match(shown.res.body, /<script src="\/dashboard\/assets\/uplot\.min\.js\?v=\w+" defer><\/script>/);
+    assert.match(shown.res.body, /<script src="\/dashboard\/assets\/chart\.js\?v=\w+" defer><\/script>/);
+    // No inline executable script: every <script> either has src or is JSON data.
+    for (const tag of shown.res.body.match(/<script[^>]*>/g) ?? []) assert.match(tag, /src=/);
+    for (const name of ['uplot.min.js', 'uplot.min.css', 'chart.js']) {
+      const res = await t.app.inject({ method: 'GET', url: `/dashboard/assets/${name}` });
+      assert.equal(res.statusCode, 200, name);
+    }
+  });
+});
+
+test('a link title with markup is escaped on the analytics page', async () => {
+  const t2 = await createTestApp();
+  try {
+    const res = await t2.app.inject({ method: 'POST', url: '/links', headers: t2.headers, payload: { url: 'https://example.com/', key: 'x', title: '<b>t</b>' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const owner = await logIn(t2, await addUser(t2, 'owner'));
+    const html = (await owner.get(`/dashboard/w/${await slugOf(t2)}/analytics?interval=all&utm_source=${encodeURIComponent('"><script>x</script>')}`)).body;
+    // Inside quoted attributes the quote is escaped; in text the `<` is.
+    assert.doesNotMatch(html, /"><script>x/);
+    assert.match(html, /&lt;script>x/);
+    assert.doesNotMatch(html, /<b>t<\/b>/);
+  } finally {
+    await t2.close();
+  }
+});

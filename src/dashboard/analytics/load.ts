@@ -1,0 +1,55 @@
+/**
+ * The figures of an analytics page, read through the API's analytics service exactly as
+ * `GET /analytics` reads them (same query schema, same service call, `event=composite`): the
+ * totals, the time series and the breakdown cards. Shared by the workspace's analytics page and
+ * the public stats page of a link.
+ *
+ * @example
+ * const data = await loadAnalytics(services.analytics, apiCallerOf(page), { interval: '7d' }, CARDS);
+ * data.count.clicks; data.series[0].start; data.cards[0].rows[0].clicks;
+ */
+import type { AnalyticsService } from '../../analytics/service.js';
+import type { ApiMetrics, GroupedRow } from '../../analytics/shape.js';
+import type { AuthContext } from '../../workspaces/service.js';
+import { CARD_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
+
+export interface SeriesPoint extends ApiMetrics {
+  start: string;
+}
+
+export interface CardData {
+  spec: CardSpec;
+  /** The first `CARD_ROWS` rows of the API's answer, in its order. */
+  rows: GroupedRow[];
+  /** Rows the API answered in all. */
+  total: number;
+}
+
+export interface AnalyticsData {
+  count: ApiMetrics;
+  series: SeriesPoint[];
+  cards: CardData[];
+  /** The time zone the series is in (the request's, else UTC). */
+  timezone: string;
+}
+
+export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[]): Promise<AnalyticsData> {
+  // Every query is validated before any runs: an invalid range or filter is one 422.
+  const countQ = analyticsQueryOf(params, 'count');
+  const seriesQ = analyticsQueryOf(params, 'timeseries');
+  const cardQs = cards.map((c) => analyticsQueryOf(params, c.groupBy));
+  const [count, series, ...grouped] = await Promise.all([
+    analytics.retrieve(auth, countQ),
+    analytics.retrieve(auth, seriesQ),
+    ...cardQs.map((q) => analytics.retrieve(auth, q)),
+  ]);
+  return {
+    count: count as ApiMetrics,
+    series: series as unknown as SeriesPoint[],
+    cards: cards.map((spec, i) => {
+      const rows = grouped[i] as GroupedRow[];
+      return { spec, rows: rows.slice(0, CARD_ROWS), total: rows.length };
+    }),
+    timezone: params.timezone || 'UTC',
+  };
+}

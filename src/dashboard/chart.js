@@ -1,0 +1,49 @@
+/*
+ * Waymark dashboard: draws the analytics chart with uPlot (served by this server beside this
+ * file). The page carries its data as JSON in the chart element's `data-series` attribute (no
+ * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
+ * load and after every htmx swap; without JavaScript the page's table of the same figures stays
+ * readable.
+ * Data: { timezone, x: [unix seconds], clicks: [], leads: [], sales: [] }.
+ */
+(function () {
+  'use strict';
+  var charts = [];
+
+  function draw() {
+    charts.forEach(function (c) { c.destroy(); });
+    charts = [];
+    var holder = document.getElementById('analytics-chart');
+    if (!holder || typeof uPlot === 'undefined') return;
+    var data;
+    try { data = JSON.parse(holder.getAttribute('data-series') || '{}'); } catch (e) { return; }
+    holder.textContent = '';
+    var zone = data.timezone || 'UTC';
+    var width = Math.max(280, holder.clientWidth || 600);
+    var opts = {
+      width: width,
+      height: 260,
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), zone); },
+      legend: { live: true },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: true } },
+      axes: [{}, { size: 50 }],
+      series: [
+        {},
+        { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' },
+        { label: 'Leads', stroke: '#b36b00', width: 2 },
+        { label: 'Sales', stroke: '#1b6e3a', width: 2 },
+      ],
+    };
+    charts.push(new uPlot(opts, [data.x || [], data.clicks || [], data.leads || [], data.sales || []], holder));
+  }
+
+  var resizeTimer;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(draw, 200);
+  });
+  document.addEventListener('DOMContentLoaded', draw);
+  document.addEventListener('htmx:afterSettle', draw);
+  if (document.readyState !== 'loading') draw();
+})();

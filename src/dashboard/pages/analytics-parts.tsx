@@ -1,0 +1,133 @@
+/**
+ * Pieces of the analytics pages (workspace analytics and a link's public stats): the totals, the
+ * chart (drawn by chart.js with uPlot from the JSON in its `data-series` attribute; a table of the same figures for readers
+ * without JavaScript or a screen) and the breakdown cards.
+ *
+ * @example
+ * <Totals count={data.count} />
+ * <SeriesChart data={data} />
+ * <BreakdownCard card={data.cards[0]} href={(value) => `?country=${value}`} />
+ */
+import type { AnalyticsData, CardData } from '../analytics/load.js';
+
+const number = new Intl.NumberFormat('en-US');
+/** Sale amounts are in cents (the API's unit). */
+const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Element {
+  return (
+    <dl class="totals" id="totals" data-clicks={String(count.clicks)} data-leads={String(count.leads)} data-sales={String(count.sales)} data-sale-amount={String(count.saleAmount)}>
+      <div>
+        <dt>Clicks</dt>
+        <dd>{number.format(count.clicks)}</dd>
+      </div>
+      <div>
+        <dt>Leads</dt>
+        <dd>{number.format(count.leads)}</dd>
+      </div>
+      <div>
+        <dt>Sales</dt>
+        <dd>{number.format(count.sales)}</dd>
+      </div>
+      <div>
+        <dt>Revenue</dt>
+        <dd>{money(count.saleAmount)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+export function SeriesChart({ data }: { data: AnalyticsData }): JSX.Element {
+  const series = {
+    timezone: data.timezone,
+    x: data.series.map((p) => Math.round(Date.parse(p.start.replace(/([+-]\d\d)(\d\d)$/, '$1:$2')) / 1000)),
+    clicks: data.series.map((p) => p.clicks),
+    leads: data.series.map((p) => p.leads),
+    sales: data.series.map((p) => p.sales),
+  };
+  return (
+    <figure class="chart">
+      <figcaption class="visually-hidden">Clicks, leads and sales over time</figcaption>
+      {/* The data rides in an attribute: htmx drops <script> blocks (even JSON) from swapped pages. */}
+      <div id="analytics-chart" class="chart-area" role="img" aria-label="Chart of clicks, leads and sales over time" data-series={JSON.stringify(series)}></div>
+      <details class="chart-table">
+        <summary>Show the figures as a table</summary>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col" safe>{`Start (${data.timezone})`}</th>
+                <th scope="col" class="num">Clicks</th>
+                <th scope="col" class="num">Leads</th>
+                <th scope="col" class="num">Sales</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.series.map((p) => (
+                <tr>
+                  <td safe>{p.start}</td>
+                  <td class="num">{String(p.clicks)}</td>
+                  <td class="num">{String(p.leads)}</td>
+                  <td class="num">{String(p.sales)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </figure>
+  );
+}
+
+/** What a row is called: a link by its short link, a city with its country, others by their value. */
+function rowLabel(card: CardData, row: Record<string, unknown>): string {
+  if (card.spec.groupBy === 'top_links') return String(row.shortLink ?? row.id ?? '');
+  if (card.spec.groupBy === 'cities') return `${String(row.city ?? '')}, ${String(row.country ?? '')}`;
+  return String(row[card.spec.field] ?? '');
+}
+
+/** A breakdown card; with `href`, each row links to the page with that row's value as a filter. */
+export function BreakdownCard({ card, href }: { card: CardData; href?: (value: string) => string }): JSX.Element {
+  return (
+    <section class="breakdown" data-group={card.spec.groupBy} aria-labelledby={`card-${card.spec.groupBy}`}>
+      <h2 id={`card-${card.spec.groupBy}`}>{card.spec.title}</h2>
+      {card.rows.length === 0 ? (
+        <p class="hint">No data in this range.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{card.spec.title}</th>
+              <th scope="col" class="num">Clicks</th>
+              <th scope="col" class="num">Leads</th>
+              <th scope="col" class="num">Sales</th>
+            </tr>
+          </thead>
+          <tbody>
+            {card.rows.map((row) => {
+              const value = String(row[card.spec.field] ?? '');
+              const label = rowLabel(card, row);
+              return (
+                <tr data-value={value} data-clicks={String(row.clicks)} data-leads={String(row.leads)} data-sales={String(row.sales)} data-sale-amount={String(row.saleAmount)}>
+                  <td class="url">
+                    {href ? (
+                      <a href={href(value)} title={`Filter by ${label}`} safe>
+                        {label}
+                      </a>
+                    ) : (
+                      <span safe>{label}</span>
+                    )}
+                  </td>
+                  <td class="num">{number.format(row.clicks)}</td>
+                  <td class="num">{number.format(row.leads)}</td>
+                  <td class="num">{number.format(row.sales)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {card.total > card.rows.length ? <p class="hint">{`Top ${card.rows.length} of ${card.total}.`}</p> : ''}
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * Analytics (routes/analytics.tsx): the range (interval presets, or a custom start/end with a
+ * time zone), the filters, the totals, the chart and the breakdown cards. Every figure comes from
+ * the API's analytics service for the page's own query string; a click on a card's row is a plain
+ * link to this page with that filter added.
+ */
+import { INTERVALS } from '../../analytics/range.js';
+import type { AnalyticsData } from '../analytics/load.js';
+import { FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type FilterParam, type PageParams } from '../analytics/query.js';
+import { Layout, workspacePath, type Frame } from '../layout.js';
+import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
+
+export interface AnalyticsView {
+  frame: Frame & { workspace: { slug: string } };
+  params: PageParams;
+  data: AnalyticsData;
+  /** Choices for the link/domain/tag/folder filters: value → label. */
+  choices: Partial<Record<FilterParam, { value: string; label: string }[]>>;
+}
+
+const COMMON_ZONES = ['UTC', 'America/Los_Angeles', 'America/New_York', 'Europe/London', 'Europe/Berlin', 'Asia/Tokyo', 'Australia/Sydney'];
+
+export function AnalyticsPage(v: AnalyticsView): JSX.Element {
+  const { frame, params, data } = v;
+  const base = workspacePath(frame.workspace.slug, '/analytics');
+  const href = (p: PageParams) => `${base}${queryString(p)}`;
+  const active = FILTERS.filter((f) => params[f.param]);
+  const zones = params.timezone && !COMMON_ZONES.includes(params.timezone) ? [params.timezone, ...COMMON_ZONES] : COMMON_ZONES;
+  const custom = !!params.start;
+  return (
+    <Layout frame={frame} title="Analytics" section="analytics">
+      <h1>Analytics</h1>
+      <form method="get" action={base} class="toolbar analytics-range" aria-label="Range and filters">
+        <label>
+          Interval
+          <select name="interval">
+            {INTERVALS.map((i) => (
+              <option value={i} selected={(params.interval ?? (custom ? '' : '24h')) === i}>
+                {INTERVAL_LABELS[i]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" name="start" value={params.start?.slice(0, 10) ?? ''} />
+        </label>
+        <label>
+          To
+          <input type="date" name="end" value={params.end?.slice(0, 10) ?? ''} />
+        </label>
+        <label>
+          Time zone
+          <select name="timezone">
+            {zones.map((z) => (
+              <option value={z} selected={(params.timezone ?? 'UTC') === z} safe>
+                {z}
+              </option>
+            ))}
+          </select>
+        </label>
+        {(['linkId', 'domain', 'tagIds', 'folderId'] as const).map((param) => (
+          <label>
+            {FILTERS.find((f) => f.param === param)!.label}
+            <select name={param}>
+              <option value="">Any</option>
+              {(v.choices[param] ?? []).map((c) => (
+                <option value={c.value} selected={params[param] === c.value} safe>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        ))}
+        {FILTERS.filter((f) => !['linkId', 'domain', 'tagIds', 'folderId'].includes(f.param) && params[f.param]).map((f) => (
+          <input type="hidden" name={f.param} value={params[f.param]} />
+        ))}
+        <button type="submit">Apply</button>
+      </form>
+      <p class="hint">A start date overrides the interval; dates are whole days in the chosen time zone.</p>
+      <nav class="tabs presets" aria-label="Interval presets">
+        <ul>
+          {(['24h', '7d', '30d', '90d', '1y', 'all'] as const).map((i) => {
+            const { start: _s, end: _e, ...rest } = params;
+            const current = !custom && (params.interval ?? '24h') === i;
+            return (
+              <li>
+                <a href={href({ ...rest, interval: i })} aria-current={current ? 'page' : undefined}>
+                  {INTERVAL_LABELS[i]}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      {active.length ? (
+        <ul class="active-filters" aria-label="Active filters">
+          {active.map((f) => (
+            <li>
+              <span safe>{`${f.label}: ${params[f.param]}`}</span>{' '}
+              <a href={href(withoutFilter(params, f.param))} aria-label={`Remove the filter ${f.label}`}>
+                ✕
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        ''
+      )}
+      <Totals count={data.count} />
+      <SeriesChart data={data} />
+      <div class="cards">
+        {data.cards.map((card) => (
+          <BreakdownCard card={card} href={(value) => href(withFilter(params, card.spec.filter, value))} />
+        ))}
+      </div>
+    </Layout>
+  );
+}

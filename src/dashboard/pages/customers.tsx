@@ -1,0 +1,108 @@
+/** Customers (routes/activity.tsx): the list, searchable and paged, and one customer's detail. */
+import type { EventRecord } from '../../analytics/schema.js';
+import type { CustomerResponse } from '../../customers/schema.js';
+import { Layout, workspacePath, type Frame } from '../layout.js';
+import { EventsTable } from './events.js';
+
+type WorkspaceFrame = Frame & { workspace: { slug: string } };
+const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+export interface CustomersView {
+  frame: WorkspaceFrame;
+  customers: CustomerResponse[];
+  search: string;
+  page: number;
+  hasNext: boolean;
+}
+
+export function CustomersPage(v: CustomersView): JSX.Element {
+  const slug = v.frame.workspace.slug;
+  const href = (page: number) => workspacePath(slug, `/customers?${new URLSearchParams({ ...(v.search ? { search: v.search } : {}), page: String(page) })}`);
+  return (
+    <Layout frame={v.frame} title="Customers" section="customers">
+      <h1>Customers</h1>
+      <form method="get" action={workspacePath(slug, '/customers')} class="toolbar" role="search">
+        <label>
+          Search
+          <input type="search" name="search" value={v.search} maxlength="190" placeholder="Name, email or external id" />
+        </label>
+        <button type="submit" class="secondary">
+          Search
+        </button>
+      </form>
+      {v.customers.length === 0 ? (
+        <p>{v.search ? 'No customer matches this search.' : 'No customers yet: they appear when a lead is tracked (POST /track/lead).'}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Country</th>
+                <th scope="col" class="num">Sales</th>
+                <th scope="col" class="num optional">Revenue</th>
+              </tr>
+            </thead>
+            <tbody>
+              {v.customers.map((c) => (
+                <tr data-customer-id={c.id}>
+                  <td>
+                    <a href={workspacePath(slug, `/customers/${encodeURIComponent(c.id)}`)} safe>
+                      {c.name}
+                    </a>
+                  </td>
+                  <td safe>{c.email ?? ''}</td>
+                  <td safe>{c.country ?? ''}</td>
+                  <td class="num">{String(c.sales)}</td>
+                  <td class="num optional">{money(c.saleAmount)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label="Pages">
+        {v.page > 1 ? <a href={href(v.page - 1)}>Previous</a> : ''}
+        <span>{`Page ${v.page}`}</span>
+        {v.hasNext ? <a href={href(v.page + 1)}>Next</a> : ''}
+      </nav>
+    </Layout>
+  );
+}
+
+export function CustomerPage({ frame, customer, events }: { frame: WorkspaceFrame; customer: CustomerResponse; events: EventRecord[] }): JSX.Element {
+  const slug = frame.workspace.slug;
+  return (
+    <Layout frame={frame} title={customer.name} section="customers">
+      <p>
+        <a href={workspacePath(slug, '/customers')}>← Customers</a>
+      </p>
+      <h1 safe>{customer.name}</h1>
+      <dl class="facts">
+        <dt>Email</dt>
+        <dd safe>{customer.email ?? '—'}</dd>
+        <dt>External id</dt>
+        <dd safe>{customer.externalId}</dd>
+        <dt>Country</dt>
+        <dd safe>{customer.country ?? '—'}</dd>
+        <dt>Link</dt>
+        <dd>
+          {customer.link ? (
+            <a href={workspacePath(slug, `/analytics?linkId=${encodeURIComponent(customer.link.id)}&interval=all`)} safe>
+              {customer.link.shortLink}
+            </a>
+          ) : (
+            '—'
+          )}
+        </dd>
+        <dt>Sales</dt>
+        <dd>{`${customer.sales} (${money(customer.saleAmount)})`}</dd>
+        <dt>Customer since</dt>
+        <dd safe>{customer.createdAt}</dd>
+      </dl>
+      <h2>Events</h2>
+      {events.length === 0 ? <p>No leads or sales recorded for this customer.</p> : <EventsTable slug={slug} events={events} />}
+    </Layout>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Events (routes/activity.tsx): the workspace's clicks, leads or sales, newest first, a page at a
+ * time, as `GET /events` lists them; and the table of events a customer's page reuses.
+ */
+import type { EventRecord } from '../../analytics/schema.js';
+import { Layout, workspacePath, type Frame } from '../layout.js';
+
+export const EVENT_TABS = [
+  { event: 'clicks', label: 'Clicks' },
+  { event: 'leads', label: 'Leads' },
+  { event: 'sales', label: 'Sales' },
+] as const;
+export type EventTab = (typeof EVENT_TABS)[number]['event'];
+
+const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+/** One row per event: when, what, which link, where from, and the customer of a lead or sale. */
+export function EventsTable({ slug, events }: { slug: string; events: EventRecord[] }): JSX.Element {
+  return (
+    <div class="table-wrap">
+      <table class="events">
+        <thead>
+          <tr>
+            <th scope="col">Time (UTC)</th>
+            <th scope="col">Event</th>
+            <th scope="col">Link</th>
+            <th scope="col">Country</th>
+            <th scope="col" class="optional">Device</th>
+            <th scope="col" class="optional">Referer</th>
+            <th scope="col">Customer</th>
+            <th scope="col" class="num">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => {
+            const customer = 'customer' in e ? e.customer : undefined;
+            const name = e.event === 'click' ? 'Click' : e.eventName;
+            return (
+              <tr data-event-id={e.event === 'click' ? e.click.id : e.eventId}>
+                <td safe>{e.timestamp}</td>
+                <td safe>{name}</td>
+                <td class="url" safe>{e.link.shortLink}</td>
+                <td safe>{e.click.country}</td>
+                <td class="optional" safe>{e.click.device}</td>
+                <td class="optional" safe>{e.click.referer}</td>
+                <td>
+                  {customer ? (
+                    <a href={workspacePath(slug, `/customers/${encodeURIComponent(customer.id)}`)} safe>
+                      {customer.name || customer.email || customer.id}
+                    </a>
+                  ) : (
+                    ''
+                  )}
+                </td>
+                <td class="num">{e.event === 'sale' ? money(e.saleAmount) : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export interface EventsView {
+  frame: Frame & { workspace: { slug: string } };
+  tab: EventTab;
+  page: number;
+  events: EventRecord[];
+  hasNext: boolean;
+}
+
+export function EventsPage(v: EventsView): JSX.Element {
+  const slug = v.frame.workspace.slug;
+  const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?event=${event}${page > 1 ? `&page=${page}` : ''}`);
+  return (
+    <Layout frame={v.frame} title="Events" section="events">
+      <h1>Events</h1>
+      <nav class="tabs" aria-label="Event types">
+        <ul>
+          {EVENT_TABS.map((t) => (
+            <li>
+              <a href={href(t.event)} aria-current={t.event === v.tab ? 'page' : undefined}>
+                {t.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {v.events.length === 0 ? <p>No {v.tab} on this page.</p> : <EventsTable slug={slug} events={v.events} />}
+      <nav class="pager" aria-label="Pages">
+        {v.page > 1 ? (
+          <a href={href(v.tab, v.page - 1)} rel="prev">
+            Newer
+          </a>
+        ) : (
+          ''
+        )}
+        <span>{`Page ${v.page}`}</span>
+        {v.hasNext ? (
+          <a href={href(v.tab, v.page + 1)} rel="next">
+            Older
+          </a>
+        ) : (
+          ''
+        )}
+      </nav>
+    </Layout>
+  );
+}

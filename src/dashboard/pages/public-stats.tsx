@@ -1,0 +1,52 @@
+/**
+ * A link's public stats (routes/public-stats.tsx): readable without logging in, for links with
+ * `publicStats: true`. Only that link's figures: totals, the chart and a few cards, no filters
+ * beyond the interval, and nothing about its workspace.
+ */
+import type { AnalyticsData } from '../analytics/load.js';
+import { Head } from '../layout.js';
+import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
+
+export const PUBLIC_INTERVALS = [
+  { interval: '24h', label: '24 hours' },
+  { interval: '7d', label: '7 days' },
+  { interval: '30d', label: '30 days' },
+  { interval: '90d', label: '90 days' },
+  { interval: 'all', label: 'All time' },
+] as const;
+
+export function PublicStatsPage({ shortLink, path, interval, data }: { shortLink: string; path: string; interval: string; data: AnalyticsData }): JSX.Element {
+  const title = `Stats of ${shortLink}`;
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="en">
+        <Head title={title} />
+        <body class="public">
+          <main id="main" class="public-stats">
+            <p class="brand">Waymark</p>
+            <h1 safe>{title}</h1>
+            <nav class="tabs" aria-label="Interval">
+              <ul>
+                {PUBLIC_INTERVALS.map((i) => (
+                  <li>
+                    <a href={`${path}?interval=${i.interval}`} aria-current={i.interval === interval ? 'page' : undefined}>
+                      {i.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <Totals count={data.count} />
+            <SeriesChart data={data} />
+            <div class="cards">
+              {data.cards.map((card) => (
+                <BreakdownCard card={card} />
+              ))}
+            </div>
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}

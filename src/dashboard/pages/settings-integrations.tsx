@@ -1,0 +1,234 @@
+/**
+ * Settings → API keys and webhooks (routes/settings-integrations.tsx). A new key is shown once,
+ * on the answer to the form that created it; afterwards only its partial form (`wm_…abcd`).
+ */
+import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
+import type { DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
+import { RESOURCES } from '../../workspaces/api-keys.js';
+import { can } from '../../users/roles.js';
+import { CsrfField, workspacePath } from '../layout.js';
+import { SettingsShell, type WorkspaceFrame } from './settings.js';
+
+export interface KeyView {
+  id: string;
+  name: string;
+  partialKey: string;
+  scopes: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const path = (f: WorkspaceFrame, rest: string) => workspacePath(f.workspace.slug, `/settings/${rest}`);
+
+export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: { name: string; key: string }; error?: string }): JSX.Element {
+  const { frame } = v;
+  const owner = can(frame.role!, 'keys.manage');
+  return (
+    <SettingsShell frame={frame} current="keys" title="API keys" error={v.error}>
+      {v.created ? (
+        <div class="created-key" role="status">
+          <p safe>{`Key "${v.created.name}" created. Copy it now: it is not shown again.`}</p>
+          <code class="secret" id="new-api-key" safe>
+            {v.created.key}
+          </code>
+        </div>
+      ) : (
+        ''
+      )}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col" class="optional">Last used</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {v.keys.map((k) => (
+              <tr data-key-id={k.id}>
+                <td safe>{k.name}</td>
+                <td>
+                  <code safe>{k.partialKey}</code>
+                </td>
+                <td safe>{k.scopes ?? 'Full access'}</td>
+                <td class="optional" safe>{k.lastUsedAt ?? 'never'}</td>
+                <td>
+                  {k.revokedAt ? (
+                    'Revoked'
+                  ) : owner ? (
+                    <form method="post" action={path(frame, `keys/${encodeURIComponent(k.id)}/revoke`)} class="inline">
+                      <CsrfField token={frame.csrf} />
+                      <button type="submit" class="danger">
+                        Revoke
+                      </button>
+                    </form>
+                  ) : (
+                    'Active'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {owner ? (
+        <form method="post" action={path(frame, 'keys')} class="stack">
+          <CsrfField token={frame.csrf} />
+          <h3>Create a key</h3>
+          <label>
+            Name
+            <input type="text" name="name" maxlength="190" required />
+          </label>
+          <fieldset>
+            <legend>Access</legend>
+            <label class="inline">
+              <input type="radio" name="access" value="all" checked /> Full access
+            </label>
+            <label class="inline">
+              <input type="radio" name="access" value="read" /> Read only
+            </label>
+            <label class="inline">
+              <input type="radio" name="access" value="custom" /> Per resource:
+            </label>
+            {RESOURCES.map((r) => (
+              <label>
+                {r}
+                <select name={`scope_${r}`}>
+                  <option value="">No access</option>
+                  <option value="read">Read</option>
+                  {r === 'analytics' ? '' : <option value="write">Read and write</option>}
+                </select>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Create key</button>
+        </form>
+      ) : (
+        <p class="hint">Only owners create and revoke API keys.</p>
+      )}
+    </SettingsShell>
+  );
+}
+
+export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookResponse[]; error?: string }): JSX.Element {
+  const { frame } = v;
+  const owner = can(frame.role!, 'settings.manage');
+  return (
+    <SettingsShell frame={frame} current="webhooks" title="Webhooks" error={v.error}>
+      {v.webhooks.length === 0 ? <p>No webhooks yet.</p> : ''}
+      <ul class="plain-list">
+        {v.webhooks.map((w) => (
+          <li data-webhook-id={w.id}>
+            <h3>
+              <a href={path(frame, `webhooks/${encodeURIComponent(w.id)}`)} safe>
+                {w.name}
+              </a>
+            </h3>
+            <p class="url" safe>{w.url}</p>
+            <p safe>{`Triggers: ${w.triggers.join(', ')}`}</p>
+            <p>{w.disabledAt ? <span class="error" safe>{`Disabled since ${w.disabledAt}`}</span> : <span class="notice">Enabled</span>}</p>
+            {owner ? (
+              <>
+                <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/${w.disabledAt ? 'enable' : 'disable'}`)} class="inline">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="secondary">
+                    {w.disabledAt ? 'Enable' : 'Disable'}
+                  </button>
+                </form>
+                <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/delete`)} class="inline">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="danger">
+                    Delete
+                  </button>
+                </form>
+              </>
+            ) : (
+              ''
+            )}
+          </li>
+        ))}
+      </ul>
+      {owner ? (
+        <form method="post" action={path(frame, 'webhooks')} class="stack">
+          <CsrfField token={frame.csrf} />
+          <h3>Create a webhook</h3>
+          <label>
+            Name
+            <input type="text" name="name" maxlength="190" required />
+          </label>
+          <label>
+            URL
+            <input type="url" name="url" placeholder="https://example.com/hooks/waymark" required />
+          </label>
+          <fieldset>
+            <legend>Triggers</legend>
+            {DOMAIN_EVENT_TYPES.map((t) => (
+              <label class="inline">
+                <input type="checkbox" name={`trigger_${t}`} value="on" /> {t}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Create webhook</button>
+        </form>
+      ) : (
+        <p class="hint">Only owners manage webhooks.</p>
+      )}
+    </SettingsShell>
+  );
+}
+
+export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse; deliveries: DeliveryResponse[] }): JSX.Element {
+  const { frame, webhook } = v;
+  const owner = can(frame.role!, 'settings.manage');
+  return (
+    <SettingsShell frame={frame} current="webhooks" title={`Webhook: ${webhook.name}`}>
+      <p>
+        <a href={path(frame, 'webhooks')}>← Webhooks</a>
+      </p>
+      <p class="url" safe>{webhook.url}</p>
+      {owner ? (
+        <>
+          <p>Signing secret (every delivery is signed with it; see docs/webhooks.md):</p>
+          <code class="secret" safe>
+            {webhook.secret}
+          </code>
+        </>
+      ) : (
+        ''
+      )}
+      <h3>Recent deliveries</h3>
+      {v.deliveries.length === 0 ? (
+        <p>No deliveries yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">HTTP</th>
+                <th scope="col" class="optional">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {v.deliveries.map((d) => (
+                <tr data-delivery-id={d.id}>
+                  <td safe>{d.createdAt}</td>
+                  <td safe>{d.event}</td>
+                  <td safe>{d.status}</td>
+                  <td class="num">{d.statusCode === null ? '' : String(d.statusCode)}</td>
+                  <td class="optional" safe>{d.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </SettingsShell>
+  );
+}

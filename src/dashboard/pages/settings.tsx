@@ -1,0 +1,207 @@
+/**
+ * Settings pages (routes/settings.tsx): the sub-navigation, the workspace's name and slug, its
+ * domains, tags and folders. Forms that a role may not use are not shown (the server refuses them
+ * anyway: 403).
+ */
+import type { DomainResponse } from '../../domains/schema.js';
+import type { FolderResponse } from '../../folders/schema.js';
+import type { TagResponse } from '../../tags/schema.js';
+import { can } from '../../users/roles.js';
+import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+
+export type WorkspaceFrame = Frame & { workspace: { slug: string; name: string } };
+
+export const SETTINGS_PAGES = [
+  { id: 'general', label: 'General' },
+  { id: 'domains', label: 'Domains' },
+  { id: 'tags', label: 'Tags' },
+  { id: 'folders', label: 'Folders' },
+  { id: 'keys', label: 'API keys' },
+  { id: 'webhooks', label: 'Webhooks' },
+  { id: 'members', label: 'Members' },
+] as const;
+export type SettingsPageId = (typeof SETTINGS_PAGES)[number]['id'];
+
+/** A settings page: the layout, the settings' own navigation, an error or a notice. */
+export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageId; title: string; error?: string; notice?: string; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+  return (
+    <Layout frame={p.frame} title={`${p.title} · Settings`} section="settings">
+      <h1>Settings</h1>
+      <nav class="tabs" aria-label="Settings">
+        <ul>
+          {SETTINGS_PAGES.map((s) => (
+            <li>
+              <a href={workspacePath(p.frame.workspace.slug, `/settings/${s.id}`)} aria-current={s.id === p.current ? 'page' : undefined}>
+                {s.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <h2>{p.title}</h2>
+      <FormError message={p.error} />
+      {p.notice ? (
+        <p class="notice" role="status" safe>
+          {p.notice}
+        </p>
+      ) : (
+        ''
+      )}
+      <>{p.children ?? ''}</>
+    </Layout>
+  );
+}
+
+const path = (f: WorkspaceFrame, rest: string) => workspacePath(f.workspace.slug, `/settings/${rest}`);
+
+export function GeneralPage({ frame, error, values }: { frame: WorkspaceFrame; error?: string; values?: { name?: string; slug?: string } }): JSX.Element {
+  const owner = can(frame.role!, 'settings.manage');
+  return (
+    <SettingsShell frame={frame} current="general" title="General" error={error}>
+      <form method="post" action={path(frame, 'general')} class="stack">
+        <CsrfField token={frame.csrf} />
+        <label>
+          Workspace name
+          <input type="text" name="name" value={values?.name ?? frame.workspace.name} maxlength="32" required disabled={!owner} />
+        </label>
+        <label>
+          Slug
+          <input type="text" name="slug" value={values?.slug ?? frame.workspace.slug} minlength="3" maxlength="48" pattern="[A-Za-z0-9-]+" required disabled={!owner} />
+        </label>
+        <p class="hint">The slug is part of every dashboard address; changing it changes them.</p>
+        {owner ? <button type="submit">Save</button> : <p class="hint">Only owners change these settings.</p>}
+      </form>
+    </SettingsShell>
+  );
+}
+
+export interface DomainsView {
+  frame: WorkspaceFrame;
+  domains: DomainResponse[];
+  /** Where DNS must point for a domain to verify (CNAME target). */
+  dnsTarget: string;
+  error?: string;
+  notice?: string;
+}
+
+export function DomainsPage(v: DomainsView): JSX.Element {
+  const { frame } = v;
+  const owner = can(frame.role!, 'settings.manage');
+  return (
+    <SettingsShell frame={frame} current="domains" title="Domains" error={v.error} notice={v.notice}>
+      {v.domains.length === 0 ? (
+        <p>No domains yet.</p>
+      ) : (
+        <ul class="plain-list">
+          {v.domains.map((d) => (
+            <li data-domain={d.slug}>
+              <h3 safe>{d.slug}</h3>
+              <p>
+                {d.verified ? <span class="notice">Verified</span> : <span class="error">Not verified</span>}
+                {d.primary ? ' · primary' : ''}
+              </p>
+              {d.verified ? (
+                ''
+              ) : (
+                <p class="hint">
+                  To verify, add a <code>CNAME</code> record for <code safe>{d.slug}</code> pointing at <code safe>{v.dnsTarget}</code> (or <code>A</code>/
+                  <code>AAAA</code> records with its addresses), then check again.
+                </p>
+              )}
+              {owner ? (
+                <>
+                  <form method="post" action={path(frame, `domains/${encodeURIComponent(d.slug)}/check`)} class="inline">
+                    <CsrfField token={frame.csrf} />
+                    <button type="submit" class="secondary">
+                      Check DNS
+                    </button>
+                  </form>
+                  <form method="post" action={path(frame, `domains/${encodeURIComponent(d.slug)}`)} class="inline">
+                    <CsrfField token={frame.csrf} />
+                    <label>
+                      Not-found URL
+                      <input type="url" name="notFoundUrl" value={d.notFoundUrl ?? ''} placeholder="https://example.com/" maxlength="32000" />
+                    </label>
+                    <button type="submit">Save</button>
+                  </form>
+                </>
+              ) : (
+                <p class="hint" safe>{`Not-found URL: ${d.notFoundUrl ?? 'none'}`}</p>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {owner ? (
+        <form method="post" action={path(frame, 'domains')} class="stack">
+          <CsrfField token={frame.csrf} />
+          <label>
+            Add a domain
+            <input type="text" name="slug" placeholder="go.example.com" maxlength="190" required />
+          </label>
+          <button type="submit">Add domain</button>
+        </form>
+      ) : (
+        <p class="hint">Only owners add and change domains.</p>
+      )}
+    </SettingsShell>
+  );
+}
+
+/** Tags or folders: a list with rename and delete, and a create form. */
+export function NamedItemsPage(v: {
+  frame: WorkspaceFrame;
+  kind: 'tags' | 'folders';
+  items: (TagResponse | FolderResponse)[];
+  error?: string;
+}): JSX.Element {
+  const { frame, kind } = v;
+  const write = can(frame.role!, kind === 'tags' ? 'tags.write' : 'folders.write');
+  const noun = kind === 'tags' ? 'tag' : 'folder';
+  const title = kind === 'tags' ? 'Tags' : 'Folders';
+  return (
+    <SettingsShell frame={frame} current={kind} title={title} error={v.error}>
+      {v.items.length === 0 ? <p>{`No ${kind} yet.`}</p> : ''}
+      <ul class="plain-list">
+        {v.items.map((item) => (
+          <li data-id={item.id}>
+            {write ? (
+              <>
+                <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/rename`)} class="inline">
+                  <CsrfField token={frame.csrf} />
+                  <label>
+                    <span class="visually-hidden">{`Name of the ${noun}`}</span>
+                    <input type="text" name="name" value={item.name} maxlength="190" required />
+                  </label>
+                  <button type="submit" class="secondary">
+                    Rename
+                  </button>
+                </form>
+                <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/delete`)} class="inline">
+                  <CsrfField token={frame.csrf} />
+                  <button type="submit" class="danger">
+                    Delete
+                  </button>
+                </form>
+              </>
+            ) : (
+              <span safe>{item.name}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {write ? (
+        <form method="post" action={path(frame, kind)} class="stack">
+          <CsrfField token={frame.csrf} />
+          <label>
+            {`New ${noun}`}
+            <input type="text" name="name" maxlength="190" required />
+          </label>
+          <button type="submit">{`Create ${noun}`}</button>
+        </form>
+      ) : (
+        <p class="hint">{`Viewers cannot change ${kind}.`}</p>
+      )}
+    </SettingsShell>
+  );
+}
