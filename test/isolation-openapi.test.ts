@@ -215,7 +215,7 @@ function kindOf(op: Operation, where: 'path' | 'query' | 'body', name: string): 
 const GLOBAL_NAMES = new Set(['POST /domains body slug', 'PATCH /domains/{slug} body slug']);
 
 /** What a minimal successful call of each operation needs beyond its schema's required fields. */
-function baselineExtras(op: Operation, own: Seeded): { query?: Record<string, string>; body?: unknown } {
+function baselineExtras(op: Operation, own: Seeded): { query?: Record<string, string>; body?: unknown; headers?: Record<string, string> } {
   switch (op.name) {
     case 'POST /domains': return { body: { slug: fabricated('domain') } };
     case 'POST /tags': return { body: { name: `tag-${randomBytes(4).toString('hex')}` } };
@@ -225,6 +225,8 @@ function baselineExtras(op: Operation, own: Seeded): { query?: Record<string, st
     case 'PATCH /links/bulk': return { body: { linkIds: [own.linkId], data: { archived: false } } };
     case 'POST /track/lead': return { body: { clickId: own.clickId, eventName: 'Again', customerExternalId: own.customerExternal, mode: 'wait' } };
     case 'POST /track/sale': return { body: { customerExternalId: own.customerExternal, amount: 100 } };
+    // A CSV file, not JSON: the operation documents no JSON body.
+    case 'POST /links/import': return { body: `url,key\nhttps://example.com/imported,imp${randomBytes(4).toString('hex')}\n`, headers: { 'content-type': 'text/csv' } };
     case 'POST /webhooks': return { body: { name: 'hook', url: receiver.url, triggers: ['link.clicked'], linkScope: 'links', linkIds: [own.linkId] } };
     default: return {};
   }
@@ -234,6 +236,7 @@ interface Call {
   method: Operation['method'];
   url: string;
   payload?: unknown;
+  headers?: Record<string, string>;
 }
 
 /** The request of `op` with the workspace's own ids, plus `set` applied (`where:name` → value). */
@@ -248,7 +251,7 @@ function buildCall(op: Operation, own: Seeded, set: Map<string, { where: 'path' 
   const query = new URLSearchParams();
   for (const p of op.params.filter((x) => x.in === 'query' && x.required)) query.set(p.name, String(minimalValue(doc, p.schema, p.name)));
   for (const [k, v] of Object.entries(extras.query ?? {})) query.set(k, v);
-  let payload: unknown = op.body ? (extras.body ?? minimalValue(doc, op.body)) : undefined;
+  let payload: unknown = op.body ? (extras.body ?? minimalValue(doc, op.body)) : extras.body;
   if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
     // Required id-bearing body fields get the workspace's own values.
     for (const f of bodyFields(doc, op.body)) {
@@ -267,7 +270,7 @@ function buildCall(op: Operation, own: Seeded, set: Map<string, { where: 'path' 
     }
   }
   const qs = query.toString();
-  return { method: op.method, url: qs ? `${path}?${qs}` : path, ...(payload !== undefined ? { payload } : {}) };
+  return { method: op.method, url: qs ? `${path}?${qs}` : path, ...(payload !== undefined ? { payload } : {}), ...(extras.headers ? { headers: extras.headers } : {}) };
 }
 
 /** Everything the second workspace has sent so far: a value it sent may come back legitimately. */
@@ -275,7 +278,7 @@ let sentSoFar = '';
 
 async function send(call: Call) {
   sentSoFar += ` ${call.url} ${JSON.stringify(call.payload ?? '')}`;
-  const res = await t.app.inject({ method: call.method, url: call.url, headers: other.headers, ...(call.payload !== undefined ? { payload: call.payload as object } : {}) });
+  const res = await t.app.inject({ method: call.method, url: call.url, headers: { ...other.headers, ...call.headers }, ...(call.payload !== undefined ? { payload: call.payload as object } : {}) });
   return { status: res.statusCode, body: res.body };
 }
 
@@ -301,6 +304,8 @@ function summary(res: { status: number; body: string }, values: string[]): strin
     const parsed = JSON.parse(body);
     return `${res.status} ${parsed.error?.code} ${parsed.error?.message}`;
   }
+  // Exports answer CSV or NDJSON: compared by their number of lines.
+  if (!/^\s*([[{"]|null$|true$|false$|-?\d)/.test(body || 'null') || body.includes('\n{')) return `${res.status} text of ${body.split('\n').filter(Boolean).length} lines`;
   const parsed = JSON.parse(body || 'null');
   return `${res.status} ${Array.isArray(parsed) ? `array of ${parsed.length}` : typeof parsed}`;
 }

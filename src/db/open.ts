@@ -13,7 +13,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { ImmediateSqliteDialect } from './sqlite-driver.js';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
@@ -151,7 +152,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   // Every connection keeps its prepared statements (db/statement-cache.ts).
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   const onDisk = file !== ':memory:';
   return {
     db,
