@@ -139,3 +139,14 @@ test("another workspace's tags, folders, keys, domains and webhooks are 404", as
   // And a non-member sees none of the other workspace's settings.
   assert.equal((await owner.get(`/dashboard/w/${await slugOf(t, other.workspaceId)}/settings/keys`)).statusCode, 404);
 });
+
+test('navigation: /settings opens General; every settings page, Members included, shows all the tabs', async () => {
+  const res = await viewer.get(`/dashboard/w/${slug}/settings`);
+  assert.equal(res.statusCode, 303);
+  assert.equal(res.headers.location, at('general'));
+  for (const page of ['general', 'domains', 'tags', 'folders', 'keys', 'webhooks', 'members']) {
+    const body = (await viewer.get(at(page))).body;
+    for (const tab of ['general', 'domains', 'tags', 'folders', 'keys', 'webhooks', 'members']) assert.ok(body.includes(`href="${at(tab)}"`), `${page} links to ${tab}`);
+    assert.match(body, new RegExp(`href="${at(page)}" aria-current="page"`), `${page} is the current tab`);
+  }
+});

@@ -1,10 +1,11 @@
 /** Settings → Members: the workspace's members and pending invitations; owners invite, change roles and remove. */
-import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { CsrfField, workspacePath, type Frame } from '../layout.js';
+import { SettingsShell } from './settings.js';
 import { ROLES, can } from '../../users/roles.js';
 import type { Member } from '../../users/store.js';
 
 export interface MembersView {
-  frame: Frame & { workspace: { slug: string } };
+  frame: Frame & { workspace: { slug: string; name: string } };
   members: Member[];
   invitations: { id: string; email: string; role: string; expiresAt: number }[];
   /** The link of an invitation just made: shown once. */
@@ -28,9 +29,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
   const manage = can(frame.role!, 'members.manage');
   const base = workspacePath(frame.workspace.slug, '/settings');
   return (
-    <Layout frame={frame} title="Members" section="settings">
-      <h1>Members</h1>
-      <FormError message={error} />
+    <SettingsShell frame={frame} current="members" title="Members" error={error}>
       {inviteLink ? (
         <section aria-labelledby="invite-link">
           <h2 id="invite-link">Invitation link</h2>
@@ -121,6 +120,6 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
       ) : (
         <p class="hint">Only owners manage members.</p>
       )}
-    </Layout>
+    </SettingsShell>
   );
 }

@@ -20,10 +20,10 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
   const back = (page: WorkspacePage) => workspacePath(page.workspace.slug, '/settings/members');
 
   return async (app) => {
-    // Settings opens on its members page until other settings pages exist.
+    // Settings opens on its first tab, General (every role may read it).
     app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/settings', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
-      return redirect(reply, back(page));
+      return redirect(reply, workspacePath(page.workspace.slug, '/settings/general'));
     });
 
     app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/settings/members', { schema: HIDDEN }, async (request, reply) =>
