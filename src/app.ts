@@ -98,6 +98,8 @@ export async function buildApp(options: BuildOptions) {
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
+  const imports = createImportsModule(ctx, { links, tags, domains });
+  const exports = createExportsModule({ links, analytics });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,
@@ -105,9 +107,9 @@ export async function buildApp(options: BuildOptions) {
     folders: folders.service,
     domains,
     services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
+    imports: imports.service,
+    exports: exports.service,
   });
-  const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics });
   const retention = createRetention({
     config,
     database,

@@ -31,10 +31,13 @@ import { activityRoutes } from './routes/activity.js';
 import { publicStatsRoutes } from './routes/public-stats.js';
 import { settingsRoutes } from './routes/settings.js';
 import { integrationRoutes } from './routes/settings-integrations.js';
+import { transferRoutes } from './routes/transfer.js';
+import type { ImportService } from '../imports/service.js';
+import type { ExportService } from '../exports/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services }: { users: UsersModule; links: LinkService; services: PageServices } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, exports }: { users: UsersModule; links: LinkService; services: PageServices; imports: ImportService; exports: ExportService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -74,6 +77,8 @@ export function createDashboardModule(
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      // Import and export (issue 18): the API's import and export services.
+      await scope.register(transferRoutes(kit, imports, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');

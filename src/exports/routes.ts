@@ -3,18 +3,9 @@
  * checks its query and permission like the list it mirrors, then streams the body.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyReply } from 'fastify';
-import type { Readable } from 'node:stream';
-import { cellOf, EVENT_COLUMNS, get, LINK_COLUMNS, linkRow } from './cells.js';
 import { AnalyticsExportQuery, CsvBody, EventsExportBody, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
-import { csvStream, ndjsonStream } from './streams.js';
-
-const CSV = 'text/csv; charset=utf-8';
-
-function download(reply: FastifyReply, type: string, filename: string, body: Readable) {
-  return reply.header('content-type', type).header('content-disposition', `attachment; filename="${filename}"`).send(body);
-}
+import { sendAnalyticsExport, sendEventsExport, sendLinksExport } from './send.js';
 
 export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = async (app, { exports }) => {
   app.get(
@@ -33,8 +24,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
     },
     async (req, reply) => {
       const caller = { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId };
-      const pages = await exports.linkPages(caller, req.query);
-      return download(reply, CSV, 'links.csv', csvStream(LINK_COLUMNS, pages, (l) => linkRow(l as unknown as Record<string, unknown>)));
+      return sendLinksExport(reply, exports, caller, req.query);
     },
   );
 
@@ -53,11 +43,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
       },
     },
     async (req, reply) => {
-      const pages = await exports.eventPages(req.auth, req.query);
-      const name = `${req.query.event}.${req.query.format}`;
-      if (req.query.format === 'ndjson') return download(reply, 'application/x-ndjson; charset=utf-8', name, ndjsonStream(pages));
-      const columns = EVENT_COLUMNS[req.query.event];
-      return download(reply, CSV, name, csvStream(columns, pages, (e) => columns.map((c) => cellOf(get(e, c)))));
+      return sendEventsExport(reply, exports, req.auth, req.query);
     },
   );
 
@@ -76,9 +62,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
       },
     },
     async (req, reply) => {
-      const { columns, rows } = await exports.analyticsRows(req.auth, req.query);
-      const groupBy = req.query.type ?? req.query.groupBy ?? 'count';
-      return download(reply, CSV, `analytics-${groupBy}.csv`, csvStream(columns, [rows], (r) => columns.map((c) => cellOf(r[c]))));
+      return sendAnalyticsExport(reply, exports, req.auth, req.query);
     },
   );
 };

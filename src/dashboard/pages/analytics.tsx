@@ -29,7 +29,12 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
   const custom = !!params.start;
   return (
     <Layout frame={frame} title="Analytics" section="analytics">
-      <h1>Analytics</h1>
+      <div class="heading">
+        <h1>Analytics</h1>
+        <a href={`${base}/export${queryString({ ...params, event: 'composite', groupBy: 'timeseries' } as PageParams)}`} hx-boost="false">
+          Export CSV
+        </a>
+      </div>
       <form method="get" action={base} class="toolbar analytics-range" aria-label="Range and filters">
         <label>
           Interval

@@ -75,7 +75,12 @@ export function EventsPage(v: EventsView): JSX.Element {
   const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?event=${event}${page > 1 ? `&page=${page}` : ''}`);
   return (
     <Layout frame={v.frame} title="Events" section="events">
-      <h1>Events</h1>
+      <div class="heading">
+        <h1>Events</h1>
+        <a href={workspacePath(slug, `/events/export?event=${v.tab}`)} hx-boost="false">
+          Export CSV
+        </a>
+      </div>
       <nav class="tabs" aria-label="Event types">
         <ul>
           {EVENT_TABS.map((t) => (

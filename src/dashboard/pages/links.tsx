@@ -222,6 +222,10 @@ export function LinksPage(v: LinksView): JSX.Element {
         ) : (
           ''
         )}
+        {write ? <a href={`${base}/import`}>Import CSV</a> : ''}
+        <a href={`${base}/export${exportQuery(v.state)}`} hx-boost="false">
+          Export CSV
+        </a>
       </div>
       {v.notice ? (
         <p class="notice" role="status">
@@ -285,4 +289,13 @@ export function LinksPage(v: LinksView): JSX.Element {
       </nav>
     </Layout>
   );
+}
+
+/** The list's filters as the export's query (`GET /links/export` takes the same ones). */
+function exportQuery(state: LinksView['state']): string {
+  const q = new URLSearchParams();
+  for (const k of ['search', 'domain', 'tagId', 'folderId'] as const) if (state[k]) q.set(k, String(state[k]));
+  if (state.showArchived) q.set('showArchived', 'true');
+  const s = q.toString();
+  return s ? `?${s}` : '';
 }
