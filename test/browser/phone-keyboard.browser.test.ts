@@ -4,7 +4,8 @@
  *
  * - at 390×844, every main page fits the screen's width (no horizontal scrolling of the page:
  *   wide tables scroll inside their wrapper, forms stack);
- * - a CSV import through the upload form (htmx sends it as multipart) shows its report;
+ * - a CSV import through the upload form (htmx sends it as multipart) shows its report, and axe
+ *   finds nothing serious on the import page;
  * - from the login page, Tab reaches the email, the password and *Log in* in that order, and the
  *   focused control has a visible outline (`:focus-visible`);
  * - on the links page, Tab reaches the main actions (New link, Import CSV, Export CSV, the search
@@ -15,7 +16,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startDashboardRun } from './support.js';
+import { describeViolations, startDashboardRun } from './support.js';
 
 const OWNER = { email: 'phone@example.com', name: 'Pat Phone', password: 'correct horse battery' };
 const PHONE = { width: 390, height: 844 };
@@ -80,6 +81,8 @@ test('phone-sized screen and keyboard: no page wider than 390 px, login and link
   await page.getByRole('button', { name: 'Import' }).click();
   await assert.doesNotReject(page.getByRole('heading', { name: 'Import done' }).waitFor());
   assert.match((await page.getByRole('status').first().textContent()) ?? '', /2 rows: 1 created, 0 skipped, 1 rejected/);
+  const serious = (await run.audit(`${ws}/links/import`, phone)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.equal(serious.length, 0, `axe on the import page:\n${describeViolations(serious)}`);
 
   const pages = [
     '/links', '/links/new', `/links/${created.json.id}/edit`, '/links/import', '/analytics', '/events', '/customers',
