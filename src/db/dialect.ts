@@ -14,6 +14,13 @@ export interface Dialect {
   readonly doubleType: 'double precision' | 'real';
   /** Case-insensitive "contains" match of a column against a plain string (no wildcards from the user). */
   containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
+  /**
+   * A condition narrowing `links` to the rows the search index says may contain `needle`, or
+   * null when the engine needs none (PostgreSQL's trigram indexes serve `ilike` directly) or the
+   * needle is too short for trigrams. A superset of `containsInsensitive`'s matches, so callers
+   * keep that condition too (migration 0016).
+   */
+  linkSearchCandidates(needle: string): RawBuilder<boolean> | null;
   /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
   noIndex(column: string): RawBuilder<unknown>;
   /**
@@ -54,6 +61,14 @@ export const sqliteDialect: Dialect = {
   bigIntType: 'integer',
   doubleType: 'real',
   containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
+  // The trigram table folds case per character, so the lowered needle's trigrams are found in
+  // every link that `containsInsensitive` matches; a phrase query matches them consecutively in one column.
+  linkSearchCandidates: (needle) => {
+    const lowered = needle.toLowerCase();
+    if ([...lowered].length < 3) return null;
+    const phrase = `"${lowered.replace(/"/g, '""')}"`;
+    return sql<boolean>`links.rowid in (select rowid from links_search where links_search match ${phrase})`;
+  },
   noIndex: (column) => sql`+${sql.ref(column)}`,
   indexedBy: (table, index) => sql`${sql.table(table)} indexed by ${sql.id(index)}`,
   isUniqueViolation: (error) => {
@@ -71,6 +86,7 @@ export const postgresDialect: Dialect = {
   bigIntType: 'bigint',
   doubleType: 'double precision',
   containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
+  linkSearchCandidates: () => null,
   noIndex: (column) => sql.ref(column),
   indexedBy: (table) => sql.table(table),
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).

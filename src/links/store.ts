@@ -101,6 +101,8 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
     }
     if (f.search) {
       const needle = f.search;
+      const candidates = dialect.linkSearchCandidates(needle);
+      if (candidates) q = q.where(candidates as Expression<SqlBool>);
       q = q.where((eb) =>
         eb.or([
           dialect.containsInsensitive(eb.ref('links.short_link'), needle) as Expression<SqlBool>,
