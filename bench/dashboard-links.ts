@@ -118,7 +118,7 @@ async function compareSearchIndex(t: Awaited<ReturnType<typeof createTestApp>>, 
     ['"nomatch" (no row)', 'nomatch'],
   ];
   const dialect = t.ctx.database.dialect as { -readonly [K in keyof typeof t.ctx.database.dialect]: (typeof t.ctx.database.dialect)[K] };
-  const indexed = dialect.linkSearchCandidates;
+  const indexed = dialect.linkSearchIndex;
   const time = async (term: string): Promise<number> => {
     const started = performance.now();
     const res = await get(`/dashboard/w/${slug}/links?search=${encodeURIComponent(term)}`);
@@ -134,14 +134,14 @@ async function compareSearchIndex(t: Awaited<ReturnType<typeof createTestApp>>, 
   if (TEST_ENGINE === 'sqlite') {
     for (let i = 0; i < RUNS + 2; i++) {
       for (const [, term] of searches) {
-        dialect.linkSearchCandidates = indexed;
+        dialect.linkSearchIndex = indexed;
         const on = await time(term);
-        dialect.linkSearchCandidates = () => null;
+        dialect.linkSearchIndex = () => null;
         const off = await time(term);
         if (i >= 2) results.get(term)!.on.push(on), results.get(term)!.off.push(off);
       }
     }
-    dialect.linkSearchCandidates = indexed;
+    dialect.linkSearchIndex = indexed;
   } else {
     for (const phase of ['on', 'off'] as const) {
       if (phase === 'off') {

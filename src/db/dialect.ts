@@ -15,12 +15,13 @@ export interface Dialect {
   /** Case-insensitive "contains" match of a column against a plain string (no wildcards from the user). */
   containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
   /**
-   * A condition narrowing `links` to the rows the search index says may contain `needle`, or
-   * null when the engine needs none (PostgreSQL's trigram indexes serve `ilike` directly) or the
-   * needle is too short for trigrams. A superset of `containsInsensitive`'s matches, so callers
-   * keep that condition too (migration 0016).
+   * The links search index's answer for `needle` (migration 0016), or null when the engine needs
+   * none (PostgreSQL's trigram indexes serve `ilike` directly) or the needle is too short for
+   * trigrams. `where` narrows `links` to the rows that may contain the needle, a superset of
+   * `containsInsensitive`'s matches, so callers keep that condition too; `countUpTo(cap)` counts
+   * those rows, all workspaces together, up to `cap` (for choosing between index and scan).
    */
-  linkSearchCandidates(needle: string): RawBuilder<boolean> | null;
+  linkSearchIndex(needle: string): { where: RawBuilder<boolean>; countUpTo(cap: number): RawBuilder<{ n: number }> } | null;
   /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
   noIndex(column: string): RawBuilder<unknown>;
   /**
@@ -63,11 +64,14 @@ export const sqliteDialect: Dialect = {
   containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
   // The trigram table folds case per character, so the lowered needle's trigrams are found in
   // every link that `containsInsensitive` matches; a phrase query matches them consecutively in one column.
-  linkSearchCandidates: (needle) => {
+  linkSearchIndex: (needle) => {
     const lowered = needle.toLowerCase();
     if ([...lowered].length < 3) return null;
     const phrase = `"${lowered.replace(/"/g, '""')}"`;
-    return sql<boolean>`links.rowid in (select rowid from links_search where links_search match ${phrase})`;
+    return {
+      where: sql<boolean>`links.rowid in (select rowid from links_search where links_search match ${phrase})`,
+      countUpTo: (cap) => sql<{ n: number }>`select count(*) as n from (select rowid from links_search where links_search match ${phrase} limit ${cap})`,
+    };
   },
   noIndex: (column) => sql`+${sql.ref(column)}`,
   indexedBy: (table, index) => sql`${sql.table(table)} indexed by ${sql.id(index)}`,
@@ -86,7 +90,7 @@ export const postgresDialect: Dialect = {
   bigIntType: 'bigint',
   doubleType: 'double precision',
   containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
-  linkSearchCandidates: () => null,
+  linkSearchIndex: () => null,
   noIndex: (column) => sql.ref(column),
   indexedBy: (table) => sql.table(table),
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).

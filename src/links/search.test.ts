@@ -101,12 +101,12 @@ test('search results equal a substring filter after inserts, updates and deletes
 test('the search uses the index', async () => {
   const db = t.ctx.database.db;
   if (TEST_ENGINE === 'sqlite') {
-    const candidates = t.ctx.database.dialect.linkSearchCandidates('shop.example')!;
-    const query = db.selectFrom('links').select('id').where('workspace_id', '=', t.workspaceId).where(candidates as never).compile();
+    const index = t.ctx.database.dialect.linkSearchIndex('shop.example')!;
+    const query = db.selectFrom('links').select('id').where('workspace_id', '=', t.workspaceId).where(index.where as never).compile();
     const rows = await db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
     const details = rows.rows.map((r) => r.detail).join('\n');
     assert.match(details, /VIRTUAL TABLE INDEX/i, details);
-    assert.equal(t.ctx.database.dialect.linkSearchCandidates('ab'), null, 'two characters have no trigram');
+    assert.equal(t.ctx.database.dialect.linkSearchIndex('ab'), null, 'two characters have no trigram');
     return;
   }
   const plan = await db.connection().execute(async (conn) => {
