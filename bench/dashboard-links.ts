@@ -7,6 +7,9 @@
  *
  * Prints the median, p95 and slowest of RUNS runs per page (after 2 warm-ups), and the page's
  * JavaScript + CSS as sent gzipped (budget ≤ 150 KB); asserts nothing.
+ * Then the search with and without its index (migration 0016), same data, same process: on
+ * SQLite in alternating runs (the store is told to skip the FTS5 table), on PostgreSQL all runs
+ * with the trigram indexes, then all runs after dropping them.
  * Settings: LINKS (default 100000), RUNS (default 30).
  *
  * Run: npm run bench -- dashboard-links
@@ -94,6 +97,7 @@ async function main() {
       `  ${label.padEnd(40)} median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, slowest ${times.at(-1)!.toFixed(1)} ms, ${Math.round(bytes / 1024)} KB of HTML`,
     );
   }
+  await compareSearchIndex(t, (url) => browser.get(url), slug);
   for (const path of ['/links', '/links/new']) {
     const html = (await owner.get(`/dashboard/w/${slug}${path}`)).body;
     const { total, files } = await pageAssetWeight(t.app, html);
@@ -101,6 +105,61 @@ async function main() {
     console.log(`  JS + CSS of ${path}, gzipped: ${(total / 1024).toFixed(1)} KB (${list.join(', ')} KB)`);
   }
   await t.close();
+}
+
+type Get = (url: string) => Promise<{ statusCode: number }>;
+
+/** Median and slowest server time of the links page for some searches, with and without the search index. */
+async function compareSearchIndex(t: Awaited<ReturnType<typeof createTestApp>>, get: Get, slug: string): Promise<void> {
+  const searches: [string, string][] = [
+    ['"shop42." (1/1000 of rows)', 'shop42.'],
+    ['"k2bi" (a key fragment, 36 rows)', 'k2bi'],
+    ['"example" (every row)', 'example'],
+    ['"nomatch" (no row)', 'nomatch'],
+  ];
+  const dialect = t.ctx.database.dialect as { -readonly [K in keyof typeof t.ctx.database.dialect]: (typeof t.ctx.database.dialect)[K] };
+  const indexed = dialect.linkSearchIndex;
+  const time = async (term: string): Promise<number> => {
+    const started = performance.now();
+    const res = await get(`/dashboard/w/${slug}/links?search=${encodeURIComponent(term)}`);
+    if (res.statusCode !== 200) throw new Error(`search ${term}: ${res.statusCode}`);
+    return performance.now() - started;
+  };
+  const stats = (times: number[]) => {
+    times.sort((a, b) => a - b);
+    return `${times[Math.floor(times.length / 2)]!.toFixed(1)} / ${times.at(-1)!.toFixed(1)} ms`;
+  };
+  console.log(`  search with / without its index (median / slowest of ${RUNS})`);
+  const results = new Map<string, { on: number[]; off: number[] }>(searches.map(([, term]) => [term, { on: [], off: [] }]));
+  if (TEST_ENGINE === 'sqlite') {
+    for (let i = 0; i < RUNS + 2; i++) {
+      for (const [, term] of searches) {
+        dialect.linkSearchIndex = indexed;
+        const on = await time(term);
+        dialect.linkSearchIndex = () => null;
+        const off = await time(term);
+        if (i >= 2) results.get(term)!.on.push(on), results.get(term)!.off.push(off);
+      }
+    }
+    dialect.linkSearchIndex = indexed;
+  } else {
+    for (const phase of ['on', 'off'] as const) {
+      if (phase === 'off') {
+        await sql`drop index links_short_link_trgm`.execute(t.ctx.database.db);
+        await sql`drop index links_url_trgm`.execute(t.ctx.database.db);
+      }
+      for (let i = 0; i < RUNS + 2; i++) {
+        for (const [, term] of searches) {
+          const ms = await time(term);
+          if (i >= 2) results.get(term)![phase].push(ms);
+        }
+      }
+    }
+  }
+  for (const [label, term] of searches) {
+    const r = results.get(term)!;
+    console.log(`    ${label.padEnd(38)} with ${stats(r.on)}, without ${stats(r.off)}`);
+  }
 }
 
 main().catch((err) => {

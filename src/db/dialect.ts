@@ -14,6 +14,14 @@ export interface Dialect {
   readonly doubleType: 'double precision' | 'real';
   /** Case-insensitive "contains" match of a column against a plain string (no wildcards from the user). */
   containsInsensitive(column: Expression<string | null>, needle: string): RawBuilder<boolean>;
+  /**
+   * The links search index's answer for `needle` (migration 0016), or null when the engine needs
+   * none (PostgreSQL's trigram indexes serve `ilike` directly) or the needle is too short for
+   * trigrams. `where` narrows `links` to the rows that may contain the needle, a superset of
+   * `containsInsensitive`'s matches, so callers keep that condition too; `countUpTo(cap)` counts
+   * those rows, all workspaces together, up to `cap` (for choosing between index and scan).
+   */
+  linkSearchIndex(needle: string): { where: RawBuilder<boolean>; countUpTo(cap: number): RawBuilder<{ n: number }> } | null;
   /** Prefixes the column so SQLite does not use an index for it (`+col`); identity on PostgreSQL. */
   noIndex(column: string): RawBuilder<unknown>;
   /**
@@ -54,6 +62,17 @@ export const sqliteDialect: Dialect = {
   bigIntType: 'integer',
   doubleType: 'real',
   containsInsensitive: (column, needle) => sql<boolean>`lower(${column}) like ${'%' + escapeLike(needle.toLowerCase()) + '%'} escape '\\'`,
+  // The trigram table folds case per character, so the lowered needle's trigrams are found in
+  // every link that `containsInsensitive` matches; a phrase query matches them consecutively in one column.
+  linkSearchIndex: (needle) => {
+    const lowered = needle.toLowerCase();
+    if ([...lowered].length < 3) return null;
+    const phrase = `"${lowered.replace(/"/g, '""')}"`;
+    return {
+      where: sql<boolean>`links.rowid in (select rowid from links_search where links_search match ${phrase})`,
+      countUpTo: (cap) => sql<{ n: number }>`select count(*) as n from (select rowid from links_search where links_search match ${phrase} limit ${cap})`,
+    };
+  },
   noIndex: (column) => sql`+${sql.ref(column)}`,
   indexedBy: (table, index) => sql`${sql.table(table)} indexed by ${sql.id(index)}`,
   isUniqueViolation: (error) => {
@@ -71,6 +90,7 @@ export const postgresDialect: Dialect = {
   bigIntType: 'bigint',
   doubleType: 'double precision',
   containsInsensitive: (column, needle) => sql<boolean>`${column} ilike ${'%' + escapeLike(needle) + '%'} escape '\\'`,
+  linkSearchIndex: () => null,
   noIndex: (column) => sql.ref(column),
   indexedBy: (table) => sql.table(table),
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).

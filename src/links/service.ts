@@ -14,7 +14,7 @@ import { CreateLinkBody, LIMITS, type BulkUpdateData, type CountLinksQuery, type
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } from './prepare.js';
 import { linkFilters, linkPage } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
-import { loadLinkExtras, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
+import { loadLinkExtras, SEARCH_INDEX_THRESHOLD, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
 import type { Outbox } from '../events/outbox.js';
 import { linkEvents } from '../events/link-events.js';
 import { createLinkImporter } from './import-batch.js';
@@ -63,6 +63,10 @@ export function createLinkService(deps: LinkServiceDeps) {
     if (filters.tagIds?.length) {
       const tagged = await store.countTagged(caller.workspaceId, filters.tagIds, TAG_PROBE_THRESHOLD);
       filters.tagStrategy = tagged >= TAG_PROBE_THRESHOLD ? 'probe' : 'list';
+    }
+    if (filters.search) {
+      const candidates = await store.countSearchCandidates(filters.search, SEARCH_INDEX_THRESHOLD);
+      filters.searchStrategy = candidates !== null && candidates < SEARCH_INDEX_THRESHOLD ? 'index' : 'scan';
     }
     return filters;
   }

@@ -22,6 +22,8 @@ export interface LinkFilters {
   /** `null`: only links outside folders; a string: that folder; undefined: every folder. */
   folderId?: string | null;
   search?: string;
+  /** How the search runs: 'index' = the search index's candidates (migration 0016), else the scan. */
+  searchStrategy?: 'index' | 'scan';
   userId?: string;
   tenantId?: string;
   showArchived: boolean;
@@ -70,6 +72,13 @@ const SORT_EXPRESSIONS = {
  */
 export const TAG_PROBE_THRESHOLD = 2_000;
 
+/**
+ * Above this many candidates in the search index, a search scans instead: reading the candidates
+ * costs ~1.5 µs each (175 ms for a term in all 120k links), while a scan in sort order fills a
+ * page after a few rows when the term is that common (dashboard-links bench, BENCHMARKS.md).
+ */
+export const SEARCH_INDEX_THRESHOLD = 5_000;
+
 const GROUP_COLUMNS = { domain: 'links.domain', userId: 'links.user_id', folderId: 'links.folder_id', tagId: 'link_tags.tag_id' } as const;
 
 export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
@@ -101,6 +110,8 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
     }
     if (f.search) {
       const needle = f.search;
+      const index = f.searchStrategy === 'index' ? dialect.linkSearchIndex(needle) : null;
+      if (index) q = q.where(index.where as Expression<SqlBool>);
       q = q.where((eb) =>
         eb.or([
           dialect.containsInsensitive(eb.ref('links.short_link'), needle) as Expression<SqlBool>,
@@ -320,6 +331,14 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       return Number(r.n);
+    },
+
+    /** How many links the search index names for `needle`, up to `cap`; null without an index to ask. */
+    async countSearchCandidates(needle: string, cap: number): Promise<number | null> {
+      const index = dialect.linkSearchIndex(needle);
+      if (!index) return null;
+      const r = await index.countUpTo(cap).execute(db);
+      return Number(r.rows[0]?.n ?? 0);
     },
 
     /** Tag ids of the workspace for lower-cased names (unknown names are left out). */
