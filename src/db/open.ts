@@ -224,8 +224,9 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string
     const message = String((error as Error)?.message ?? error);
     // Kysely's migrator reads the catalog of every schema on the server (to find its own tables),
     // and a schema dropped meanwhile by someone else (a concurrent test, another app) fails that
-    // read. Nothing of ours was changed: read again.
-    if (!failed && attempt < 10 && dialect.name === 'postgres' && /^schema ".+" does not exist$/.test(message)) {
+    // read ("schema … does not exist", or "relation … does not exist" for a table of that schema
+    // listed a moment before). Nothing of ours was changed: read again.
+    if (!failed && attempt < 10 && dialect.name === 'postgres' && /^(schema|relation) ".+" does not exist$/.test(message)) {
       await new Promise((r) => setTimeout(r, 50 * attempt));
       continue;
     }

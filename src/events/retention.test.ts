@@ -50,7 +50,7 @@ test('purge: batches until one comes back short, pausing between, and stops when
   };
   const pauses: number[] = [];
   const sleep = async (ms: number) => void pauses.push(ms);
-  assert.deepEqual(await purge(store, { eventsBefore: 100, summariesBefore: 50 }, { batch: 5, pauseMs: 7, sleep }), { events: 12, summaries: 3 });
+  assert.deepEqual(await purge(store, { eventsBefore: 100, summariesBefore: 50 }, { batch: 5, pauseMs: 7, sleep, clock: () => 0 }), { events: 12, summaries: 3 });
   assert.deepEqual(calls, ['expire 100 5', 'expire 100 5', 'expire 100 5', 'summaries']);
   assert.deepEqual(pauses, [7, 7], 'fast batches: the minimum pause');
   events = 100;
