@@ -43,7 +43,7 @@ export interface FilledDatabase {
 
 /** Where the file for these parameters is kept between runs. */
 export function cacheFile(p: FillParams): string {
-  return join(tmpdir(), 'waymark-bench-retention', `v1-e${p.events}-o${p.old}-l${p.links}.db`);
+  return join(tmpdir(), 'waymark-bench-retention', `v2-e${p.events}-o${p.old}-l${p.links}.db`);
 }
 
 /** The cached file for `p`, built when missing or stale. Callers copy it; they never open it. */
@@ -102,10 +102,13 @@ function fill(file: string, workspaceId: string, p: FillParams, filledAt: number
       const [country, city, region, continent] = COUNTRIES[i % COUNTRIES.length]!;
       const [device, browser, os] = AGENTS[(i >> 3) % AGENTS.length]!;
       const [referer, refererUrl] = REFERERS[(i >> 5) % REFERERS.length]!;
-      const id = `clk_${i.toString(36).padStart(10, '0')}`;
+      const id = `evt_${i.toString(36).padStart(10, '0')}`;
+      // Click ids are random in production (ids.ts, newClickId), so deleting old events dirties
+      // pages all over the click-id index: a bijective scramble of i spreads them the same way.
+      const clickId = `${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36).padStart(7, '0')}${i.toString(36)}`;
       const timestamp = stamp(i, p, filledAt);
       const e = {
-        workspace_id: workspaceId, timestamp, id, kind: 'click', click_id: id, link_id: link.id, domain: BENCH_DOMAIN, key: link.key, url: link.url,
+        workspace_id: workspaceId, timestamp, id, kind: 'click', click_id: clickId, link_id: link.id, domain: BENCH_DOMAIN, key: link.key, url: link.url,
         country, city, region, continent, device, browser, os, referer, referer_url: refererUrl, trigger: 'link', ip: '203.0.113.0', ua: 'Mozilla/5.0', amount: 0,
         utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null,
       };
