@@ -65,6 +65,8 @@ export async function cachedDatabase(p: FillParams, log: (line: string) => void)
   const filledAt = Date.now();
   fill(building, workspaceId, p, filledAt);
   verify(building, p, filledAt);
+  // Checkpointed and closed: the side files are empty; a stale pair must not sit beside the next build.
+  for (const f of [`${building}-wal`, `${building}-shm`]) rmSync(f, { force: true });
   renameSync(building, file);
   writeFileSync(meta, JSON.stringify({ filledAt, ...p }));
   log(`built ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
