@@ -1,0 +1,288 @@
+/**
+ * The column store's engine on DuckDB (embedded, `@duckdb/node-api`): one `events` table with the
+ * columns of `EventRow` (`timestamp` as BIGINT ms), its primary key on `id` (an ART index: it makes
+ * appends idempotent and serves the point look-up of lead attribution, `eventById`), and the
+ * hourly per-link `event_summaries` of expired events. No rollups: groupings are scans.
+ *
+ * Appends go through the appender with whole data chunks (up to 2,048 rows each) inside one
+ * transaction, so a batch is visible entirely or not at all. Writes take a connection of their
+ * own, serialised here (a DuckDB connection holds one transaction); reads take another.
+ *
+ * @example
+ * const engine = await openDuckDbEngine({ path: 'data/events.duckdb', memoryLimit: '512MB', threads: 2 });
+ * await engine.append(rows);
+ */
+import {
+  BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
+  type DuckDBType, type DuckDBValue,
+} from '@duckdb/node-api';
+import type { EventRow, StoredEvent } from '../event-store.js';
+import {
+  EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
+  type ColumnEngine, type ColumnParam, type ColumnQuery, type EventTarget, type Expired,
+} from '../column/engine.js';
+import { quoteIdent } from '../column/dialect.js';
+import { duckDbDialect } from './dialect.js';
+
+export interface DuckDbEngineOptions {
+  /** A file path, or `:memory:` (tests). */
+  path: string;
+  /** DuckDB's `memory_limit` (default 512MB: a small machine shares its memory with Node and the metadata database). */
+  memoryLimit?: string;
+  /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
+  threads?: number;
+}
+
+/** Rows per data chunk: DuckDB's vector size, the most one chunk holds. */
+const CHUNK_ROWS = 2048;
+/** Ids per look-up of stored ids. */
+const ID_CHUNK = 2000;
+/** Up to this many ids are looked up one by one through the index rather than by a join. */
+const POINT_LOOKUPS = 16;
+
+const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
+
+function tableSql(): string[] {
+  const cols = EVENT_COLUMNS.map((c) => {
+    const type = INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR';
+    const pk = c === 'id' ? ' PRIMARY KEY' : NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL';
+    return `${quoteIdent(c)} ${type}${pk}`;
+  });
+  return [
+    `CREATE TABLE IF NOT EXISTS events (${cols.join(', ')})`,
+    `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
+      clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
+      PRIMARY KEY (workspace_id, bucket, link_id))`,
+  ];
+}
+
+function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; types: DuckDBType[] } {
+  const values: DuckDBValue[] = [];
+  const types: DuckDBType[] = [];
+  for (const p of params) {
+    if (p.type === 'text') {
+      values.push(p.value);
+      types.push(VARCHAR);
+    } else if (p.type === 'int') {
+      values.push(BigInt(Math.trunc(p.value)));
+      types.push(BIGINT);
+    } else {
+      values.push(listValue([...p.value]));
+      types.push(LIST(VARCHAR));
+    }
+  }
+  return { values, types };
+}
+
+/** One data chunk of `rows`, column by column. */
+function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
+  const chunk = DuckDBDataChunk.create(COLUMN_TYPES, rows.length);
+  const columns: DuckDBValue[][] = EVENT_COLUMNS.map((c) => {
+    const out: DuckDBValue[] = new Array(rows.length);
+    if (INTEGER_COLUMNS.has(c)) {
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]![c] as number | null | undefined;
+        out[i] = v == null ? (c === 'amount' ? 0n : null) : BigInt(Math.trunc(Number(v)));
+      }
+    } else {
+      for (let i = 0; i < rows.length; i++) out[i] = (rows[i]![c] as string | null | undefined) ?? null;
+    }
+    return out;
+  });
+  chunk.setColumns(columns);
+  return chunk;
+}
+
+const isConstraintError = (err: unknown) => err instanceof Error && /constraint|duplicate key/i.test(err.message);
+
+export interface DuckDbEngine extends ColumnEngine {
+  /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
+  checkpoint(): Promise<void>;
+}
+
+export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
+  const instance = await DuckDBInstance.create(options.path, {
+    memory_limit: options.memoryLimit ?? '512MB',
+    threads: String(options.threads ?? 2),
+    // Scans need not keep row order; DuckDB then streams groupings with less memory.
+    preserve_insertion_order: 'false',
+  });
+  const writer = await DuckDBConnection.create(instance);
+  const reader = await DuckDBConnection.create(instance);
+  for (const statement of tableSql()) await writer.run(statement);
+
+  // Writes run one after another on `writer`, each its own transaction.
+  let queue: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+  async function transaction<T>(fn: () => Promise<T>): Promise<T> {
+    await writer.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn();
+      await writer.run('COMMIT');
+      return out;
+    } catch (err) {
+      await writer.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async function read(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
+    const { values, types } = bindings(q.params);
+    const result = await connection.runAndReadAll(q.text, values, types);
+    return result.getRowObjectsJS() as Record<string, unknown>[];
+  }
+
+  async function existingIds(ids: readonly string[], connection = reader): Promise<string[]> {
+    const out: string[] = [];
+    if (ids.length <= POINT_LOOKUPS) {
+      // An equality on the key alone is what DuckDB answers through the ART index.
+      for (const id of ids) {
+        const rows = await read(connection, { text: 'SELECT id FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] });
+        if (rows.length) out.push(id);
+      }
+      return out;
+    }
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const rows = await read(connection, {
+        text: 'SELECT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))',
+        params: [{ type: 'texts', value: ids.slice(i, i + ID_CHUNK) }],
+      });
+      for (const r of rows) out.push(String(r.id));
+    }
+    return out;
+  }
+
+  async function appendAll(rows: readonly StoredEvent[]): Promise<void> {
+    await transaction(async () => {
+      const appender = await writer.createAppender('events');
+      // The first failure is the one to report: closing after a refused flush fails again, on
+      // the aborted transaction.
+      let failure: unknown;
+      try {
+        for (let i = 0; i < rows.length; i += CHUNK_ROWS) appender.appendDataChunk(dataChunk(rows.slice(i, i + CHUNK_ROWS)));
+        appender.flushSync();
+      } catch (err) {
+        failure = err;
+      }
+      try {
+        appender.closeSync();
+      } catch (err) {
+        failure ??= err;
+      }
+      if (failure) throw failure;
+    });
+  }
+
+  const targetWhere = (target: EventTarget): { text: string; params: ColumnParam[] } => {
+    const params: ColumnParam[] = [{ type: 'texts', value: target.values }];
+    let text = `${quoteIdent(target.column)} IN (SELECT unnest($1::VARCHAR[]))`;
+    if (target.workspaceId !== undefined) {
+      params.push({ type: 'text', value: target.workspaceId });
+      text += ' AND workspace_id = $2::VARCHAR';
+    }
+    return { text, params };
+  };
+
+  async function write(text: string, params: readonly ColumnParam[]): Promise<number> {
+    const { values, types } = bindings(params);
+    const result = await writer.run(text, values, types);
+    return result.rowsChanged;
+  }
+
+  return {
+    dialect: duckDbDialect,
+
+    append(rows) {
+      if (!rows.length) return Promise.resolve(0);
+      // One row per id, the first: a batch may carry a retried event twice.
+      const seen = new Set<string>();
+      const unique = rows.filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
+      return exclusive(async () => {
+        try {
+          await appendAll(unique);
+          return unique.length;
+        } catch (err) {
+          if (!isConstraintError(err)) throw err;
+          // Some ids are stored already (a retry): append only the others.
+          const stored = new Set(await existingIds(unique.map((r) => r.id), writer));
+          const fresh = unique.filter((r) => !stored.has(r.id));
+          if (fresh.length) await appendAll(fresh);
+          return fresh.length;
+        }
+      });
+    },
+
+    existingIds: (ids) => existingIds(ids),
+
+    async eventById(id) {
+      const rows = await read(reader, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] });
+      return rows[0] ? (toEventRow(rows[0]) as EventRow) : undefined;
+    },
+
+    query: (q) => read(reader, q),
+
+    deleteEvents(target) {
+      if (!target.values.length) return Promise.resolve(0);
+      return exclusive(() =>
+        transaction(async () => {
+          const where = targetWhere(target);
+          const removed = await write(`DELETE FROM events WHERE ${where.text}`, where.params);
+          if (target.column === 'link_id') await write(`DELETE FROM event_summaries WHERE ${where.text}`, where.params);
+          return removed;
+        }),
+      );
+    },
+
+    expire(before, limit) {
+      if (limit <= 0) return Promise.resolve({ count: 0, conversionIds: [] } satisfies Expired);
+      return exclusive(() =>
+        transaction(async () => {
+          await write(
+            `CREATE OR REPLACE TEMP TABLE expiring AS SELECT id, kind FROM events WHERE "timestamp" < $1::BIGINT ORDER BY "timestamp", id LIMIT $2::BIGINT`,
+            [{ type: 'int', value: before }, { type: 'int', value: limit }],
+          );
+          await write(
+            `INSERT INTO event_summaries
+               SELECT workspace_id, ("timestamp" // ${SUMMARY_BUCKET_MS}) * ${SUMMARY_BUCKET_MS} AS bucket, link_id,
+                 sum(CASE WHEN kind = 'click' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'lead' THEN 1 ELSE 0 END),
+                 sum(CASE WHEN kind = 'sale' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'sale' THEN amount ELSE 0 END)
+               FROM events WHERE id IN (SELECT id FROM expiring) GROUP BY ALL
+             ON CONFLICT (workspace_id, bucket, link_id) DO UPDATE SET
+               clicks = clicks + excluded.clicks, leads = leads + excluded.leads,
+               sales = sales + excluded.sales, sale_amount = sale_amount + excluded.sale_amount`,
+            [],
+          );
+          const conversions = await read(writer, { text: `SELECT id FROM expiring WHERE kind <> 'click'`, params: [] });
+          const count = await write('DELETE FROM events WHERE id IN (SELECT id FROM expiring)', []);
+          await write('DROP TABLE expiring', []);
+          return { count, conversionIds: conversions.map((r) => String(r.id)) };
+        }),
+      );
+    },
+
+    expireSummaries(before, limit) {
+      if (limit <= 0) return Promise.resolve(0);
+      return exclusive(() =>
+        write(
+          `DELETE FROM event_summaries WHERE rowid IN (
+             SELECT rowid FROM event_summaries WHERE bucket <= $1::BIGINT ORDER BY bucket LIMIT $2::BIGINT)`,
+          [{ type: 'int', value: before - SUMMARY_BUCKET_MS }, { type: 'int', value: limit }],
+        ),
+      );
+    },
+
+    checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
+
+    close: () =>
+      exclusive(async () => {
+        if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
+        writer.closeSync();
+        reader.closeSync();
+        instance.closeSync();
+      }),
+  };
+}
