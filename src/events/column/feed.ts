@@ -26,6 +26,12 @@ export interface Feed {
   schedule(ids: readonly string[]): void;
   /** Copies what the column store lacks; returns how many events it copied. */
   catchUp(): Promise<number>;
+  /**
+   * Moves the clicks the metadata database holds into the column store: those of joined appends,
+   * and, until the click writer writes the column store itself, those it wrote (only clicks the
+   * click fold has counted: it reads back the others). Returns how many it moved.
+   */
+  moveClicks(): Promise<number>;
   /** Waits for scheduled copies now (tests, shutdown). */
   drain(): Promise<void>;
   stop(): void;
@@ -85,6 +91,23 @@ export function createFeed(db: Kysely<Database>, engine: ColumnEngine, options: 
     timer.unref();
   }
 
+  async function moveClicks(): Promise<number> {
+    // On SQLite the click fold counts written clicks a moment later, reading them back from here.
+    const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+    const foldedBefore = state?.folded_before == null ? null : Number(state.folded_before);
+    let moved = 0;
+    for (;;) {
+      let q = db.selectFrom('events').select('id').where('kind', '=', 'click');
+      if (foldedBefore !== null) q = q.where('timestamp', '<', foldedBefore);
+      const stray = await q.limit(ID_CHUNK).execute();
+      if (!stray.length) return moved;
+      const ids = stray.map((r) => r.id);
+      const before = new Set(await engine.existingIds(ids));
+      await copy(db, engine, ids);
+      moved += ids.filter((id) => !before.has(id)).length;
+    }
+  }
+
   return {
     schedule(ids) {
       const now = Date.now();
@@ -99,17 +122,10 @@ export function createFeed(db: Kysely<Database>, engine: ColumnEngine, options: 
       await running;
     },
 
+    moveClicks,
+
     async catchUp() {
-      let copied = 0;
-      // Clicks of joined appends: copied, then dropped from the metadata database.
-      for (;;) {
-        const stray = await db.selectFrom('events').select('id').where('kind', '=', 'click').limit(ID_CHUNK).execute();
-        if (!stray.length) break;
-        const ids = stray.map((r) => r.id);
-        const before = new Set(await engine.existingIds(ids));
-        await copy(db, engine, ids);
-        copied += ids.filter((id) => !before.has(id)).length;
-      }
+      let copied = await moveClicks();
       // Leads and sales: only workspaces whose counts differ are compared id by id.
       const want = await conversionCounts(db);
       const have = new Map((await engine.query(conversionCountsQuery(engine.dialect))).map((r) => [String(r.workspace_id), Number(r.n)]));

@@ -40,6 +40,8 @@ export interface ColumnEventStore extends EventStore<Kysely<Database>> {
   readonly engine: ColumnEngine;
   /** Copies into the column store what it lacks of the metadata database's events (done at open; tests settle with it). */
   catchUp(): Promise<number>;
+  /** Moves clicks left in the metadata database (feed.ts `moveClicks`); app.ts runs it on a timer. */
+  moveClicks(): Promise<number>;
   /** Stops the feed, waits for its copies and closes the engine. */
   close(): Promise<void>;
 }
@@ -136,6 +138,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       await feed.drain();
       return feed.catchUp();
     },
+    moveClicks: () => feed.moveClicks(),
 
     async close() {
       feed.stop();
@@ -167,10 +170,23 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     async findClick(workspaceId, clickId) {
       // A click's event id is its click id: one look-up through the engine's id index.
       const row = await engine.eventById(clickId);
-      return row && row.kind === 'click' && row.workspace_id === workspaceId ? row : undefined;
+      if (row) return row.kind === 'click' && row.workspace_id === workspaceId ? row : undefined;
+      // Not moved yet from the metadata database (feed.ts): one look-up through events_click.
+      const pending = await db.selectFrom('events').selectAll().where('click_id', '=', clickId).where('kind', '=', 'click')
+        .where('workspace_id', '=', workspaceId).limit(1).executeTakeFirst();
+      return pending ? (toEventRow(pending as unknown as Record<string, unknown>)) : undefined;
     },
 
-    existingClickIds: (clickIds) => engine.existingIds(clickIds),
+    async existingClickIds(clickIds) {
+      const found = new Set(await engine.existingIds(clickIds));
+      // And those not moved yet from the metadata database (feed.ts).
+      const rest = clickIds.filter((id) => !found.has(id));
+      for (let i = 0; i < rest.length; i += ID_CHUNK) {
+        const rows = await db.selectFrom('events').select('click_id').where('kind', '=', 'click').where('click_id', 'in', rest.slice(i, i + ID_CHUNK)).execute();
+        for (const r of rows) found.add(r.click_id);
+      }
+      return [...found];
+    },
 
     latestLead(workspaceId, customerId, eventName, tx) {
       let q = customerEvents(tx ?? db, workspaceId, customerId, 'lead').selectAll();
