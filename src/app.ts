@@ -115,6 +115,7 @@ export async function buildApp(options: BuildOptions) {
     config,
     database,
     events: ctx.events,
+    inProcess: columnEvents !== undefined,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
