@@ -6,7 +6,8 @@
  *
  * Appends go through the appender with whole data chunks (up to 2,048 rows each) inside one
  * transaction, so a batch is visible entirely or not at all. Writes take a connection of their
- * own, serialised here (a DuckDB connection holds one transaction); reads take another.
+ * own, serialised here (a DuckDB connection holds one transaction); reads take one of a few
+ * connections (one per thread), since a connection runs one statement at a time.
  *
  * @example
  * const engine = await openDuckDbEngine({ path: 'data/events.duckdb', memoryLimit: '512MB', threads: 2 });
@@ -108,8 +109,21 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     preserve_insertion_order: 'false',
   });
   const writer = await DuckDBConnection.create(instance);
-  const reader = await DuckDBConnection.create(instance);
   for (const statement of tableSql()) await writer.run(statement);
+  // A connection runs one statement at a time: reads take one of a few, waiting for a free one.
+  const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
+  const idle = [...readers];
+  const waiting: ((c: DuckDBConnection) => void)[] = [];
+  async function withReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
+    try {
+      return await fn(c);
+    } finally {
+      const next = waiting.shift();
+      if (next) next(c);
+      else idle.push(c);
+    }
+  }
 
   // Writes run one after another on `writer`, each its own transaction.
   let queue: Promise<unknown> = Promise.resolve();
@@ -136,7 +150,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     return result.getRowObjectsJS() as Record<string, unknown>[];
   }
 
-  async function existingIds(ids: readonly string[], connection = reader): Promise<string[]> {
+  async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
     const out: string[] = [];
     if (ids.length <= POINT_LOOKUPS) {
       // An equality on the key alone is what DuckDB answers through the ART index.
@@ -216,14 +230,14 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       });
     },
 
-    existingIds: (ids) => existingIds(ids),
+    existingIds: (ids) => withReader((c) => existingIds(ids, c)),
 
     async eventById(id) {
-      const rows = await read(reader, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] });
+      const rows = await withReader((c) => read(c, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] }));
       return rows[0] ? (toEventRow(rows[0]) as EventRow) : undefined;
     },
 
-    query: (q) => read(reader, q),
+    query: (q) => withReader((c) => read(c, q)),
 
     deleteEvents(target) {
       if (!target.values.length) return Promise.resolve(0);
@@ -281,7 +295,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       exclusive(async () => {
         if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
-        reader.closeSync();
+        for (const c of readers) c.closeSync();
         instance.closeSync();
       }),
   };
