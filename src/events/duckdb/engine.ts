@@ -161,10 +161,21 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       return out;
     }
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      const rows = await read(connection, {
-        text: 'SELECT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))',
-        params: [{ type: 'texts', value: ids.slice(i, i + ID_CHUNK) }],
-      });
+      const part = ids.slice(i, i + ID_CHUNK);
+      // Ids are time-ordered (click ids, evt_ ids): the bounds let zone maps skip most row groups.
+      // Only for ASCII ids, where JavaScript's order is DuckDB's (UTF-8 bytes).
+      let low = part[0]!;
+      let high = part[0]!;
+      let ascii = true;
+      for (const id of part) {
+        if (id < low) low = id;
+        if (id > high) high = id;
+        if (ascii && !/^[\x00-\x7f]*$/.test(id)) ascii = false;
+      }
+      const list: ColumnParam = { type: 'texts', value: part };
+      const rows = await read(connection, ascii
+        ? { text: 'SELECT id FROM events WHERE id >= $2::VARCHAR AND id <= $3::VARCHAR AND id IN (SELECT unnest($1::VARCHAR[]))', params: [list, { type: 'text', value: low }, { type: 'text', value: high }] }
+        : { text: 'SELECT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))', params: [list] });
       for (const r of rows) out.push(String(r.id));
     }
     return out;
