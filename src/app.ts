@@ -29,6 +29,7 @@ import { openColumnEventStore, type ColumnEventStore } from './events/column/sto
 import { columnLifecycle } from './events/column/lifecycle.js';
 import { openDuckDbEngine } from './events/duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
+import { upgradeToColumnStore } from './events/column/upgrade.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -75,12 +76,20 @@ export async function buildApp(options: BuildOptions) {
   // EVENTS_URL=duckdb: the column store (src/events/column/); the click writer still writes the
   // SQL store until it writes the column store itself, and its clicks are moved (columnLifecycle).
   let columnEvents: ColumnEventStore | undefined;
+  const upgradeLines: [Record<string, unknown>, string][] = [];
   if (config.eventsUrl !== 'sql') {
     const path = duckDbPathFor(config.eventsUrl, database);
     ensureFolder(path);
+    const engine = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    // An installation that kept its events in the SQL store moves them first (resumable); its
+    // log lines are written once the logger exists, below.
+    await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {
+      await engine.close().catch(() => undefined);
+      throw err;
+    });
     columnEvents = await openColumnEventStore({
       database,
-      engine: await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads }),
+      engine,
       feed: { onError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest') },
     });
   }
@@ -157,6 +166,7 @@ export async function buildApp(options: BuildOptions) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
   });
+  for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
 
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would

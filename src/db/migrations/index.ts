@@ -13,6 +13,7 @@ import * as m0008 from './0008-click-rollup-state.js';
 import * as m0009 from './0009-rate-limit-counters.js';
 import * as m0010 from './0010-outbox.js';
 import * as m0011 from './0011-webhooks.js';
+import * as m0014 from './0014-column-store-upgrade.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -26,6 +27,7 @@ const ALL: Record<string, DialectMigration> = {
   '0009-rate-limit-counters': m0009,
   '0010-outbox': m0010,
   '0011-webhooks': m0011,
+  '0014-column-store-upgrade': m0014,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
