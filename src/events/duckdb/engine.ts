@@ -54,6 +54,8 @@ function tableSql(): string[] {
     `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
       clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
       PRIMARY KEY (workspace_id, bucket, link_id))`,
+    // Closed UTC days rewritten in (workspace_id, timestamp) order, with their row count then (compaction.ts).
+    `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
   ];
 }
 
@@ -96,10 +98,28 @@ function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
 
 const isConstraintError = (err: unknown) => err instanceof Error && /constraint|duplicate key/i.test(err.message);
 
+/** What one compaction call rewrote. */
+export interface Compacted {
+  days: number;
+  rows: number;
+  /** Closed days still to rewrite (beyond `maxDays`). */
+  left: number;
+}
+
 export interface DuckDbEngine extends ColumnEngine {
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
+  /**
+   * Rewrites the UTC days that end at or before `before` whose row count differs from the one at
+   * their last compaction (never compacted, late events, erasures), each ordered by
+   * (workspace_id, timestamp) in one transaction (delete, then insert in order), so DuckDB's zone
+   * maps let a small workspace's scans skip the other workspaces' rows. Appends wait between
+   * statements of the same writer, so none is lost; counts are unchanged. At most `maxDays` days.
+   */
+  compact(before: number, maxDays?: number): Promise<Compacted>;
 }
+
+const DAY_MS = 86_400_000;
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const instance = await DuckDBInstance.create(options.path, {
@@ -301,6 +321,38 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
+
+    async compact(before, maxDays = Number.MAX_SAFE_INTEGER) {
+      const end = Math.floor(before / DAY_MS) * DAY_MS;
+      // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
+      const due = await withReader((c) => read(c, {
+        text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${DAY_MS}) * ${DAY_MS} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
+               LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS DISTINCT FROM d.n ORDER BY d.day`,
+        params: [{ type: 'int', value: end }],
+      }));
+      const out: Compacted = { days: 0, rows: 0, left: Math.max(0, due.length - maxDays) };
+      for (const { day } of due.slice(0, maxDays)) {
+        const from = Number(day);
+        // One day per turn of the writer queue: appends queued meanwhile run between days.
+        out.rows += await exclusive(() =>
+          transaction(async () => {
+            const range = [{ type: 'int', value: from }, { type: 'int', value: from + DAY_MS }] as const;
+            await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
+            const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
+            const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_id, "timestamp", id`, []);
+            await write('DROP TABLE compacting', []);
+            if (added !== removed) throw new Error(`compaction of day ${new Date(from).toISOString()}: ${removed} rows deleted, ${added} inserted`);
+            await write(
+              `INSERT INTO event_compactions VALUES ($1::BIGINT, $2::BIGINT, $3::BIGINT) ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
+              [{ type: 'int', value: from }, { type: 'int', value: added }, { type: 'int', value: Date.now() }],
+            );
+            return added;
+          }),
+        );
+        out.days++;
+      }
+      return out;
+    },
 
     close: () =>
       exclusive(async () => {
