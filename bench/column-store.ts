@@ -8,7 +8,9 @@
  * - Writer CPU per appended click in batches of 2,000 (the click writer's batch), both tables,
  *   at the full size; bytes per event on disk after a checkpoint; the load rate.
  * - Grouping latency (median of BENCH_RUNS) on a big workspace (1/4 of the rows) and a small one,
- *   through the store's SQL builder; including a filter combination no rollup holds.
+ *   through the store's SQL builder; including a filter combination no rollup holds. Measured in
+ *   insertion (time) order, then again after the compaction of closed days (engine.ts `compact`,
+ *   timed too), side by side.
  * - Beside it, the SQL store's writer (events + rollups, SQLite file) on 20 batches of 2,000.
  *
  * Run: npm run bench -- column-store   (BENCH_EVENTS=1000000 for a quicker run; ~15 min at 5M on 2 cores)
@@ -218,24 +220,48 @@ async function main() {
       }, 'agg'],
       ['events page (100, newest first)', {}, 'page'],
     ];
-    for (const [workspaceId, days] of [['ws_big', 30], ['ws_big', 90], ['ws_small', 30]] as const) {
-      const range = { from: END - days * DAY, to: END };
-      const counted = await engine.query(aggregateQuery(duckDbDialect, spec(workspaceId, {}), range, { exclude: [] }));
-      const line: string[] = [];
-      for (const [name, over, kind] of queries) {
-        const q = kind === 'agg'
-          ? aggregateQuery(duckDbDialect, spec(workspaceId, over), range, { exclude: [] })
-          : pageQuery(duckDbDialect, spec(workspaceId, over), range, { exclude: [] }, { order: 'desc', limit: 100, offset: 0 });
-        await engine.query(q);
-        const times: number[] = [];
-        for (let r = 0; r < RUNS; r++) {
-          const t = performance.now();
+    /** Median ms of every query per (workspace, days), and the clicks counted. */
+    const groupings = async () => {
+      const out: { label: string; clicks: number; medians: number[] }[] = [];
+      for (const [workspaceId, days] of [['ws_big', 30], ['ws_big', 90], ['ws_small', 30], ['ws_small', 90]] as const) {
+        const range = { from: END - days * DAY, to: END };
+        const counted = await engine.query(aggregateQuery(duckDbDialect, spec(workspaceId, {}), range, { exclude: [] }));
+        const medians: number[] = [];
+        for (const [, over, kind] of queries) {
+          const q = kind === 'agg'
+            ? aggregateQuery(duckDbDialect, spec(workspaceId, over), range, { exclude: [] })
+            : pageQuery(duckDbDialect, spec(workspaceId, over), range, { exclude: [] }, { order: 'desc', limit: 100, offset: 0 });
           await engine.query(q);
-          times.push(performance.now() - t);
+          const times: number[] = [];
+          for (let r = 0; r < RUNS; r++) {
+            const t = performance.now();
+            await engine.query(q);
+            times.push(performance.now() - t);
+          }
+          medians.push(quantile(times, 0.5));
         }
-        line.push(`${name} ${fmt(quantile(times, 0.5))}`);
+        out.push({ label: `${workspaceId}, last ${days} days`, clicks: Number(counted[0]?.clicks ?? 0), medians });
       }
-      console.log(`${workspaceId}, last ${days} days (${Number(counted[0]?.clicks ?? 0).toLocaleString('en')} clicks), median ms: ${line.join('; ')}`);
+      return out;
+    };
+    const before = await groupings();
+    // Compaction (engine.ts `compact`): every day of the data set is closed; each is rewritten in
+    // (workspace_id, timestamp) order, then the same queries again, side by side.
+    const cc0 = cpuMicros();
+    const cw0 = performance.now();
+    const compacted = await engine.compact(END);
+    const compactS = (performance.now() - cw0) / 1000;
+    console.log(`compaction of ${compacted.days} closed days, ${compacted.rows.toLocaleString('en')} rows: ${compactS.toFixed(1)} s wall, ` +
+      `${((cpuMicros() - cc0) / compacted.rows).toFixed(1)} µs CPU per row (${((compactS * 1000) / compacted.days).toFixed(0)} ms per day held from appends)`);
+    await engine.checkpoint();
+    console.log(`on disk after compaction and CHECKPOINT: ${(statSync(indexedPath).size / 1e6).toFixed(0)} MB (${(statSync(indexedPath).size / total).toFixed(1)} B/event)`);
+    const after = await groupings();
+    console.log('grouping medians in ms, insertion (time) order → closed days compacted by workspace:');
+    for (let i = 0; i < before.length; i++) {
+      const b = before[i]!;
+      const a = after[i]!;
+      const cells = queries.map(([name], k) => `${name} ${fmt(b.medians[k]!)} → ${fmt(a.medians[k]!)}`);
+      console.log(`  ${b.label} (${b.clicks.toLocaleString('en')} clicks${a.clicks === b.clicks ? '' : `, after: ${a.clicks}`}): ${cells.join('; ')}`);
     }
     console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
     await engine.close();
