@@ -115,8 +115,9 @@ export interface DuckDbEngine extends ColumnEngine {
    * (workspace_id, timestamp) in one transaction (delete, then insert in order), so DuckDB's zone
    * maps let a small workspace's scans skip the other workspaces' rows. Appends wait between
    * statements of the same writer, so none is lost; counts are unchanged. At most `maxDays` days.
+   * `periodDays` rewrites periods of that many days (aligned on the epoch) instead of single days.
    */
-  compact(before: number, maxDays?: number): Promise<Compacted>;
+  compact(before: number, maxDays?: number, periodDays?: number): Promise<Compacted>;
 }
 
 const DAY_MS = 86_400_000;
@@ -322,11 +323,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
 
-    async compact(before, maxDays = Number.MAX_SAFE_INTEGER) {
-      const end = Math.floor(before / DAY_MS) * DAY_MS;
+    async compact(before, maxDays = Number.MAX_SAFE_INTEGER, periodDays = 1) {
+      const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
+      const end = Math.floor(before / period) * period;
       // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
       const due = await withReader((c) => read(c, {
-        text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${DAY_MS}) * ${DAY_MS} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
+        text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
                LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS DISTINCT FROM d.n ORDER BY d.day`,
         params: [{ type: 'int', value: end }],
       }));
@@ -336,7 +338,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         // One day per turn of the writer queue: appends queued meanwhile run between days.
         out.rows += await exclusive(() =>
           transaction(async () => {
-            const range = [{ type: 'int', value: from }, { type: 'int', value: from + DAY_MS }] as const;
+            const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
             await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
             const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
             const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_id, "timestamp", id`, []);
