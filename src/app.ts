@@ -27,8 +27,7 @@ import { createSqlEventStore } from './events/sql/store.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
 import { openColumnEventStore, type ColumnEventStore } from './events/column/store.js';
 import { columnLifecycle } from './events/column/lifecycle.js';
-import { openDuckDbEngine, type DuckDbEngine } from './events/duckdb/engine.js';
-import { duckDbCompaction } from './events/duckdb/compaction.js';
+import { openDuckDbEngine } from './events/duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
 import { upgradeToColumnStore } from './events/column/upgrade.js';
 import { createTagsModule } from './tags/module.js';
@@ -78,12 +77,10 @@ export async function buildApp(options: BuildOptions) {
   // SQL store until it writes the column store itself, and its clicks are moved (columnLifecycle).
   let columnEvents: ColumnEventStore | undefined;
   const upgradeLines: [Record<string, unknown>, string][] = [];
-  let duckEngine: DuckDbEngine | undefined;
   if (config.eventsUrl !== 'sql') {
     const path = duckDbPathFor(config.eventsUrl, database);
     ensureFolder(path);
     const engine = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
-    duckEngine = engine;
     // An installation that kept its events in the SQL store moves them first (resumable); its
     // log lines are written once the logger exists, below.
     await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {
@@ -135,10 +132,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle,
-    // Closed days rewritten in workspace order (before the store closes the engine).
-    ...(duckEngine ? [duckDbCompaction(duckEngine, { log: (msg, fields) => app.log.info(fields, msg), onError: (err) => app.log.warn({ err }, 'compaction of closed days failed; the next round retries') })] : []),
-    columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet; the next round retries')), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet; the next round retries')), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
