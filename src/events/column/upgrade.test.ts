@@ -18,6 +18,8 @@ import { contractEvent } from '../contract.js';
 import type { StoredEvent } from '../event-store.js';
 import { openDuckDbEngine } from '../duckdb/engine.js';
 import { upgradeToColumnStore, type UpgradeStateTable } from './upgrade.js';
+import type { ColumnEventStore } from './store.js';
+import { insertEvents } from '../sql/event-writer.js';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
@@ -189,6 +191,9 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
     assert.ok(dropped > 0 && dropped < f.counts.clicks);
     assert.equal((await sqlLeft(t)).click, f.counts.clicks - dropped);
     await engine.close();
+    // A click written after the copy (outside the compared range): it reaches the column store too.
+    const straggler = contractEvent(t.workspaceId, 'lnk_up_a1', { id: 'clk_up_straggler', click_id: 'clk_up_straggler', timestamp: today - 20 * DAY });
+    await t.database.db.transaction().execute((trx) => insertEvents(trx, [straggler], new Map(), t.database.dialect));
 
     // The next start (EVENTS_URL=duckdb:<path>) finishes the move.
     const column = await startColumnApp(t, `duckdb:${path}`);
@@ -197,7 +202,10 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
       assertSame(before, await answers(column.inject, f));
       assert.deepEqual(await sqlLeft(t), { lead: f.counts.leads, sale: f.counts.sales });
       const s = await state();
-      assert.deepEqual([s.phase, Number(s.copied), Number(s.dropped)], ['done', total, f.counts.clicks]);
+      assert.deepEqual([s.phase, Number(s.copied)], ['done', total]);
+      // The straggler is dropped by the upgrade when it sorts after the drop's cursor, else moved by the store's catch-up at open.
+      assert.ok([f.counts.clicks, f.counts.clicks + 1].includes(Number(s.dropped)), String(s.dropped));
+      assert.equal((await (column.ctx.events as ColumnEventStore).engine.eventById('clk_up_straggler'))?.link_id, 'lnk_up_a1');
     } finally {
       await column.app.close();
     }

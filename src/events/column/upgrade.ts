@@ -24,7 +24,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { StoredEvent } from '../event-store.js';
 import type { ColumnEngine } from './engine.js';
-import { ID_CHUNK } from './metadata-events.js';
+import { ID_CHUNK, rowsByIds } from './metadata-events.js';
 
 /** The progress row (migration 0014). */
 export interface UpgradeStateTable {
@@ -107,8 +107,8 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   const stopHere = () => options.maxBatches !== undefined && ++batches >= options.maxBatches;
 
   /** The next batch after the cursor, in primary key order (of one workspace when given). */
-  async function nextRows(clicksOnly: boolean, foldedBefore: number | null, workspaceId?: string): Promise<Record<string, unknown>[]> {
-    let q = db.selectFrom('events').selectAll();
+  async function nextRows(clicksOnly: boolean, foldedBefore: number | null, workspaceId?: string, keysOnly = false): Promise<Record<string, unknown>[]> {
+    let q = keysOnly ? db.selectFrom('events').select(['workspace_id', 'timestamp', 'id']) : db.selectFrom('events').selectAll();
     if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
     if (clicksOnly) q = q.where('kind', '=', 'click');
     if (foldedBefore !== null) q = q.where('timestamp', '<', foldedBefore);
@@ -176,16 +176,17 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   const fold = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
   const foldedBefore = fold?.folded_before == null ? null : Number(fold.folded_before);
   for (;;) {
-    const rows = await nextRows(true, foldedBefore);
+    const rows = await nextRows(true, foldedBefore, undefined, true);
     if (!rows.length) break;
-    const events = rows.map(toStored);
-    const found = new Set(await engine.existingIds(events.map((r) => r.id)));
-    const missing = events.filter((r) => !found.has(r.id));
-    if (missing.length) await copyChecked(missing);
-    const ids = events.map((r) => r.id);
+    const ids = rows.map((r) => String(r.id));
+    const found = new Set(await engine.existingIds(ids));
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length) await copyChecked(await rowsByIds(options.db, missing));
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < ids.length; i += ID_CHUNK) {
-        await trx.deleteFrom('events').where('kind', '=', 'click').where('id', 'in', ids.slice(i, i + ID_CHUNK)).execute();
+        const part = ids.slice(i, i + ID_CHUNK);
+        // A click's id is its click id: events_click (click_id, kind) finds the rows; `events` has no index on id alone.
+        await trx.deleteFrom('events').where('click_id', 'in', part).where('kind', '=', 'click').where('id', 'in', part).execute();
       }
     });
     cursor = cursorOf(rows[rows.length - 1]!);
