@@ -4,7 +4,7 @@
  * (events + rollups) into a SQLite file, then moved into a DuckDB file: the time and CPU of the
  * copy, the count comparison and the drop, as events per second.
  *
- * Run: npm run bench -- column-upgrade
+ * Run: npm run bench -- column-upgrade   (BENCH_UPGRADE_BATCH: rows per batch, default 20,000 as at start)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,9 +54,11 @@ async function main() {
     const t0 = performance.now();
     const phases: string[] = [];
     let last = t0;
+    const batch = Number(process.env.BENCH_UPGRADE_BATCH ?? 20000);
     const report = await upgradeToColumnStore({
       db: database.db,
       engine,
+      batch,
       log: (msg) => {
         if (msg.startsWith('events copied into the column store; counts') || msg.startsWith('the SQL event log is in')) {
           phases.push(`${msg.slice(0, 40)}… ${((performance.now() - last) / 1000).toFixed(1)} s`);
@@ -65,7 +67,7 @@ async function main() {
       },
     });
     const s = (performance.now() - t0) / 1000;
-    console.log(`upgrade: ${report.copied.toLocaleString('en')} copied, ${report.dropped.toLocaleString('en')} dropped, counts compared for ${report.counts.length} workspace×kind pairs, ` +
+    console.log(`upgrade in batches of ${batch.toLocaleString('en')}: ${report.copied.toLocaleString('en')} copied, ${report.dropped.toLocaleString('en')} dropped, counts compared for ${report.counts.length} workspace×kind pairs, ` +
       `${s.toFixed(1)} s wall (${Math.round(N / s).toLocaleString('en')} events/s), ${(((cpu() - c0) * 1e6) / N).toFixed(1)} µs CPU per event in this process; phases: ${phases.join('; ')}`);
     await engine.close();
     await database.close();
