@@ -54,7 +54,7 @@ function tableSql(): string[] {
     `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
       clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
       PRIMARY KEY (workspace_id, bucket, link_id))`,
-    // Closed UTC days rewritten in (workspace_id, timestamp) order, with their row count then (compaction.ts).
+    // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_id, timestamp) order by `compact`, with their row count then.
     `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
   ];
 }
@@ -116,6 +116,8 @@ export interface DuckDbEngine extends ColumnEngine {
    * maps let a small workspace's scans skip the other workspaces' rows. Appends wait between
    * statements of the same writer, so none is lost; counts are unchanged. At most `maxDays` days.
    * `periodDays` rewrites periods of that many days (aligned on the epoch) instead of single days.
+   * Not scheduled: with the primary key, DuckDB keeps partly deleted row groups whole, so the
+   * rewrite made scans slower and the file larger where measured (BENCHMARKS.md).
    */
   compact(before: number, maxDays?: number, periodDays?: number): Promise<Compacted>;
 }
