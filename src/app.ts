@@ -25,6 +25,11 @@ import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlEventStore } from './events/sql/store.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
+import { openColumnEventStore, type ColumnEventStore } from './events/column/store.js';
+import { columnLifecycle } from './events/column/lifecycle.js';
+import { openDuckDbEngine } from './events/duckdb/engine.js';
+import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
+import { upgradeToColumnStore } from './events/column/upgrade.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -71,12 +76,34 @@ export async function buildApp(options: BuildOptions) {
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
+  const sqlEvents = createSqlEventStore({ database, runner: reader });
+  // EVENTS_URL=duckdb: the column store (src/events/column/); the click writer still writes the
+  // SQL store until it writes the column store itself, and its clicks are moved (columnLifecycle).
+  let columnEvents: ColumnEventStore | undefined;
+  const upgradeLines: [Record<string, unknown>, string][] = [];
+  if (config.eventsUrl !== 'sql') {
+    const path = duckDbPathFor(config.eventsUrl, database);
+    ensureFolder(path);
+    const engine = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    // An installation that kept its events in the SQL store moves them first (resumable); its
+    // log lines are written once the logger exists, below.
+    await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {
+      await engine.close().catch(() => undefined);
+      throw err;
+    });
+    columnEvents = await openColumnEventStore({
+      database,
+      engine,
+      feed: { onError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest') },
+    });
+  }
   const ctx: AppContext = {
     config,
     database,
     bus: createChangeBus(),
     workspaces,
-    events: createSqlEventStore({ database, runner: reader }),
+    events: columnEvents ?? sqlEvents,
+    sqlEvents,
     reader,
     now,
     outbox: domainEvents.outbox,
@@ -114,6 +141,7 @@ export async function buildApp(options: BuildOptions) {
     config,
     database,
     events: ctx.events,
+    inProcess: columnEvents !== undefined,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
@@ -121,7 +149,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet; the next round retries')), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -155,6 +183,7 @@ export async function buildApp(options: BuildOptions) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
   });
+  for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
 
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would

@@ -76,3 +76,14 @@ test('privacy settings: addresses anonymized, events and rollups kept forever, a
   assert.throws(() => loadConfig({ EVENTS_RETENTION_DAYS: '0' }), /EVENTS_RETENTION_DAYS/);
   assert.throws(() => loadConfig({ CLICK_ID_COOKIE_DAYS: '-1' }), /CLICK_ID_COOKIE_DAYS/);
 });
+
+test('EVENTS_URL: the SQL store by default, DuckDB beside the database or at a path; DuckDB sized for a small machine', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads], ['sql', '512MB', 2]);
+  assert.equal(loadConfig({ EVENTS_URL: 'duckdb' }).eventsUrl, 'duckdb');
+  assert.equal(loadConfig({ EVENTS_URL: 'duckdb:/var/lib/waymark/events.duckdb' }).eventsUrl, 'duckdb:/var/lib/waymark/events.duckdb');
+  assert.equal(loadConfig({ DUCKDB_MEMORY_LIMIT: '2GB', DUCKDB_THREADS: '4' }).duckdbMemoryLimit, '2GB');
+  for (const [name, value] of [['EVENTS_URL', 'clickhouse://localhost'], ['EVENTS_URL', 'duckdb:'], ['DUCKDB_MEMORY_LIMIT', "1GB'; drop"], ['DUCKDB_THREADS', '0']]) {
+    assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name!));
+  }
+});

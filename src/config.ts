@@ -119,6 +119,12 @@ const EnvSchema = z.object({
   ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Lifetime of the click-id cookie a redirect sets on the short link's domain, in days (may be fractional). */
   CLICK_ID_COOKIE_DAYS: z.coerce.number().positive().max(400).default(1 / 24),
+  /** Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite file) or `duckdb:<path>`. */
+  EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?)$/, 'must be "sql", "duckdb" or "duckdb:<path>"').default('sql'),
+  /** DuckDB's memory limit (the column event store), e.g. 512MB or 2GB. */
+  DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
+  /** DuckDB's worker threads (the column event store's scans). */
+  DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).default(2),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -180,6 +186,10 @@ export interface Config {
   rollupsRetentionDays?: number;
   /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
   clickIdCookieSeconds: number;
+  /** `EVENTS_URL`: `sql`, `duckdb` or `duckdb:<path>` (events/duckdb/path.ts). */
+  eventsUrl: string;
+  duckdbMemoryLimit: string;
+  duckdbThreads: number;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -249,6 +259,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
     rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,
     clickIdCookieSeconds: Math.max(1, Math.round(e.CLICK_ID_COOKIE_DAYS * 86_400)),
+    eventsUrl: e.EVENTS_URL,
+    duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
+    duckdbThreads: e.DUCKDB_THREADS,
   };
   return { ...config, ...overrides };
 }

@@ -6,6 +6,9 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/tables.js';
+import type { EventStore } from './events/event-store.js';
 import type { SqlEventStore } from './events/sql/store.js';
 import type { SqlRunner } from './events/sql/sql-runner.js';
 import type { Outbox } from './events/outbox.js';
@@ -16,10 +19,15 @@ export interface AppContext {
   bus: ChangeBus;
   workspaces: WorkspaceService;
   /**
-   * The event log (src/events/). Modules that only append and read use it through the
-   * `EventStore` interface; the click writer also uses the SQL store's writer and fold watermark.
+   * The event log (src/events/): the store `EVENTS_URL` selects (the SQL store, or the column
+   * store, src/events/column/). Modules append, read and erase through the `EventStore` interface.
    */
-  events: SqlEventStore;
+  events: EventStore<Kysely<Database>>;
+  /**
+   * The SQL event store, which the click writer (redirect/) writes through with its writer and
+   * fold watermark. The same object as `events` when `EVENTS_URL=sql`.
+   */
+  sqlEvents: SqlEventStore;
   /**
    * Where long reads run (a worker thread with its own connection on a SQLite file): the event
    * store's aggregates and the analytics' look-ups of links, tags and customers.

@@ -36,6 +36,11 @@ export function createRetention(deps: {
   events: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>;
   now: () => number;
   onError: (err: unknown) => void;
+  /**
+   * Run in this process even on a SQLite file: `events` is not the SQL store the worker would
+   * open (the column store, whose deletes run on DuckDB's threads).
+   */
+  inProcess?: boolean;
   /** Tests: rows per batch and pause. */
   batch?: number;
   pauseMs?: number;
@@ -50,7 +55,7 @@ export function createRetention(deps: {
 
   const inProcess = (pass: RetentionPass) =>
     database.dialect.exclusively(database.db, RETENTION_LOCK_KEY, () => purge(deps.events, pass, { batch, pauseMs, stopped: () => closing }));
-  const onWorker = database.capabilities.singleWriter && database.capabilities.writerThread;
+  const onWorker = !deps.inProcess && database.capabilities.singleWriter && database.capabilities.writerThread;
 
   async function run(): Promise<PurgeResult | undefined> {
     const pass = retentionPass(deps.now(), settings);

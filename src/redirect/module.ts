@@ -79,7 +79,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
         { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings },
-        { onError, onHorizon: (foldedBefore) => ctx.events.horizon.update(foldedBefore) },
+        { onError, onHorizon: (foldedBefore) => ctx.sqlEvents.horizon.update(foldedBefore) },
       )
     : undefined;
   ctx.outbox.watchClicks(() => {
@@ -91,12 +91,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     ?? createDirectSink(
         createClickFold({
           db: database.db,
-          writer: ctx.events.writer,
+          writer: ctx.sqlEvents.writer,
           counters: createLinkCounters(database.dialect),
           mode: 'each',
           announce: (trx, rows) => announcer.announce(trx, rows),
         }),
-        ctx.events,
+        ctx.sqlEvents,
         createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp }),
       );
   const spillDir = spillDirFor(config.clickSpillDir, database);
@@ -173,7 +173,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     async start() {
       checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
       // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
-      await ctx.events.loadHorizon();
+      await ctx.sqlEvents.loadHorizon();
       if (database.capabilities.changeRelay) {
         relay = createChangeRelay({
           url: database.url,

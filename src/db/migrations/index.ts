@@ -15,6 +15,7 @@ import * as m0010 from './0010-outbox.js';
 import * as m0011 from './0011-webhooks.js';
 import * as m0012 from './0012-users.js';
 import * as m0016 from './0016-link-search-index.js';
+import * as m0014 from './0014-column-store-upgrade.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -30,6 +31,7 @@ const ALL: Record<string, DialectMigration> = {
   '0011-webhooks': m0011,
   '0012-users': m0012,
   '0016-link-search-index': m0016,
+  '0014-column-store-upgrade': m0014,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -39,7 +39,7 @@ function click(linkId: string, timestamp: number, over: Partial<StoredEvent> = {
 /** The fold's clock: how long ago the newest millisecond was decides whether it waits. */
 let clock = NOW;
 const newFold = (mode: 'each' | 'coalesced') =>
-  createClickFold({ db: t.database.db, writer: t.ctx.events.writer, counters: createLinkCounters(t.database.dialect), mode, holdMs: 500, now: () => clock });
+  createClickFold({ db: t.database.db, writer: t.ctx.sqlEvents.writer, counters: createLinkCounters(t.database.dialect), mode, holdMs: 500, now: () => clock });
 
 async function counters(id: string) {
   const row = await t.database.db.selectFrom('links').select(['clicks', 'last_clicked']).where('id', '=', id).executeTakeFirstOrThrow();

@@ -1,0 +1,101 @@
+/**
+ * What a column store must provide for the event log (store.ts builds the `EventStore` on it):
+ * one table of events with the columns of `EventRow` (`timestamp` in ms), appended in batches
+ * idempotently by event id, and a small table of hourly per-link summaries that retention moves
+ * expired events into. Everything that depends on the metadata database (link scopes, leads and
+ * sales in the caller's transaction, link counters) stays in store.ts, so a new engine is one
+ * module: DuckDB (../duckdb/engine.ts) embedded, ClickHouse for several processes.
+ *
+ * Queries are built once for every engine (query-sql.ts) as text plus typed parameters; the
+ * engine's `ColumnDialect` says how to write the few things engines spell differently.
+ *
+ * @example
+ * const engine = await openDuckDbEngine({ path: ':memory:' });
+ * await engine.append([clickRow]);                 // again: no second row
+ * const [row] = await engine.query(countQuery);     // { clicks: 1n, … }
+ */
+import type { EventRow, StoredEvent } from '../event-store.js';
+import type { ColumnDialect } from './dialect.js';
+
+/** A bound value: engines type parameters, so each says what it is. */
+export type ColumnParam =
+  | { type: 'text'; value: string }
+  | { type: 'int'; value: number }
+  | { type: 'texts'; value: readonly string[] };
+
+/** A read query: SQL text whose placeholders the dialect wrote, and the values they stand for, in order. */
+export interface ColumnQuery {
+  text: string;
+  params: readonly ColumnParam[];
+}
+
+/**
+ * Events to delete: of links or a customer in one workspace, or carrying an address or a click
+ * id in any workspace (the operator's erasure).
+ */
+export type EventTarget =
+  | { workspaceId: string; column: 'link_id' | 'customer_id'; values: readonly string[] }
+  | { workspaceId?: undefined; column: 'ip' | 'click_id'; values: readonly string[] };
+
+/** What one expiry batch removed. */
+export interface Expired {
+  /** Events moved into the summaries. */
+  count: number;
+  /** Ids of the leads and sales among them (store.ts deletes them from the metadata database too). */
+  conversionIds: string[];
+}
+
+export interface ColumnEngine {
+  readonly dialect: ColumnDialect;
+  /**
+   * Appends the rows whose event id is not stored yet (a retried batch, or a lead copied twice,
+   * adds nothing); the new rows become visible together or not at all. Returns how many were new.
+   */
+  append(rows: readonly StoredEvent[]): Promise<number>;
+  /** Which of these event ids are stored (click ids are the ids of clicks). */
+  existingIds(ids: readonly string[]): Promise<string[]>;
+  /** The event with this id, in any workspace: a point look-up (lead attribution calls it). */
+  eventById(id: string): Promise<EventRow | undefined>;
+  /** Runs a read built by query-sql.ts; integers may come back as bigint. */
+  query(q: ColumnQuery): Promise<Record<string, unknown>[]>;
+  /** Deletes the target's events (and, for links, their summaries); returns how many events. */
+  deleteEvents(target: EventTarget): Promise<number>;
+  /**
+   * Moves up to `limit` events stamped before `before` (oldest first) into the hourly per-link
+   * summaries, in one transaction, so totals of expired hours still answer.
+   */
+  expire(before: number, limit: number): Promise<Expired>;
+  /** Deletes up to `limit` summary rows of hours that end at or before `before`; returns how many. */
+  expireSummaries(before: number, limit: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Every event column, in table order (the engines create their table in this order). */
+export const EVENT_COLUMNS = [
+  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
+  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
+  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
+] as const satisfies readonly (keyof EventRow)[];
+/** Fails to compile when `EventRow` gains a column the list lacks. */
+const allListed: Exclude<keyof EventRow, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
+void allListed;
+
+/** Integer columns (the rest are text). */
+export const INTEGER_COLUMNS: ReadonlySet<string> = new Set(['timestamp', 'amount', 'original_amount']);
+/** Columns that may be null. */
+export const NULLABLE_EVENT_COLUMNS: ReadonlySet<string> = new Set([
+  'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'customer_id', 'event_name', 'currency', 'original_amount',
+  'payment_processor', 'invoice_id', 'sale_type', 'metadata',
+]);
+
+/** Summaries are per workspace, link and UTC hour. */
+export const SUMMARY_BUCKET_MS = 3_600_000;
+
+/** An engine's row as an `EventRow`: integers as numbers. */
+export function toEventRow(raw: Record<string, unknown>): EventRow {
+  const row = { ...raw } as Record<string, unknown>;
+  row.timestamp = Number(raw.timestamp);
+  row.amount = Number(raw.amount ?? 0);
+  row.original_amount = raw.original_amount == null ? null : Number(raw.original_amount);
+  return row as unknown as EventRow;
+}

@@ -1,0 +1,369 @@
+/**
+ * The column store's engine on DuckDB (embedded, `@duckdb/node-api`): one `events` table with the
+ * columns of `EventRow` (`timestamp` as BIGINT ms), its primary key on `id` (an ART index: it makes
+ * appends idempotent and serves the point look-up of lead attribution, `eventById`), and the
+ * hourly per-link `event_summaries` of expired events. No rollups: groupings are scans.
+ *
+ * Appends go through the appender with whole data chunks (up to 2,048 rows each) inside one
+ * transaction, so a batch is visible entirely or not at all. Writes take a connection of their
+ * own, serialised here (a DuckDB connection holds one transaction); reads take one of a few
+ * connections (one per thread), since a connection runs one statement at a time.
+ *
+ * @example
+ * const engine = await openDuckDbEngine({ path: 'data/events.duckdb', memoryLimit: '512MB', threads: 2 });
+ * await engine.append(rows);
+ */
+import {
+  BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
+  type DuckDBType, type DuckDBValue,
+} from '@duckdb/node-api';
+import type { EventRow, StoredEvent } from '../event-store.js';
+import {
+  EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
+  type ColumnEngine, type ColumnParam, type ColumnQuery, type EventTarget, type Expired,
+} from '../column/engine.js';
+import { quoteIdent } from '../column/dialect.js';
+import { duckDbDialect } from './dialect.js';
+
+export interface DuckDbEngineOptions {
+  /** A file path, or `:memory:` (tests). */
+  path: string;
+  /** DuckDB's `memory_limit` (default 512MB: a small machine shares its memory with Node and the metadata database). */
+  memoryLimit?: string;
+  /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
+  threads?: number;
+}
+
+/** Rows per data chunk: DuckDB's vector size, the most one chunk holds. */
+const CHUNK_ROWS = 2048;
+/** Ids per look-up of stored ids. */
+const ID_CHUNK = 2000;
+/** Up to this many ids are looked up one by one through the index rather than by a join. */
+const POINT_LOOKUPS = 16;
+
+const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
+
+function tableSql(): string[] {
+  const cols = EVENT_COLUMNS.map((c) => {
+    const type = INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR';
+    const pk = c === 'id' ? ' PRIMARY KEY' : NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL';
+    return `${quoteIdent(c)} ${type}${pk}`;
+  });
+  return [
+    `CREATE TABLE IF NOT EXISTS events (${cols.join(', ')})`,
+    `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
+      clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
+      PRIMARY KEY (workspace_id, bucket, link_id))`,
+    // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_id, timestamp) order by `compact`, with their row count then.
+    `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
+  ];
+}
+
+function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; types: DuckDBType[] } {
+  const values: DuckDBValue[] = [];
+  const types: DuckDBType[] = [];
+  for (const p of params) {
+    if (p.type === 'text') {
+      values.push(p.value);
+      types.push(VARCHAR);
+    } else if (p.type === 'int') {
+      values.push(BigInt(Math.trunc(p.value)));
+      types.push(BIGINT);
+    } else {
+      values.push(listValue([...p.value]));
+      types.push(LIST(VARCHAR));
+    }
+  }
+  return { values, types };
+}
+
+/** One data chunk of `rows`, column by column. */
+function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
+  const chunk = DuckDBDataChunk.create(COLUMN_TYPES, rows.length);
+  const columns: DuckDBValue[][] = EVENT_COLUMNS.map((c) => {
+    const out: DuckDBValue[] = new Array(rows.length);
+    if (INTEGER_COLUMNS.has(c)) {
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]![c] as number | null | undefined;
+        out[i] = v == null ? (c === 'amount' ? 0n : null) : BigInt(Math.trunc(Number(v)));
+      }
+    } else {
+      for (let i = 0; i < rows.length; i++) out[i] = (rows[i]![c] as string | null | undefined) ?? null;
+    }
+    return out;
+  });
+  chunk.setColumns(columns);
+  return chunk;
+}
+
+const isConstraintError = (err: unknown) => err instanceof Error && /constraint|duplicate key/i.test(err.message);
+
+/** What one compaction call rewrote. */
+export interface Compacted {
+  days: number;
+  rows: number;
+  /** Closed days still to rewrite (beyond `maxDays`). */
+  left: number;
+}
+
+export interface DuckDbEngine extends ColumnEngine {
+  /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
+  checkpoint(): Promise<void>;
+  /**
+   * Rewrites the UTC days that end at or before `before` whose row count differs from the one at
+   * their last compaction (never compacted, late events, erasures), each ordered by
+   * (workspace_id, timestamp) in one transaction (delete, then insert in order), so DuckDB's zone
+   * maps let a small workspace's scans skip the other workspaces' rows. Appends wait between
+   * statements of the same writer, so none is lost; counts are unchanged. At most `maxDays` days.
+   * `periodDays` rewrites periods of that many days (aligned on the epoch) instead of single days.
+   * Not scheduled: with the primary key, DuckDB keeps partly deleted row groups whole, so the
+   * rewrite made scans slower and the file larger where measured (BENCHMARKS.md).
+   */
+  compact(before: number, maxDays?: number, periodDays?: number): Promise<Compacted>;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
+  const instance = await DuckDBInstance.create(options.path, {
+    memory_limit: options.memoryLimit ?? '512MB',
+    threads: String(options.threads ?? 2),
+    // Scans need not keep row order; DuckDB then streams groupings with less memory.
+    preserve_insertion_order: 'false',
+  });
+  const writer = await DuckDBConnection.create(instance);
+  for (const statement of tableSql()) await writer.run(statement);
+  // A connection runs one statement at a time: reads take one of a few, waiting for a free one.
+  const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
+  const idle = [...readers];
+  const waiting: ((c: DuckDBConnection) => void)[] = [];
+  async function withReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
+    try {
+      return await fn(c);
+    } finally {
+      const next = waiting.shift();
+      if (next) next(c);
+      else idle.push(c);
+    }
+  }
+
+  // Writes run one after another on `writer`, each its own transaction.
+  let queue: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+  async function transaction<T>(fn: () => Promise<T>): Promise<T> {
+    await writer.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn();
+      await writer.run('COMMIT');
+      return out;
+    } catch (err) {
+      await writer.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async function read(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
+    const { values, types } = bindings(q.params);
+    const result = await connection.runAndReadAll(q.text, values, types);
+    return result.getRowObjectsJS() as Record<string, unknown>[];
+  }
+
+  async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
+    const out: string[] = [];
+    if (ids.length <= POINT_LOOKUPS) {
+      // An equality on the key alone is what DuckDB answers through the ART index.
+      for (const id of ids) {
+        const rows = await read(connection, { text: 'SELECT id FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] });
+        if (rows.length) out.push(id);
+      }
+      return out;
+    }
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const part = ids.slice(i, i + ID_CHUNK);
+      // Ids are time-ordered (click ids, evt_ ids): the bounds let zone maps skip most row groups.
+      // Only for ASCII ids, where JavaScript's order is DuckDB's (UTF-8 bytes).
+      let low = part[0]!;
+      let high = part[0]!;
+      let ascii = true;
+      for (const id of part) {
+        if (id < low) low = id;
+        if (id > high) high = id;
+        if (ascii && !/^[\x00-\x7f]*$/.test(id)) ascii = false;
+      }
+      const list: ColumnParam = { type: 'texts', value: part };
+      const rows = await read(connection, ascii
+        ? { text: 'SELECT id FROM events WHERE id >= $2::VARCHAR AND id <= $3::VARCHAR AND id IN (SELECT unnest($1::VARCHAR[]))', params: [list, { type: 'text', value: low }, { type: 'text', value: high }] }
+        : { text: 'SELECT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))', params: [list] });
+      for (const r of rows) out.push(String(r.id));
+    }
+    return out;
+  }
+
+  async function appendAll(rows: readonly StoredEvent[]): Promise<void> {
+    await transaction(async () => {
+      const appender = await writer.createAppender('events');
+      // The first failure is the one to report: closing after a refused flush fails again, on
+      // the aborted transaction.
+      let failure: unknown;
+      try {
+        for (let i = 0; i < rows.length; i += CHUNK_ROWS) appender.appendDataChunk(dataChunk(rows.slice(i, i + CHUNK_ROWS)));
+        appender.flushSync();
+      } catch (err) {
+        failure = err;
+      }
+      try {
+        appender.closeSync();
+      } catch (err) {
+        failure ??= err;
+      }
+      if (failure) throw failure;
+    });
+  }
+
+  const targetWhere = (target: EventTarget): { text: string; params: ColumnParam[] } => {
+    const params: ColumnParam[] = [{ type: 'texts', value: target.values }];
+    let text = `${quoteIdent(target.column)} IN (SELECT unnest($1::VARCHAR[]))`;
+    if (target.workspaceId !== undefined) {
+      params.push({ type: 'text', value: target.workspaceId });
+      text += ' AND workspace_id = $2::VARCHAR';
+    }
+    return { text, params };
+  };
+
+  async function write(text: string, params: readonly ColumnParam[]): Promise<number> {
+    const { values, types } = bindings(params);
+    const result = await writer.run(text, values, types);
+    return result.rowsChanged;
+  }
+
+  return {
+    dialect: duckDbDialect,
+
+    append(rows) {
+      if (!rows.length) return Promise.resolve(0);
+      // One row per id, the first: a batch may carry a retried event twice.
+      const seen = new Set<string>();
+      const unique = rows.filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
+      return exclusive(async () => {
+        try {
+          await appendAll(unique);
+          return unique.length;
+        } catch (err) {
+          if (!isConstraintError(err)) throw err;
+          // Some ids are stored already (a retry): append only the others.
+          const stored = new Set(await existingIds(unique.map((r) => r.id), writer));
+          const fresh = unique.filter((r) => !stored.has(r.id));
+          if (fresh.length) await appendAll(fresh);
+          return fresh.length;
+        }
+      });
+    },
+
+    existingIds: (ids) => withReader((c) => existingIds(ids, c)),
+
+    async eventById(id) {
+      const rows = await withReader((c) => read(c, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] }));
+      return rows[0] ? (toEventRow(rows[0]) as EventRow) : undefined;
+    },
+
+    query: (q) => withReader((c) => read(c, q)),
+
+    deleteEvents(target) {
+      if (!target.values.length) return Promise.resolve(0);
+      return exclusive(() =>
+        transaction(async () => {
+          const where = targetWhere(target);
+          const removed = await write(`DELETE FROM events WHERE ${where.text}`, where.params);
+          if (target.column === 'link_id') await write(`DELETE FROM event_summaries WHERE ${where.text}`, where.params);
+          return removed;
+        }),
+      );
+    },
+
+    expire(before, limit) {
+      if (limit <= 0) return Promise.resolve({ count: 0, conversionIds: [] } satisfies Expired);
+      return exclusive(() =>
+        transaction(async () => {
+          await write(
+            `CREATE OR REPLACE TEMP TABLE expiring AS SELECT id, kind FROM events WHERE "timestamp" < $1::BIGINT ORDER BY "timestamp", id LIMIT $2::BIGINT`,
+            [{ type: 'int', value: before }, { type: 'int', value: limit }],
+          );
+          await write(
+            `INSERT INTO event_summaries
+               SELECT workspace_id, ("timestamp" // ${SUMMARY_BUCKET_MS}) * ${SUMMARY_BUCKET_MS} AS bucket, link_id,
+                 sum(CASE WHEN kind = 'click' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'lead' THEN 1 ELSE 0 END),
+                 sum(CASE WHEN kind = 'sale' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'sale' THEN amount ELSE 0 END)
+               FROM events WHERE id IN (SELECT id FROM expiring) GROUP BY ALL
+             ON CONFLICT (workspace_id, bucket, link_id) DO UPDATE SET
+               clicks = clicks + excluded.clicks, leads = leads + excluded.leads,
+               sales = sales + excluded.sales, sale_amount = sale_amount + excluded.sale_amount`,
+            [],
+          );
+          const conversions = await read(writer, { text: `SELECT id FROM expiring WHERE kind <> 'click'`, params: [] });
+          const count = await write('DELETE FROM events WHERE id IN (SELECT id FROM expiring)', []);
+          await write('DROP TABLE expiring', []);
+          return { count, conversionIds: conversions.map((r) => String(r.id)) };
+        }),
+      );
+    },
+
+    expireSummaries(before, limit) {
+      if (limit <= 0) return Promise.resolve(0);
+      return exclusive(() =>
+        write(
+          `DELETE FROM event_summaries WHERE rowid IN (
+             SELECT rowid FROM event_summaries WHERE bucket <= $1::BIGINT ORDER BY bucket LIMIT $2::BIGINT)`,
+          [{ type: 'int', value: before - SUMMARY_BUCKET_MS }, { type: 'int', value: limit }],
+        ),
+      );
+    },
+
+    checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
+
+    async compact(before, maxDays = Number.MAX_SAFE_INTEGER, periodDays = 1) {
+      const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
+      const end = Math.floor(before / period) * period;
+      // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
+      const due = await withReader((c) => read(c, {
+        text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
+               LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS DISTINCT FROM d.n ORDER BY d.day`,
+        params: [{ type: 'int', value: end }],
+      }));
+      const out: Compacted = { days: 0, rows: 0, left: Math.max(0, due.length - maxDays) };
+      for (const { day } of due.slice(0, maxDays)) {
+        const from = Number(day);
+        // One day per turn of the writer queue: appends queued meanwhile run between days.
+        out.rows += await exclusive(() =>
+          transaction(async () => {
+            const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
+            await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
+            const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
+            const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_id, "timestamp", id`, []);
+            await write('DROP TABLE compacting', []);
+            if (added !== removed) throw new Error(`compaction of day ${new Date(from).toISOString()}: ${removed} rows deleted, ${added} inserted`);
+            await write(
+              `INSERT INTO event_compactions VALUES ($1::BIGINT, $2::BIGINT, $3::BIGINT) ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
+              [{ type: 'int', value: from }, { type: 'int', value: added }, { type: 'int', value: Date.now() }],
+            );
+            return added;
+          }),
+        );
+        out.days++;
+      }
+      return out;
+    },
+
+    close: () =>
+      exclusive(async () => {
+        if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
+        writer.closeSync();
+        for (const c of readers) c.closeSync();
+        instance.closeSync();
+      }),
+  };
+}
