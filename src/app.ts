@@ -29,6 +29,8 @@ import { openColumnEventStore, type ColumnEventStore } from './events/column/sto
 import { columnLifecycle } from './events/column/lifecycle.js';
 import { openDuckDbEngine } from './events/duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
+import { openClickHouseEngine } from './events/clickhouse/engine.js';
+import { isClickHouseUrl, openServerExecutor } from './events/clickhouse/executor.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -76,11 +78,15 @@ export async function buildApp(options: BuildOptions) {
   // SQL store until it writes the column store itself, and its clicks are moved (columnLifecycle).
   let columnEvents: ColumnEventStore | undefined;
   if (config.eventsUrl !== 'sql') {
-    const path = duckDbPathFor(config.eventsUrl, database);
-    ensureFolder(path);
+    const openDuckDb = async () => {
+      const path = duckDbPathFor(config.eventsUrl, database);
+      ensureFolder(path);
+      return openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    };
     columnEvents = await openColumnEventStore({
       database,
-      engine: await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads }),
+      // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
+      engine: isClickHouseUrl(config.eventsUrl) ? await openClickHouseEngine({ executor: openServerExecutor(config.eventsUrl) }) : await openDuckDb(),
       feed: { onError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest') },
     });
   }
