@@ -3,7 +3,7 @@
  * append costs per event and how long groupings take on one workspace of BENCH_ROWS events.
  *
  * 1. Appends BENCH_ROWS synthetic clicks (one workspace, 2,000 links, 30 days) in batches of
- *    2,000 through the engine (stored-id look-up, then a JSONEachRow insert), and prints the
+ *    2,000 through the engine (stored-id look-up, then a JSONCompactEachRow insert), and prints the
  *    process CPU per event (Node and the embedded ClickHouse threads together, since chdb runs in
  *    this process; it includes making the rows in JavaScript) and the wall time.
  * 2. Appends the same number of rows again through bare inserts (no id look-up), to show what the
@@ -17,6 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import type { StoredEvent, AggregateSpec, DimColumn, DimFilter } from '../src/events/event-store.js';
 import { aggregateQuery } from '../src/events/column/query-sql.js';
+import { EVENT_COLUMNS } from '../src/events/column/engine.js';
 import { openChdbExecutor } from '../src/events/clickhouse/chdb-executor.js';
 import { bindParams } from '../src/events/clickhouse/dialect.js';
 import { insertRow, openClickHouseEngine } from '../src/events/clickhouse/engine.js';
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
 
   wall = performance.now();
   cpu = cpuMs();
-  for (const batch of clicks(ROWS, 'b', 2)) await executor.insert('events', batch.map(insertRow));
+  for (const batch of clicks(ROWS, 'b', 2)) await executor.insert('events', EVENT_COLUMNS, batch.map(insertRow));
   const bareCpu = ((cpuMs() - cpu) * 1000) / ROWS;
   const bareWall = (performance.now() - wall) / 1000;
   console.log(`bare inserts (no id look-up):                    ${bareCpu.toFixed(1)} µs CPU per event, ${(ROWS / bareWall).toFixed(0)} events/s`);

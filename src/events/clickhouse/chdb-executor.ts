@@ -33,10 +33,10 @@ export async function openChdbExecutor(options: ChdbExecutorOptions = {}): Promi
     async command(sql, params, settings) {
       await session.queryBindAsync(withSettings(sql, settings), params ?? {}, { format: 'JSONEachRow' });
     },
-    async insert(table, rows) {
+    async insert(table, columns, rows) {
       if (!rows.length) return;
       const payload = Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n'));
-      await session.insert({ table, values: payload, format: 'JSONEachRow' });
+      await session.insert({ table, columns, values: payload, format: 'JSONCompactEachRow' });
     },
     async close() {
       session.close();

@@ -1,7 +1,7 @@
 /**
  * The server path: the same contract through `@clickhouse/client` (clientExecutor, what
  * `EVENTS_URL=clickhouse://…` uses), with chdb plugged in as the client's connection instead of
- * an HTTP server, so the client's parameter binding, JSONEachRow inserts and settings are the
+ * an HTTP server, so the client's parameter binding, JSONCompactEachRow inserts and settings are the
  * ones under test.
  */
 import { describe, test } from 'node:test';

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contractEvent } from '../contract.js';
 import { aggregateQuery } from '../column/query-sql.js';
+import { EVENT_COLUMNS } from '../column/engine.js';
 import type { ColumnEngine } from '../column/engine.js';
 import type { AggregateSpec } from '../event-store.js';
 import { openChdbExecutor } from './chdb-executor.js';
@@ -71,8 +72,8 @@ describe('ClickHouse engine', () => {
   test('an event inserted by two processes at once counts once, before and after ClickHouse merges', async () => {
     const click = contractEvent('ws_race', 'lnk_a');
     // Both processes looked up the id before either inserted it: two inserts, two parts.
-    await ch.insert('events', [insertRow(click)]);
-    await ch.insert('events', [insertRow(click)]);
+    await ch.insert('events', EVENT_COLUMNS, [insertRow(click)]);
+    await ch.insert('events', EVENT_COLUMNS, [insertRow(click)]);
     assert.deepEqual(await total('ws_race'), { clicks: 1, leads: 0, sales: 0, sale_amount: 0 });
     assert.deepEqual(await engine.existingIds([click.id]), [click.id]);
     await ch.command('OPTIMIZE TABLE events FINAL');

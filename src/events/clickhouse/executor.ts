@@ -7,7 +7,7 @@
  *
  * @example
  * const executor = openServerExecutor('clickhouse://waymark:secret@ch.internal:8123/waymark');
- * await executor.insert('events', rows);
+ * await executor.insert('events', ['id', 'timestamp'], [['clk_1', 1764000000000]]);
  * const rows = await executor.query('SELECT count() AS n FROM events WHERE workspace_id = {w:String}', { w: 'ws_1' });
  */
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
@@ -21,8 +21,11 @@ export interface ClickHouseExecutor {
   query(sql: string, params?: QueryParams, settings?: QuerySettings): Promise<Record<string, unknown>[]>;
   /** A statement without rows (DDL, DELETE, INSERT … SELECT). */
   command(sql: string, params?: QueryParams, settings?: QuerySettings): Promise<void>;
-  /** Inserts rows (objects keyed by column) as one JSONEachRow insert. */
-  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /**
+   * Inserts rows, each the values of `columns` in order, as one JSONCompactEachRow insert
+   * (arrays: about a fifth less CPU per row than JSONEachRow's objects, measured through chdb).
+   */
+  insert(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,8 +62,9 @@ export function clientExecutor(client: ClickHouseClient): ClickHouseExecutor {
     async command(sql, params, settings) {
       await client.command({ query: sql, query_params: params ?? {}, clickhouse_settings: settings ?? {} });
     },
-    async insert(table, rows) {
-      if (rows.length) await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    async insert(table, columns, rows) {
+      if (!rows.length) return;
+      await client.insert({ table, columns: [...columns] as [string, ...string[]], values: rows as unknown[][], format: 'JSONCompactEachRow' });
     },
     close: () => client.close(),
   };
