@@ -37,8 +37,11 @@ export interface ClickHouseEngineOptions {
 
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
-/** Reads see every event once, whether or not ClickHouse has merged its copies yet. */
-const READ = { final: 1 } as const;
+/**
+ * Reads see every event once, whether or not ClickHouse has merged its copies yet. Copies share
+ * their timestamp, hence their month: FINAL may merge each partition on its own (in parallel).
+ */
+const READ = { final: 1, do_not_merge_across_partitions_select_final: 1 } as const;
 /** Deletes return once the rows are gone from reads. */
 const DELETE = { lightweight_deletes_sync: 2 } as const;
 
