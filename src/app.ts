@@ -30,6 +30,8 @@ import { columnLifecycle } from './events/column/lifecycle.js';
 import { openDuckDbEngine } from './events/duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
 import { upgradeToColumnStore } from './events/column/upgrade.js';
+import { openClickHouseEngine } from './events/clickhouse/engine.js';
+import { isClickHouseUrl, openServerExecutor } from './events/clickhouse/executor.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -82,9 +84,13 @@ export async function buildApp(options: BuildOptions) {
   let columnEvents: ColumnEventStore | undefined;
   const upgradeLines: [Record<string, unknown>, string][] = [];
   if (config.eventsUrl !== 'sql') {
-    const path = duckDbPathFor(config.eventsUrl, database);
-    ensureFolder(path);
-    const engine = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    const openDuckDb = async () => {
+      const path = duckDbPathFor(config.eventsUrl, database);
+      ensureFolder(path);
+      return openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    };
+    // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
+    const engine = isClickHouseUrl(config.eventsUrl) ? await openClickHouseEngine({ executor: openServerExecutor(config.eventsUrl) }) : await openDuckDb();
     // An installation that kept its events in the SQL store moves them first (resumable); its
     // log lines are written once the logger exists, below.
     await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {

@@ -119,8 +119,12 @@ const EnvSchema = z.object({
   ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Lifetime of the click-id cookie a redirect sets on the short link's domain, in days (may be fractional). */
   CLICK_ID_COOKIE_DAYS: z.coerce.number().positive().max(400).default(1 / 24),
-  /** Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite file) or `duckdb:<path>`. */
-  EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?)$/, 'must be "sql", "duckdb" or "duckdb:<path>"').default('sql'),
+  /**
+   * Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite
+   * file), `duckdb:<path>`, or a ClickHouse server: `clickhouse://user:pass@host:8123/db`,
+   * `clickhouses://…` (HTTPS) or `http(s)://…` (docs/events-stores.md).
+   */
+  EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?|(clickhouses?|https?):\/\/.+)$/i, 'must be "sql", "duckdb", "duckdb:<path>" or a clickhouse:// URL').default('sql'),
   /** DuckDB's memory limit (the column event store), e.g. 512MB or 2GB. */
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
   /** DuckDB's worker threads (the column event store's scans). */
@@ -186,7 +190,7 @@ export interface Config {
   rollupsRetentionDays?: number;
   /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
   clickIdCookieSeconds: number;
-  /** `EVENTS_URL`: `sql`, `duckdb` or `duckdb:<path>` (events/duckdb/path.ts). */
+  /** `EVENTS_URL`: `sql`, `duckdb` or `duckdb:<path>` (events/duckdb/path.ts), or a ClickHouse URL (events/clickhouse/executor.ts). */
   eventsUrl: string;
   duckdbMemoryLimit: string;
   duckdbThreads: number;
