@@ -38,7 +38,9 @@ test('click → lead → sale → analytics with the event log in DuckDB', async
 
   await t.modules.redirect.flushClicks();
   await t.modules.tracking.queue.drain();
-  assert.equal(await store.moveClicks(), 1, 'the written click moved into DuckDB');
+  // The app moves written clicks once a second too, so this call may find it already moved:
+  // what counts is where the click is afterwards.
+  await store.moveClicks();
   await store.catchUp();
   assert.equal((await store.engine.eventById(clickId))?.link_id, link.id);
   const inSql = await t.database.db.selectFrom('events').select('kind').orderBy('kind').execute();
