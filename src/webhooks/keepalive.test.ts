@@ -61,6 +61,8 @@ test('without WEBHOOK_ALLOW_PRIVATE, a pooled agent still refuses a name resolvi
       assert.match(named.error ?? '', /^refused: localhost resolves to the private or reserved address/);
       const literal = await send(`http://127.0.0.1:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
       assert.match(literal.error ?? '', /^refused: 127\.0\.0\.1 resolves to the private or reserved address/);
+      const tls = await send(`https://localhost:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
+      assert.match(tls.error ?? '', /^refused: localhost resolves to the private or reserved address/);
     }
     // The guard is bound to the agent: even a request that does not pass its own lookup is checked.
     const bare = await new Promise<string>((resolve) => {
@@ -136,6 +138,27 @@ test('an aborted send (shutdown, same path as the timeout) destroys its socket',
     // The receiver sees its end of the connection close (waited for, not timed).
     while (closed === 0) await new Promise((res) => setTimeout(res, 5));
     assert.equal(Object.keys(agents.http.freeSockets).length, 0, 'nothing pooled after the close');
+  } finally {
+    agents.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+test('a timed-out send (10 s) destroys its socket instead of returning it to the pool', async () => {
+  let held = 0;
+  let closed = 0;
+  const server = createServer(() => { held++; });
+  server.on('connection', (socket) => socket.on('close', () => closed++));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const agents = createSendAgents(true);
+  try {
+    const a = await send(`http://127.0.0.1:${port}/hook`, '{}', headers, { allowPrivate: true, agents });
+    assert.equal(held, 1);
+    assert.match(a.error ?? '', /timed out after 10000 ms/);
+    while (closed === 0) await new Promise((res) => setTimeout(res, 5));
+    assert.equal(Object.keys(agents.http.freeSockets).length, 0, 'nothing pooled');
   } finally {
     agents.destroy();
     server.closeAllConnections();
