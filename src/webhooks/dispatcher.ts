@@ -16,7 +16,7 @@ import { setMaxListeners } from 'node:events';
 import { DISABLE_AFTER_FAILURES, type DeliveryStore, type Recorded } from './delivery-store.js';
 import type { WebhookStore } from './store.js';
 import type { DeliveryRow } from './schema.js';
-import { send, signedHeaders, SEND_TIMEOUT_MS } from './send.js';
+import { createSendAgents, send, signedHeaders, SEND_TIMEOUT_MS } from './send.js';
 
 /** ≈ the published schedule, min(1 day, e^(2.5·n)) s: 12 s, 2.5 min, 30 min, 6 h, then daily; 10 attempts in all. */
 export const DEFAULT_RETRY_DELAYS_MS = [12_000, 150_000, 1_800_000, 21_600_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
@@ -61,6 +61,8 @@ export function createDispatcher(options: DispatcherOptions) {
   const abort = new AbortController();
   // Every send in flight listens on it (up to `concurrency`).
   setMaxListeners(0, abort.signal);
+  // Connections kept alive per receiver for this dispatcher's life; closed at close().
+  const agents = createSendAgents(options.allowPrivate);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
@@ -97,7 +99,7 @@ export function createDispatcher(options: DispatcherOptions) {
     // Read at send time: a PATCHed url or secret applies to pending deliveries too.
     const hook = await webhooks.find(d.workspace_id, d.webhook_id);
     if (!hook) return;
-    const result = await send(hook.url, d.body, signedHeaders(hook.secret, d.event_id, d.body, now()), { allowPrivate: options.allowPrivate, signal: abort.signal });
+    const result = await send(hook.url, d.body, signedHeaders(hook.secret, d.event_id, d.body, now()), { allowPrivate: options.allowPrivate, signal: abort.signal, agents });
     if (abort.signal.aborted) return void (await record({ kind: 'release', delivery: d }));
     if (result.error === null) return void (await record({ kind: 'success', delivery: d, outcome: result }));
     const attempts = Number(d.attempts);
@@ -169,6 +171,7 @@ export function createDispatcher(options: DispatcherOptions) {
       if (timer) clearInterval(timer);
       abort.abort();
       while (running) await running;
+      agents.destroy();
     },
   };
 }

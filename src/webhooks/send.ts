@@ -12,6 +12,12 @@
  * The private-address check runs on the address actually connected to (a `lookup` of our own
  * on the request), so a name that resolves to a public address when checked and to 127.0.0.1 when
  * connecting (DNS rebinding) is refused too. IP literals skip `lookup` and are checked first.
+ *
+ * Connections are kept alive per receiver (`createSendAgents`: one agent per protocol and
+ * dispatcher). The agent passes the request's options, `lookup` included, to every socket it
+ * creates, so each NEW connection is checked; a pooled socket is keyed by host:port (and TLS
+ * name), so it only ever carries requests to the receiver it was opened (and checked) for. A socket
+ * whose answer was not read to its end (timeout, oversized answer, error) is destroyed, not pooled.
  */
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -80,6 +86,34 @@ function guardedLookup(hostname: string, options: object, callback: (...args: un
   });
 }
 
+/** Keep-alive sockets per receiver; the pool of one dispatcher. */
+export interface SendAgents {
+  http: http.Agent;
+  https: https.Agent;
+  /** Closes the pooled sockets (at the dispatcher's close). */
+  destroy(): void;
+}
+
+/** Sockets open at once to one receiver (host:port), in use or idle. */
+export const MAX_SOCKETS_PER_RECEIVER = 8;
+
+/**
+ * One keep-alive agent per protocol: at most 8 sockets per receiver, idle ones closed after 5 s.
+ *
+ * @example
+ * const agents = createSendAgents(false);
+ * await send(url, body, headers, { allowPrivate: false, agents });
+ * agents.destroy();
+ */
+export function createSendAgents(allowPrivate: boolean): SendAgents {
+  // `timeout` is the idle socket's timeout in the pool (a request sets its own while in use). The
+  // guard is bound to the agent too (its options win over the request's when it opens a socket),
+  // so a pool made without WEBHOOK_ALLOW_PRIVATE never opens an unchecked connection.
+  const options = { ...(allowPrivate ? {} : { lookup: guardedLookup as never }), keepAlive: true, maxSockets: MAX_SOCKETS_PER_RECEIVER, maxFreeSockets: MAX_SOCKETS_PER_RECEIVER, timeout: 5_000, scheduling: 'lifo' as const };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return { ...agents, destroy: () => { agents.http.destroy(); agents.https.destroy(); } };
+}
+
 export interface Attempt {
   statusCode: number | null;
   latencyMs: number;
@@ -87,8 +121,11 @@ export interface Attempt {
   error: string | null;
 }
 
-/** POSTs the body; never throws. `signal` aborts it (shutdown). */
-export function send(url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; signal?: AbortSignal }): Promise<Attempt> {
+/**
+ * POSTs the body; never throws. `signal` aborts it (shutdown). Without `agents`, a new connection
+ * per call; with them, a pooled one when the receiver has one idle.
+ */
+export function send(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<Attempt> {
   const started = performance.now();
   const done = (statusCode: number | null, error: string | null): Attempt => ({ statusCode, latencyMs: Math.round(performance.now() - started), error });
   let target: URL;
@@ -100,8 +137,25 @@ export function send(url: string, body: string, headers: Record<string, string>,
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(done(null, 'only http and https receivers are allowed'));
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && isIP(host) && isPrivateAddress(host)) return Promise.resolve(done(null, refusal(host, host).message));
+  return attemptOnce(target, body, headers, options).then((first) =>
+    // A pooled socket the receiver closed as idle just as we reused it: the request never got an
+    // answer, so it goes once more, on a new connection (a retry the receiver may see as a second
+    // delivery of the same event id, which at-least-once delivery allows).
+    first.staleSocket && !options.signal?.aborted ? attemptOnce(target, body, headers, { ...options, agents: undefined }) : first,
+  ).then(({ statusCode, error }) => done(statusCode, error));
+}
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+  agents?: SendAgents;
+}
+
+function attemptOnce(target: URL, body: string, headers: Record<string, string>, options: SendOptions): Promise<{ statusCode: number | null; error: string | null; staleSocket?: boolean }> {
+  const done = (statusCode: number | null, error: string | null) => ({ statusCode, error });
   const client = target.protocol === 'https:' ? https : http;
-  return new Promise<Attempt>((resolve) => {
+  const agent = options.agents ? (target.protocol === 'https:' ? options.agents.https : options.agents.http) : false;
+  return new Promise((resolve) => {
     const req = client.request(
       target,
       {
@@ -109,8 +163,8 @@ export function send(url: string, body: string, headers: Record<string, string>,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         timeout: SEND_TIMEOUT_MS,
         signal: options.signal,
-        // No connection reuse: every attempt resolves and checks the address again.
-        agent: false,
+        agent,
+        // Passed by the agent to each socket it creates: every new connection is checked.
         ...(options.allowPrivate ? {} : { lookup: guardedLookup as never }),
       },
       (res) => {
@@ -130,7 +184,11 @@ export function send(url: string, body: string, headers: Record<string, string>,
     );
     const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${SEND_TIMEOUT_MS} ms`)), SEND_TIMEOUT_MS);
     req.on('timeout', () => req.destroy(new Error(`timed out after ${SEND_TIMEOUT_MS} ms`)));
-    req.on('error', (err) => resolve(done(null, err instanceof RefusedAddress ? err.message : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`.slice(0, 300))));
+    req.on('error', (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      const stale = req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
+      resolve({ ...done(null, err instanceof RefusedAddress ? err.message : `${code ?? 'error'}: ${err.message}`.slice(0, 300)), staleSocket: stale });
+    });
     req.on('close', () => clearTimeout(deadline));
     req.end(body);
   });
