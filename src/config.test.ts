@@ -83,7 +83,8 @@ test('EVENTS_URL: the SQL store by default, DuckDB beside the database or at a p
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb' }).eventsUrl, 'duckdb');
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb:/var/lib/waymark/events.duckdb' }).eventsUrl, 'duckdb:/var/lib/waymark/events.duckdb');
   assert.equal(loadConfig({ DUCKDB_MEMORY_LIMIT: '2GB', DUCKDB_THREADS: '4' }).duckdbMemoryLimit, '2GB');
-  for (const [name, value] of [['EVENTS_URL', 'clickhouse://localhost'], ['EVENTS_URL', 'duckdb:'], ['DUCKDB_MEMORY_LIMIT', "1GB'; drop"], ['DUCKDB_THREADS', '0']]) {
+  assert.equal(loadConfig({ EVENTS_URL: 'clickhouse://localhost' }).eventsUrl, 'clickhouse://localhost');
+  for (const [name, value] of [['EVENTS_URL', 'mysql://localhost'], ['EVENTS_URL', 'duckdb:'], ['DUCKDB_MEMORY_LIMIT', "1GB'; drop"], ['DUCKDB_THREADS', '0']]) {
     assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name!));
   }
 });
