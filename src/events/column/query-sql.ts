@@ -186,10 +186,27 @@ export function summaryQuery(d: ColumnDialect, spec: AggregateSpec, range: TimeS
 }
 
 /** One page of the event list (every column), newest or oldest first, ties by id. */
-export function pageQuery(d: ColumnDialect, spec: AggregateSpec, range: TimeSpan, links: LinkIds, page: { order: 'asc' | 'desc'; limit: number; offset: number }): ColumnQuery {
+export function pageQuery(
+  d: ColumnDialect,
+  spec: AggregateSpec,
+  range: TimeSpan,
+  links: LinkIds,
+  page: { order: 'asc' | 'desc'; limit: number; offset: number; after?: { timestamp: number; id: string } },
+): ColumnQuery {
   const b = new Builder(d);
-  const conds = rawConditions(b, spec, range, links);
-  const dir = page.order === 'asc' ? 'asc' : 'desc';
+  // A keyset cursor (EventPage.after) narrows the time range to the cursor, then tells rows at the
+  // cursor's own timestamp apart by id.
+  const { after } = page;
+  const asc = page.order === 'asc';
+  const narrowed = after
+    ? { from: asc ? Math.max(range.from, after.timestamp) : range.from, to: asc ? range.to : Math.min(range.to, after.timestamp + 1) }
+    : range;
+  const conds = rawConditions(b, spec, narrowed, links);
+  if (after) {
+    const past = asc ? '>' : '<';
+    conds.push(`(${b.col('timestamp')} ${past} ${b.int(after.timestamp)} or ${b.col('id')} ${past} ${b.text(after.id)})`);
+  }
+  const dir = asc ? 'asc' : 'desc';
   return b.done(`select * from events where ${conds.join(' and ')}
     order by ${b.col('timestamp')} ${dir}, ${b.col('id')} ${dir} limit ${b.int(page.limit)} offset ${b.int(page.offset)}`);
 }

@@ -245,7 +245,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       const live = new Map<string, boolean>();
       const kept: EventRow[] = [];
       for (let offset = 0; ; offset += round) {
-        const rows = await engine.query(pageQuery(d, spec, range, links, { order: page.order, limit: round, offset }));
+        const rows = await engine.query(pageQuery(d, spec, range, links, { order: page.order, limit: round, offset, after: page.after }));
         const unknown = [...new Set(rows.map((r) => String(r.link_id)).filter((id) => !live.has(id)))];
         if (unknown.length) {
           const found = await existingLinks(spec.workspaceId, unknown);
