@@ -23,7 +23,8 @@ import type { EventRow, EventStore, ForgetCounts, LinkScope, MergedRow, StoredEv
 import { createLinkCounters } from '../../links/counters.js';
 import type { SqlTexts } from '../../db/sql-texts.js';
 import { insertEvents } from '../sql/event-writer.js';
-import { scopeIdsQuery, scopeSubquery } from '../sql/link-scope.js';
+import { createSqlEventStore } from '../sql/store.js';
+import { scopeSubquery } from '../sql/link-scope.js';
 import { mergeRows } from '../sql/aggregate.js';
 import { toEventRow, type ColumnEngine, type EventTarget } from './engine.js';
 import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
@@ -62,6 +63,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
   const d = engine.dialect;
   const texts: SqlTexts = new Map();
   const counters = createLinkCounters(dialect);
+  const metadata = createSqlEventStore({ database: options.database });
   const feed = createFeed(db, engine, options.feed);
 
   /** The links a scope counts, as ids, or null when it counts none. */
@@ -188,41 +190,15 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       return [...found];
     },
 
-    latestLead(workspaceId, customerId, eventName, tx) {
-      let q = customerEvents(tx ?? db, workspaceId, customerId, 'lead').selectAll();
-      if (eventName) q = q.where('event_name', '=', eventName);
-      return q.orderBy('timestamp', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst() as Promise<EventRow | undefined>;
-    },
-
-    async hasAnyLead(workspaceId, customerId, tx) {
-      return !!(await customerEvents(tx ?? db, workspaceId, customerId, 'lead').select('id').limit(1).executeTakeFirst());
-    },
-
-    async leadNamesSince(workspaceId, customerId, since, tx) {
-      const rows = await customerEvents(tx ?? db, workspaceId, customerId, 'lead').select('event_name').distinct().where('timestamp', '>=', since).execute();
-      return rows.map((r) => r.event_name).filter((n): n is string => n !== null);
-    },
-
-    saleByInvoice: (workspaceId, invoiceId, tx) =>
-      (tx ?? db)
-        .selectFrom('events')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('invoice_id', '=', invoiceId)
-        .where('kind', '=', 'sale')
-        .limit(1)
-        .executeTakeFirst() as Promise<EventRow | undefined>,
-
-    async hasSaleOnLink(workspaceId, customerId, linkId, tx) {
-      return !!(await customerEvents(tx ?? db, workspaceId, customerId, 'sale').select('id').where('link_id', '=', linkId).limit(1).executeTakeFirst());
-    },
-
-    // One sale per invoice id and workspace is the metadata database's unique index events_invoice.
-    isDuplicateInvoice: (err) => dialect.isUniqueViolation(err),
-
-    async scopeLinkIds(input, max) {
-      return (await db.executeQuery<{ id: string }>(scopeIdsQuery(db, input, max))).rows.map((r) => r.id);
-    },
+    // Leads and sales live in the metadata database's `events` table (joined to the caller's
+    // transaction): the SQL store's look-ups, invoice rule and scope listing answer them as they are.
+    latestLead: metadata.latestLead,
+    hasAnyLead: metadata.hasAnyLead,
+    leadNamesSince: metadata.leadNamesSince,
+    saleByInvoice: metadata.saleByInvoice,
+    hasSaleOnLink: metadata.hasSaleOnLink,
+    isDuplicateInvoice: metadata.isDuplicateInvoice,
+    scopeLinkIds: metadata.scopeLinkIds,
 
     async aggregate(spec, range) {
       const links = await linkIds(spec.scope);

@@ -6,37 +6,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { createTestApp } from '../../test-support/harness.js';
-import { insertLink } from '../../redirect/testing.js';
 import { describeEventStoreContract } from '../contract.js';
+import { appFixture } from '../contract-fixture.js';
 import { openColumnEventStore } from '../column/store.js';
 import { openDuckDbEngine } from './engine.js';
 
 describeEventStoreContract<Kysely<Database>>('column store on DuckDB', async () => {
   const t = await createTestApp();
-  const db = t.database.db;
   const store = await openColumnEventStore({ database: t.database, engine: await openDuckDbEngine({ path: ':memory:' }) });
-  return {
-    store,
-    addWorkspace: async () => (await t.addWorkspace()).workspaceId,
-    addLink: async (workspaceId, link) => {
-      await insertLink(db, workspaceId, {
-        id: link.id,
-        domain: link.domain,
-        key: link.key,
-        url: 'https://example.com/landing',
-        folder_id: link.folderId ?? null,
-        disabled_at: link.disabled ? Date.now() : null,
-      });
-    },
-    deleteLink: async (workspaceId, linkId) => {
-      await db.deleteFrom('links').where('workspace_id', '=', workspaceId).where('id', '=', linkId).execute();
-    },
-    transaction: (fn) => db.transaction().execute((trx) => fn(trx)),
-    // Appends joined to a transaction reach the column store after the commit.
-    settle: async () => void (await store.catchUp()),
-    close: async () => {
-      await store.close();
-      await t.close();
-    },
-  };
+  // Appends joined to a transaction reach the column store after the commit.
+  return appFixture(t, store, { settle: async () => void (await store.catchUp()), close: () => store.close() });
 });

@@ -5,29 +5,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { createTestApp } from '../../test-support/harness.js';
-import { insertLink } from '../../redirect/testing.js';
 import { describeEventStoreContract } from '../contract.js';
+import { appFixture } from '../contract-fixture.js';
 
 describeEventStoreContract<Kysely<Database>>('SQL', async () => {
   const t = await createTestApp();
-  const db = t.database.db;
-  return {
-    store: t.ctx.events,
-    addWorkspace: async () => (await t.addWorkspace()).workspaceId,
-    addLink: async (workspaceId, link) => {
-      await insertLink(db, workspaceId, {
-        id: link.id,
-        domain: link.domain,
-        key: link.key,
-        url: 'https://example.com/landing',
-        folder_id: link.folderId ?? null,
-        disabled_at: link.disabled ? Date.now() : null,
-      });
-    },
-    deleteLink: async (workspaceId, linkId) => {
-      await db.deleteFrom('links').where('workspace_id', '=', workspaceId).where('id', '=', linkId).execute();
-    },
-    transaction: (fn) => db.transaction().execute((trx) => fn(trx)),
-    close: () => t.close(),
-  };
+  return appFixture(t, t.ctx.events);
 });
