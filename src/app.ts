@@ -79,9 +79,11 @@ export async function buildApp(options: BuildOptions) {
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
   const sqlEvents = createSqlEventStore({ database, runner: reader });
-  // EVENTS_URL=duckdb: the column store (src/events/column/); the click writer still writes the
-  // SQL store until it writes the column store itself, and its clicks are moved (columnLifecycle).
+  // EVENTS_URL=duckdb: the column store (src/events/column/); the click writer hands DuckDB its
+  // batches through the click journal (redirect/module.ts). With ClickHouse it writes the SQL
+  // store and its clicks are moved (columnLifecycle).
   let columnEvents: ColumnEventStore | undefined;
+  let clickColumn: AppContext['clickColumn'];
   const upgradeLines: [Record<string, unknown>, string][] = [];
   if (config.eventsUrl !== 'sql') {
     const openDuckDb = async () => {
@@ -90,7 +92,10 @@ export async function buildApp(options: BuildOptions) {
       return openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
     };
     // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
-    const engine = isClickHouseUrl(config.eventsUrl) ? await openClickHouseEngine({ executor: openServerExecutor(config.eventsUrl) }) : await openDuckDb();
+    const duckDb = isClickHouseUrl(config.eventsUrl) ? undefined : await openDuckDb();
+    const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(config.eventsUrl) }));
+    // DuckDB takes the click writer's batches itself (click journal); ClickHouse's are moved.
+    clickColumn = duckDb;
     // An installation that kept its events in the SQL store moves them first (resumable); its
     // log lines are written once the logger exists, below.
     await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {
@@ -110,6 +115,7 @@ export async function buildApp(options: BuildOptions) {
     workspaces,
     events: columnEvents ?? sqlEvents,
     sqlEvents,
+    clickColumn,
     reader,
     now,
     outbox: domainEvents.outbox,

@@ -2,6 +2,7 @@
  * What every module is built from. `app.ts` creates it once; modules receive it (plus the
  * services of the modules they depend on) and never reach for globals or `process.env`.
  */
+import type { ClickColumn } from './events/column/journal-feed.js';
 import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
@@ -28,6 +29,12 @@ export interface AppContext {
    * fold watermark. The same object as `events` when `EVENTS_URL=sql`.
    */
   sqlEvents: SqlEventStore;
+  /**
+   * With the embedded column store (DuckDB): its engine, to which the click writer hands its
+   * batches as CSV files through the click journal (events/column/click-journal.ts). Absent: the
+   * click writer writes the SQL store (and, with ClickHouse, its clicks are moved from there).
+   */
+  clickColumn?: ClickColumn;
   /**
    * Where long reads run (a worker thread with its own connection on a SQLite file): the event
    * store's aggregates and the analytics' look-ups of links, tags and customers.

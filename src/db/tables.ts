@@ -198,6 +198,22 @@ export interface ClickRollupStateTable {
   folded_before: number | null;
 }
 
+/** Click batches on their way to the column store (migration 0017, events/column/click-journal.ts). */
+export interface ClickJournalTable {
+  /** The batch's number, in write order. */
+  seq: number;
+  created_at: number;
+  clicks: number;
+  /** The clicks, one CSV line each, in the column store's column order (column/csv.ts). */
+  csv: string;
+  /** JSON: the link counters' bumps of these clicks (links/counters.ts `linkBumps`). */
+  bumps: string;
+  /** 1 once the link counters include the batch. */
+  counted: number;
+  /** 1 once the column store holds the batch. */
+  stored: number;
+}
+
 /** PostgreSQL only (db/rate-counters.ts): request counters shared by every process. */
 export interface RateLimitCountersTable {
   bucket: string;
@@ -210,6 +226,7 @@ export interface RateLimitCountersTable {
 export interface Database {
   workspaces: WorkspacesTable;
   click_rollup_state: ClickRollupStateTable;
+  click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;
   tags: TagsTable;

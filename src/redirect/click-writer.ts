@@ -24,6 +24,7 @@ import type { RawClick } from './click-record.js';
 import type { ClickFold } from '../events/sql/click-fold.js';
 import type { EventStore } from '../events/event-store.js';
 import { createHeldAnswers } from './held-answers.js';
+import type { JournaledBatch } from '../events/column/click-journal.js';
 
 /** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
 export interface ClickRow {
@@ -45,7 +46,8 @@ export interface SinkCloseOptions {
  * row (click-enrich.ts) off the redirect thread.
  */
 export interface ClickSink<Row extends ClickRow = RawClick> {
-  write(batch: readonly Row[]): Promise<void>;
+  /** Resolves once the batch is committed; with the column store, to its journal batch (events/column/click-journal.ts). */
+  write(batch: readonly Row[]): Promise<JournaledBatch | void>;
   /** Which of these click ids are already stored (after an uncertain failure). */
   existingClickIds(clickIds: readonly string[]): Promise<string[]>;
   /** Folds every written click into the rollups and link counters now (click-fold.ts). */

@@ -40,7 +40,7 @@ export interface WorkerSinkOptions {
   onHorizon?: (foldedBefore: number | null) => void;
 }
 
-export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptions = {}): ClickSink & { setClicks(clicks: ClickSubscriptions): void } {
+export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptions = {}): ClickSink & { setClicks(clicks: ClickSubscriptions): void; stored(seqs: readonly number[]): void } {
   const { onError } = options;
   let clicks = data.clicks;
   let worker: Worker | null = null;
@@ -113,7 +113,13 @@ export function createWorkerSink(data: FlushWorkerData, options: WorkerSinkOptio
         if (i > 0) await new Promise((r) => setImmediate(r));
         ensure().postMessage({ type: 'stage', batch: batchId, clicks: encodeClicks(batch.slice(i, i + STAGE_ROWS)) } satisfies WorkerRequest);
       }
-      await call({ type: 'write', id: nextId++, batch: batchId, count: batch.length });
+      const reply = await call({ type: 'write', id: nextId++, batch: batchId, count: batch.length });
+      return reply.type === 'done' ? reply.batch : undefined;
+    },
+    /** Column mode: the column store holds these journal batches (after close, the next start's catch-up appends them again). */
+    stored(seqs) {
+      if (closed) return;
+      ensure().postMessage({ type: 'stored', seqs: [...seqs] } satisfies WorkerRequest);
     },
     async existingClickIds(ids) {
       const reply = await call({ type: 'existing', id: nextId++, ids: [...ids] });

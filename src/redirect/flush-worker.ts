@@ -25,12 +25,14 @@ import type { LinkUrlSettings } from '../links/response.js';
 import { createClickAnnouncer } from './click-announce.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
+import type { StoredEvent } from '../events/event-store.js';
 import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from './geo.js';
 import { createUaClassifier } from './visitor.js';
 import { lowerThreadPriority } from '../thread-priority.js';
 import { sql } from 'kysely';
 import type { VisitorIpMode } from '../visitor-ip.js';
+import { createClickJournal, type JournaledBatch } from '../events/column/click-journal.js';
 
 /** SQLite: the longest wait for a lock inside one call, and the pause between tries (whileBusy). */
 const SQLITE_BUSY_WAIT_MS = 100;
@@ -64,6 +66,12 @@ export interface FlushWorkerData {
   linkSettings: LinkUrlSettings;
   /** `VISITOR_IP`: what stored clicks keep of the address (default `anonymized`). */
   visitorIp?: VisitorIpMode;
+  /**
+   * The column event store takes the clicks (events/column/click-journal.ts): batches are
+   * committed to the click journal and handed over as CSV files in `dir`, which the main thread
+   * appends to DuckDB and acknowledges (`stored` messages). Absent: the SQL event store.
+   */
+  column?: { dir: string };
 }
 
 export type WorkerRequest =
@@ -76,10 +84,13 @@ export type WorkerRequest =
   | { type: 'ready'; id: number }
   | { type: 'close'; abandon?: boolean }
   /** The click subscriptions changed (webhooks created, edited, disabled): applies from the next batch. */
-  | { type: 'clicks'; clicks: ClickSubscriptions };
+  | { type: 'clicks'; clicks: ClickSubscriptions }
+  /** Column mode: the column store holds these journal batches. */
+  | { type: 'stored'; seqs: number[] };
 
 export type WorkerReply =
-  | { type: 'done'; id: number }
+  /** `batch`: column mode, the journal batch a `write` committed and its CSV file. */
+  | { type: 'done'; id: number; batch?: JournaledBatch }
   | { type: 'failed'; id: number; message: string; code?: string }
   | { type: 'existing'; id: number; found: string[] }
   /** The fold watermark moved (sent before the reply of the write or settle that moved it). */
@@ -88,7 +99,7 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp, linkSettings } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp, linkSettings, column } = workerData as FlushWorkerData;
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
@@ -106,10 +117,33 @@ const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSC
 const enrich = createClickEnricher({ geo, classify: createUaClassifier(), ipMode: visitorIp ?? 'anonymized' });
 // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
 // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
-const fold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
+const sqlFold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
   mode: database.capabilities.singleWriter ? 'coalesced' : 'each',
   announce: (trx, rows) => announcer.announce(trx, rows),
 });
+// Column mode: batches go to the click journal instead, and its folds add the link counters.
+const journal = column
+  ? createClickJournal({ db: database.db, counters: createLinkCounters(database.dialect), dir: column.dir, announce: (trx, rows) => announcer.announce(trx, rows) })
+  : undefined;
+/** What this worker writes and folds through: the SQL store's fold, or the journal. */
+const fold = journal
+  ? {
+      write: (rows: StoredEvent[]) => journal.write(rows),
+      fold: async (_options?: { all?: boolean }): Promise<unknown> => journal.fold(),
+      recover: async () => {
+        await journal.recover();
+        return null;
+      },
+      pending: () => journal.pending(),
+      foldedBefore: (): number | null => null,
+    }
+  : {
+      write: async (rows: StoredEvent[]) => void (await sqlFold.write(rows)),
+      fold: (options?: { all?: boolean }): Promise<unknown> => sqlFold.fold(options),
+      recover: () => sqlFold.recover(),
+      pending: () => sqlFold.pending(),
+      foldedBefore: () => sqlFold.foldedBefore(),
+    };
 
 let closing = false;
 // Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.
@@ -134,11 +168,12 @@ async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
 let horizon = await fold.recover();
 const report = () => {
   const now = fold.foldedBefore();
-  if (now === horizon) return;
+  if (now === horizon || journal) return;
   horizon = now;
   port.postMessage({ type: 'horizon', foldedBefore: now } satisfies WorkerReply);
 };
-port.postMessage({ type: 'horizon', foldedBefore: horizon } satisfies WorkerReply);
+// Column mode has no watermark: the SQL store's analytics planner does not read these clicks.
+if (!journal) port.postMessage({ type: 'horizon', foldedBefore: horizon } satisfies WorkerReply);
 
 // Folds run on a timer that stretches while they are slow (nextFoldDelay): each one then takes
 // more clicks for about the same work, so a busy writer spends less of its time folding.
@@ -173,6 +208,10 @@ port.on('message', async (msg: WorkerRequest) => {
     announcer.set(msg.clicks);
     return;
   }
+  if (msg.type === 'stored') {
+    journal?.stored(msg.seqs);
+    return;
+  }
   if (msg.type === 'close') {
     closing = true;
     clearTimeout(foldTimer);
@@ -202,9 +241,9 @@ port.on('message', async (msg: WorkerRequest) => {
       // Locations need the GeoIP data, read once when the worker starts (~0.6 s).
       await geo.ready();
       const rows = clicks.map(enrich);
-      await whileBusy(() => fold.write(rows));
+      const batch = await whileBusy(() => fold.write(rows));
       report();
-      port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
+      port.postMessage({ type: 'done', id: msg.id, ...(batch ? { batch } : {}) } satisfies WorkerReply);
     } else if (msg.type === 'ready') {
       await geo.ready();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
@@ -213,7 +252,8 @@ port.on('message', async (msg: WorkerRequest) => {
       report();
       port.postMessage({ type: 'done', id: msg.id } satisfies WorkerReply);
     } else {
-      port.postMessage({ type: 'existing', id: msg.id, found: await events.existingClickIds(msg.ids) } satisfies WorkerReply);
+      const found = journal ? await journal.existingClickIds(msg.ids) : await events.existingClickIds(msg.ids);
+      port.postMessage({ type: 'existing', id: msg.id, found } satisfies WorkerReply);
     }
   } catch (err) {
     const e = err as { message?: string; code?: string };

@@ -27,6 +27,17 @@ import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClickJournal, type ClickJournal } from '../events/column/click-journal.js';
+import { createJournalFeed } from '../events/column/journal-feed.js';
+import type { ClickSink } from './click-writer.js';
+import type { RawClick } from './click-record.js';
+
+/** How often, and after how long, journal batches the column store has not acknowledged are appended again. */
+const JOURNAL_CATCH_UP_MS = 5_000;
+const JOURNAL_CATCH_UP_AGE_MS = 15_000;
 
 /**
  * The end of the shutdown grace kept for after the last commit attempt: the spill file (write and
@@ -48,6 +59,24 @@ function startedGeo(options: GeoOptions): GeoLocator {
   const geo = createGeoLocator(options);
   geo.start();
   return geo;
+}
+
+/** A ClickSink over a click journal on this thread (in-memory SQLite with DuckDB). */
+function journalSink(journal: ClickJournal, enrich: (raw: RawClick) => StoredEvent): ClickSink {
+  let recovered: Promise<void> | undefined;
+  const ready = () => (recovered ??= journal.recover());
+  return {
+    write: async (batch) => {
+      await ready();
+      return journal.write(batch.map(enrich));
+    },
+    existingClickIds: (ids) => journal.existingClickIds(ids),
+    settle: () => journal.fold(),
+    start: ready,
+    close: async (options) => {
+      if (!options?.abandon) await journal.fold();
+    },
+  };
 }
 
 export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule }) {
@@ -76,10 +105,14 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // (click-announce.ts), not through the outbox.
   const linkSettings = { baseUrl: config.baseUrl, shortLinkProtocol: config.shortLinkProtocol };
   const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), settings: linkSettings, writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
+  // With DuckDB, batches are committed to the click journal and handed over as CSV files in
+  // `clickDir`, which this thread (DuckDB's owner) appends (events/column/click-journal.ts).
+  const column = ctx.clickColumn;
+  const clickDir = column ? mkdtempSync(join(tmpdir(), 'waymark-clicks-')) : undefined;
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings },
-        { onError, onHorizon: (foldedBefore) => ctx.sqlEvents.horizon.update(foldedBefore) },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings, column: clickDir ? { dir: clickDir } : undefined },
+        { onError, onHorizon: column ? undefined : (foldedBefore) => ctx.sqlEvents.horizon.update(foldedBefore) },
       )
     : undefined;
   ctx.outbox.watchClicks(() => {
@@ -87,7 +120,22 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     announcer.set(current);
     workerSink?.setClicks(current);
   });
-  const sink = workerSink
+  const enrichHere = () => createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp });
+  // In-memory SQLite with DuckDB: the journal on this thread, folded after every batch.
+  const directJournal: ClickJournal | undefined = column && !workerSink
+    ? createClickJournal({ db: database.db, counters: createLinkCounters(database.dialect), dir: clickDir!, announce: (trx, rows) => announcer.announce(trx, rows), now: ctx.now })
+    : undefined;
+  const journalFeed = column
+    ? createJournalFeed({
+        db: database.db,
+        engine: column,
+        dir: clickDir!,
+        acknowledge: (seqs) => (workerSink ? workerSink.stored(seqs) : directJournal!.stored(seqs)),
+        onError: (err) => onError(err, 'clicks not appended to the column store yet; the click journal keeps them and they are appended again'),
+      })
+    : undefined;
+  const baseSink: ClickSink = workerSink
+    ?? (directJournal ? journalSink(directJournal, enrichHere()) : undefined)
     ?? createDirectSink(
         createClickFold({
           db: database.db,
@@ -97,19 +145,29 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           announce: (trx, rows) => announcer.announce(trx, rows),
         }),
         ctx.sqlEvents,
-        createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp }),
+        enrichHere(),
       );
   const spillDir = spillDirFor(config.clickSpillDir, database);
   const identity = databaseIdentity(database);
   // Announced clicks go out as soon as their batch commits, not at the publisher's next poll.
-  const written: typeof sink = {
-    ...sink,
+  const written: ClickSink = {
+    ...baseSink,
     write: async (batch) => {
-      await sink.write(batch);
+      const journaled = await baseSink.write(batch);
+      // The batch is committed; the column store's append never fails the write (the journal keeps it).
+      if (journalFeed) await journalFeed.take(journaled);
+      if (directJournal) await directJournal.fold().catch((err) => onError(err, 'click counters not folded yet; the next batch retries'));
       if (announcer.writesOutbox) ctx.outbox.nudge();
       if (announcer.routes) ctx.outbox.clicksRouted();
     },
+    // A batch whose outcome is unknown may be in the journal or already in the column store.
+    existingClickIds: async (ids) => {
+      const found = new Set(await baseSink.existingClickIds(ids));
+      if (column) for (const id of await column.existingIds(ids)) found.add(id);
+      return [...found];
+    },
   };
+  const sink = written;
   const writer = createClickWriter({
     sink: written,
     intervalMs: config.clickFlushIntervalMs,
@@ -151,6 +209,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   let relay: ChangeRelay | null = null;
   let checkpointer: Checkpointer | null = null;
+  let journalTimer: NodeJS.Timeout | undefined;
+  let journalRound: Promise<unknown> = Promise.resolve();
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
   const tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => handler.tryHandle(req, res);
@@ -174,6 +234,14 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
       // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
       await ctx.sqlEvents.loadHorizon();
+      if (journalFeed) {
+        // What the last run committed and the column store did not acknowledge, then now and then.
+        await journalFeed.catchUp(0);
+        journalTimer = setInterval(() => {
+          journalRound = journalRound.then(() => journalFeed.catchUp(JOURNAL_CATCH_UP_AGE_MS)).catch((err) => onError(err, 'click journal catch-up failed; the next round retries'));
+        }, JOURNAL_CATCH_UP_MS);
+        journalTimer.unref();
+      }
       if (database.capabilities.changeRelay) {
         relay = createChangeRelay({
           url: database.url,
@@ -192,7 +260,10 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       // writer's last fold should not have to wait for one (flush-client.ts, close).
       await checkpointer?.stop();
       checkpointer = null;
+      clearInterval(journalTimer);
+      await journalRound;
       await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
+      if (clickDir) rmSync(clickDir, { recursive: true, force: true });
       await relay?.close();
       relay = null;
       unsubscribe();

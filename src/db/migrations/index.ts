@@ -16,6 +16,7 @@ import * as m0011 from './0011-webhooks.js';
 import * as m0012 from './0012-users.js';
 import * as m0016 from './0016-link-search-index.js';
 import * as m0014 from './0014-column-store-upgrade.js';
+import * as m0017 from './0017-click-journal.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -32,6 +33,7 @@ const ALL: Record<string, DialectMigration> = {
   '0012-users': m0012,
   '0016-link-search-index': m0016,
   '0014-column-store-upgrade': m0014,
+  '0017-click-journal': m0017,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

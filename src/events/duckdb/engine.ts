@@ -41,6 +41,9 @@ const ID_CHUNK = 2000;
 /** Up to this many ids are looked up one by one through the index rather than by a join. */
 const POINT_LOOKUPS = 16;
 
+/** read_csv's `columns`: every event column with its type, in table order. */
+const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR'}'`).join(', ')}}`;
+
 const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
 
 function tableSql(): string[] {
@@ -107,6 +110,13 @@ export interface Compacted {
 }
 
 export interface DuckDbEngine extends ColumnEngine {
+  /**
+   * Appends the events of a CSV file written by `eventsCsv` (column/csv.ts), skipping ids already
+   * stored, in one statement: DuckDB parses and inserts on its own threads, so the calling thread
+   * only waits. The click writer's batches come this way (click-journal.ts). Returns how many
+   * rows were new.
+   */
+  appendCsvFile(path: string): Promise<number>;
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
   /**
@@ -262,6 +272,16 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
           return fresh.length;
         }
       });
+    },
+
+    appendCsvFile(path) {
+      const file = `'${path.replaceAll("'", "''")}'`;
+      // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
+      return exclusive(() => write(
+        `INSERT OR IGNORE INTO events SELECT * FROM read_csv(${file}, columns = ${CSV_COLUMNS}, header = false, auto_detect = false,
+           delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`,
+        [],
+      ));
     },
 
     existingIds: (ids) => withReader((c) => existingIds(ids, c)),

@@ -1,0 +1,23 @@
+/**
+ * The click journal (events/column/click-journal.ts): with the column event store, the click
+ * writer commits each batch here, in one SQLite/PostgreSQL transaction with the workspaces'
+ * usage and the batch's outbox rows, as the durable copy the column store is fed from. A row is
+ * one batch: its clicks as CSV text in the column store's column order, the per-link counts the
+ * link counters still have to add (`bumps`, JSON), and two flags: `counted` (the link counters
+ * include it) and `stored` (the column store holds it). A row with both is deleted.
+ */
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../dialect.js';
+
+export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  await db.schema
+    .createTable('click_journal')
+    .addColumn('seq', dialect.bigIntType, (c) => c.primaryKey())
+    .addColumn('created_at', dialect.bigIntType, (c) => c.notNull())
+    .addColumn('clicks', 'integer', (c) => c.notNull())
+    .addColumn('csv', 'text', (c) => c.notNull())
+    .addColumn('bumps', 'text', (c) => c.notNull())
+    .addColumn('counted', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('stored', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+}

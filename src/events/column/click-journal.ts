@@ -1,0 +1,178 @@
+/**
+ * The click writer's side of the column store: each batch commits once, in the metadata database,
+ * as a `click_journal` row (migration 0017) in one transaction with the workspaces' usage and
+ * the batch's outbox rows; the column store then takes the batch from a CSV file, idempotently by
+ * event id (journal-feed.ts, on the thread that owns the DuckDB instance). So no click row is
+ * written to the metadata database's indexed `events` table, and nothing is half-written across
+ * the two databases: the journal row is the durable copy until both of its flags are set.
+ *
+ * - `counted`: the link counters (`clicks`, `lastClicked`) include the batch. Like the SQL store's
+ *   coalesced fold, counters are added about once a second for every batch since (`fold`), so a
+ *   busy link's row is written once per fold, not once per batch; the journal row's `bumps`
+ *   (per-link counts) let a restart add what a crash left uncounted (`recover`).
+ * - `stored`: the column store holds the batch (the owner's acknowledgement, `stored(seqs)`, set
+ *   in the next fold). A row whose acknowledgement was lost (a crash) is appended again at the
+ *   next start: the append skips stored ids.
+ *
+ * Batch numbers start from the clock (µs) at `recover`, so a number is never reused: an
+ * acknowledgement meant for an earlier worker cannot mark a new batch.
+ *
+ * @example
+ * const journal = createClickJournal({ db, counters, dir });
+ * await journal.recover();
+ * const { seq, file } = await journal.write(rows); // durable; the file is for the column store
+ * journal.stored([seq]);                           // once the column store took the file
+ * await journal.fold();                            // counters, flags, finished rows deleted
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import type { StoredEvent } from '../event-store.js';
+import { linkBumps, workspaceBumps, type LinkBump, type LinkCounters } from '../../links/counters.js';
+import { csvEventIds, eventsCsv } from './csv.js';
+
+/** A committed batch, and the CSV file holding it for the column store (null: not written; the journal row serves). */
+export interface JournaledBatch {
+  seq: number;
+  file: string | null;
+}
+
+export interface ClickJournal {
+  /** Commits the batch (journal row, usage, outbox) and writes its CSV file into `dir`. */
+  write(batch: readonly StoredEvent[]): Promise<JournaledBatch>;
+  /** The column store holds these batches (applied at the next fold). */
+  stored(seqs: readonly number[]): void;
+  /** Adds the counted-since batches to the link counters, sets the flags, deletes finished rows. */
+  fold(): Promise<void>;
+  /** At start: the next batch number, and the batches a crash left uncounted. */
+  recover(): Promise<void>;
+  /** Batches written and not counted yet, and acknowledgements not applied yet: what a fold has to do. */
+  pending(): number;
+  /** Which of these click ids are in batches the column store may not hold yet. */
+  existingClickIds(ids: readonly string[]): Promise<string[]>;
+}
+
+export interface ClickJournalDeps {
+  db: Kysely<Database>;
+  counters: Pick<LinkCounters, 'addClicks'>;
+  /** Where batch files go (the owner of the column store reads and deletes them). */
+  dir: string;
+  /** Outbox rows and webhook deliveries of the batch, in its transaction (redirect/click-announce.ts). */
+  announce?: (trx: Kysely<Database>, batch: readonly StoredEvent[]) => Promise<void>;
+  now?: () => number;
+}
+
+/** Journal rows touched per statement. */
+const SEQ_CHUNK = 500;
+
+/** The bumps of several batches as one: clicks added, the newest click kept. */
+export function mergeBumps(lists: readonly (readonly LinkBump[])[]): LinkBump[] {
+  const merged = new Map<string, LinkBump>();
+  for (const list of lists) {
+    for (const b of list) {
+      const m = merged.get(b.id);
+      if (m) {
+        m.clicks += b.clicks;
+        m.lastClicked = Math.max(m.lastClicked, b.lastClicked);
+      } else merged.set(b.id, { ...b });
+    }
+  }
+  return [...merged.values()];
+}
+
+export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
+  const { db, counters, dir, announce } = deps;
+  const now = deps.now ?? Date.now;
+  let nextSeq = now() * 1000;
+  /** Written, not counted: batch number → its bumps. */
+  let uncounted = new Map<number, LinkBump[]>();
+  /** Acknowledged by the column store's owner, flag not set yet. */
+  let acknowledged = new Set<number>();
+  // Writes and folds one at a time, in call order (a fold must see every committed write).
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  async function setFlag(trx: Kysely<Database>, flag: 'counted' | 'stored', seqs: readonly number[]): Promise<void> {
+    for (let i = 0; i < seqs.length; i += SEQ_CHUNK) {
+      await trx.updateTable('click_journal').set({ [flag]: 1 }).where('seq', 'in', seqs.slice(i, i + SEQ_CHUNK)).execute();
+    }
+  }
+
+  return {
+    write(batch) {
+      return exclusive(async () => {
+        const seq = nextSeq++;
+        const csv = eventsCsv(batch);
+        const bumps = linkBumps(batch);
+        await db.transaction().execute(async (trx) => {
+          await trx.insertInto('click_journal').values({ seq, created_at: now(), clicks: batch.length, csv, bumps: JSON.stringify(bumps), counted: 0, stored: 0 }).execute();
+          await counters.addClicks(trx, [], workspaceBumps(batch));
+          if (announce) await announce(trx, batch);
+        });
+        uncounted.set(seq, bumps);
+        // After the commit: the file is only a hand-over; the journal row is what lasts. A file
+        // that cannot be written must not fail the committed batch (a retry would count it twice).
+        const file = join(dir, `clicks-${seq}.csv`);
+        try {
+          writeFileSync(file, csv);
+          return { seq, file };
+        } catch {
+          return { seq, file: null };
+        }
+      });
+    },
+
+    stored(seqs) {
+      for (const s of seqs) acknowledged.add(s);
+    },
+
+    fold() {
+      return exclusive(async () => {
+        if (!uncounted.size && !acknowledged.size) return;
+        const counting = uncounted;
+        const storing = acknowledged;
+        uncounted = new Map();
+        acknowledged = new Set();
+        try {
+          await db.transaction().execute(async (trx) => {
+            if (counting.size) {
+              await counters.addClicks(trx, mergeBumps([...counting.values()]), []);
+              await setFlag(trx, 'counted', [...counting.keys()]);
+            }
+            await setFlag(trx, 'stored', [...storing]);
+            await trx.deleteFrom('click_journal').where('counted', '=', 1).where('stored', '=', 1).execute();
+          });
+        } catch (err) {
+          // Nothing committed: the next fold takes these again.
+          for (const [s, b] of counting) uncounted.set(s, b);
+          for (const s of storing) acknowledged.add(s);
+          throw err;
+        }
+      });
+    },
+
+    recover() {
+      return exclusive(async () => {
+        const top = await db.selectFrom('click_journal').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+        nextSeq = Math.max(nextSeq, Number(top?.seq ?? 0) + 1, now() * 1000);
+        const rows = await db.selectFrom('click_journal').select(['seq', 'bumps']).where('counted', '=', 0).execute();
+        for (const r of rows) uncounted.set(Number(r.seq), JSON.parse(r.bumps) as LinkBump[]);
+      });
+    },
+
+    pending: () => uncounted.size + acknowledged.size,
+
+    async existingClickIds(ids) {
+      const wanted = new Set(ids);
+      const out: string[] = [];
+      const rows = await db.selectFrom('click_journal').select('csv').where('stored', '=', 0).execute();
+      for (const r of rows) for (const id of csvEventIds(r.csv)) if (wanted.has(id)) out.push(id);
+      return out;
+    },
+  };
+}
