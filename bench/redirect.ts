@@ -1,15 +1,16 @@
 /**
  * Redirect benchmark (issue 4): Waymark's redirect with click recording vs a bare node:http 302.
  *
- * Seeds a SQLite database with 10,000 links, starts (a) a bare 302 server and (b) Waymark in
- * their own processes, then drives each with wrk on 127.0.0.1 — 50 connections, fixed duration,
- * alternating a/b for several rounds, browser user agents and a distinct client IP per request
- * (TRUST_PROXY + X-Forwarded-For). Prints req/s and p50/p99 of every run, the b/a ratios, and
- * the clicks stored against the human requests Waymark answered.
+ * Seeds SQLite databases with 10,000 links, starts (a) a bare 302 server, (b) Waymark with the SQL
+ * event store (EVENTS_URL=sql) and (d) Waymark with the column store (EVENTS_URL=duckdb, the
+ * default on SQLite) in their own processes, then drives each with wrk on 127.0.0.1 — 50
+ * connections, fixed duration, alternating a/b/d/c for several rounds, browser user agents and a
+ * distinct client IP per request (TRUST_PROXY + X-Forwarded-For). Prints req/s and p50/p99 of
+ * every run, the b/a and d/a ratios, and the clicks stored against the human requests answered.
  *
  * Settings (environment): BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (default 3),
  * BENCH_CONNECTIONS (default 50), BENCH_THREADS (wrk threads, default 1), BENCH_LINKS (default 10000),
- * BENCH_SIDES (default abc), BENCH_PACED_RATE (req/s of the paced a/b runs after the rounds, default 4000, 0 = none), BENCH_NODE_ARGS (extra node flags for Waymark's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_SIDES (default abdc), BENCH_PACED_RATE (req/s of the paced a/b runs after the rounds, default 4000, 0 = none), BENCH_NODE_ARGS (extra node flags for Waymark's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * wrk runs hold /tmp/waymark-bench.lock (flock) so two benchmarks never measure at the same time.
  *
  * Run: npm run bench -- redirect   (needs wrk: apt-get install -y wrk)
@@ -20,6 +21,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/open.js';
 import { seedLinks } from './redirect/seed.js';
+import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
+import { duckDbPathFor } from '../src/events/duckdb/path.js';
 import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult as WrkBase } from './redirect/wrk.js';
 
@@ -37,7 +40,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 4000);
 /** Extra node flags for the Waymark process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 /** Which sides to run (`abc` by default; `c` alone to profile the no-click path). */
-const SIDES = process.env.BENCH_SIDES ?? 'abc';
+const SIDES = process.env.BENCH_SIDES ?? 'abdc';
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 type WrkResult = WrkBase & {
@@ -110,29 +113,41 @@ const line = (label: string, r: Run) =>
   `cpu ${r.cpuPerRequestUs.toFixed(1).padStart(6)} µs/req (main thread ${r.mainThreadUs.toFixed(1)}, others ${r.otherThreadsUs.toFixed(1)}; wrk ${(r.wrk.cpuUs / Math.max(1, r.wrk.requests)).toFixed(1)})  errors ${r.wrk.connect + r.wrk.read + r.wrk.write + r.wrk.status + r.wrk.timeout}` +
   (r.drainMs ? `  writes and folds done ${r.drainMs} ms after the run` : '');
 
+/** What side d left: clicks in its DuckDB file, the link counters, usage, and journal rows not finished. */
+async function duckDbClicks(url: string, workspaceId: string) {
+  const database = await openDatabase(url, { migrate: false });
+  const linkClicks = Number((await database.db.selectFrom('links').select((eb) => eb.fn.sum<number>('clicks').as('n')).executeTakeFirstOrThrow()).n);
+  const usage = Number((await database.db.selectFrom('workspaces').select('usage').where('id', '=', workspaceId).executeTakeFirstOrThrow()).usage);
+  const journal = (await database.db.selectFrom('click_journal').select('seq').execute()).length;
+  const engine = await openDuckDbEngine({ path: duckDbPathFor('duckdb', database) });
+  const [row] = await engine.query({ text: "SELECT count(*) AS n FROM events WHERE kind = 'click'", params: [] });
+  await engine.close();
+  await database.close();
+  return { clicks: Number(row!.n), linkClicks, usage, journal };
+}
+
 async function main() {
   requireWrk();
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
   const url = `file:${join(dir, 'bench.db')}`;
+  const urlD = `file:${join(dir, 'bench-duck.db')}`;
   const workspaceId = await seedLinks(url, LINKS);
+  const workspaceIdD = await seedLinks(urlD, LINKS);
   const bare = await startServerChild('bare-server.ts', {});
-  const waymark = await startServerChild('waymark-server.ts', {
-    DATABASE_URL: url,
-    PORT: '3000',
-    BASE_URL: 'http://localhost:3000',
-    TRUST_PROXY: 'true',
-    LOG_LEVEL: 'warn',
-  }, NODE_ARGS);
+  const settings = { PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn' };
+  const waymark = await startServerChild('waymark-server.ts', { ...settings, DATABASE_URL: url, EVENTS_URL: 'sql' }, NODE_ARGS);
+  const duck = SIDES.includes('d') ? await startServerChild('waymark-server.ts', { ...settings, DATABASE_URL: urlD, EVENTS_URL: 'duckdb' }, NODE_ARGS) : undefined;
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(`wrk: ${THREADS} thread(s), ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds of a/b/c, ${LINKS} links, warm-up ${WARMUP} s each`);
-  console.log('a = bare node:http 302; b = Waymark, browser user agents, every request a new click; c = Waymark, crawler user agent (redirect only, nothing recorded)\n');
+  console.log('a = bare node:http 302; b = Waymark with the SQL event store, browser user agents, every request a new click; d = the same with the DuckDB column store; c = Waymark, crawler user agent (redirect only, nothing recorded)\n');
 
   const a: Run[] = [];
   const b: Run[] = [];
   const c: Run[] = [];
-  const paced: { a?: Run; b?: Run } = {};
+  const d: Run[] = [];
+  const paced: { a?: Run; b?: Run; d?: Run } = {};
   const lock = await acquireLock();
   try {
     wrk(bare.port, WARMUP);
@@ -140,8 +155,15 @@ async function main() {
     // Measure the steady state: every link in the redirect's cache before the first run (a cold
     // cache made the first b run pay thousands of link lookups).
     for (let extra = 0; (await ask<Stats>(waymark.child, 'stats', 'stats')).cachedLinks < LINKS && extra < 5; extra++) wrk(waymark.port, WARMUP, true);
-    console.log(`links cached before the first run: ${(await ask<Stats>(waymark.child, 'stats', 'stats')).cachedLinks} of ${LINKS}\n`);
+    console.log(`links cached before the first run: ${(await ask<Stats>(waymark.child, 'stats', 'stats')).cachedLinks} of ${LINKS}`);
     await drain(waymark.child);
+    if (duck) {
+      wrk(duck.port, WARMUP);
+      for (let extra = 0; (await ask<Stats>(duck.child, 'stats', 'stats')).cachedLinks < LINKS && extra < 5; extra++) wrk(duck.port, WARMUP, true);
+      console.log(`links cached before the first run (d): ${(await ask<Stats>(duck.child, 'stats', 'stats')).cachedLinks} of ${LINKS}`);
+      await drain(duck.child);
+    }
+    console.log('');
     for (let round = 0; round < ROUNDS; round++) {
       if (SIDES.includes('a')) {
         a.push(await measure(bare.child, bare.port, DURATION));
@@ -150,6 +172,10 @@ async function main() {
       if (SIDES.includes('b')) {
         b.push(await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true }));
         console.log(line(`round ${round + 1} b waymark`, b.at(-1)!));
+      }
+      if (duck) {
+        d.push(await measure(duck.child, duck.port, DURATION, { waitForWrites: true }));
+        console.log(line(`round ${round + 1} d duckdb `, d.at(-1)!));
       }
       if (SIDES.includes('c')) {
         c.push(await measure(waymark.child, waymark.port, DURATION, { bot: true }));
@@ -166,13 +192,19 @@ async function main() {
         paced.b = await measure(waymark.child, waymark.port, DURATION, { waitForWrites: true, paceMs });
         console.log(line(`paced   b waymark`, paced.b));
       }
+      if (duck) {
+        paced.d = await measure(duck.child, duck.port, DURATION, { waitForWrites: true, paceMs });
+        console.log(line(`paced   d duckdb `, paced.d));
+      }
     }
   } finally {
     lock.release();
   }
 
   const final = await ask<Stats>(waymark.child, 'close', 'closed');
+  const finalD = duck ? await ask<Stats>(duck.child, 'close', 'closed') : undefined;
   bare.child.send({ type: 'close' });
+  const storedD = duck ? await duckDbClicks(urlD, workspaceIdD) : undefined;
 
   const database = await openDatabase(url, { migrate: false });
   const stored = await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'click').executeTakeFirstOrThrow();
@@ -195,10 +227,19 @@ async function main() {
   console.log(summary('a bare node:http 302 ', a));
   console.log(summary('b waymark + clicks    ', b));
   console.log(summary('c waymark, no clicks  ', c));
+  if (d.length) console.log(summary('d waymark + DuckDB    ', d));
   console.log(`  ratio b/a req/s          ${(mean(bRps) / mean(aRps)).toFixed(3)}  (target ≥ 0.7; per round ${bRps.map((x, i) => (x / aRps[i]!).toFixed(3)).join(' ')})`);
   console.log(`  ratio b/a sustained      ${(mean(bSustained) / mean(aRps)).toFixed(3)}  (counting the time until the run's clicks were committed and folded)`);
   console.log(`  ratio b/a p99            ${(p99(b) / p99(a)).toFixed(2)}   (target ≤ 1.5)`);
   console.log(`  ratio c/a req/s, p99     ${(mean(cRps) / mean(aRps)).toFixed(3)}, ${(p99(c) / p99(a)).toFixed(2)}   (the redirect path without writes)`);
+  if (d.length) {
+    const dRps = d.map((r) => rps(r.wrk));
+    const dSustained = d.map((r) => r.wrk.requests / (r.wrk.duration_us / 1e6 + r.drainMs / 1000));
+    console.log(`  ratio d/a req/s          ${(mean(dRps) / mean(aRps)).toFixed(3)}  (target ≥ 0.7; per round ${dRps.map((x, i) => (x / aRps[i]!).toFixed(3)).join(' ')}); d/b ${(mean(dRps) / mean(bRps)).toFixed(3)}`);
+    console.log(`  ratio d/a sustained      ${(mean(dSustained) / mean(aRps)).toFixed(3)}`);
+    console.log(`  ratio d/a p99            ${(p99(d) / p99(a)).toFixed(2)}`);
+    console.log(`  CPU per recorded click   b ${mean(b.map((r) => r.cpuPerRequestUs)).toFixed(1)} µs, d ${mean(d.map((r) => r.cpuPerRequestUs)).toFixed(1)} µs (target ≤ 40; whole server process, all threads)`);
+  }
   if (a.length && b.length) {
     // The target as CPU: at 0.7 × a's rate, what a (b) request may cost on the two cores (wrk's
     // share included, as it runs on them too), and on the redirect thread alone (one core at most).
@@ -217,6 +258,9 @@ async function main() {
     console.log(`  paced, ${rps(paced.a.wrk).toFixed(0)} vs ${rps(paced.b.wrk).toFixed(0)} req/s offered at ${CONNECTIONS} × 1 per ${Math.max(1, Math.round((CONNECTIONS * 1000) / PACED_RATE))} ms:`);
     console.log(`    p50 b/a ${(paced.b.wrk.p50_us / paced.a.wrk.p50_us).toFixed(2)} (${ms(paced.a.wrk.p50_us)} vs ${ms(paced.b.wrk.p50_us)} ms), p99 b/a ${(paced.b.wrk.p99_us / paced.a.wrk.p99_us).toFixed(2)} (${ms(paced.a.wrk.p99_us)} vs ${ms(paced.b.wrk.p99_us)} ms)`);
   }
+  if (paced.a && paced.d) {
+    console.log(`    p50 d/a ${(paced.d.wrk.p50_us / paced.a.wrk.p50_us).toFixed(2)} (${ms(paced.d.wrk.p50_us)} ms), p99 d/a ${(paced.d.wrk.p99_us / paced.a.wrk.p99_us).toFixed(2)} (${ms(paced.d.wrk.p99_us)} ms)`);
+  }
   console.log(`\nclicks`);
   console.log(`  human requests answered by Waymark (incl. warm-up)  ${final.humanAnswers}   (wrk counted ${b.reduce((n, r) => n + r.wrk.requests, 0)} in the measured b runs; it stops with up to ${CONNECTIONS} in flight)`);
   console.log(`  new clicks recorded                                 ${final.clicksRecorded}`);
@@ -226,8 +270,14 @@ async function main() {
   console.log(`  crawler requests answered (not recorded)            ${final.botAnswers}`);
   console.log(`  flushes ${final.writer.flushes}, failed flushes ${final.writer.failures}`);
   console.log(`  answers held past the lag bound (CLICK_MAX_LAG_MS) ${final.writer.held}, of which sent after CLICK_MAX_HOLD_MS ${final.writer.heldTooLong}`);
-  const ok = Number(stored.n) === final.humanAnswers && Number(linkClicks.n) === final.humanAnswers && Number(usage.usage) === final.humanAnswers;
+  let ok = Number(stored.n) === final.humanAnswers && Number(linkClicks.n) === final.humanAnswers && Number(usage.usage) === final.humanAnswers;
   console.log(`  stored == answered: ${ok ? 'yes' : 'NO'}`);
+  if (finalD && storedD) {
+    console.log(`  d: human requests answered ${finalD.humanAnswers}, clicks in DuckDB ${storedD.clicks}, sum(links.clicks) ${storedD.linkClicks}, usage ${storedD.usage}, journal rows left ${storedD.journal}, flushes ${finalD.writer.flushes} (failed ${finalD.writer.failures}), held ${finalD.writer.held}`);
+    const okD = storedD.clicks === finalD.humanAnswers && storedD.linkClicks === finalD.humanAnswers && storedD.usage === finalD.humanAnswers && storedD.journal === 0;
+    console.log(`  d: stored == answered: ${okD ? 'yes' : 'NO'}`);
+    ok &&= okD;
+  }
   if (!ok) process.exitCode = 1;
 }
 

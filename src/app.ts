@@ -23,15 +23,9 @@ import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
-import { createSqlEventStore } from './events/sql/store.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
-import { openColumnEventStore, type ColumnEventStore } from './events/column/store.js';
 import { columnLifecycle } from './events/column/lifecycle.js';
-import { openDuckDbEngine } from './events/duckdb/engine.js';
-import { duckDbPathFor, ensureFolder } from './events/duckdb/path.js';
-import { upgradeToColumnStore } from './events/column/upgrade.js';
-import { openClickHouseEngine } from './events/clickhouse/engine.js';
-import { isClickHouseUrl, openServerExecutor } from './events/clickhouse/executor.js';
+import { openEventStores } from './events/open.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -78,42 +72,24 @@ export async function buildApp(options: BuildOptions) {
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
-  const sqlEvents = createSqlEventStore({ database, runner: reader });
-  // EVENTS_URL=duckdb: the column store (src/events/column/); the click writer hands DuckDB its
-  // batches through the click journal (redirect/module.ts). With ClickHouse it writes the SQL
-  // store and its clicks are moved (columnLifecycle).
-  let columnEvents: ColumnEventStore | undefined;
-  let clickColumn: AppContext['clickColumn'];
+  // The event log EVENTS_URL names (events/open.ts): with DuckDB the click writer hands it its
+  // batches through the click journal (redirect/module.ts); with ClickHouse it writes the SQL
+  // store and its clicks are moved (columnLifecycle). Upgrade lines are logged once the logger exists.
   const upgradeLines: [Record<string, unknown>, string][] = [];
-  if (config.eventsUrl !== 'sql') {
-    const openDuckDb = async () => {
-      const path = duckDbPathFor(config.eventsUrl, database);
-      ensureFolder(path);
-      return openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
-    };
-    // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
-    const duckDb = isClickHouseUrl(config.eventsUrl) ? undefined : await openDuckDb();
-    const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(config.eventsUrl) }));
-    // DuckDB takes the click writer's batches itself (click journal); ClickHouse's are moved.
-    clickColumn = duckDb;
-    // An installation that kept its events in the SQL store moves them first (resumable); its
-    // log lines are written once the logger exists, below.
-    await upgradeToColumnStore({ db: database.db, engine, log: (msg, fields) => upgradeLines.push([fields, msg]) }).catch(async (err) => {
-      await engine.close().catch(() => undefined);
-      throw err;
-    });
-    columnEvents = await openColumnEventStore({
-      database,
-      engine,
-      feed: { onError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest') },
-    });
-  }
+  const stores = await openEventStores({
+    config,
+    database,
+    runner: reader,
+    log: (msg, fields) => upgradeLines.push([fields, msg]),
+    onFeedError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest'),
+  });
+  const { sqlEvents, column: columnEvents, clickColumn } = stores;
   const ctx: AppContext = {
     config,
     database,
     bus: createChangeBus(),
     workspaces,
-    events: columnEvents ?? sqlEvents,
+    events: stores.events,
     sqlEvents,
     clickColumn,
     reader,

@@ -1,3 +1,4 @@
+import { eventsUrlFor } from './events/open.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, ConfigError } from './config.js';
@@ -77,9 +78,13 @@ test('privacy settings: addresses anonymized, events and rollups kept forever, a
   assert.throws(() => loadConfig({ CLICK_ID_COOKIE_DAYS: '-1' }), /CLICK_ID_COOKIE_DAYS/);
 });
 
-test('EVENTS_URL: the SQL store by default, DuckDB beside the database or at a path; DuckDB sized for a small machine', () => {
+test('EVENTS_URL: unset by default (chosen by the database), DuckDB beside the database or at a path; DuckDB sized for a small machine', () => {
   const c = loadConfig({});
-  assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads], ['sql', '512MB', 2]);
+  assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads], [undefined, '512MB', 2]);
+  assert.equal(eventsUrlFor(undefined, { url: 'file:./data/waymark.db', sqlitePath: '/srv/data/waymark.db' }), 'duckdb');
+  assert.equal(eventsUrlFor(undefined, { url: ':memory:', sqlitePath: undefined }), 'duckdb');
+  assert.equal(eventsUrlFor(undefined, { url: 'postgres://db/waymark', sqlitePath: undefined }), 'sql', 'PostgreSQL deployments may run several processes');
+  assert.equal(eventsUrlFor('sql', { url: 'file:./data/waymark.db', sqlitePath: '/srv/data/waymark.db' }), 'sql');
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb' }).eventsUrl, 'duckdb');
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb:/var/lib/waymark/events.duckdb' }).eventsUrl, 'duckdb:/var/lib/waymark/events.duckdb');
   assert.equal(loadConfig({ DUCKDB_MEMORY_LIMIT: '2GB', DUCKDB_THREADS: '4' }).duckdbMemoryLimit, '2GB');

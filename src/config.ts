@@ -122,9 +122,10 @@ const EnvSchema = z.object({
   /**
    * Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite
    * file), `duckdb:<path>`, or a ClickHouse server: `clickhouse://user:pass@host:8123/db`,
-   * `clickhouses://…` (HTTPS) or `http(s)://…` (docs/events-stores.md).
+   * `clickhouses://…` (HTTPS) or `http(s)://…` (docs/events-stores.md). Unset: `duckdb` with a
+   * SQLite database, `sql` with PostgreSQL (events/open.ts, `eventsUrlFor`).
    */
-  EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?|(clickhouses?|https?):\/\/.+)$/i, 'must be "sql", "duckdb", "duckdb:<path>" or a clickhouse:// URL').default('sql'),
+  EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?|(clickhouses?|https?):\/\/.+)$/i, 'must be "sql", "duckdb", "duckdb:<path>" or a clickhouse:// URL').optional(),
   /** DuckDB's memory limit (the column event store), e.g. 512MB or 2GB. */
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
   /** DuckDB's worker threads (the column event store's scans). */
@@ -190,8 +191,11 @@ export interface Config {
   rollupsRetentionDays?: number;
   /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
   clickIdCookieSeconds: number;
-  /** `EVENTS_URL`: `sql`, `duckdb` or `duckdb:<path>` (events/duckdb/path.ts), or a ClickHouse URL (events/clickhouse/executor.ts). */
-  eventsUrl: string;
+  /**
+   * `EVENTS_URL`: `sql`, `duckdb` or `duckdb:<path>` (events/duckdb/path.ts), or a ClickHouse URL
+   * (events/clickhouse/executor.ts); undefined: chosen by the database (events/open.ts).
+   */
+  eventsUrl?: string;
   duckdbMemoryLimit: string;
   duckdbThreads: number;
 }

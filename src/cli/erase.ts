@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import { createSqlEventStore } from '../events/sql/store.js';
+import { openEventStores } from '../events/open.js';
 import { createErasure, describeErased } from '../privacy/erasure.js';
 
 export const ERASE_USAGE = `  erase --ip <address>
@@ -16,11 +16,17 @@ export const ERASE_USAGE = `  erase --ip <address>
 
 export async function runErase(input: { config: Config; database: OpenDatabase; ip?: string; click?: string; out: (line: string) => void }): Promise<number> {
   if (!input.ip === !input.click) throw new Error('erase needs exactly one of --ip <address> or --click <clickId>');
-  const erasure = createErasure({ events: createSqlEventStore({ database: input.database }), visitorIp: input.config.visitorIp });
-  if (input.click) {
-    input.out(describeErased(`click ${input.click}`, await erasure.eraseClick(input.click)));
+  // The event log the server uses (EVENTS_URL): with DuckDB, its file, which the server must not hold open.
+  const stores = await openEventStores({ config: input.config, database: input.database });
+  try {
+    const erasure = createErasure({ events: stores.events, visitorIp: input.config.visitorIp });
+    if (input.click) {
+      input.out(describeErased(`click ${input.click}`, await erasure.eraseClick(input.click)));
+      return 0;
+    }
+    for (const form of await erasure.eraseIp(input.ip!)) input.out(describeErased(`ip ${form.stored}`, form));
     return 0;
+  } finally {
+    await stores.close();
   }
-  for (const form of await erasure.eraseIp(input.ip!)) input.out(describeErased(`ip ${form.stored}`, form));
-  return 0;
 }

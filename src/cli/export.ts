@@ -17,7 +17,7 @@ import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import { createChangeBus } from '../db/change-bus.js';
 import { createAnalyticsService } from '../analytics/service.js';
-import { createSqlEventStore } from '../events/sql/store.js';
+import { openEventStores, type EventStores } from '../events/open.js';
 import { createSqlRunner } from '../events/sql/sql-runner.js';
 import { ApiError, formatZodError } from '../http/errors.js';
 import { createLinkService } from '../links/service.js';
@@ -69,9 +69,13 @@ export async function runExport(input: { argv: string[]; config: Config; databas
 
   const { db, dialect } = input.database;
   const reader = createSqlRunner(input.database);
+  let stores: EventStores | undefined;
   try {
+    // The event log the server uses (EVENTS_URL): with DuckDB, its file, which the server must not
+    // hold open. Links need none (their counters are in the metadata database).
+    stores = await openEventStores({ config: what === 'links' ? { ...input.config, eventsUrl: 'sql' } : input.config, database: input.database, runner: reader });
     const links = createLinkService({ db, dialect, store: createLinkStore(db, dialect), bus: createChangeBus(), now: Date.now, config: input.config });
-    const analytics = createAnalyticsService({ db, reader, events: createSqlEventStore({ database: input.database, runner: reader }), now: Date.now, linkSettings: input.config });
+    const analytics = createAnalyticsService({ db, reader, events: stores.events, now: Date.now, linkSettings: input.config });
     const exports = createExportService({ links, analytics });
     // The operator's export: the whole workspace's data, like a key with every permission.
     const auth = { workspaceId: ws.id, workspace: ws, keyId: 'cli', keyHash: '', permissions: 'all' as const };
@@ -96,6 +100,7 @@ export async function runExport(input: { argv: string[]; config: Config; databas
     if (err instanceof ApiError) throw new Error(err.message);
     throw err;
   } finally {
+    await stores?.close();
     await reader.close();
   }
 }

@@ -218,6 +218,13 @@ export interface EventStore<Tx = never> {
    * all. A sale whose invoice id the workspace already holds fails the batch (`isDuplicateInvoice`).
    */
   append(events: readonly StoredEvent[], tx?: Tx): Promise<void>;
+  /**
+   * After appends joined to transactions that have committed: resolves once aggregates and pages
+   * read those events (the column store copies them after the commit, column/feed.ts). Absent
+   * where they are readable at the commit. Tracking awaits it before answering, so analytics read
+   * right after a lead or sale count it.
+   */
+  copied?(): Promise<void>;
   /** The click with this id in the workspace. */
   findClick(workspaceId: string, clickId: string): Promise<EventRow | undefined>;
   /** Which of these click ids are stored, in any workspace (a retried write skips them). */

@@ -20,7 +20,8 @@ const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 let t: TestApp;
 let base: string;
 before(async () => {
-  t = await createTestApp({ env: { TRUST_PROXY: 'true' } });
+  // The SQL store: these tests count rows of its events table (erasure on every store: events/contract.ts).
+  t = await createTestApp({ env: { TRUST_PROXY: 'true' }, config: { eventsUrl: 'sql' } });
   base = await t.listen();
 });
 after(() => t.close());

@@ -183,7 +183,12 @@ export function createLeadService(deps: TrackDeps, outbox?: Outbox): LeadService
       await deps.counters.addLeads(trx, workspaceId, p.click.link_id, quantity);
       await outbox?.write(trx, [conversionOutboxEntry(rows[0]!, now)]);
       return quantity;
-    }).finally(() => outbox?.nudge());
+    }).finally(() => outbox?.nudge())
+      // Committed: readable by analytics before the answer (the column store copies after the commit).
+      .then(async (out) => {
+        await deps.events.copied?.();
+        return out;
+      });
   }
 
   /** `write`, retried at once when another process inserted the same customer concurrently. */

@@ -152,7 +152,12 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
         customer: { id: cust.id, name: cust.name, email: cust.email, avatar: cust.avatar, externalId: cust.external_id },
         sale,
       };
-    }).finally(() => outbox?.nudge());
+    }).finally(() => outbox?.nudge())
+      // Committed: readable by analytics before the answer (the column store copies after the commit).
+      .then(async (out) => {
+        await deps.events.copied?.();
+        return out;
+      });
   }
 
   async function record(workspaceId: string, body: TrackSaleBody, amountUsdCents: number): Promise<TrackSaleResponse> {

@@ -141,6 +141,8 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       return feed.catchUp();
     },
     moveClicks: () => feed.moveClicks(),
+    // A failed copy is retried by the feed; the committed write stands.
+    copied: () => feed.drain().catch(() => undefined),
 
     async close() {
       feed.stop();

@@ -1,0 +1,92 @@
+/**
+ * Opens the event log `EVENTS_URL` names, for the app (app.ts) and for the command-line tools
+ * that read or erase events (cli/): the SQL store always (leads' and sales' look-ups, and the
+ * store itself with `sql`), and with `duckdb` or a ClickHouse URL the column store over it, after
+ * moving an older installation's events into it (column/upgrade.ts).
+ *
+ * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL, whose
+ * deployments may run several processes (a DuckDB file belongs to one process;
+ * `eventsUrlFor`).
+ *
+ * @example
+ * const stores = await openEventStores({ config, database });
+ * await stores.events.aggregate(…);
+ * await stores.close();
+ */
+import type { Config } from '../config.js';
+import type { OpenDatabase } from '../db/open.js';
+import type { EventStore } from './event-store.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { ClickColumn } from './column/journal-feed.js';
+import { createSqlEventStore, type SqlEventStore } from './sql/store.js';
+import type { SqlRunner } from './sql/sql-runner.js';
+import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
+import { upgradeToColumnStore } from './column/upgrade.js';
+import { openDuckDbEngine } from './duckdb/engine.js';
+import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
+import { openClickHouseEngine } from './clickhouse/engine.js';
+import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
+
+/** The event store an unset `EVENTS_URL` means for this database: DuckDB beside SQLite, the SQL store on PostgreSQL. */
+export function eventsUrlFor(eventsUrl: string | undefined, database: Pick<OpenDatabase, 'sqlitePath' | 'url'>): string {
+  if (eventsUrl) return eventsUrl;
+  return database.sqlitePath || /^(file:|:memory:)/.test(database.url) ? 'duckdb' : 'sql';
+}
+
+export interface EventStores {
+  /** What modules use: the column store when there is one, else the SQL store. */
+  events: EventStore<Kysely<Database>>;
+  sqlEvents: SqlEventStore;
+  column?: ColumnEventStore;
+  /** DuckDB's engine: the click writer hands it its batches (events/column/click-journal.ts). */
+  clickColumn?: ClickColumn;
+  /** Closes the column store (the SQL store lives on the database's connection). */
+  close(): Promise<void>;
+}
+
+export interface OpenEventStoresOptions {
+  config: Pick<Config, 'eventsUrl' | 'duckdbMemoryLimit' | 'duckdbThreads'>;
+  database: OpenDatabase;
+  /** The SQL store's runner for long reads (app.ts: a reader thread). */
+  runner?: SqlRunner;
+  /** The upgrade's progress lines. */
+  log?: (message: string, fields: Record<string, unknown>) => void;
+  /** A lead or sale not copied into the column store yet (retried). */
+  onFeedError?: (err: unknown) => void;
+}
+
+/** DuckDB's refusal when another process holds the file. */
+const LOCKED = /could not set lock|conflicting lock/i;
+
+export async function openEventStores(options: OpenEventStoresOptions): Promise<EventStores> {
+  const { config, database } = options;
+  const sqlEvents = createSqlEventStore({ database, runner: options.runner });
+  const url = eventsUrlFor(config.eventsUrl, database);
+  if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
+
+  let duckDb: Awaited<ReturnType<typeof openDuckDbEngine>> | undefined;
+  if (!isClickHouseUrl(url)) {
+    const path = duckDbPathFor(url, database);
+    ensureFolder(path);
+    try {
+      duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+    } catch (err) {
+      if (LOCKED.test(String((err as Error)?.message))) {
+        throw new Error(`the event file ${path} is in use by another process (a running Waymark?): DuckDB lets one process open it; stop that process and try again`);
+      }
+      throw err;
+    }
+  }
+  // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
+  const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(url) }));
+  try {
+    // An installation that kept its events in the SQL store moves them first (resumable).
+    await upgradeToColumnStore({ db: database.db, engine, log: options.log });
+    const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
+    return { events: column, sqlEvents, column, clickColumn: duckDb, close: () => column.close() };
+  } catch (err) {
+    await engine.close().catch(() => undefined);
+    throw err;
+  }
+}
