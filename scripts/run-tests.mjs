@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ with Node's test runner (TypeScript through tsx).
+// Runs every *.test.ts under src/ and test/ with Node's test runner (TypeScript through tsx),
+// then, on SQLite, the API suites again on the DuckDB event store (DUCKDB_SUITES below).
 // The engine is chosen by DATABASE_URL: unset → SQLite temp files, postgres://… → one schema per test app.
 // Extra arguments are passed to `node --test` (e.g. --test-name-pattern=links).
 import { readdirSync, statSync, existsSync } from 'node:fs';
@@ -27,9 +28,21 @@ if (!files.length) {
 }
 const engine = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'PostgreSQL' : 'SQLite';
 console.log(`Running ${files.length} test files on ${engine}`);
-const r = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...flags, ...files],
-  { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
-);
-process.exit(r.status ?? 1);
+const run = (list, env = {}) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...flags, ...list],
+    { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env } },
+  ).status ?? 1;
+let status = run(files);
+// Test apps use the SQL event store unless a suite names one (test-support/harness.ts). On SQLite,
+// whose default is DuckDB, the suites that speak for the API's behaviour (the SDK, analytics,
+// tracking, customers, isolation, the served process) run a second time on DuckDB.
+const DUCKDB_SUITES = ['src/analytics/analytics.test.ts', 'src/analytics/events.test.ts', 'src/analytics/filters.test.ts', 'src/analytics/range.test.ts',
+  'src/analytics/sdk.test.ts', 'src/links/sdk.test.ts', 'src/tracking/', 'src/customers/', 'src/events/app.test.ts', 'test/server.e2e.test.ts', 'test/isolation.test.ts'];
+const duckFiles = files.filter((f) => DUCKDB_SUITES.some((s) => f.includes(s)));
+if (engine === 'SQLite' && !process.env.TEST_EVENTS_URL && duckFiles.length && !flags.some((f) => f.startsWith('--test-name-pattern'))) {
+  console.log(`\nRunning ${duckFiles.length} test files again with the DuckDB event store (TEST_EVENTS_URL=duckdb::memory:)`);
+  status = run(duckFiles, { TEST_EVENTS_URL: 'duckdb::memory:' }) || status;
+}
+process.exit(status);

@@ -74,7 +74,8 @@ export interface RunningServer {
  */
 export async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ...env },
+    // The SQL store unless the test names one: these suites read its tables from outside the process.
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', EVENTS_URL: process.env.EVENTS_URL ?? 'sql', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
