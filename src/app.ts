@@ -84,6 +84,8 @@ export async function buildApp(options: BuildOptions) {
     onFeedError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest'),
   });
   const { sqlEvents, column: columnEvents, clickColumn } = stores;
+  // `waymark backup` asks the process holding the DuckDB file for its copy (column/backup-requests.ts).
+  const duckDbBackups = stores.duckDb ? { db: database.db, engine: stores.duckDb } : undefined;
   const ctx: AppContext = {
     config,
     database,
@@ -137,7 +139,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet; the next round retries')), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, or an event-file backup failed; the next round retries'), duckDbBackups), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).

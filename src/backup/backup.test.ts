@@ -9,8 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { openDuckDbEngine } from '../events/duckdb/engine.js';
 import SQLite from 'better-sqlite3';
 import { runCli } from '../cli/index.js';
 import { TEST_ENGINE } from '../test-support/harness.js';
@@ -115,6 +116,53 @@ test('a backup taken while a server records clicks is consistent and holds every
     assert.equal(committedClickIps(file).size, backedUpCount);
   } finally {
     console.error = original;
+    if (server.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    await db.dispose();
+  }
+});
+
+test('with the DuckDB event store the running server copies its event file for the backup; restore puts both back', { skip: TEST_ENGINE !== 'sqlite' && 'SQLite backups' }, async () => {
+  const db = await privateDatabase();
+  const port = await freePort();
+  const key = `wm_${randomBytes(12).toString('hex')}`;
+  const env = { DATABASE_URL: db.url, EVENTS_URL: 'duckdb' };
+  const backup = join(db.dir, 'backup.db');
+  const file = db.url.slice('file:'.length);
+  const eventFile = join(dirname(file), `${basename(file, '.db')}.events.duckdb`);
+  const server = await startServer(db.url, port, key, { EVENTS_URL: 'duckdb', VISITOR_IP: 'full' });
+  const out: string[] = [];
+  const clickIps = async (path: string) => {
+    const engine = await openDuckDbEngine({ path });
+    try {
+      return (await engine.query({ text: "SELECT ip FROM events WHERE kind = 'click'", params: [] })).map((r) => String(r.ip)).sort();
+    } finally {
+      await engine.close();
+    }
+  };
+  try {
+    const link = await createLink(port, key, { url: 'https://example.com/duck-backup', key: 'duck-backup' });
+    const load = startClickLoad({ port, host: link.host, path: link.path, ipPrefix: '10.8', connections: 4, max: 300 });
+    await load.done;
+    // Every answered click committed and counted (the link counter follows the journal's fold).
+    const counted = async () => (await (await fetch(`http://127.0.0.1:${port}/links/${link.id}`, { headers: { authorization: `Bearer ${key}` } })).json()).clicks;
+    const deadline = Date.now() + 30_000;
+    while ((await counted()) < load.answered.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await counted(), 300);
+
+    assert.equal(await runCli(['backup', backup], (l) => out.push(l), env), 0, out.join('\n'));
+    assert.match(out.join('\n'), /Backed up the event file .*backup\.events\.duckdb: 300 events/);
+    assert.deepEqual(await clickIps(join(db.dir, 'backup.events.duckdb')), [...load.answered.keys()].sort(), 'the server wrote the copy: every click, once');
+
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.output());
+    rmSync(eventFile);
+    assert.equal(await runCli(['restore', backup], (l) => out.push(l), env), 0, out.join('\n'));
+    assert.match(out.at(-1)!, /Restored the event file/);
+    assert.equal((await clickIps(eventFile)).length, 300);
+  } finally {
     if (server.child.exitCode === null) {
       server.child.kill('SIGKILL');
       await server.exited;

@@ -75,7 +75,7 @@ export async function runCli(
   const config = loadConfig(env);
   if (group === 'backup' || group === 'restore') {
     try {
-      return await runBackupCommand({ group, file: action, databaseUrl: config.databaseUrl, force: values.force, out });
+      return await runBackupCommand({ group, file: action, databaseUrl: config.databaseUrl, eventsUrl: config.eventsUrl, force: values.force, out });
     } catch (err) {
       console.error(`waymark: ${err instanceof Error ? err.message : String(err)}`);
       return 1;

@@ -23,7 +23,7 @@ import { createSqlEventStore, type SqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
 import { upgradeToColumnStore } from './column/upgrade.js';
-import { openDuckDbEngine } from './duckdb/engine.js';
+import { openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
 import { openClickHouseEngine } from './clickhouse/engine.js';
 import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
@@ -41,6 +41,8 @@ export interface EventStores {
   column?: ColumnEventStore;
   /** DuckDB's engine: the click writer hands it its batches (events/column/click-journal.ts). */
   clickColumn?: ClickColumn;
+  /** The same engine with all it offers (backups). */
+  duckDb?: DuckDbEngine;
   /** Closes the column store (the SQL store lives on the database's connection). */
   close(): Promise<void>;
 }
@@ -65,7 +67,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   const url = eventsUrlFor(config.eventsUrl, database);
   if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
 
-  let duckDb: Awaited<ReturnType<typeof openDuckDbEngine>> | undefined;
+  let duckDb: DuckDbEngine | undefined;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database);
     ensureFolder(path);
@@ -84,7 +86,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     // An installation that kept its events in the SQL store moves them first (resumable).
     await upgradeToColumnStore({ db: database.db, engine, log: options.log });
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
-    return { events: column, sqlEvents, column, clickColumn: duckDb, close: () => column.close() };
+    return { events: column, sqlEvents, column, clickColumn: duckDb, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;

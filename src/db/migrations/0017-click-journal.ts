@@ -20,4 +20,14 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('counted', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('stored', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
+
+  await db.schema
+    .createTable('event_backup_requests')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('requested_at', dialect.bigIntType, (c) => c.notNull())
+    .addColumn('done_at', dialect.bigIntType)
+    .addColumn('events', dialect.bigIntType)
+    .addColumn('error', 'text')
+    .execute();
 }

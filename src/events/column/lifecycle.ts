@@ -1,19 +1,23 @@
 /**
- * The column store's part of the app's start and shutdown (app.ts): until the click writer writes
- * the column store itself (it writes the SQL store today: redirect/flush-worker.ts), the clicks it
- * wrote are moved into the column store once the click fold has counted them, every
- * MOVE_INTERVAL_MS; at shutdown, after the click writer's last flush, a last move, then the
- * store closes (DuckDB checkpoints its file).
+ * The column store's part of the app's start and shutdown (app.ts): every MOVE_INTERVAL_MS, the
+ * clicks left in the metadata database are moved into the column store (with ClickHouse, all the
+ * click writer's clicks once the click fold has counted them; with DuckDB, whose clicks come
+ * through the click journal, only those of appends joined to a transaction), and the event-file
+ * backups `waymark backup` asked for are written (backup-requests.ts); at shutdown, after the
+ * click writer's last flush, a last move, then the store closes (DuckDB checkpoints its file).
  *
  * @example
  * lifecycles.push(columnLifecycle(columnEvents, (err) => log.warn({ err })));
  */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import type { ColumnEventStore } from './store.js';
+import { serveBackupRequests, type EventFileBackup } from './backup-requests.js';
 
 /** How often written clicks are moved: analytics see a click within about this long. */
 export const MOVE_INTERVAL_MS = 1000;
 
-export function columnLifecycle(store: ColumnEventStore | undefined, onError: (err: unknown) => void): { start?(): void; close?(): Promise<void> } {
+export function columnLifecycle(store: ColumnEventStore | undefined, onError: (err: unknown) => void, backups?: { db: Kysely<Database>; engine: EventFileBackup }): { start?(): void; close?(): Promise<void> } {
   if (!store) return {};
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
@@ -21,7 +25,9 @@ export function columnLifecycle(store: ColumnEventStore | undefined, onError: (e
   const move = () => {
     if (busy) return round;
     busy = true;
-    round = store.moveClicks().then(
+    round = store.moveClicks().then(async () => {
+      if (backups) await serveBackupRequests(backups.db, backups.engine);
+    }).then(
       () => undefined,
       (err) => onError(err),
     ).finally(() => {

@@ -117,6 +117,12 @@ export interface DuckDbEngine extends ColumnEngine {
    * rows were new.
    */
   appendCsvFile(path: string): Promise<number>;
+  /**
+   * Writes a consistent copy of the event database to `file` (a new DuckDB file: one snapshot,
+   * read on a reader connection, so appends go on meanwhile); `waymark backup` asks a running
+   * server for it (column/backup-requests.ts). Returns the events copied.
+   */
+  backupTo(file: string): Promise<number>;
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
   /**
@@ -285,6 +291,20 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     existingIds: (ids) => withReader((c) => existingIds(ids, c)),
+
+    backupTo: (file) =>
+      withReader(async (c) => {
+        const alias = `wm_backup_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+        const [source] = await read(c, { text: 'SELECT current_database() AS name', params: [] });
+        await c.run(`ATTACH '${file.replaceAll("'", "''")}' AS ${alias}`);
+        try {
+          await c.run(`COPY FROM DATABASE ${quoteIdent(String(source!.name))} TO ${alias}`);
+          const [row] = await read(c, { text: `SELECT count(*) AS n FROM ${alias}.events`, params: [] });
+          return Number(row!.n);
+        } finally {
+          await c.run(`DETACH ${alias}`);
+        }
+      }),
 
     async eventById(id) {
       const rows = await withReader((c) => read(c, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] }));
