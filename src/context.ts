@@ -34,7 +34,7 @@ export interface AppContext {
    * batches as CSV files through the click journal (events/column/click-journal.ts). Absent: the
    * click writer writes the SQL store (and, with ClickHouse, its clicks are moved from there).
    */
-  clickColumn?: ClickColumn;
+  clickColumn?: { engine: ClickColumn; batchDir: string };
   /**
    * Where long reads run (a worker thread with its own connection on a SQLite file): the event
    * store's aggregates and the analytics' look-ups of links, tags and customers.

@@ -204,8 +204,8 @@ export interface ClickJournalTable {
   seq: number;
   created_at: number;
   clicks: number;
-  /** The clicks, one CSV line each, in the column store's column order (column/csv.ts). */
-  csv: string;
+  /** The batch's CSV file (column/csv.ts), a name in the batch folder (events/open.ts). */
+  file: string;
   /** JSON: the link counters' bumps of these clicks (links/counters.ts `linkBumps`). */
   bumps: string;
   /** 1 once the link counters include the batch. */

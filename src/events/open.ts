@@ -13,6 +13,9 @@
  * await stores.events.aggregate(…);
  * await stores.close();
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
@@ -39,8 +42,12 @@ export interface EventStores {
   events: EventStore<Kysely<Database>>;
   sqlEvents: SqlEventStore;
   column?: ColumnEventStore;
-  /** DuckDB's engine: the click writer hands it its batches (events/column/click-journal.ts). */
-  clickColumn?: ClickColumn;
+  /**
+   * DuckDB's engine, to which the click writer hands its batches (events/column/click-journal.ts),
+   * and the batch folder: `<event file>.batches` beside the event file (a temporary folder for
+   * an in-memory one).
+   */
+  clickColumn?: { engine: ClickColumn; batchDir: string };
   /** The same engine with all it offers (backups). */
   duckDb?: DuckDbEngine;
   /** Closes the column store (the SQL store lives on the database's connection). */
@@ -68,9 +75,14 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
 
   let duckDb: DuckDbEngine | undefined;
+  let batchDir: string | undefined;
+  let temporary = false;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database);
     ensureFolder(path);
+    temporary = path === ':memory:';
+    batchDir = temporary ? mkdtempSync(join(tmpdir(), 'waymark-click-batches-')) : `${path}.batches`;
+    mkdirSync(batchDir, { recursive: true });
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
     } catch (err) {
@@ -86,7 +98,17 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     // An installation that kept its events in the SQL store moves them first (resumable).
     await upgradeToColumnStore({ db: database.db, engine, log: options.log });
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
-    return { events: column, sqlEvents, column, clickColumn: duckDb, duckDb, close: () => column.close() };
+    return {
+      events: column,
+      sqlEvents,
+      column,
+      clickColumn: duckDb && batchDir ? { engine: duckDb, batchDir } : undefined,
+      duckDb,
+      close: async () => {
+        await column.close();
+        if (temporary && batchDir) rmSync(batchDir, { recursive: true, force: true });
+      },
+    };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;

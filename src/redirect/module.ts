@@ -27,9 +27,6 @@ import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClickJournal, type ClickJournal } from '../events/column/click-journal.js';
 import { createJournalFeed } from '../events/column/journal-feed.js';
 import type { ClickSink } from './click-writer.js';
@@ -107,8 +104,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), settings: linkSettings, writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
   // With DuckDB, batches are committed to the click journal and handed over as CSV files in
   // `clickDir`, which this thread (DuckDB's owner) appends (events/column/click-journal.ts).
-  const column = ctx.clickColumn;
-  const clickDir = column ? mkdtempSync(join(tmpdir(), 'waymark-clicks-')) : undefined;
+  const column = ctx.clickColumn?.engine;
+  const clickDir = ctx.clickColumn?.batchDir;
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
         { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings, column: clickDir ? { dir: clickDir } : undefined },
@@ -263,7 +260,6 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       clearInterval(journalTimer);
       await journalRound;
       await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
-      if (clickDir) rmSync(clickDir, { recursive: true, force: true });
       await relay?.close();
       relay = null;
       unsubscribe();

@@ -12,6 +12,8 @@ import { createTestApp, openTestDatabase } from '../../test-support/harness.js';
 import { hit } from '../../redirect/testing.js';
 import { contractEvent } from '../contract.js';
 import { eventsCsv } from './csv.js';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { ColumnEventStore } from './store.js';
 
 const isPostgres = /^postgres/.test(process.env.DATABASE_URL ?? '');
@@ -55,7 +57,9 @@ test('a batch committed before a crash is appended and counted once by the next 
     // What the flush worker leaves when the process dies right after a batch's commit.
     const T = Date.now() - 5_000;
     const clicks = [0, 1, 2].map((i) => contractEvent(ws.id, linkId, { timestamp: T + i }));
-    await database.db.insertInto('click_journal').values({ seq: 1, created_at: T, clicks: 3, csv: eventsCsv(clicks), bumps: JSON.stringify([{ id: linkId, clicks: 3, lastClicked: T + 2 }]), counted: 0, stored: 0 }).execute();
+    const batchDir = `${join(dirname(database.sqlitePath!), basename(database.sqlitePath!, '.db'))}.events.duckdb.batches`;
+    writeFileSync(join(batchDir, 'clicks-1.csv'), eventsCsv(clicks));
+    await database.db.insertInto('click_journal').values({ seq: 1, created_at: T, clicks: 3, file: 'clicks-1.csv', bumps: JSON.stringify([{ id: linkId, clicks: 3, lastClicked: T + 2 }]), counted: 0, stored: 0 }).execute();
 
     const second = await buildApp({ config, database, logger: false });
     try {
@@ -67,6 +71,7 @@ test('a batch committed before a crash is appended and counted once by the next 
       assert.equal(read.json().clicks, 3);
       assert.equal(read.json().lastClicked, new Date(T + 2).toISOString());
       assert.deepEqual(await database.db.selectFrom('click_journal').select('seq').execute(), []);
+      assert.deepEqual(readdirSync(batchDir), [], 'its file went with its row');
     } finally {
       await second.app.close();
     }

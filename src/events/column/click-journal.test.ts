@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestApp } from '../../test-support/harness.js';
@@ -56,8 +56,8 @@ test('a batch commits its journal row and the usage; the fold counts it; the row
     const first = f.clicks(3, 0);
     const a = await j.write(first);
     const b = await j.write(f.clicks(2, 10));
-    assert.ok(a.file && existsSync(a.file));
-    assert.equal(readFileSync(a.file!, 'utf8'), eventsCsv(first), 'the hand-over file is the batch as CSV');
+    assert.ok(existsSync(a.file));
+    assert.equal(readFileSync(a.file, 'utf8'), eventsCsv(first), 'the batch file is the batch as CSV');
     assert.ok(b.seq > a.seq);
     assert.equal(await f.usage(), usage0 + 5, 'usage counts in the batch transaction');
     assert.equal(Number((await f.link()).clicks), 0, 'link counters wait for the fold');
@@ -92,8 +92,13 @@ test('a restart counts what a crash left uncounted, once, and never reuses a bat
     // The process dies here: no fold, no acknowledgement.
     assert.deepEqual((await crashed.existingClickIds([lost[1]!.id, 'x'])), [lost[1]!.id], 'an uncertain batch is found in the journal');
 
+    // A file whose row never committed (the process died between the two).
+    const orphan = join(f.dir, 'clicks-1.csv');
+    writeFileSync(orphan, eventsCsv(f.clicks(1, 50)));
     const next = f.journal(() => T - 60_000); // even with a clock that went back
     await next.recover();
+    assert.equal(existsSync(orphan), false, 'recover deletes files no row names');
+    assert.equal(existsSync(written.file), true);
     assert.equal(next.pending(), 1);
     const later = await next.write(f.clicks(1, 100));
     assert.ok(later.seq > written.seq, 'numbers continue after the journal');
@@ -121,21 +126,22 @@ test('the feed appends each batch once, acknowledges it, and catches up what was
     await feed.take(a);
     assert.equal(await count(), 3);
     assert.deepEqual(acknowledged, [a.seq]);
-    assert.equal(existsSync(a.file!), false, 'the file is removed once taken');
+    assert.equal(existsSync(a.file), true, 'the file stays until its row goes');
 
     // A batch whose hand-over was lost (a crash before the append), and one already appended whose acknowledgement was lost.
     const b = await j.write(f.clicks(2, 10));
     const c = await j.write(f.clicks(2, 20));
     await engine.appendCsvFile(c.file!);
-    await j.fold(); // counts a, b and c; a (acknowledged) goes
+    await j.fold(); // counts a, b and c; a (acknowledged) goes, with its file
+    assert.equal(existsSync(a.file), false);
     assert.equal(await feed.catchUp(60_000), 0, 'young batches are left to their own hand-over');
     assert.equal(await feed.catchUp(0), 2);
     assert.equal(await count(), 7, 'each click once');
     assert.deepEqual(acknowledged.slice(1).sort(), [b.seq, c.seq].sort());
     await j.fold();
     assert.deepEqual(await f.rows(), []);
+    assert.equal(existsSync(b.file) || existsSync(c.file), false, 'finished batches leave no file');
     assert.equal(await feed.catchUp(0), 0);
-    assert.equal(await feed.take({ seq: 1, file: null }), undefined, 'a batch without a file waits for the catch-up');
   } finally {
     await engine.close();
     await f.close();

@@ -1,10 +1,13 @@
 /**
- * The click writer's side of the column store: each batch commits once, in the metadata database,
- * as a `click_journal` row (migration 0017) in one transaction with the workspaces' usage and
- * the batch's outbox rows; the column store then takes the batch from a CSV file, idempotently by
- * event id (journal-feed.ts, on the thread that owns the DuckDB instance). So no click row is
- * written to the metadata database's indexed `events` table, and nothing is half-written across
- * the two databases: the journal row is the durable copy until both of its flags are set.
+ * The click writer's side of the column store: each batch is written as a CSV file in the batch
+ * folder, then commits once, in the metadata database, as a `click_journal` row (migration 0017)
+ * naming that file, in one transaction with the workspaces' usage and the batch's outbox rows; the
+ * column store then takes the file, idempotently by event id (journal-feed.ts, on the thread that
+ * owns the DuckDB instance). So no click row is written to the metadata database's indexed
+ * `events` table, and nothing is half-written across the two databases: the row and its file are
+ * the durable copy until both of the row's flags are set. The file is written before the commit
+ * and, like SQLite's commits (`synchronous = NORMAL`), survives the process's death, not the
+ * machine's power loss; a file whose row never committed is deleted at the next start (`recover`).
  *
  * - `counted`: the link counters (`clicks`, `lastClicked`) include the batch. Like the SQL store's
  *   coalesced fold, counters are added about once a second for every batch since (`fold`), so a
@@ -20,11 +23,11 @@
  * @example
  * const journal = createClickJournal({ db, counters, dir });
  * await journal.recover();
- * const { seq, file } = await journal.write(rows); // durable; the file is for the column store
+ * const { seq, file } = await journal.write(rows); // committed; the column store takes the file
  * journal.stored([seq]);                           // once the column store took the file
  * await journal.fold();                            // counters, flags, finished rows deleted
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
@@ -32,14 +35,18 @@ import type { StoredEvent } from '../event-store.js';
 import { linkBumps, workspaceBumps, type LinkBump, type LinkCounters } from '../../links/counters.js';
 import { csvEventIds, eventsCsv } from './csv.js';
 
-/** A committed batch, and the CSV file holding it for the column store (null: not written; the journal row serves). */
+/** A committed batch, and the CSV file holding it. */
 export interface JournaledBatch {
   seq: number;
-  file: string | null;
+  /** Its path (the batch folder and the row's `file`). */
+  file: string;
 }
 
+/** A batch's file name in the batch folder. */
+export const batchFileName = (seq: number) => `clicks-${seq}.csv`;
+
 export interface ClickJournal {
-  /** Commits the batch (journal row, usage, outbox) and writes its CSV file into `dir`. */
+  /** Writes the batch's CSV file into `dir`, then commits it (journal row, usage, outbox). */
   write(batch: readonly StoredEvent[]): Promise<JournaledBatch>;
   /** The column store holds these batches (applied at the next fold). */
   stored(seqs: readonly number[]): void;
@@ -56,7 +63,7 @@ export interface ClickJournal {
 export interface ClickJournalDeps {
   db: Kysely<Database>;
   counters: Pick<LinkCounters, 'addClicks'>;
-  /** Where batch files go (the owner of the column store reads and deletes them). */
+  /** The batch folder: a durable place beside the event file (events/open.ts). */
   dir: string;
   /** Outbox rows and webhook deliveries of the batch, in its transaction (redirect/click-announce.ts). */
   announce?: (trx: Kysely<Database>, batch: readonly StoredEvent[]) => Promise<void>;
@@ -107,23 +114,22 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
     write(batch) {
       return exclusive(async () => {
         const seq = nextSeq++;
-        const csv = eventsCsv(batch);
+        const name = batchFileName(seq);
+        const file = join(dir, name);
         const bumps = linkBumps(batch);
-        await db.transaction().execute(async (trx) => {
-          await trx.insertInto('click_journal').values({ seq, created_at: now(), clicks: batch.length, csv, bumps: JSON.stringify(bumps), counted: 0, stored: 0 }).execute();
-          await counters.addClicks(trx, [], workspaceBumps(batch));
-          if (announce) await announce(trx, batch);
-        });
-        uncounted.set(seq, bumps);
-        // After the commit: the file is only a hand-over; the journal row is what lasts. A file
-        // that cannot be written must not fail the committed batch (a retry would count it twice).
-        const file = join(dir, `clicks-${seq}.csv`);
+        writeFileSync(file, eventsCsv(batch));
         try {
-          writeFileSync(file, csv);
-          return { seq, file };
-        } catch {
-          return { seq, file: null };
+          await db.transaction().execute(async (trx) => {
+            await trx.insertInto('click_journal').values({ seq, created_at: now(), clicks: batch.length, file: name, bumps: JSON.stringify(bumps), counted: 0, stored: 0 }).execute();
+            await counters.addClicks(trx, [], workspaceBumps(batch));
+            if (announce) await announce(trx, batch);
+          });
+        } catch (err) {
+          rmSync(file, { force: true });
+          throw err;
         }
+        uncounted.set(seq, bumps);
+        return { seq, file };
       });
     },
 
@@ -136,6 +142,7 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
         if (!uncounted.size && !acknowledged.size) return;
         const counting = uncounted;
         const storing = acknowledged;
+        let finished: { file: string }[] = [];
         uncounted = new Map();
         acknowledged = new Set();
         try {
@@ -145,6 +152,7 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
               await setFlag(trx, 'counted', [...counting.keys()]);
             }
             await setFlag(trx, 'stored', [...storing]);
+            finished = await trx.selectFrom('click_journal').select('file').where('counted', '=', 1).where('stored', '=', 1).execute();
             await trx.deleteFrom('click_journal').where('counted', '=', 1).where('stored', '=', 1).execute();
           });
         } catch (err) {
@@ -153,6 +161,8 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
           for (const s of storing) acknowledged.add(s);
           throw err;
         }
+        // After the commit; a file left by a crash here is removed by the next `recover`.
+        for (const f of finished) rmSync(join(dir, f.file), { force: true });
       });
     },
 
@@ -160,8 +170,12 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
       return exclusive(async () => {
         const top = await db.selectFrom('click_journal').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
         nextSeq = Math.max(nextSeq, Number(top?.seq ?? 0) + 1, now() * 1000);
-        const rows = await db.selectFrom('click_journal').select(['seq', 'bumps']).where('counted', '=', 0).execute();
-        for (const r of rows) uncounted.set(Number(r.seq), JSON.parse(r.bumps) as LinkBump[]);
+        const rows = await db.selectFrom('click_journal').select(['seq', 'bumps', 'counted', 'file']).execute();
+        for (const r of rows) if (Number(r.counted) === 0) uncounted.set(Number(r.seq), JSON.parse(r.bumps) as LinkBump[]);
+        // Files no row names: written by a batch whose commit never happened, or left after their row went.
+        mkdirSync(dir, { recursive: true });
+        const named = new Set(rows.map((r) => r.file));
+        for (const f of readdirSync(dir)) if (/^clicks-\d+\.csv$/.test(f) && !named.has(f)) rmSync(join(dir, f), { force: true });
       });
     },
 
@@ -170,8 +184,16 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
     async existingClickIds(ids) {
       const wanted = new Set(ids);
       const out: string[] = [];
-      const rows = await db.selectFrom('click_journal').select('csv').where('stored', '=', 0).execute();
-      for (const r of rows) for (const id of csvEventIds(r.csv)) if (wanted.has(id)) out.push(id);
+      const rows = await db.selectFrom('click_journal').select('file').where('stored', '=', 0).execute();
+      for (const r of rows) {
+        let text: string;
+        try {
+          text = readFileSync(join(dir, r.file), 'utf8');
+        } catch {
+          continue;
+        }
+        for (const id of csvEventIds(text)) if (wanted.has(id)) out.push(id);
+      }
       return out;
     },
   };

@@ -2,16 +2,16 @@
  * The column store's owner's side of the click journal (click-journal.ts): appends each batch's
  * CSV file to the column store as soon as its journal row committed (`take`), and, at start and
  * on a timer, the journal's batches the column store may still lack (`catchUp`: an append that
- * failed, a crash before an acknowledgement, a file that could not be written). Each append skips
- * stored ids, so taking a batch twice adds nothing; every append is acknowledged so the journal
- * row can go.
+ * failed, a crash before an acknowledgement). Each append skips stored ids, so taking a batch
+ * twice adds nothing; every append is acknowledged so the journal row (and its file, which the
+ * journal's writer deletes with it) can go.
  *
  * @example
  * const feed = createJournalFeed({ db, engine, dir, acknowledge: (seqs) => sink.stored(seqs) });
  * await feed.catchUp(0);                 // at start
  * await feed.take(await sink.write(rows)); // after each batch
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
@@ -30,7 +30,7 @@ export interface ClickColumn extends CsvAppender {
 export interface JournalFeedDeps {
   db: Kysely<Database>;
   engine: CsvAppender;
-  /** Where catch-up writes the files it rebuilds from journal rows. */
+  /** The batch folder (the journal rows name files in it). */
   dir: string;
   /** Tells the journal's writer that the column store holds these batches. */
   acknowledge(seqs: readonly number[]): void;
@@ -53,12 +53,10 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
   const now = deps.now ?? Date.now;
   /** Batches being appended by `take` right now: catch-up leaves them alone. */
   const inFlight = new Set<number>();
-  const remove = (file: string) => rmSync(file, { force: true });
 
   return {
     async take(batch) {
       if (!batch) return;
-      if (!batch.file) return; // the catch-up rebuilds it from the journal row
       inFlight.add(batch.seq);
       try {
         await engine.appendCsvFile(batch.file);
@@ -67,7 +65,6 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
         deps.onError?.(err);
       } finally {
         inFlight.delete(batch.seq);
-        remove(batch.file);
       }
     },
 
@@ -77,17 +74,15 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
         .filter((s) => !inFlight.has(s));
       let taken = 0;
       for (let i = 0; i < seqs.length; i += CATCH_UP_ROWS) {
-        const rows = await db.selectFrom('click_journal').select(['seq', 'csv']).where('seq', 'in', seqs.slice(i, i + CATCH_UP_ROWS)).execute();
+        const rows = await db.selectFrom('click_journal').select(['seq', 'file', 'clicks']).where('seq', 'in', seqs.slice(i, i + CATCH_UP_ROWS)).execute();
         const done: number[] = [];
         for (const r of rows) {
-          const file = join(dir, `journal-${r.seq}.csv`);
-          writeFileSync(file, r.csv);
-          try {
-            await engine.appendCsvFile(file);
-            done.push(Number(r.seq));
-          } finally {
-            remove(file);
-          }
+          const file = join(dir, r.file);
+          if (!existsSync(file)) {
+            // Only a file deleted by hand gets here: its clicks are counted and cannot be stored.
+            deps.onError?.(new Error(`click batch file ${file} is missing: its ${r.clicks} clicks cannot be added to the column store`));
+          } else await engine.appendCsvFile(file);
+          done.push(Number(r.seq));
         }
         if (done.length) acknowledge(done);
         taken += done.length;
