@@ -151,8 +151,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     ...baseSink,
     write: async (batch) => {
       const journaled = await baseSink.write(batch);
-      // The batch is committed; the column store's append never fails the write (the journal keeps it).
-      if (journalFeed) await journalFeed.take(journaled);
+      // The batch is committed: the column store appends it meanwhile (the journal keeps it until then).
+      journalFeed?.take(journaled);
       if (directJournal) await directJournal.fold().catch((err) => onError(err, 'click counters not folded yet; the next batch retries'));
       if (announcer.writesOutbox) ctx.outbox.nudge();
       if (announcer.routes) ctx.outbox.clicksRouted();
@@ -221,7 +221,9 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         // waits one flush, milliseconds).
         await writer.flush();
       }
-      // Rows leave the batch only after their flush committed, so a miss here is in the table.
+      // Rows leave the batch only after their flush committed, so a miss here is in the table
+      // (with DuckDB, once the appends of the batches committed so far are done).
+      await journalFeed?.settled();
       return ctx.events.findClick(workspaceId, clickId);
     },
   };
@@ -260,6 +262,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       clearInterval(journalTimer);
       await journalRound;
       await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
+      // The writer has stopped: the last batches' acknowledgements are recorded from here.
+      await journalFeed?.finish().catch((err) => onError(err, 'click journal not finished at shutdown; the next start appends what it holds'));
       await relay?.close();
       relay = null;
       unsubscribe();
@@ -273,6 +277,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     /** Writes every buffered click now and folds it into rollups and link counters (tests, benchmarks). */
     flushClicks: async () => {
       await writer.flush();
+      await journalFeed?.settled();
       await sink.settle?.();
     },
     /**

@@ -112,6 +112,35 @@ test('a restart counts what a crash left uncounted, once, and never reuses a bat
   }
 });
 
+test('the feed gathers batches taken while an append runs into one statement', async () => {
+  const f = await fixture();
+  const calls: (string | readonly string[])[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  const engine = { appendCsvFile: async (p: string | readonly string[]) => { calls.push(p); if (calls.length === 1) await gate; return 0; } };
+  try {
+    const j = f.journal(Date.now);
+    await j.recover();
+    const acked: number[] = [];
+    const feed = createJournalFeed({ db: f.t.database.db, engine, dir: f.dir, acknowledge: (seqs) => acked.push(...seqs) });
+    const batches = [];
+    for (let i = 0; i < 4; i++) batches.push(await j.write(f.clicks(1, i)));
+    feed.take(batches[0]);
+    let settled = false;
+    const first = feed.settled().then(() => (settled = true));
+    for (const b of batches.slice(1)) feed.take(b);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(settled, false, 'settled waits for the append under way');
+    release();
+    await first;
+    await feed.settled();
+    assert.deepEqual(calls, [[batches[0]!.file], batches.slice(1).map((b) => b.file)]);
+    assert.deepEqual(acked, batches.map((b) => b.seq));
+  } finally {
+    await f.close();
+  }
+});
+
 test('the feed appends each batch once, acknowledges it, and catches up what was never acknowledged', async () => {
   const f = await fixture();
   const engine = await openDuckDbEngine({ path: ':memory:' });
@@ -123,7 +152,8 @@ test('the feed appends each batch once, acknowledges it, and catches up what was
     const count = async () => Number((await engine.query({ text: 'SELECT count(*) AS n FROM events', params: [] }))[0]!.n);
 
     const a = await j.write(f.clicks(3, 0));
-    await feed.take(a);
+    feed.take(a);
+    await feed.settled();
     assert.equal(await count(), 3);
     assert.deepEqual(acknowledged, [a.seq]);
     assert.equal(existsSync(a.file), true, 'the file stays until its row goes');

@@ -11,7 +11,7 @@
  * await feed.catchUp(0);                 // at start
  * await feed.take(await sink.write(rows)); // after each batch
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
@@ -19,7 +19,8 @@ import type { JournaledBatch } from './click-journal.js';
 
 /** What the feed needs of the column store: DuckDB's CSV append (duckdb/engine.ts). */
 export interface CsvAppender {
-  appendCsvFile(path: string): Promise<number>;
+  /** One file, or several appended in one statement. */
+  appendCsvFile(path: string | readonly string[]): Promise<number>;
 }
 
 /** The column store as the click writer sees it: CSV appends, and which click ids it holds. */
@@ -39,10 +40,22 @@ export interface JournalFeedDeps {
 }
 
 export interface JournalFeed {
-  /** Appends a just-committed batch. Never throws: a failed append stays in the journal for `catchUp`. */
-  take(batch: JournaledBatch | void): Promise<void>;
+  /**
+   * Queues a just-committed batch for appending and returns at once: the batch is durable in the
+   * journal, and while an append runs the next ones gather into one statement. A failed append
+   * stays in the journal for `catchUp`.
+   */
+  take(batch: JournaledBatch | void): void;
+  /** Resolves once every batch taken before the call has been appended (or its append failed). */
+  settled(): Promise<void>;
   /** Appends journal batches not acknowledged and at least `minAgeMs` old; returns how many batches. */
   catchUp(minAgeMs: number): Promise<number>;
+  /**
+   * At shutdown, once the journal's writer has stopped (its last fold done, so acknowledgements
+   * could no longer reach it): appends what the journal still holds and marks it stored here,
+   * deleting the rows (and files) that are then finished. Returns the rows deleted.
+   */
+  finish(): Promise<number>;
 }
 
 /** Journal rows read per catch-up query (each holds a batch's CSV). */
@@ -53,19 +66,52 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
   const now = deps.now ?? Date.now;
   /** Batches being appended by `take` right now: catch-up leaves them alone. */
   const inFlight = new Set<number>();
+  // Batches waiting for the append under way: the next append takes them all in one statement
+  // (a statement costs milliseconds whatever its size; while DuckDB is busy, appends grow).
+  let queued: JournaledBatch[] = [];
+  let appending = false;
+  /** Batches taken, and batches whose append finished, in take order; waiters by the count they wait for. */
+  let taken = 0;
+  let finished = 0;
+  let waiters: { until: number; resolve: () => void }[] = [];
+
+  async function appendQueued(): Promise<void> {
+    appending = true;
+    try {
+      while (queued.length) {
+        const group = queued;
+        queued = [];
+        try {
+          await engine.appendCsvFile(group.map((b) => b.file));
+          acknowledge(group.map((b) => b.seq));
+        } catch (err) {
+          deps.onError?.(err);
+        } finally {
+          for (const b of group) inFlight.delete(b.seq);
+          finished += group.length;
+          const ready = waiters.filter((w) => w.until <= finished);
+          waiters = waiters.filter((w) => w.until > finished);
+          for (const w of ready) w.resolve();
+        }
+      }
+    } finally {
+      appending = false;
+    }
+  }
 
   return {
-    async take(batch) {
+    take(batch) {
       if (!batch) return;
       inFlight.add(batch.seq);
-      try {
-        await engine.appendCsvFile(batch.file);
-        acknowledge([batch.seq]);
-      } catch (err) {
-        deps.onError?.(err);
-      } finally {
-        inFlight.delete(batch.seq);
-      }
+      queued.push(batch);
+      taken++;
+      if (!appending) void appendQueued();
+    },
+
+    settled() {
+      if (finished >= taken) return Promise.resolve();
+      const until = taken;
+      return new Promise<void>((resolve) => waiters.push({ until, resolve }));
     },
 
     async catchUp(minAgeMs) {
@@ -88,6 +134,23 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
         taken += done.length;
       }
       return taken;
+    },
+
+    async finish() {
+      await this.settled();
+      const rows = await db.selectFrom('click_journal').select(['seq', 'file', 'counted', 'stored']).execute();
+      // Not known stored: appended again (stored ids are skipped); marked stored only if that worked.
+      const unsure = rows.filter((r) => Number(r.stored) === 0 && existsSync(join(dir, r.file)));
+      if (unsure.length) await engine.appendCsvFile(unsure.map((r) => join(dir, r.file)));
+      const storedNow = unsure.map((r) => Number(r.seq));
+      const finished = rows.filter((r) => Number(r.counted) === 1 && (Number(r.stored) === 1 || storedNow.includes(Number(r.seq))));
+      if (!storedNow.length && !finished.length) return 0;
+      await db.transaction().execute(async (trx) => {
+        if (storedNow.length) await trx.updateTable('click_journal').set({ stored: 1 }).where('seq', 'in', storedNow).execute();
+        await trx.deleteFrom('click_journal').where('counted', '=', 1).where('stored', '=', 1).execute();
+      });
+      for (const r of finished) rmSync(join(dir, r.file), { force: true });
+      return finished.length;
     },
   };
 }

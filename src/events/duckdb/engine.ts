@@ -116,7 +116,7 @@ export interface DuckDbEngine extends ColumnEngine {
    * only waits. The click writer's batches come this way (click-journal.ts). Returns how many
    * rows were new.
    */
-  appendCsvFile(path: string): Promise<number>;
+  appendCsvFile(path: string | readonly string[]): Promise<number>;
   /**
    * Writes a consistent copy of the event database to `file` (a new DuckDB file: one snapshot,
    * read on a reader connection, so appends go on meanwhile); `waymark backup` asks a running
@@ -146,6 +146,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     threads: String(options.threads ?? 2),
     // Scans need not keep row order; DuckDB then streams groupings with less memory.
     preserve_insertion_order: 'false',
+    // DuckDB checkpoints its write-ahead log into the file once it reaches this size (16 MB by
+    // default). Each checkpoint rewrites the newest row group and the id index, so with small
+    // appends frequent checkpoints cost more than the appends: at 700,000 clicks in batches of
+    // 2,000, 23.9 µs of CPU per click with the default, 16.5 with 256 MB (BENCHMARKS.md). The cost:
+    // a replay of up to 256 MB of log after a kill -9 (seconds), and close() checkpoints anyway.
+    checkpoint_threshold: '256MB',
   });
   const writer = await DuckDBConnection.create(instance);
   for (const statement of tableSql()) await writer.run(statement);
@@ -281,7 +287,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     appendCsvFile(path) {
-      const file = `'${path.replaceAll("'", "''")}'`;
+      const quoted = (p: string) => `'${p.replaceAll("'", "''")}'`;
+      const file = typeof path === 'string' ? quoted(path) : `[${path.map(quoted).join(', ')}]`;
       // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
       return exclusive(() => write(
         `INSERT OR IGNORE INTO events SELECT * FROM read_csv(${file}, columns = ${CSV_COLUMNS}, header = false, auto_detect = false,
