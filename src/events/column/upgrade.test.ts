@@ -177,7 +177,12 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
 
     // A failure in the middle of a run (the process dying there is the same: the cursor was not advanced).
     let appends = 0;
-    const failing = { ...engine, append: (rows: readonly StoredEvent[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.append(rows)) };
+    // Both ways in fail the third time: rows (any engine) and CSV files (DuckDB's way in the upgrade).
+    const failing = {
+      ...engine,
+      append: (rows: readonly StoredEvent[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.append(rows)),
+      appendCsvFile: (file: string | readonly string[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.appendCsvFile(file)),
+    };
     await assert.rejects(upgradeToColumnStore({ db: t.database.db, engine: failing, batch: 13 }), /injected/);
     assert.equal(Number((await state()).copied), 26 + 2 * 13, 'the cursor stands after the last batch that was checked');
 

@@ -25,6 +25,11 @@ import type { Database } from '../../db/tables.js';
 import type { StoredEvent } from '../event-store.js';
 import type { ColumnEngine } from './engine.js';
 import { ID_CHUNK, rowsByIds } from './metadata-events.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventsCsv } from './csv.js';
+import type { CsvAppender } from './journal-feed.js';
 
 /** The progress row (migration 0014). */
 export interface UpgradeStateTable {
@@ -125,79 +130,98 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
       copied, dropped, finished_at: phase === 'done' ? now() : null,
     }).where('id', '=', 1).execute();
   }
+  // DuckDB: batches go in as CSV files, which DuckDB parses on its own threads (csv.ts), with
+  // `INSERT OR IGNORE` on the primary key: once the statement succeeds, every id of the file is
+  // stored (now or before), so the id check below is not needed for them.
+  const csvEngine = 'appendCsvFile' in engine ? (engine as ColumnEngine & CsvAppender) : undefined;
+  const scratch = csvEngine ? mkdtempSync(join(tmpdir(), 'waymark-upgrade-')) : undefined;
+  try {
+    return await run();
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+
   /** Appends the rows (stored ids are skipped) and checks that every one of them is in the column store. */
   async function copyChecked(rows: readonly StoredEvent[]): Promise<void> {
+    if (csvEngine && scratch) {
+      const file = join(scratch, 'batch.csv');
+      writeFileSync(file, eventsCsv(rows));
+      await csvEngine.appendCsvFile(file);
+      return;
+    }
     await engine.append(rows);
     const found = new Set(await engine.existingIds(rows.map((r) => r.id)));
     const lost = rows.filter((r) => !found.has(r.id));
     if (lost.length) throw new Error(`column store upgrade: ${lost.length} copied events not found in the column store (first: ${lost[0]!.id}); nothing dropped`);
   }
 
-  if (state.phase === 'copy') {
-    for (;;) {
-      const rows = await nextRows(false, null);
-      if (!rows.length) break;
-      await copyChecked(rows.map(toStored));
-      cursor = cursorOf(rows[rows.length - 1]!);
-      const before = copied;
-      copied += rows.length;
-      report.copied += rows.length;
-      await save('copy');
-      if (Math.floor(copied / LOG_EVERY) > Math.floor(before / LOG_EVERY)) log('events copied into the column store', { copied });
-      if (stopHere()) return { ...report, outcome: 'partial', dropped: 0 };
-    }
-    // Everything is copied: compare before anything is dropped.
-    report.counts = await compareCounts(db, engine);
-    let short = report.counts.filter((c) => c.column < c.sql);
-    if (short.length) {
-      // Rows written behind the cursor since the copy began (say, by a run with EVENTS_URL=sql in
-      // between): those workspaces are copied again, stored ids skipped, and compared again.
-      log('copying again the events of workspaces whose counts differ', { workspaces: [...new Set(short.map((c) => c.workspaceId))] });
-      for (const workspaceId of new Set(short.map((c) => c.workspaceId))) {
-        cursor = null;
-        for (let rows = await nextRows(false, null, workspaceId); rows.length; rows = await nextRows(false, null, workspaceId)) {
-          await copyChecked(rows.map(toStored));
-          cursor = cursorOf(rows[rows.length - 1]!);
-        }
+  async function run(): Promise<UpgradeReport> {
+    if (state!.phase === 'copy') {
+      for (;;) {
+        const rows = await nextRows(false, null);
+        if (!rows.length) break;
+        await copyChecked(rows.map(toStored));
+        cursor = cursorOf(rows[rows.length - 1]!);
+        const before = copied;
+        copied += rows.length;
+        report.copied += rows.length;
+        await save('copy');
+        if (Math.floor(copied / LOG_EVERY) > Math.floor(before / LOG_EVERY)) log('events copied into the column store', { copied });
+        if (stopHere()) return { ...report, outcome: 'partial', dropped: 0 };
       }
+      // Everything is copied: compare before anything is dropped.
       report.counts = await compareCounts(db, engine);
-      short = report.counts.filter((c) => c.column < c.sql);
-    }
-    for (const c of report.counts) log('events per workspace and kind', c);
-    if (short.length) {
-      throw new Error(`column store upgrade: the column store holds fewer events than the SQL store for ${short.map((c) => `${c.workspaceId}/${c.kind} (${c.column} < ${c.sql})`).join(', ')}; nothing dropped`);
-    }
-    log('events copied into the column store; counts per workspace and kind compared', { copied, workspaceKinds: report.counts.length });
-    cursor = null;
-    await save('drop');
-  }
-
-  // Drop the copied clicks, batch by batch, each checked again (a click written since the copy is copied first).
-  const fold = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-  const foldedBefore = fold?.folded_before == null ? null : Number(fold.folded_before);
-  for (;;) {
-    const rows = await nextRows(true, foldedBefore, undefined, true);
-    if (!rows.length) break;
-    const ids = rows.map((r) => String(r.id));
-    const found = new Set(await engine.existingIds(ids));
-    const missing = ids.filter((id) => !found.has(id));
-    if (missing.length) await copyChecked(await rowsByIds(options.db, missing));
-    await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < ids.length; i += ID_CHUNK) {
-        const part = ids.slice(i, i + ID_CHUNK);
-        // A click's id is its click id: events_click (click_id, kind) finds the rows; `events` has no index on id alone.
-        await trx.deleteFrom('events').where('click_id', 'in', part).where('kind', '=', 'click').where('id', 'in', part).execute();
+      let short = report.counts.filter((c) => c.column < c.sql);
+      if (short.length) {
+        // Rows written behind the cursor since the copy began (say, by a run with EVENTS_URL=sql in
+        // between): those workspaces are copied again, stored ids skipped, and compared again.
+        log('copying again the events of workspaces whose counts differ', { workspaces: [...new Set(short.map((c) => c.workspaceId))] });
+        for (const workspaceId of new Set(short.map((c) => c.workspaceId))) {
+          cursor = null;
+          for (let rows = await nextRows(false, null, workspaceId); rows.length; rows = await nextRows(false, null, workspaceId)) {
+            await copyChecked(rows.map(toStored));
+            cursor = cursorOf(rows[rows.length - 1]!);
+          }
+        }
+        report.counts = await compareCounts(db, engine);
+        short = report.counts.filter((c) => c.column < c.sql);
       }
-    });
-    cursor = cursorOf(rows[rows.length - 1]!);
-    dropped += ids.length;
-    report.dropped += ids.length;
-    await save('drop');
-    if (stopHere()) return { ...report, outcome: 'partial' };
+      for (const c of report.counts) log('events per workspace and kind', c);
+      if (short.length) {
+        throw new Error(`column store upgrade: the column store holds fewer events than the SQL store for ${short.map((c) => `${c.workspaceId}/${c.kind} (${c.column} < ${c.sql})`).join(', ')}; nothing dropped`);
+      }
+      log('events copied into the column store; counts per workspace and kind compared', { copied, workspaceKinds: report.counts.length });
+      cursor = null;
+      await save('drop');
+    }
+
+    // Drop the copied clicks, batch by batch, each checked again (a click written since the copy is copied first).
+    const fold = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
+    const foldedBefore = fold?.folded_before == null ? null : Number(fold.folded_before);
+    for (;;) {
+      const rows = await nextRows(true, foldedBefore, undefined, true);
+      if (!rows.length) break;
+      const ids = rows.map((r) => String(r.id));
+      const found = new Set(await engine.existingIds(ids));
+      const missing = ids.filter((id) => !found.has(id));
+      if (missing.length) await copyChecked(await rowsByIds(options.db, missing));
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < ids.length; i += ID_CHUNK) {
+          const part = ids.slice(i, i + ID_CHUNK);
+          // A click's id is its click id: events_click (click_id, kind) finds the rows; `events` has no index on id alone.
+          await trx.deleteFrom('events').where('click_id', 'in', part).where('kind', '=', 'click').where('id', 'in', part).execute();
+        }
+      });
+      cursor = cursorOf(rows[rows.length - 1]!);
+      dropped += ids.length;
+      report.dropped += ids.length;
+      await save('drop');
+      if (stopHere()) return { ...report, outcome: 'partial' };
+    }
+    await save('done');
+    log('the SQL event log is in the column store: clicks dropped from the SQL events table, leads and sales kept there', { copied, dropped });
+    return report;
   }
-  await save('done');
-  log('the SQL event log is in the column store: clicks dropped from the SQL events table, leads and sales kept there', { copied, dropped });
-  return report;
 }
 
 /** Events per workspace and kind in both stores (every workspace and kind the SQL store has). */
