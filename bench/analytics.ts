@@ -9,12 +9,13 @@
  * and reused while its parameters match: BENCH_ANALYTICS_DB (default $TMPDIR/waymark-bench-analytics-<N>.db).
  * Settings (environment): BENCH_EVENTS (default 5000000), BENCH_RUNS (timed runs per query,
  * default 9), BENCH_DURATION (s per wrk run, default 10), BENCH_ROUNDS (wrk rounds, default 3),
- * BENCH_REDIRECT=0 to skip the wrk part, BENCH_QUERIES=0 to skip the query timings.
+ * BENCH_REDIRECT=0 to skip the wrk part, BENCH_QUERIES=0 to skip the query timings, BENCH_DUCKDB=0 to
+ * skip the same queries on the DuckDB event store (a copy of the data upgraded into a DuckDB file).
  * Heavy phases hold /tmp/waymark-bench.lock (flock), shared with the other benchmarks.
  *
  * Run: npm run bench -- analytics
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,7 +121,7 @@ async function main() {
 
   const url = `file:${DB_FILE}`;
   const database = await openDatabase(url);
-  const config = loadConfig({ PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', DATABASE_URL: url }, { rateLimitPerMinute: 1e7, analyticsRateLimitPerSecond: 1e7 });
+  const config = loadConfig({ PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', DATABASE_URL: url, EVENTS_URL: 'sql' }, { rateLimitPerMinute: 1e7, analyticsRateLimitPerSecond: 1e7 });
   const { app, ctx } = await buildApp({ config, database, logger: false, now: () => NOW });
 
   const from = NOW - 30 * DAY;
@@ -172,6 +173,7 @@ async function main() {
   await app.close();
   await sql`pragma wal_checkpoint(truncate)`.execute(database.db);
   await database.close();
+  if (process.env.BENCH_QUERIES !== '0' && process.env.BENCH_DUCKDB !== '0') await duckDbTimings(keys);
 
   if (process.env.BENCH_REDIRECT !== '0') await redirectUnderAnalytics(keys.large);
 
@@ -212,6 +214,49 @@ async function main() {
   }
 }
 
+/**
+ * The same queries with the DuckDB event store, beside the SQL store's: a copy of the data set is
+ * upgraded into a DuckDB file the way an installation is at its first start with the default
+ * (events/column/upgrade.ts, timed), then queried through the HTTP stack with the same keys.
+ */
+async function duckDbTimings(keys: { large: string; small: string }): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-analytics-duckdb-'));
+  try {
+    const copy = join(dir, 'copy.db');
+    copyFileSync(DB_FILE, copy);
+    const eventFile = join(dir, 'events.duckdb');
+    const database = await openDatabase(`file:${copy}`);
+    const config = loadConfig({ PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', DATABASE_URL: `file:${copy}`, EVENTS_URL: `duckdb:${eventFile}` }, { rateLimitPerMinute: 1e7, analyticsRateLimitPerSecond: 1e7 });
+    const t0 = performance.now();
+    const { app, ctx } = await buildApp({ config, database, logger: false, now: () => NOW });
+    const upgradeS = (performance.now() - t0) / 1000;
+    const engine = (ctx.events as unknown as { engine: { checkpoint?(): Promise<void> } }).engine;
+    await engine.checkpoint?.();
+    const bytes = statSync(eventFile).size;
+    console.log(`
+DuckDB: the upgrade at start moved ${N.toLocaleString('en')} events in ${upgradeS.toFixed(1)} s (${(N / upgradeS).toFixed(0)} events/s); event file ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / N).toFixed(1)} B/event after CHECKPOINT`);
+    const measure = async (path: string, key: string) => {
+      const times: number[] = [];
+      for (let i = 0; i <= RUNS; i++) {
+        const t = performance.now();
+        const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+        if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
+        if (i > 0) times.push(performance.now() - t);
+      }
+      return median(times);
+    };
+    const rows = ['| query | large: DuckDB (HTTP) | small: DuckDB (HTTP) |', '|---|---:|---:|'];
+    for (const [name, path] of QUERIES) rows.push(`| ${name} | ${fmt(await measure(path, keys.large))} ms | ${fmt(await measure(path, keys.small))} ms |`);
+    console.log(`median of ${RUNS} runs after one warm-up, the same queries as above (targets: ≤ 20 ms large, ≤ 5 ms small)
+`);
+    console.log(rows.join('\n'));
+    await app.close();
+    await database.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 interface Wrk {
   requests: number;
   duration_us: number;
@@ -248,7 +293,7 @@ async function redirectUnderAnalytics(key: string): Promise<void> {
   }
   const child: ChildProcess = fork(join(here, 'redirect', 'waymark-server.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, DATABASE_URL: `file:${copy}`, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ANALYTICS_RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: { ...process.env, DATABASE_URL: `file:${copy}`, EVENTS_URL: 'sql', PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', ANALYTICS_RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '10000000' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));

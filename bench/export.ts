@@ -78,7 +78,7 @@ async function main() {
     fill(file, workspaceId, N);
     console.log(`${N.toLocaleString('en')} click events written in ${((Date.now() - t) / 1000).toFixed(0)} s; database ${mb(statSync(file).size)}; node ${process.version}`);
 
-    const config = loadConfig({ DATABASE_URL: url, BASE_URL: 'http://localhost:3999', PORT: '3999', LOG_LEVEL: 'silent' }, { analyticsRateLimitPerSecond: 1_000 });
+    const config = loadConfig({ DATABASE_URL: url, EVENTS_URL: 'sql', BASE_URL: 'http://localhost:3999', PORT: '3999', LOG_LEVEL: 'silent' }, { analyticsRateLimitPerSecond: 1_000 });
     const database = await openDatabase(url);
     const { app, ctx } = await buildApp({ config, database, logger: false });
     const { key } = await ctx.workspaces.createKey(workspaceId, { name: 'bench' });

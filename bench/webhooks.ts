@@ -86,7 +86,7 @@ async function main() {
   const keep = setInterval(() => (receiver.got.length = 0), 1000);
 
   const lock = await acquireLock();
-  const { child, port } = await startServerChild('waymark-server.ts', { DATABASE_URL: url, TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' }, SERVER_NODE_ARGS);
+  const { child, port } = await startServerChild('waymark-server.ts', { DATABASE_URL: url, EVENTS_URL: 'sql', TRUST_PROXY: 'true', LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true' }, SERVER_NODE_ARGS);
   const api = (method: string, path: string, body?: object) =>
     fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined }).then(async (r) => {
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
