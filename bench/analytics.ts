@@ -140,16 +140,7 @@ async function main() {
   const rawReader = createSqlRunner(database);
   const raw = createAnalyticsService({ db: database.db, reader: rawReader, events: createSqlEventStore({ database, runner: rawReader, useRollups: false }), now: () => NOW, linkSettings: config });
 
-  const measureHttp = async (path: string, key: string) => {
-    const times: number[] = [];
-    for (let i = 0; i <= RUNS; i++) {
-      const t0 = performance.now();
-      const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
-      if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
-      if (i > 0) times.push(performance.now() - t0);
-    }
-    return median(times);
-  };
+  const measureHttp = (path: string, key: string) => medianHttp(app, path, key);
   const measureRaw = async (path: string, key: string) => {
     if (path.startsWith('/events')) return NaN; // the event list is always an indexed read of the events
     const auth = await ctx.workspaces.authenticate(key);
@@ -214,6 +205,18 @@ async function main() {
   }
 }
 
+/** Median time of RUNS requests after one warm-up, through the app's HTTP stack. */
+async function medianHttp(app: { inject(o: { method: 'GET'; url: string; headers: Record<string, string> }): Promise<{ statusCode: number; body: string }> }, path: string, key: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i <= RUNS; i++) {
+    const t0 = performance.now();
+    const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+    if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
+    if (i > 0) times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
 /**
  * The same queries with the DuckDB event store, beside the SQL store's: a copy of the data set is
  * upgraded into a DuckDB file the way an installation is at its first start with the default
@@ -235,16 +238,7 @@ async function duckDbTimings(keys: { large: string; small: string }): Promise<vo
     const bytes = statSync(eventFile).size;
     console.log(`
 DuckDB: the upgrade at start moved ${N.toLocaleString('en')} events in ${upgradeS.toFixed(1)} s (${(N / upgradeS).toFixed(0)} events/s); event file ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / N).toFixed(1)} B/event after CHECKPOINT`);
-    const measure = async (path: string, key: string) => {
-      const times: number[] = [];
-      for (let i = 0; i <= RUNS; i++) {
-        const t = performance.now();
-        const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
-        if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
-        if (i > 0) times.push(performance.now() - t);
-      }
-      return median(times);
-    };
+    const measure = (path: string, key: string) => medianHttp(app, path, key);
     const rows = ['| query | large: DuckDB (HTTP) | small: DuckDB (HTTP) |', '|---|---:|---:|'];
     for (const [name, path] of QUERIES) rows.push(`| ${name} | ${fmt(await measure(path, keys.large))} ms | ${fmt(await measure(path, keys.small))} ms |`);
     console.log(`median of ${RUNS} runs after one warm-up, the same queries as above (targets: ≤ 20 ms large, ≤ 5 ms small)
