@@ -13,13 +13,10 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { isPostgresUrl, openDatabase, sqliteFileFromUrl } from '../db/open.js';
 import { backupSqlite, restoreSqlite, BackupError } from '../backup/sqlite.js';
-import { eventsUrlFor } from '../events/open.js';
+import { eventsUrlFor, isDuckDbLocked } from '../events/open.js';
 import { duckDbPathFor } from '../events/duckdb/path.js';
 import { openDuckDbEngine } from '../events/duckdb/engine.js';
 import { backupEventFile, requestBackup } from '../events/column/backup-requests.js';
-
-/** DuckDB's refusal when another process holds the file. */
-const LOCKED = /could not set lock|conflicting lock/i;
 
 /** Where the event file's copy of a backup at `file` goes: the rule of the event file beside the database. */
 export function eventBackupFile(file: string): string {
@@ -35,7 +32,7 @@ async function backupEvents(databaseUrl: string, source: string, dest: string): 
       await engine.close();
     }
   } catch (err) {
-    if (!LOCKED.test(String((err as Error)?.message))) throw err;
+    if (!isDuckDbLocked(err)) throw err;
   }
   // A server holds the file: it writes the copy.
   const database = await openDatabase(databaseUrl, { migrate: false });

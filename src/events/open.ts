@@ -65,8 +65,8 @@ export interface OpenEventStoresOptions {
   onFeedError?: (err: unknown) => void;
 }
 
-/** DuckDB's refusal when another process holds the file. */
-const LOCKED = /could not set lock|conflicting lock/i;
+/** Whether an error is DuckDB's refusal of a file another process holds. */
+export const isDuckDbLocked = (err: unknown): boolean => /could not set lock|conflicting lock/i.test(String((err as Error)?.message));
 
 export async function openEventStores(options: OpenEventStoresOptions): Promise<EventStores> {
   const { config, database } = options;
@@ -86,7 +86,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
     } catch (err) {
-      if (LOCKED.test(String((err as Error)?.message))) {
+      if (isDuckDbLocked(err)) {
         throw new Error(`the event file ${path} is in use by another process (a running Waymark?): DuckDB lets one process open it; stop that process and try again`);
       }
       throw err;

@@ -115,19 +115,16 @@ if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.ra
 const events = createSqlEventStore({ database });
 const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSCRIPTIONS, settings: linkSettings, writeOutbox });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier(), ipMode: visitorIp ?? 'anonymized' });
-// One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
-// PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
-const sqlFold = createClickFold({ db: database.db, writer: events.writer, counters: createLinkCounters(database.dialect),
-  mode: database.capabilities.singleWriter ? 'coalesced' : 'each',
-  announce: (trx, rows) => announcer.announce(trx, rows),
-});
-// Column mode: batches go to the click journal instead, and its folds add the link counters.
-const journal = column
-  ? createClickJournal({ db: database.db, counters: createLinkCounters(database.dialect), dir: column.dir, announce: (trx, rows) => announcer.announce(trx, rows) })
-  : undefined;
-/** What this worker writes and folds through: the SQL store's fold, or the journal. */
-const fold = journal
-  ? {
+const counters = createLinkCounters(database.dialect);
+const announce = (trx: Parameters<typeof announcer.announce>[0], rows: readonly StoredEvent[]) => announcer.announce(trx, rows);
+
+/** What this worker writes and folds through: the click journal (column mode) or the SQL store's click fold. */
+function createBatchWriter() {
+  if (column) {
+    // The journal's folds add the link counters; the column store takes the batch files.
+    const journal = createClickJournal({ db: database.db, counters, dir: column.dir, announce });
+    return {
+      journal,
       write: (rows: StoredEvent[]) => journal.write(rows),
       fold: async (_options?: { all?: boolean }): Promise<unknown> => journal.fold(),
       recover: async () => {
@@ -136,14 +133,22 @@ const fold = journal
       },
       pending: () => journal.pending(),
       foldedBefore: (): number | null => null,
-    }
-  : {
-      write: async (rows: StoredEvent[]) => void (await sqlFold.write(rows)),
-      fold: (options?: { all?: boolean }): Promise<unknown> => sqlFold.fold(options),
-      recover: () => sqlFold.recover(),
-      pending: () => sqlFold.pending(),
-      foldedBefore: () => sqlFold.foldedBefore(),
     };
+  }
+  // One writer per SQLite file folds a second's clicks (a few seconds' while busy) at a time;
+  // PostgreSQL's processes each fold their batches as they write them (click-fold.ts).
+  const sqlFold = createClickFold({ db: database.db, writer: events.writer, counters, mode: database.capabilities.singleWriter ? 'coalesced' : 'each', announce });
+  return {
+    journal: undefined,
+    write: async (rows: StoredEvent[]) => void (await sqlFold.write(rows)),
+    fold: (options?: { all?: boolean }): Promise<unknown> => sqlFold.fold(options),
+    recover: () => sqlFold.recover(),
+    pending: () => sqlFold.pending(),
+    foldedBefore: () => sqlFold.foldedBefore(),
+  };
+}
+const fold = createBatchWriter();
+const journal = fold.journal;
 
 let closing = false;
 // Set by a `close` with `abandon`: stop retrying, the main thread has spilled those clicks.

@@ -28,8 +28,8 @@ export interface Feed {
   catchUp(): Promise<number>;
   /**
    * Moves the clicks the metadata database holds into the column store: those of joined appends,
-   * and, until the click writer writes the column store itself, those it wrote (only clicks the
-   * click fold has counted: it reads back the others). Returns how many it moved.
+   * and, with ClickHouse (whose click writer writes the SQL store), those it wrote (only clicks
+   * the click fold has counted: it reads back the others). Returns how many it moved.
    */
   moveClicks(): Promise<number>;
   /** Waits for scheduled copies now (tests, shutdown). */
