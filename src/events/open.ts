@@ -84,7 +84,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     batchDir = temporary ? mkdtempSync(join(tmpdir(), 'waymark-click-batches-')) : `${path}.batches`;
     mkdirSync(batchDir, { recursive: true });
     try {
-      duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads });
+      duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
       if (isDuckDbLocked(err)) {
         throw new Error(`the event file ${path} is in use by another process (a running Waymark?): DuckDB lets one process open it; stop that process and try again`);

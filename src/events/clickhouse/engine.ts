@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
-  type ColumnEngine, type EventTarget, type Expired,
+  type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';
@@ -101,7 +101,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
    * workspaces and time span, so ClickHouse reads only the key ranges the rows fall in (a batch of
    * fresh clicks: the last few granules) instead of every granule of the id column.
    */
-  async function storedAmong(rows: readonly StoredEvent[]): Promise<Set<string>> {
+  async function storedAmong(rows: readonly EventKey[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (let i = 0; i < rows.length; i += ID_CHUNK) {
       const chunk = rows.slice(i, i + ID_CHUNK);
@@ -142,6 +142,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     },
 
     existingIds: (ids) => existingIds(ids),
+    storedEvents: (keys) => storedAmong(keys),
 
     async eventById(id) {
       // Copies of one event are equal, so any one will do: no FINAL, the bloom filter finds the granule.

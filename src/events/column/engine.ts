@@ -17,6 +17,9 @@
 import type { EventRow, StoredEvent } from '../event-store.js';
 import type { ColumnDialect } from './dialect.js';
 
+/** What identifies an event, and where a store looks for it. */
+export type EventKey = Pick<StoredEvent, 'id' | 'workspace_id' | 'timestamp'>;
+
 /** A bound value: engines type parameters, so each says what it is. */
 export type ColumnParam =
   | { type: 'text'; value: string }
@@ -54,6 +57,12 @@ export interface ColumnEngine {
   append(rows: readonly StoredEvent[]): Promise<number>;
   /** Which of these event ids are stored (click ids are the ids of clicks). */
   existingIds(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Which of these events are stored: the same answer as `existingIds`, but looked for only among
+   * the events of their workspaces and time span (an event's copies share both), so a batch of
+   * one workspace's events reads few row groups however large the store.
+   */
+  storedEvents(keys: readonly EventKey[]): Promise<Set<string>>;
   /** The event with this id, in any workspace: a point look-up (lead attribution calls it). */
   eventById(id: string): Promise<EventRow | undefined>;
   /** Runs a read built by query-sql.ts; integers may come back as bigint. */

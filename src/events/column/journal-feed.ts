@@ -2,9 +2,11 @@
  * The column store's owner's side of the click journal (click-journal.ts): appends each batch's
  * CSV file to the column store as soon as its journal row committed (`take`), and, at start and
  * on a timer, the journal's batches the column store may still lack (`catchUp`: an append that
- * failed, a crash before an acknowledgement). Each append skips stored ids, so taking a batch
- * twice adds nothing; every append is acknowledged so the journal row (and its file, which the
- * journal's writer deletes with it) can go.
+ * failed, a crash before an acknowledgement). The column store records each file's name in the
+ * append's transaction and skips a file it recorded, so taking a batch twice adds nothing; a
+ * catch-up also skips stored ids, for files an earlier version appended without recording them.
+ * Every append is acknowledged so the journal row (and its file, which the journal's writer
+ * deletes with it) can go.
  *
  * @example
  * const feed = createJournalFeed({ db, engine, dir, acknowledge: (seqs) => sink.stored(seqs) });
@@ -19,8 +21,13 @@ import type { JournaledBatch } from './click-journal.js';
 
 /** What the feed needs of the column store: DuckDB's CSV append (duckdb/engine.ts). */
 export interface CsvAppender {
-  /** One file, or several appended in one statement. */
-  appendCsvFile(path: string | readonly string[]): Promise<number>;
+  /**
+   * One file, or several in one transaction. A file is appended once (its name is recorded with
+   * it); `skipStoredIds` also skips rows stored by other means (duckdb/engine.ts `CsvAppendOptions`).
+   */
+  appendCsvFile(path: string | readonly string[], options?: { once?: boolean; skipStoredIds?: boolean }): Promise<number>;
+  /** Forgets the names of files appended before `before` (ms). */
+  forgetAppendedFiles?(before: number): Promise<number>;
 }
 
 /** The column store as the click writer sees it: CSV appends, and which click ids it holds. */
@@ -60,6 +67,14 @@ export interface JournalFeed {
 
 /** Journal rows read per catch-up query (each holds a batch's CSV). */
 const CATCH_UP_ROWS = 20;
+/**
+ * How long the column store remembers an appended file's name. A journal row goes seconds after
+ * its append; one kept longer (its append acknowledged, the row not yet deleted by a crash) is
+ * appended by `catchUp`, which skips stored ids as well.
+ */
+export const APPENDED_FILE_MEMORY_MS = 7 * 86_400_000;
+/** Catch-up's appends: by name, and by id for files of an earlier version. */
+const CATCH_UP_APPEND = { once: true, skipStoredIds: true } as const;
 
 export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
   const { db, engine, dir, acknowledge } = deps;
@@ -127,21 +142,22 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
           if (!existsSync(file)) {
             // Only a file deleted by hand gets here: its clicks are counted and cannot be stored.
             deps.onError?.(new Error(`click batch file ${file} is missing: its ${r.clicks} clicks cannot be added to the column store`));
-          } else await engine.appendCsvFile(file);
+          } else await engine.appendCsvFile(file, CATCH_UP_APPEND);
           done.push(Number(r.seq));
         }
         if (done.length) acknowledge(done);
         taken += done.length;
       }
+      await engine.forgetAppendedFiles?.(now() - APPENDED_FILE_MEMORY_MS);
       return taken;
     },
 
     async finish() {
       await this.settled();
       const rows = await db.selectFrom('click_journal').select(['seq', 'file', 'counted', 'stored']).execute();
-      // Not known stored: appended again (stored ids are skipped); marked stored only if that worked.
+      // Not known stored: appended unless recorded (or its ids stored); marked stored only if that worked.
       const unsure = rows.filter((r) => Number(r.stored) === 0 && existsSync(join(dir, r.file)));
-      if (unsure.length) await engine.appendCsvFile(unsure.map((r) => join(dir, r.file)));
+      if (unsure.length) await engine.appendCsvFile(unsure.map((r) => join(dir, r.file)), CATCH_UP_APPEND);
       const storedNow = unsure.map((r) => Number(r.seq));
       const finished = rows.filter((r) => Number(r.counted) === 1 && (Number(r.stored) === 1 || storedNow.includes(Number(r.seq))));
       if (!storedNow.length && !finished.length) return 0;

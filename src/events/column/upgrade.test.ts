@@ -16,7 +16,7 @@ import { insertLink } from '../../redirect/testing.js';
 import { GROUP_BYS } from '../../analytics/schema.js';
 import { contractEvent } from '../contract.js';
 import type { StoredEvent } from '../event-store.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
+import { openDuckDbEngine, type CsvAppendOptions } from '../duckdb/engine.js';
 import { upgradeToColumnStore, type UpgradeStateTable } from './upgrade.js';
 import type { ColumnEventStore } from './store.js';
 import { insertEvents } from '../sql/event-writer.js';
@@ -181,7 +181,7 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
     const failing = {
       ...engine,
       append: (rows: readonly StoredEvent[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.append(rows)),
-      appendCsvFile: (file: string | readonly string[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.appendCsvFile(file)),
+      appendCsvFile: (file: string | readonly string[], options?: CsvAppendOptions) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.appendCsvFile(file, options)),
     };
     await assert.rejects(upgradeToColumnStore({ db: t.database.db, engine: failing, batch: 13 }), /injected/);
     assert.equal(Number((await state()).copied), 26 + 2 * 13, 'the cursor stands after the last batch that was checked');

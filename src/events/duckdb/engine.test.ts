@@ -1,13 +1,21 @@
 /**
  * The DuckDB engine's own promises, beyond the contract: stored-id checks of many ids (the
- * range-bounded path) are exact, appends skip stored ids, and a refused batch leaves nothing.
+ * range-bounded path) are exact, appends skip stored ids, a refused batch leaves nothing, CSV
+ * files are appended once, a click is found by id whatever its id spells, and a file an earlier
+ * version made with a primary key is rebuilt without it, every row kept.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
 import { clickIdOf } from '../../redirect/click-id.js';
-import { openDuckDbEngine } from './engine.js';
+import { eventsCsv } from '../column/csv.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
+import { openDuckDbEngine, type DuckDbEngine } from './engine.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
 const clicks = (n: number, from: number) =>
@@ -45,3 +53,102 @@ test('appends skip stored ids and duplicates within a batch; a refused batch lea
     await engine.close();
   }
 });
+
+const count = async (engine: DuckDbEngine) => Number((await engine.query({ text: 'select count(*) as n from events', params: [] }))[0]!.n);
+
+test('CSV files: a file is appended once by name; skipStoredIds skips ids stored by any way; names are forgotten when asked', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-duck-csv-'));
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    const a = clicks(10, 0);
+    const fileA = join(dir, 'clicks-1.csv');
+    writeFileSync(fileA, eventsCsv(a));
+    assert.equal(await engine.appendCsvFile(fileA), 10);
+    assert.equal(await engine.appendCsvFile([fileA]), 0, 'the same file again adds nothing');
+
+    // Another file with five of the same ids and five new ones: by name it is new, by id half is stored.
+    const fileB = join(dir, 'clicks-2.csv');
+    writeFileSync(fileB, eventsCsv([...a.slice(5), ...clicks(5, 1000)]));
+    assert.equal(await engine.appendCsvFile(fileB, { skipStoredIds: true }), 5);
+    assert.equal(await engine.appendCsvFile(fileB, { skipStoredIds: true }), 0);
+    // A reused name (the upgrade's scratch file) with `once: false`: only the ids decide.
+    writeFileSync(fileA, eventsCsv([...a.slice(0, 2), ...clicks(3, 2000)]));
+    assert.equal(await engine.appendCsvFile(fileA, { once: false, skipStoredIds: true }), 3);
+    assert.equal(await count(engine), 18);
+
+    // Rows appended by value are skipped by a file's id check too, and a file's rows by `append`.
+    const c = clicks(4, 3000);
+    assert.equal(await engine.append(c.slice(0, 2)), 2);
+    const fileC = join(dir, 'clicks-3.csv');
+    writeFileSync(fileC, eventsCsv(c));
+    assert.equal(await engine.appendCsvFile(fileC, { skipStoredIds: true }), 2);
+    assert.equal(await engine.append(c), 0);
+    assert.equal(await count(engine), 22);
+
+    assert.equal(await engine.forgetAppendedFiles(Date.now() - 60_000), 0, 'recent names are kept');
+    assert.equal(await engine.forgetAppendedFiles(Date.now() + 1), 3);
+    assert.equal(await engine.appendCsvFile(fileC, { skipStoredIds: true }), 0, 'a forgotten name: the id check still holds');
+  } finally {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('eventById: a click is found through the time its id spells, and one whose id spells another time everywhere', async () => {
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    const own = clicks(3, 0);
+    // An imported click: its id has the form of ours, but spells a time years away from its timestamp.
+    const importedId = clickIdOf(T - 5 * 365 * 86_400_000, 1, 2);
+    const imported = contractEvent('ws_e', 'lnk_e', { id: importedId, click_id: importedId, timestamp: T + 50 });
+    const other = contractEvent('ws_e', 'lnk_e', { id: 'evt_other_form', timestamp: T + 60 });
+    await engine.append([...own, imported, other]);
+    for (const e of [...own, imported, other]) assert.equal((await engine.eventById(e.id))?.timestamp, e.timestamp, e.id);
+    assert.equal(await engine.eventById(clickIdOf(T, 5, 5)), undefined);
+    const keys = await engine.storedEvents([own[0]!, { ...imported }, { id: 'nope', workspace_id: 'ws_e', timestamp: T }]);
+    assert.deepEqual([...keys].sort(), [own[0]!.id, importedId].sort());
+  } finally {
+    await engine.close();
+  }
+});
+
+test('a file made with the primary key of an earlier version is rebuilt without it, every row kept, once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-duck-pk-'));
+  const path = join(dir, 'events.duckdb');
+  try {
+    // The table as the earlier version created it, with rows out of time order.
+    const rows = [...clicks(20, 500), ...clicks(20, 0)];
+    const file = join(dir, 'rows.csv');
+    writeFileSync(file, eventsCsv(rows));
+    const instance = await DuckDBInstance.create(path);
+    const c = await instance.connect();
+    const typed = (col: string) => (INTEGER_COLUMNS.has(col) ? 'BIGINT' : 'VARCHAR');
+    const columns = EVENT_COLUMNS.map((col) => `"${col}" ${typed(col)}${col === 'id' ? ' PRIMARY KEY' : NULLABLE_EVENT_COLUMNS.has(col) ? '' : ' NOT NULL'}`);
+    await c.run(`CREATE TABLE events (${columns.join(', ')})`);
+    await c.run(`INSERT INTO events SELECT * FROM read_csv('${file}', header = false, nullstr = '\\N', columns = {${EVENT_COLUMNS.map((col) => `'${col}': '${typed(col)}'`).join(', ')}})`);
+    c.closeSync();
+    instance.closeSync();
+
+    const logged: string[] = [];
+    const engine = await openDuckDbEngineWithLog(path, logged);
+    try {
+      assert.equal(logged.length, 1, 'the rebuild is logged');
+      assert.equal(await count(engine), 40);
+      const keys = await engine.query({ text: `select count(*) as n from duckdb_constraints() where table_name = 'events' and constraint_type = 'PRIMARY KEY'`, params: [] });
+      assert.equal(Number(keys[0]!.n), 0, 'no primary key left');
+      const order = await engine.query({ text: 'select "timestamp" from events order by rowid', params: [] });
+      const times = order.map((r) => Number(r.timestamp));
+      assert.deepEqual(times, [...times].sort((x, y) => x - y), 'rows rewritten in time order');
+      assert.equal(await engine.append(rows), 0, 'stored ids are still skipped');
+    } finally {
+      await engine.close();
+    }
+    const reopened: string[] = [];
+    await (await openDuckDbEngineWithLog(path, reopened)).close();
+    assert.deepEqual(reopened, [], 'nothing to rebuild the second time');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const openDuckDbEngineWithLog = (path: string, logged: string[]) => openDuckDbEngine({ path, log: (message) => logged.push(message) });

@@ -1,8 +1,8 @@
 /**
  * The column store's engine on DuckDB (embedded, `@duckdb/node-api`): one `events` table with the
- * columns of `EventRow` (`timestamp` as BIGINT ms), its primary key on `id` (an ART index: it makes
- * appends idempotent and serves the point look-up of lead attribution, `eventById`), and the
- * hourly per-link `event_summaries` of expired events. No rollups: groupings are scans.
+ * columns of `EventRow` (`timestamp` as BIGINT ms) and no index (schema.ts says how appends stay
+ * idempotent and how look-ups by id stay fast without one), and the hourly per-link
+ * `event_summaries` of expired events. No rollups: groupings are scans.
  *
  * Appends go through the appender with whole data chunks (up to 2,048 rows each) inside one
  * transaction, so a batch is visible entirely or not at all. Writes take a connection of their
@@ -19,11 +19,13 @@ import {
 } from '@duckdb/node-api';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
-  type ColumnEngine, type ColumnParam, type ColumnQuery, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
+  type ColumnEngine, type ColumnParam, type EventKey, type ColumnQuery, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
+import { clickIdTime } from '../../redirect/click-id.js';
 import { duckDbDialect } from './dialect.js';
+import { dropEventsKey, tableStatements } from './schema.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -32,35 +34,34 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
   threads?: number;
+  /** Told about the one-time rebuild of a file an earlier version made (schema.ts `dropEventsKey`). */
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/** How `appendCsvFile` keeps an append idempotent. */
+export interface CsvAppendOptions {
+  /**
+   * Each file's name is recorded in the append's transaction, and a file recorded before is
+   * skipped (default true: the click journal never reuses a batch file's name).
+   */
+  once?: boolean;
+  /**
+   * Rows whose id is stored already are skipped, looked for among the stored events of the files'
+   * workspaces and time span (an event's copies share both). For files an earlier version may have
+   * appended without recording them, and for the upgrade, whose batches may repeat rows.
+   */
+  skipStoredIds?: boolean;
 }
 
 /** Rows per data chunk: DuckDB's vector size, the most one chunk holds. */
 const CHUNK_ROWS = 2048;
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
-/** Up to this many ids are looked up one by one through the index rather than by a join. */
-const POINT_LOOKUPS = 16;
 
 /** read_csv's `columns`: every event column with its type, in table order. */
 const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR'}'`).join(', ')}}`;
 
 const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
-
-function tableSql(): string[] {
-  const cols = EVENT_COLUMNS.map((c) => {
-    const type = INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR';
-    const pk = c === 'id' ? ' PRIMARY KEY' : NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL';
-    return `${quoteIdent(c)} ${type}${pk}`;
-  });
-  return [
-    `CREATE TABLE IF NOT EXISTS events (${cols.join(', ')})`,
-    `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
-      clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
-      PRIMARY KEY (workspace_id, bucket, link_id))`,
-    // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_id, timestamp) order by `compact`, with their row count then.
-    `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
-  ];
-}
 
 function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; types: DuckDBType[] } {
   const values: DuckDBValue[] = [];
@@ -99,7 +100,25 @@ function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
   return chunk;
 }
 
-const isConstraintError = (err: unknown) => err instanceof Error && /constraint|duplicate key/i.test(err.message);
+/** A click id: 16 characters of the key alphabet, the first 7 its millisecond (redirect/click-id.ts). */
+const CLICK_ID = /^[0-9A-Za-z]{16}$/;
+/** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
+const CLICK_TIME_SLACK_MS = 86_400_000;
+
+/** The time span, and the workspaces, of events whose stored copies an append looks for. */
+interface Span {
+  from: number;
+  to: number;
+  workspaces: string[];
+}
+
+/** The placeholders and parameters that restrict a query of `events` to a span. */
+function spanWhere(span: Span, first: number): { text: string; params: ColumnParam[] } {
+  return {
+    text: `"timestamp" >= $${first}::BIGINT AND "timestamp" <= $${first + 1}::BIGINT AND workspace_id IN (SELECT unnest($${first + 2}::VARCHAR[]))`,
+    params: [{ type: 'int', value: span.from }, { type: 'int', value: span.to }, { type: 'texts', value: span.workspaces }],
+  };
+}
 
 /** What one compaction call rewrote. */
 export interface Compacted {
@@ -111,12 +130,14 @@ export interface Compacted {
 
 export interface DuckDbEngine extends ColumnEngine {
   /**
-   * Appends the events of a CSV file written by `eventsCsv` (column/csv.ts), skipping ids already
-   * stored, in one statement: DuckDB parses and inserts on its own threads, so the calling thread
-   * only waits. The click writer's batches come this way (click-journal.ts). Returns how many
-   * rows were new.
+   * Appends the events of CSV files written by `eventsCsv` (column/csv.ts) in one transaction:
+   * DuckDB parses and inserts on its own threads, so the calling thread only waits. The click
+   * writer's batches come this way (click-journal.ts). Idempotent as `options` says (by default a
+   * file is appended once). Returns how many rows were added.
    */
-  appendCsvFile(path: string | readonly string[]): Promise<number>;
+  appendCsvFile(path: string | readonly string[], options?: CsvAppendOptions): Promise<number>;
+  /** Forgets the names of files appended before `before` (ms): the journal has long deleted them. */
+  forgetAppendedFiles(before: number): Promise<number>;
   /**
    * Writes a consistent copy of the event database to `file` (a new DuckDB file: one snapshot,
    * read on a reader connection, so appends go on meanwhile); `waymark backup` asks a running
@@ -154,7 +175,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     checkpoint_threshold: '256MB',
   });
   const writer = await DuckDBConnection.create(instance);
-  for (const statement of tableSql()) await writer.run(statement);
+  for (const statement of tableStatements()) await writer.run(statement);
+  const started = performance.now();
+  const rebuilt = await dropEventsKey(writer);
+  if (rebuilt !== null) {
+    options.log?.('event file rebuilt without its id index (once, for this version)', { events: rebuilt, seconds: Math.round((performance.now() - started) / 100) / 10 });
+  }
   // A connection runs one statement at a time: reads take one of a few, waiting for a free one.
   const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
   const idle = [...readers];
@@ -197,18 +223,10 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
   async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
     const out: string[] = [];
-    if (ids.length <= POINT_LOOKUPS) {
-      // An equality on the key alone is what DuckDB answers through the ART index.
-      for (const id of ids) {
-        const rows = await read(connection, { text: 'SELECT id FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] });
-        if (rows.length) out.push(id);
-      }
-      return out;
-    }
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
       const part = ids.slice(i, i + ID_CHUNK);
-      // Ids are time-ordered (click ids, evt_ ids): the bounds let zone maps skip most row groups.
-      // Only for ASCII ids, where JavaScript's order is DuckDB's (UTF-8 bytes).
+      // Ids are time-ordered (click ids, evt_ ids) and rows arrive in time order: the bounds let
+      // zone maps skip most row groups. Only for ASCII ids, where JavaScript's order is DuckDB's (UTF-8 bytes).
       let low = part[0]!;
       let high = part[0]!;
       let ascii = true;
@@ -219,9 +237,30 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       }
       const list: ColumnParam = { type: 'texts', value: part };
       const rows = await read(connection, ascii
-        ? { text: 'SELECT id FROM events WHERE id >= $2::VARCHAR AND id <= $3::VARCHAR AND id IN (SELECT unnest($1::VARCHAR[]))', params: [list, { type: 'text', value: low }, { type: 'text', value: high }] }
-        : { text: 'SELECT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))', params: [list] });
+        ? { text: 'SELECT DISTINCT id FROM events WHERE id >= $2::VARCHAR AND id <= $3::VARCHAR AND id IN (SELECT unnest($1::VARCHAR[]))', params: [list, { type: 'text', value: low }, { type: 'text', value: high }] }
+        : { text: 'SELECT DISTINCT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))', params: [list] });
       for (const r of rows) out.push(String(r.id));
+    }
+    return out;
+  }
+
+  /** Which of these rows' ids are stored, looked for only among events of their workspaces and time span. */
+  async function storedAmong(rows: readonly EventKey[], connection: DuckDBConnection): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < rows.length; i += ID_CHUNK) {
+      const part = rows.slice(i, i + ID_CHUNK);
+      let from = Infinity;
+      let to = -Infinity;
+      for (const r of part) {
+        from = Math.min(from, r.timestamp);
+        to = Math.max(to, r.timestamp);
+      }
+      const span = spanWhere({ from: Math.trunc(from), to: Math.trunc(to), workspaces: [...new Set(part.map((r) => r.workspace_id))] }, 2);
+      const found = await read(connection, {
+        text: `SELECT id FROM events WHERE ${span.text} AND id IN (SELECT unnest($1::VARCHAR[]))`,
+        params: [{ type: 'texts', value: part.map((r) => r.id) }, ...span.params],
+      });
+      for (const r of found) out.add(String(r.id));
     }
     return out;
   }
@@ -272,32 +311,56 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       const seen = new Set<string>();
       const unique = rows.filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
       return exclusive(async () => {
-        try {
-          await appendAll(unique);
-          return unique.length;
-        } catch (err) {
-          if (!isConstraintError(err)) throw err;
-          // Some ids are stored already (a retry): append only the others.
-          const stored = new Set(await existingIds(unique.map((r) => r.id), writer));
-          const fresh = unique.filter((r) => !stored.has(r.id));
-          if (fresh.length) await appendAll(fresh);
-          return fresh.length;
-        }
+        // Writes are serialised here, so nothing can store one of these ids between the look and the append.
+        const stored = await storedAmong(unique, writer);
+        const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
+        if (fresh.length) await appendAll(fresh);
+        return fresh.length;
       });
     },
 
-    appendCsvFile(path) {
-      const quoted = (p: string) => `'${p.replaceAll("'", "''")}'`;
-      const file = typeof path === 'string' ? quoted(path) : `[${path.map(quoted).join(', ')}]`;
+    appendCsvFile(path, appendOptions = {}) {
+      const once = appendOptions.once ?? true;
+      const paths = typeof path === 'string' ? [path] : [...path];
+      const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
       // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
-      return exclusive(() => write(
-        `INSERT OR IGNORE INTO events SELECT * FROM read_csv(${file}, columns = ${CSV_COLUMNS}, header = false, auto_detect = false,
-           delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`,
-        [],
-      ));
+      const source = (files: readonly string[]) => `read_csv([${files.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ')}], columns = ${CSV_COLUMNS},
+        header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`;
+      return exclusive(() =>
+        transaction(async () => {
+          let files = paths;
+          if (once) {
+            const known = await read(writer, { text: 'SELECT name FROM appended_files WHERE name IN (SELECT unnest($1::VARCHAR[]))', params: [{ type: 'texts', value: files.map(nameOf) }] });
+            const skip = new Set(known.map((r) => String(r.name)));
+            files = files.filter((p) => !skip.has(nameOf(p)));
+            if (!files.length) return 0;
+          }
+          let added: number;
+          if (appendOptions.skipStoredIds) {
+            await write(`CREATE OR REPLACE TEMP TABLE incoming AS SELECT * FROM ${source(files)} QUALIFY row_number() OVER (PARTITION BY id) = 1`, []);
+            const [bounds] = await read(writer, { text: 'SELECT min("timestamp") AS lo, max("timestamp") AS hi, list(DISTINCT workspace_id) AS ws FROM incoming', params: [] });
+            if (bounds?.lo == null) added = 0;
+            else {
+              // Constants, so DuckDB's zone maps skip the row groups outside the span.
+              const span = spanWhere({ from: Number(bounds.lo), to: Number(bounds.hi), workspaces: (bounds.ws as unknown[]).map(String) }, 1);
+              added = await write(`INSERT INTO events SELECT * FROM incoming WHERE id NOT IN (SELECT id FROM events WHERE ${span.text})`, span.params);
+            }
+            await write('DROP TABLE incoming', []);
+          } else {
+            added = await write(`INSERT INTO events SELECT * FROM ${source(files)}`, []);
+          }
+          if (once) {
+            await write('INSERT INTO appended_files SELECT unnest($1::VARCHAR[]), $2::BIGINT', [{ type: 'texts', value: files.map(nameOf) }, { type: 'int', value: Date.now() }]);
+          }
+          return added;
+        }),
+      );
     },
 
+    forgetAppendedFiles: (before) => exclusive(() => write('DELETE FROM appended_files WHERE appended_at < $1::BIGINT', [{ type: 'int', value: before }])),
+
     existingIds: (ids) => withReader((c) => existingIds(ids, c)),
+    storedEvents: (keys) => withReader((c) => storedAmong(keys, c)),
 
     backupTo: (file) =>
       withReader(async (c) => {
@@ -314,7 +377,16 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       }),
 
     async eventById(id) {
-      const rows = await withReader((c) => read(c, { text: 'SELECT * FROM events WHERE id = $1::VARCHAR', params: [{ type: 'text', value: id }] }));
+      const byId = (extra: string, params: ColumnParam[]) =>
+        withReader((c) => read(c, { text: `SELECT * FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
+      // A click id says when its click was: a bounded scan finds it among the few row groups of
+      // that time. An id of another form (or an imported click's) is looked for everywhere.
+      let rows: Record<string, unknown>[] = [];
+      if (CLICK_ID.test(id)) {
+        const t = clickIdTime(id);
+        rows = await byId(' AND "timestamp" >= $2::BIGINT AND "timestamp" <= $3::BIGINT', [{ type: 'int', value: t - CLICK_TIME_SLACK_MS }, { type: 'int', value: t + CLICK_TIME_SLACK_MS }]);
+      }
+      if (!rows.length) rows = await byId('', []);
       return rows[0] ? (toEventRow(rows[0]) as EventRow) : undefined;
     },
 
