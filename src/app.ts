@@ -25,6 +25,7 @@ import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
 import { columnLifecycle } from './events/column/lifecycle.js';
+import { COMPACTION_PERIOD_DAYS } from './events/duckdb/engine.js';
 import { openEventStores } from './events/open.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
@@ -86,6 +87,9 @@ export async function buildApp(options: BuildOptions) {
   const { sqlEvents, column: columnEvents, clickColumn } = stores;
   // `waymark backup` asks the process holding the DuckDB file for its copy (column/backup-requests.ts).
   const duckDbBackups = stores.duckDb ? { db: database.db, engine: stores.duckDb } : undefined;
+  // Closed weeks (ended an hour ago: late clicks have arrived) in workspace order, for scans that skip other workspaces.
+  const duckDb = stores.duckDb;
+  const compactDuckDb = duckDb ? () => duckDb.compact(now() - 3_600_000, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
   const ctx: AppContext = {
     config,
     database,
@@ -139,7 +143,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, or an event-file backup failed; the next round retries'), duckDbBackups), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).

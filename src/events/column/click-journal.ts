@@ -15,7 +15,7 @@
  *   (per-link counts) let a restart add what a crash left uncounted (`recover`).
  * - `stored`: the column store holds the batch (the owner's acknowledgement, `stored(seqs)`, set
  *   in the next fold). A row whose acknowledgement was lost (a crash) is appended again at the
- *   next start: the append skips stored ids.
+ *   next start: the column store skips a file it recorded as appended.
  *
  * Batch numbers start from the clock (µs) at `recover`, so a number is never reused: an
  * acknowledgement meant for an earlier worker cannot mark a new batch.

@@ -26,6 +26,10 @@ export interface ColumnDialect {
   concat(...parts: string[]): string;
   /** The start (ms) of the `size`-ms slot an integer ms expression falls in. */
   slot(expr: string, size: number): string;
+  /** True for `events` rows of the workspace whose id is the text `workspaceId` (an engine may add a condition its storage can skip by). */
+  workspaceIs(workspaceId: string): string;
+  /** The select list of every `EventRow` column of `events`. */
+  readonly eventColumns: string;
 }
 
 /** Double quotes, doubled inside: the SQL standard's identifiers (DuckDB, PostgreSQL, ClickHouse all accept it). */

@@ -76,6 +76,12 @@ export interface ColumnEngine {
   expire(before: number, limit: number): Promise<Expired>;
   /** Deletes up to `limit` summary rows of hours that end at or before `before`; returns how many. */
   expireSummaries(before: number, limit: number): Promise<number>;
+  /**
+   * The start (ms) of the latest hour that may have a summary row, or null when there is none: an
+   * engine that knows it (one process owns DuckDB's file) lets aggregates of later ranges skip
+   * the summaries' query. Undefined: always query them.
+   */
+  latestSummaryBucket?(): number | null;
   close(): Promise<void>;
 }
 

@@ -91,7 +91,7 @@ function kindOnly(b: Builder, spec: AggregateSpec, kind: EventKind): string[] {
     // A customer's clicks are the clicks its leads were attributed to (leads are in this table too).
     out.push(
       kind === 'click'
-        ? `${b.col('click_id')} in (select ${b.col('click_id')} from events where ${b.col('workspace_id')} = ${b.text(spec.workspaceId)} and ${b.col('customer_id')} = ${b.text(customerId)} and ${b.col('kind')} = 'lead')`
+        ? `${b.col('click_id')} in (select ${b.col('click_id')} from events where ${b.d.workspaceIs(b.text(spec.workspaceId))} and ${b.col('customer_id')} = ${b.text(customerId)} and ${b.col('kind')} = 'lead')`
         : `${b.col('customer_id')} = ${b.text(customerId)}`,
     );
   }
@@ -116,7 +116,7 @@ function linkCondition(b: Builder, links: LinkIds): string | undefined {
 /** Every condition of the spec on raw events over the range. */
 function rawConditions(b: Builder, spec: AggregateSpec, range: TimeSpan, links: LinkIds): string[] {
   const ts = b.col('timestamp');
-  const conds = [`${b.col('workspace_id')} = ${b.text(spec.workspaceId)}`, `${ts} >= ${b.int(range.from)}`, `${ts} < ${b.int(range.to)}`];
+  const conds = [b.d.workspaceIs(b.text(spec.workspaceId)), `${ts} >= ${b.int(range.from)}`, `${ts} < ${b.int(range.to)}`];
   conds.push(kindCondition(b, spec));
   const link = linkCondition(b, links);
   if (link) conds.push(link);
@@ -207,7 +207,7 @@ export function pageQuery(
     conds.push(`(${b.col('timestamp')} ${past} ${b.int(after.timestamp)} or ${b.col('id')} ${past} ${b.text(after.id)})`);
   }
   const dir = asc ? 'asc' : 'desc';
-  return b.done(`select * from events where ${conds.join(' and ')}
+  return b.done(`select ${d.eventColumns} from events where ${conds.join(' and ')}
     order by ${b.col('timestamp')} ${dir}, ${b.col('id')} ${dir} limit ${b.int(page.limit)} offset ${b.int(page.offset)}`);
 }
 
@@ -221,6 +221,6 @@ export function conversionCountsQuery(d: ColumnDialect): ColumnQuery {
 export function erasedRowsQuery(d: ColumnDialect, target: { workspaceId?: string; column: string; values: readonly string[] }): ColumnQuery {
   const b = new Builder(d);
   const conds = [d.inList(b.col(target.column), b.p({ type: 'texts', value: target.values }))];
-  if (target.workspaceId !== undefined) conds.push(`${b.col('workspace_id')} = ${b.text(target.workspaceId)}`);
+  if (target.workspaceId !== undefined) conds.push(b.d.workspaceIs(b.text(target.workspaceId)));
   return b.done(`select ${['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id'].map((c) => b.col(c)).join(', ')} from events where ${conds.join(' and ')}`);
 }

@@ -172,7 +172,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     },
 
     async findClick(workspaceId, clickId) {
-      // A click's event id is its click id: one look-up through the engine's id index.
+      // A click's event id is its click id: one look-up by id (DuckDB bounds it by the time the id spells).
       const row = await engine.eventById(clickId);
       if (row) return row.kind === 'click' && row.workspace_id === workspaceId ? row : undefined;
       // Not moved yet from the metadata database (feed.ts): one look-up through events_click.
@@ -206,7 +206,10 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       const links = await linkIds(spec.scope);
       if (!links) return [];
       const queries = [aggregateQuery(d, spec, range, links)];
-      if (summariesAnswer(spec)) queries.push(summaryQuery(d, spec, range, links));
+      // Summaries hold expired hours only: a range after the latest one needs no query of them.
+      const latest = engine.latestSummaryBucket?.();
+      const summariesMayHold = latest === undefined || (latest !== null && latest >= range.from);
+      if (summariesAnswer(spec) && summariesMayHold) queries.push(summaryQuery(d, spec, range, links));
       const results = await Promise.all(queries.map((q) => engine.query(q)));
       const merged = new Map<string, MergedRow>();
       for (const rows of results) mergeRows(merged, rows, spec.group.length, 1);

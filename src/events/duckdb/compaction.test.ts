@@ -1,6 +1,6 @@
 /**
  * Compaction of closed days (engine.ts `compact`): every aggregate answers the same after it, the
- * rows of a day end up in (workspace_id, timestamp) order, a second call has nothing to do, a day
+ * rows of a day end up in (workspace_key, timestamp) order, a second call has nothing to do, a day
  * that gains a late event is rewritten again, and appends that run while days are rewritten are
  * all kept.
  */
@@ -57,17 +57,22 @@ test('compaction: same answers, each closed day in workspace order, idempotent, 
     assert.equal(await answers(engine), before);
     assert.equal(await count(engine), 3000);
 
-    const rows = await engine.query({ text: `select workspace_id, "timestamp" from events where "timestamp" < ${T + 4 * DAY} order by rowid`, params: [] });
-    const keys = rows.map((r) => [Number(r.timestamp) - (Number(r.timestamp) % DAY), String(r.workspace_id), Number(r.timestamp)] as const);
+    const rows = await engine.query({ text: `select workspace_key, "timestamp" from events where "timestamp" < ${T + 4 * DAY} order by rowid`, params: [] });
+    const keys = rows.map((r) => [Number(r.timestamp) - (Number(r.timestamp) % DAY), BigInt(r.workspace_key as bigint), Number(r.timestamp)] as const);
     const sorted = [...keys].sort((x, y) => x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : x[2] - y[2]));
-    assert.deepEqual(keys, sorted, 'each closed day in (workspace_id, timestamp) order');
+    assert.deepEqual(keys, sorted, 'each closed day in (workspace_key, timestamp) order');
+    const keyed = await engine.query({ text: `select count(distinct workspace_key) as keys, count(distinct workspace_id) as ids from events`, params: [] });
+    assert.deepEqual([Number(keyed[0]!.keys), Number(keyed[0]!.ids)], [3, 3], 'one key per workspace');
 
     assert.equal((await engine.compact(T + 4 * DAY + 1000)).days, 0, 'nothing left to do');
     await engine.append([contractEvent('ws_b', 'lnk_ws_b_0', { id: 'clk_late', timestamp: T + DAY + 5 })]);
     const again = await engine.compact(T + 4 * DAY + 1000);
     assert.deepEqual([again.days, again.rows], [1, 601], 'only the day with the late click');
-    assert.equal((await engine.eventById('clk_late'))?.workspace_id, 'ws_b', 'the id index still finds it');
+    assert.equal((await engine.eventById('clk_late'))?.workspace_id, 'ws_b', 'still found by id');
     assert.equal((await engine.compact(T + 4 * DAY + 1000, 0)).left, 0);
+    // Deletions (retention, erasure) leave a day's order as it is: nothing to rewrite.
+    assert.ok((await engine.deleteEvents({ workspaceId: 'ws_a', column: 'link_id', values: ['lnk_ws_a_0'] })) > 0);
+    assert.equal((await engine.compact(T + 4 * DAY + 1000)).days, 0, 'a deletion does not make a day due');
   } finally {
     await engine.close();
   }

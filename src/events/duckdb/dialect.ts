@@ -3,6 +3,7 @@
  * parameters (`$1::VARCHAR`), lists as `VARCHAR[]` parameters unnested into a hash semi-join.
  */
 import { quoteIdent, type ColumnDialect } from '../column/dialect.js';
+import { workspaceKey } from './schema.js';
 
 const CAST = { text: 'VARCHAR', int: 'BIGINT', texts: 'VARCHAR[]' } as const;
 
@@ -16,4 +17,7 @@ export const duckDbDialect: ColumnDialect = {
   containsInsensitive: (expr, needle) => `strpos(lower(${expr}), lower(${needle})) > 0`,
   concat: (...parts) => `(${parts.join(' || ')})`,
   slot: (expr, size) => `((${expr} // ${Math.trunc(size)}) * ${Math.trunc(size)})`,
+  // The integer key is what zone maps can skip row groups by (schema.ts); the id itself decides.
+  workspaceIs: (workspaceId) => `workspace_key = ${workspaceKey(workspaceId)} and workspace_id = ${workspaceId}`,
+  eventColumns: '* exclude (workspace_key)',
 };

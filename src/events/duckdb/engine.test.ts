@@ -112,7 +112,7 @@ test('eventById: a click is found through the time its id spells, and one whose 
   }
 });
 
-test('a file made with the primary key of an earlier version is rebuilt without it, every row kept, once', async () => {
+test('a file made with the primary key of an earlier version is rebuilt without it and with workspace keys, every row kept, once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-duck-pk-'));
   const path = join(dir, 'events.duckdb');
   try {
@@ -136,6 +136,8 @@ test('a file made with the primary key of an earlier version is rebuilt without 
       assert.equal(await count(engine), 40);
       const keys = await engine.query({ text: `select count(*) as n from duckdb_constraints() where table_name = 'events' and constraint_type = 'PRIMARY KEY'`, params: [] });
       assert.equal(Number(keys[0]!.n), 0, 'no primary key left');
+      const keyed = await engine.query({ text: `select count(distinct workspace_key) as n, count(*) filter (where workspace_key is null) as missing from events`, params: [] });
+      assert.deepEqual([Number(keyed[0]!.n), Number(keyed[0]!.missing)], [1, 0], 'every row has its workspace key');
       const order = await engine.query({ text: 'select "timestamp" from events order by rowid', params: [] });
       const times = order.map((r) => Number(r.timestamp));
       assert.deepEqual(times, [...times].sort((x, y) => x - y), 'rows rewritten in time order');
@@ -152,3 +154,21 @@ test('a file made with the primary key of an earlier version is rebuilt without 
 });
 
 const openDuckDbEngineWithLog = (path: string, logged: string[]) => openDuckDbEngine({ path, log: (message) => logged.push(message) });
+
+test('latestSummaryBucket: none at first, the newest expired hour after an expiry, read again at open', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-duck-sum-'));
+  const path = join(dir, 'events.duckdb');
+  try {
+    const engine = await openDuckDbEngine({ path });
+    assert.equal(engine.latestSummaryBucket!(), null);
+    await engine.append([...clicks(3, 0), ...clicks(3, 5 * 3_600_000)]);
+    assert.equal((await engine.expire(T + 2 * 3_600_000, 100)).count, 3);
+    assert.equal(engine.latestSummaryBucket!(), T, 'the hour of the expired clicks');
+    await engine.close();
+    const again = await openDuckDbEngine({ path });
+    assert.equal(again.latestSummaryBucket!(), T);
+    await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -25,7 +25,7 @@ import {
 import { quoteIdent } from '../column/dialect.js';
 import { clickIdTime } from '../../redirect/click-id.js';
 import { duckDbDialect } from './dialect.js';
-import { dropEventsKey, tableStatements } from './schema.js';
+import { rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -147,19 +147,22 @@ export interface DuckDbEngine extends ColumnEngine {
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
   /**
-   * Rewrites the UTC days that end at or before `before` whose row count differs from the one at
-   * their last compaction (never compacted, late events, erasures), each ordered by
-   * (workspace_id, timestamp) in one transaction (delete, then insert in order), so DuckDB's zone
-   * maps let a small workspace's scans skip the other workspaces' rows. Appends wait between
-   * statements of the same writer, so none is lost; counts are unchanged. At most `maxDays` days.
-   * `periodDays` rewrites periods of that many days (aligned on the epoch) instead of single days.
-   * Not scheduled: with the primary key, DuckDB keeps partly deleted row groups whole, so the
-   * rewrite made scans slower and the file larger where measured (BENCHMARKS.md).
+   * Rewrites the UTC days that end at or before `before` never compacted, or with more rows than at
+   * their last compaction (late events; deletions, by retention or erasure, leave the order as it
+   * is), each ordered by
+   * (workspace_key, timestamp) in one transaction (delete, then insert in order), so that DuckDB's
+   * zone maps on `workspace_key` skip the other workspaces' row groups in a workspace's scans
+   * (schema.ts). Appends wait between statements of the same writer, so none is lost; counts are
+   * unchanged. At most `maxDays` periods. `periodDays` rewrites periods of that many days (aligned
+   * on the epoch) instead of single days; the app compacts closed weeks (`COMPACTION_PERIOD_DAYS`),
+   * since a day of a small installation is less than one row group (122,880 rows).
    */
   compact(before: number, maxDays?: number, periodDays?: number): Promise<Compacted>;
 }
 
 const DAY_MS = 86_400_000;
+/** The periods the app compacts: a week holds several row groups on a busy installation. */
+export const COMPACTION_PERIOD_DAYS = 7;
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const instance = await DuckDBInstance.create(options.path, {
@@ -177,9 +180,16 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   const writer = await DuckDBConnection.create(instance);
   for (const statement of tableStatements()) await writer.run(statement);
   const started = performance.now();
-  const rebuilt = await dropEventsKey(writer);
+  const rebuilt = await rebuildEventsTable(writer);
+  // Only `expire` adds summary rows; deletions leave this an upper bound, which is all its use needs.
+  const latestBucket = async (): Promise<number | null> => {
+    const [row] = (await writer.runAndReadAll('SELECT max(bucket) AS b FROM event_summaries')).getRowObjectsJS();
+    return row?.b == null ? null : Number(row.b);
+  };
+  let latestSummary = await latestBucket();
+  await writer.run(stagingStatement());
   if (rebuilt !== null) {
-    options.log?.('event file rebuilt without its id index (once, for this version)', { events: rebuilt, seconds: Math.round((performance.now() - started) / 100) / 10 });
+    options.log?.('event file rebuilt in the layout of this version (once): no id index, a workspace key', { events: rebuilt, seconds: Math.round((performance.now() - started) / 100) / 10 });
   }
   // A connection runs one statement at a time: reads take one of a few, waiting for a free one.
   const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
@@ -265,9 +275,10 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     return out;
   }
 
+  /** Appends through the staging table, whose insert into `events` adds each row's workspace key. */
   async function appendAll(rows: readonly StoredEvent[]): Promise<void> {
     await transaction(async () => {
-      const appender = await writer.createAppender('events');
+      const appender = await writer.createAppender('staged_events');
       // The first failure is the one to report: closing after a refused flush fails again, on
       // the aborted transaction.
       let failure: unknown;
@@ -283,6 +294,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         failure ??= err;
       }
       if (failure) throw failure;
+      await writer.run(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM staged_events`);
+      await writer.run('DELETE FROM staged_events');
     });
   }
 
@@ -343,11 +356,11 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             else {
               // Constants, so DuckDB's zone maps skip the row groups outside the span.
               const span = spanWhere({ from: Number(bounds.lo), to: Number(bounds.hi), workspaces: (bounds.ws as unknown[]).map(String) }, 1);
-              added = await write(`INSERT INTO events SELECT * FROM incoming WHERE id NOT IN (SELECT id FROM events WHERE ${span.text})`, span.params);
+              added = await write(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM incoming WHERE id NOT IN (SELECT id FROM events WHERE ${span.text})`, span.params);
             }
             await write('DROP TABLE incoming', []);
           } else {
-            added = await write(`INSERT INTO events SELECT * FROM ${source(files)}`, []);
+            added = await write(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM ${source(files)}`, []);
           }
           if (once) {
             await write('INSERT INTO appended_files SELECT unnest($1::VARCHAR[]), $2::BIGINT', [{ type: 'texts', value: files.map(nameOf) }, { type: 'int', value: Date.now() }]);
@@ -378,7 +391,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     async eventById(id) {
       const byId = (extra: string, params: ColumnParam[]) =>
-        withReader((c) => read(c, { text: `SELECT * FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
+        withReader((c) => read(c, { text: `SELECT * EXCLUDE (workspace_key) FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
       // A click id says when its click was: a bounded scan finds it among the few row groups of
       // that time. An id of another form (or an imported click's) is looked for everywhere.
       let rows: Record<string, unknown>[] = [];
@@ -426,10 +439,15 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
           const conversions = await read(writer, { text: `SELECT id FROM expiring WHERE kind <> 'click'`, params: [] });
           const count = await write('DELETE FROM events WHERE id IN (SELECT id FROM expiring)', []);
           await write('DROP TABLE expiring', []);
+          const latest = await latestBucket();
+          // Raised before the commit: a reader may look for summaries a moment early, never too late.
+          if (latest !== null) latestSummary = Math.max(latestSummary ?? latest, latest);
           return { count, conversionIds: conversions.map((r) => String(r.id)) };
         }),
       );
     },
+
+    latestSummaryBucket: () => latestSummary,
 
     expireSummaries(before, limit) {
       if (limit <= 0) return Promise.resolve(0);
@@ -450,7 +468,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
       const due = await withReader((c) => read(c, {
         text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
-               LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS DISTINCT FROM d.n ORDER BY d.day`,
+               LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS NULL OR d.n > c."rows" ORDER BY d.day`,
         params: [{ type: 'int', value: end }],
       }));
       const out: Compacted = { days: 0, rows: 0, left: Math.max(0, due.length - maxDays) };
@@ -462,7 +480,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
             await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
             const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
-            const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_id, "timestamp", id`, []);
+            const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_key, "timestamp", id`, []);
             await write('DROP TABLE compacting', []);
             if (added !== removed) throw new Error(`compaction of day ${new Date(from).toISOString()}: ${removed} rows deleted, ${added} inserted`);
             await write(

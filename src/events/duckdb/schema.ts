@@ -1,6 +1,13 @@
 /**
  * The DuckDB event file's tables, and the one change of layout an existing file gets at open.
  *
+ * `events` has the columns of `EventRow` and one more, `workspace_key`: a 63-bit integer of the
+ * workspace id (from its MD5), computed by DuckDB as rows go in. DuckDB keeps a text column's
+ * min/max per row group by its first 8 bytes only, and workspace ids share those (`ws_` and the
+ * start of a ULID), so a filter on `workspace_id` skips nothing; the same filter on the integer
+ * lets zone maps skip every row group without the workspace once rows are in workspace order
+ * (the upgrade's copy, and `compact` for closed weeks). Queries filter on both (dialect.ts).
+ *
  * `events` has no primary key. An ART index on `id` cost about 7 µs of CPU per appended click and
  * half the file's bytes (BENCHMARKS.md), and it kept partly deleted row groups whole, so closed
  * days could not be rewritten in workspace order. Instead:
@@ -12,13 +19,16 @@
  *
  * @example
  * for (const statement of tableStatements()) await connection.run(statement);
- * await dropEventsKey(connection); // a file made by an earlier version: rebuilt once, in one transaction
+ * await rebuildEventsTable(connection); // a file made by an earlier version: rebuilt once, in one transaction
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 
-/** The `events` columns with their types, in table order. */
+/** The workspace key of a text expression (a workspace id): from MD5, so not tied to DuckDB's internal hash function. */
+export const workspaceKey = (expr: string): string => `(md5_number_upper(${expr}) >> 1)::BIGINT`;
+
+/** The columns of `EventRow` with their types, in table order. */
 function eventColumns(): string {
   return EVENT_COLUMNS.map((c) => {
     const type = INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR';
@@ -26,10 +36,16 @@ function eventColumns(): string {
   }).join(', ');
 }
 
+/** `events`' columns: those of `EventRow`, then the workspace key. */
+const TABLE_COLUMNS = () => `${eventColumns()}, workspace_key BIGINT NOT NULL`;
+
+/** A select list giving `events`' columns from rows with those of `EventRow` (`SELECT *` of a CSV file or a staging table). */
+export const WITH_WORKSPACE_KEY = `*, ${workspaceKey('workspace_id')}`;
+
 /** Creates what is missing. */
 export function tableStatements(): string[] {
   return [
-    `CREATE TABLE IF NOT EXISTS events (${eventColumns()})`,
+    `CREATE TABLE IF NOT EXISTS events (${TABLE_COLUMNS()})`,
     `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
       clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
       PRIMARY KEY (workspace_id, bucket, link_id))`,
@@ -40,22 +56,28 @@ export function tableStatements(): string[] {
   ];
 }
 
+/** Where rows appended by value wait for the insert that adds their key (a temporary table: one per connection). */
+export const stagingStatement = (): string => `CREATE TEMP TABLE IF NOT EXISTS staged_events (${eventColumns()})`;
+
 /**
- * Rebuilds `events` without its primary key when an earlier version made it with one: copied in
- * time order into a new table that then takes its name, in one transaction (a crash leaves the
- * old table as it was). Returns the rows copied, or null when there was no key.
+ * Rebuilds `events` when an earlier version made it otherwise: with a primary key on `id`, or
+ * without `workspace_key`. The rows are copied in time order into a new table that then takes its
+ * name, in one transaction (a crash leaves the old table as it was). Returns the rows copied, or
+ * null when the table was as it should be.
  */
-export async function dropEventsKey(connection: DuckDBConnection): Promise<number | null> {
-  const keyed = await connection.runAndReadAll(
-    `SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'events' AND constraint_type = 'PRIMARY KEY'`,
-  );
-  if (Number(keyed.getRowObjectsJS()[0]!.n) === 0) return null;
+export async function rebuildEventsTable(connection: DuckDBConnection): Promise<number | null> {
+  const [keyed] = (await connection.runAndReadAll(
+    `SELECT (SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'events' AND constraint_type = 'PRIMARY KEY') AS keys,
+            (SELECT count(*) FROM duckdb_columns() WHERE table_name = 'events' AND column_name = 'workspace_key') AS workspace_key`,
+  )).getRowObjectsJS();
+  if (Number(keyed!.keys) === 0 && Number(keyed!.workspace_key) === 1) return null;
+  const columns = EVENT_COLUMNS.map(quoteIdent).join(', ');
   await connection.run('BEGIN TRANSACTION');
   try {
-    await connection.run(`CREATE TABLE events_unkeyed (${eventColumns()})`);
-    const copied = await connection.run(`INSERT INTO events_unkeyed SELECT * FROM events ORDER BY "timestamp", workspace_id`);
+    await connection.run(`CREATE TABLE events_rebuilt (${TABLE_COLUMNS()})`);
+    const copied = await connection.run(`INSERT INTO events_rebuilt SELECT ${columns}, ${workspaceKey('workspace_id')} FROM events ORDER BY "timestamp", workspace_id`);
     await connection.run('DROP TABLE events');
-    await connection.run('ALTER TABLE events_unkeyed RENAME TO events');
+    await connection.run('ALTER TABLE events_rebuilt RENAME TO events');
     await connection.run('COMMIT');
     await connection.run('CHECKPOINT');
     return copied.rowsChanged;
