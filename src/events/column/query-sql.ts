@@ -207,8 +207,15 @@ export function pageQuery(
     conds.push(`(${b.col('timestamp')} ${past} ${b.int(after.timestamp)} or ${b.col('id')} ${past} ${b.text(after.id)})`);
   }
   const dir = asc ? 'asc' : 'desc';
-  return b.done(`select ${d.eventColumns} from events where ${conds.join(' and ')}
-    order by ${b.col('timestamp')} ${dir}, ${b.col('id')} ${dir} limit ${b.int(page.limit)} offset ${b.int(page.offset)}`);
+  const where = conds.join(' and ');
+  const key = `(${b.col('timestamp')}, ${b.col('id')})`;
+  const order = `order by ${b.col('timestamp')} ${dir}, ${b.col('id')} ${dir}`;
+  // The page is chosen reading two columns; only its rows are then read whole (every column of
+  // every matching row group made the top-N ~1.6x slower at 5M events, BENCHMARKS.md).
+  const limit = b.int(page.limit);
+  return b.done(`select ${d.eventColumns} from events where ${where}
+    and ${key} in (select ${b.col('timestamp')}, ${b.col('id')} from events where ${where} ${order} limit ${limit} offset ${b.int(page.offset)})
+    ${order} limit ${limit}`);
 }
 
 /** Conversions per workspace (the feed's catch-up compares them with the metadata database's). */
