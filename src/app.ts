@@ -25,7 +25,7 @@ import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
 import { columnLifecycle } from './events/column/lifecycle.js';
-import { COMPACTION_PERIOD_DAYS } from './events/duckdb/engine.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './events/duckdb/engine.js';
 import { openEventStores } from './events/open.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
@@ -87,9 +87,9 @@ export async function buildApp(options: BuildOptions) {
   const { sqlEvents, column: columnEvents, clickColumn } = stores;
   // `waymark backup` asks the process holding the DuckDB file for its copy (column/backup-requests.ts).
   const duckDbBackups = stores.duckDb ? { db: database.db, engine: stores.duckDb } : undefined;
-  // Closed weeks (ended an hour ago: late clicks have arrived) in workspace order, for scans that skip other workspaces.
+  // Closed weeks in workspace order, for scans that skip other workspaces.
   const duckDb = stores.duckDb;
-  const compactDuckDb = duckDb ? () => duckDb.compact(now() - 3_600_000, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
+  const compactDuckDb = duckDb ? () => duckDb.compact(now() - COMPACTION_HOLD_MS, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
   const ctx: AppContext = {
     config,
     database,

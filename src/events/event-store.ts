@@ -222,7 +222,7 @@ export interface EventStore<Tx = never> {
    * After appends joined to transactions that have committed: resolves once aggregates and pages
    * read those events (the column store copies them after the commit, column/feed.ts). Absent
    * where they are readable at the commit. Tracking awaits it before answering, so analytics read
-   * right after a lead or sale count it.
+   * right after a lead or sale count it (the column store waits at most a bound, column/store.ts).
    */
   copied?(): Promise<void>;
   /** The click with this id in the workspace. */

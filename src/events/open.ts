@@ -26,7 +26,7 @@ import { createSqlEventStore, type SqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
 import { upgradeToColumnStore } from './column/upgrade.js';
-import { openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS, openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
 import { openClickHouseEngine } from './clickhouse/engine.js';
 import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
@@ -96,7 +96,9 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(url) }));
   try {
     // An installation that kept its events in the SQL store moves them first (resumable).
-    await upgradeToColumnStore({ db: database.db, engine, log: options.log });
+    const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
+    // The history just copied is in workspace order already: the first compaction need not rewrite it.
+    if (upgrade.outcome === 'complete' && duckDb) await duckDb.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
     return {
       events: column,

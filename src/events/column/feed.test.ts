@@ -10,7 +10,7 @@ import { buildScope } from '../link-scope.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { insertLink } from '../../redirect/testing.js';
 import { openDuckDbEngine } from '../duckdb/engine.js';
-import { openColumnEventStore } from './store.js';
+import { createColumnEventStore, openColumnEventStore } from './store.js';
 
 test('a lead committed before a crash is copied at the next open; a retried batch adds nothing', async () => {
   const t = await createTestApp();
@@ -36,6 +36,33 @@ test('a lead committed before a crash is copied at the next open; a retried batc
     assert.equal(await store.catchUp(), 0, 'nothing left to copy');
     const [again] = await store.aggregate(spec, range);
     assert.deepEqual([Number(again?.clicks), Number(again?.leads)], [1, 1]);
+    await store.close();
+  } finally {
+    await t.close();
+  }
+});
+
+test('copied() waits for a copy the column store holds back at most copyWaitMs, and the copy lands later', async () => {
+  const t = await createTestApp();
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    const { workspaceId } = await t.addWorkspace();
+    await insertLink(t.database.db, workspaceId, { id: 'lnk_w', domain: 'wm.test', key: 'w', url: 'https://example.com/' });
+    // The engine's writer is busy (a compaction of a large week): appends wait until released.
+    let release: () => void = () => undefined;
+    const busy = new Promise<void>((resolve) => (release = resolve));
+    const held = { ...engine, append: async (rows: Parameters<typeof engine.append>[0]) => (await busy, engine.append(rows)) };
+    const store = createColumnEventStore({ database: t.database, engine: held, copyWaitMs: 100 });
+    const lead = contractEvent(workspaceId, 'lnk_w', { kind: 'lead', timestamp: Date.now(), customer_id: 'cus_w', event_name: 'Sign up' });
+    await t.database.db.transaction().execute((trx) => store.append([lead], trx));
+    const started = performance.now();
+    await store.copied!();
+    const waited = performance.now() - started;
+    assert.ok(waited >= 90 && waited < 5000, `waited ${waited.toFixed(0)} ms`);
+    assert.deepEqual(await engine.existingIds([lead.id]), [], 'not copied while the writer is busy');
+    release();
+    await store.catchUp();
+    assert.deepEqual(await engine.existingIds([lead.id]), [lead.id], 'copied once the writer is free');
     await store.close();
   } finally {
     await t.close();

@@ -35,7 +35,16 @@ export interface ColumnEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
   engine: ColumnEngine;
   feed?: FeedOptions;
+  /** How long `copied()` waits for the copies at most (default COPY_WAIT_MS). */
+  copyWaitMs?: number;
 }
+
+/**
+ * Tracking waits this long at most for its lead or sale to reach the column store: a compaction
+ * of a large week holds DuckDB's writer for longer (tens of seconds at tens of millions of events),
+ * and the copy lands when it ends.
+ */
+export const COPY_WAIT_MS = 2000;
 
 export interface ColumnEventStore extends EventStore<Kysely<Database>> {
   readonly engine: ColumnEngine;
@@ -142,7 +151,13 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     },
     moveClicks: () => feed.moveClicks(),
     // A failed copy is retried by the feed; the committed write stands.
-    copied: () => feed.drain().catch(() => undefined),
+    copied: () => {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.copyWaitMs ?? COPY_WAIT_MS);
+      });
+      return Promise.race([feed.drain().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+    },
 
     async close() {
       feed.stop();

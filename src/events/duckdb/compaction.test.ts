@@ -78,6 +78,20 @@ test('compaction: same answers, each closed day in workspace order, idempotent, 
   }
 });
 
+test('markCompacted: periods recorded as they are are not rewritten, until one gains a row', async () => {
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    await engine.append(events(700, T, 14, 'm'));
+    const end = T + 14 * DAY;
+    assert.ok((await engine.markCompacted(end, 7)) >= 2);
+    assert.equal((await engine.compact(end, Number.MAX_SAFE_INTEGER, 7)).days, 0, 'nothing due');
+    await engine.append([contractEvent('ws_c', 'lnk_ws_c_0', { id: 'clk_m_late', timestamp: T + 3 * DAY })]);
+    assert.equal((await engine.compact(end, Number.MAX_SAFE_INTEGER, 7)).days, 1, 'the week with the late click');
+  } finally {
+    await engine.close();
+  }
+});
+
 test('compaction: appends while closed days are rewritten are all kept, and stored ids still skipped', async () => {
   const engine = await openDuckDbEngine({ path: ':memory:' });
   try {
