@@ -172,3 +172,21 @@ test('latestSummaryBucket: none at first, the newest expired hour after an expir
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('prepared reads: one text with other values answers for those values, and many texts keep working', async () => {
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    await engine.append([...clicks(3, 0), ...clicks(5, 10_000).map((e) => ({ ...e, workspace_id: 'ws_other' }))]);
+    const countOf = async (ws: string) =>
+      Number((await engine.query({ text: 'select count(*) as n from events where workspace_id = $1::VARCHAR', params: [{ type: 'text', value: ws }] }))[0]!.n);
+    for (let i = 0; i < 3; i++) assert.deepEqual([await countOf('ws_e'), await countOf('ws_other'), await countOf('ws_none')], [3, 5, 0]);
+    // More distinct texts than a connection keeps: the cache starts over, answers stay right.
+    for (let i = 0; i < 300; i++) {
+      const [row] = await engine.query({ text: `select count(*) + ${i} as n from events where "timestamp" >= $1::BIGINT`, params: [{ type: 'int', value: T + 10_000 }] });
+      assert.equal(Number(row!.n), 5 + i);
+    }
+    assert.equal(await countOf('ws_other'), 5);
+  } finally {
+    await engine.close();
+  }
+});

@@ -15,7 +15,7 @@
  */
 import {
   BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
-  type DuckDBType, type DuckDBValue,
+  type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import {
@@ -57,6 +57,8 @@ export interface CsvAppendOptions {
 const CHUNK_ROWS = 2048;
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
+/** Prepared statements a reader connection keeps (all are dropped when it would hold more). */
+const PREPARED_PER_CONNECTION = 256;
 
 /** read_csv's `columns`: every event column with its type, in table order. */
 const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR'}'`).join(', ')}}`;
@@ -240,6 +242,29 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     return result.getRowObjectsJS() as Record<string, unknown>[];
   }
 
+  // Reader connections keep their prepared statements by SQL text: preparing (parse, bind, plan)
+  // took about 1 ms of a 3 ms grouping for a small workspace (BENCHMARKS.md). Query texts repeat:
+  // values are parameters, lists one list parameter. Not on the writer, whose statements name
+  // temporary tables that come and go.
+  const prepared = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  async function readPrepared(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
+    let statements = prepared.get(connection);
+    if (!statements) prepared.set(connection, (statements = new Map()));
+    let statement = statements.get(q.text);
+    if (!statement) {
+      statement = await connection.prepare(q.text);
+      if (statements.size >= PREPARED_PER_CONNECTION) {
+        for (const s of statements.values()) s.destroySync();
+        statements.clear();
+      }
+      statements.set(q.text, statement);
+    }
+    const { values, types } = bindings(q.params);
+    statement.bind(values, types);
+    const result = await statement.runAndReadAll();
+    return result.getRowObjectsJS() as Record<string, unknown>[];
+  }
+
   async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
     const out: string[] = [];
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
@@ -400,7 +425,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     async eventById(id) {
       const byId = (extra: string, params: ColumnParam[]) =>
-        withReader((c) => read(c, { text: `SELECT * EXCLUDE (workspace_key) FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
+        withReader((c) => readPrepared(c, { text: `SELECT * EXCLUDE (workspace_key) FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
       // A click id says when its click was: a bounded scan finds it among the few row groups of
       // that time. An id of another form (or an imported click's) is looked for everywhere.
       let rows: Record<string, unknown>[] = [];
@@ -412,7 +437,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       return rows[0] ? (toEventRow(rows[0]) as EventRow) : undefined;
     },
 
-    query: (q) => withReader((c) => read(c, q)),
+    query: (q) => withReader((c) => readPrepared(c, q)),
 
     deleteEvents(target) {
       if (!target.values.length) return Promise.resolve(0);
@@ -520,6 +545,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       exclusive(async () => {
         if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
+        for (const statements of prepared.values()) for (const s of statements.values()) s.destroySync();
         for (const c of readers) c.closeSync();
         instance.closeSync();
       }),
