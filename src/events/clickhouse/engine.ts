@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
+  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow,
   type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
@@ -105,18 +105,13 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     const out = new Set<string>();
     for (let i = 0; i < rows.length; i += ID_CHUNK) {
       const chunk = rows.slice(i, i + ID_CHUNK);
-      let from = Infinity;
-      let to = -Infinity;
-      for (const r of chunk) {
-        from = Math.min(from, r.timestamp);
-        to = Math.max(to, r.timestamp);
-      }
+      const { from, to, workspaces } = spanOf(chunk);
       const found = await executor.query(
         `SELECT DISTINCT "id" FROM events
          WHERE "workspace_id" IN (SELECT arrayJoin({workspaces:Array(String)}))
            AND "timestamp" >= {from:Int64} AND "timestamp" <= {to:Int64}
            AND "id" IN (SELECT arrayJoin({ids:Array(String)}))`,
-        { workspaces: [...new Set(chunk.map((r) => r.workspace_id))], from: Math.trunc(from), to: Math.trunc(to), ids: chunk.map((r) => r.id) },
+        { workspaces, from, to, ids: chunk.map((r) => r.id) },
       );
       for (const r of found) out.add(String(r.id));
     }

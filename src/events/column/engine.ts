@@ -20,6 +20,24 @@ import type { ColumnDialect } from './dialect.js';
 /** What identifies an event, and where a store looks for it. */
 export type EventKey = Pick<StoredEvent, 'id' | 'workspace_id' | 'timestamp'>;
 
+/** The time span (ms, both ends included) and the workspaces of some events. */
+export interface EventSpan {
+  from: number;
+  to: number;
+  workspaces: string[];
+}
+
+/** Where these events' stored copies can be (an event's copies share its workspace and time): engines bound their id checks by it. */
+export function spanOf(keys: readonly EventKey[]): EventSpan {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const k of keys) {
+    from = Math.min(from, k.timestamp);
+    to = Math.max(to, k.timestamp);
+  }
+  return { from: Math.trunc(from), to: Math.trunc(to), workspaces: [...new Set(keys.map((k) => k.workspace_id))] };
+}
+
 /** A bound value: engines type parameters, so each says what it is. */
 export type ColumnParam =
   | { type: 'text'; value: string }

@@ -19,13 +19,25 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { JournaledBatch } from './click-journal.js';
 
+/** How `appendCsvFile` keeps an append idempotent. */
+export interface CsvAppendOptions {
+  /**
+   * Each file's name is recorded in the append's transaction, and a file recorded before is
+   * skipped (default true: the click journal never reuses a batch file's name).
+   */
+  once?: boolean;
+  /**
+   * Rows whose id is stored already are skipped, looked for among the stored events of the files'
+   * workspaces and time span (an event's copies share both). For files an earlier version may have
+   * appended without recording them, and for the upgrade, whose batches may repeat rows.
+   */
+  skipStoredIds?: boolean;
+}
+
 /** What the feed needs of the column store: DuckDB's CSV append (duckdb/engine.ts). */
 export interface CsvAppender {
-  /**
-   * One file, or several in one transaction. A file is appended once (its name is recorded with
-   * it); `skipStoredIds` also skips rows stored by other means (duckdb/engine.ts `CsvAppendOptions`).
-   */
-  appendCsvFile(path: string | readonly string[], options?: { once?: boolean; skipStoredIds?: boolean }): Promise<number>;
+  /** One file, or several in one transaction, idempotently as `options` says (by default a file is appended once). */
+  appendCsvFile(path: string | readonly string[], options?: CsvAppendOptions): Promise<number>;
   /** Forgets the names of files appended before `before` (ms). */
   forgetAppendedFiles?(before: number): Promise<number>;
 }

@@ -114,13 +114,13 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   const stopHere = () => options.maxBatches !== undefined && ++batches >= options.maxBatches;
 
   /** The next batch after the cursor, in primary key order (of one workspace when given). */
-  async function nextRows(after: Cursor, clicksOnly: boolean, foldedBefore: number | null, workspaceId?: string, keysOnly = false): Promise<Record<string, unknown>[]> {
+  async function nextRows(clicksOnly: boolean, foldedBefore: number | null, workspaceId?: string, keysOnly = false): Promise<Record<string, unknown>[]> {
     let q = keysOnly ? db.selectFrom('events').select(['workspace_id', 'timestamp', 'id']) : db.selectFrom('events').selectAll();
     if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
     if (clicksOnly) q = q.where('kind', '=', 'click');
     if (foldedBefore !== null) q = q.where('timestamp', '<', foldedBefore);
-    if (after) {
-      const c = after;
+    if (cursor) {
+      const c = cursor;
       q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('workspace_id', 'timestamp', 'id'), '>', tuple(c.workspaceId, c.timestamp, c.id)));
     }
     return (await q.orderBy('workspace_id').orderBy('timestamp').orderBy('id').limit(batch).execute()) as unknown as Record<string, unknown>[];
@@ -132,9 +132,9 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
       copied, dropped, finished_at: phase === 'done' ? now() : null,
     }).where('id', '=', 1).execute();
   }
-  // DuckDB: batches go in as CSV files, which DuckDB parses on its own threads (csv.ts), skipping
-  // ids stored within the batch's workspaces and time span: once the statement succeeds, every
-  // id of the file is stored (now or before), so the id check below is not needed for them.
+  // DuckDB: batches go in as CSV files, which DuckDB parses on its own threads (csv.ts) and appends
+  // idempotently (`copyChecked`): once the statement succeeds, every row of the file is stored
+  // (now or before), so the id check below is not needed for them.
   const csvEngine = 'appendCsvFile' in engine ? (engine as ColumnEngine & CsvAppender) : undefined;
   const scratch = csvEngine ? mkdtempSync(join(tmpdir(), 'waymark-upgrade-')) : undefined;
   try {
@@ -173,7 +173,7 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   async function run(): Promise<UpgradeReport> {
     if (state!.phase === 'copy') {
       for (;;) {
-        const rows = await nextRows(cursor, false, null);
+        const rows = await nextRows(false, null);
         if (!rows.length) break;
         await copyChecked(rows.map(toStored), true);
         cursor = cursorOf(rows[rows.length - 1]!);
@@ -193,7 +193,7 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
         log('copying again the events of workspaces whose counts differ', { workspaces: [...new Set(short.map((c) => c.workspaceId))] });
         for (const workspaceId of new Set(short.map((c) => c.workspaceId))) {
           cursor = null;
-          for (let rows = await nextRows(cursor, false, null, workspaceId); rows.length; rows = await nextRows(cursor, false, null, workspaceId)) {
+          for (let rows = await nextRows(false, null, workspaceId); rows.length; rows = await nextRows(false, null, workspaceId)) {
             await copyChecked(rows.map(toStored));
             cursor = cursorOf(rows[rows.length - 1]!);
           }
@@ -214,7 +214,7 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
     const fold = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
     const foldedBefore = fold?.folded_before == null ? null : Number(fold.folded_before);
     for (;;) {
-      const rows = await nextRows(cursor, true, foldedBefore, undefined, true);
+      const rows = await nextRows(true, foldedBefore, undefined, true);
       if (!rows.length) break;
       const ids = rows.map((r) => String(r.id));
       const found = await engine.storedEvents(rows.map((r) => ({ id: String(r.id), workspace_id: String(r.workspace_id), timestamp: Number(r.timestamp) })));

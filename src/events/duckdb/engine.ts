@@ -17,15 +17,19 @@ import {
   BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
   type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
+import { basename } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, toEventRow,
-  type ColumnEngine, type ColumnParam, type EventKey, type ColumnQuery, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow,
+  type ColumnEngine, type ColumnParam, type EventKey, type EventSpan, type ColumnQuery, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { clickIdTime } from '../../redirect/click-id.js';
 import { duckDbDialect } from './dialect.js';
-import { rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
+import type { CsvAppendOptions } from '../column/journal-feed.js';
+import { columnType, rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
+
+export type { CsvAppendOptions };
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -34,23 +38,8 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
   threads?: number;
-  /** Told about the one-time rebuild of a file an earlier version made (schema.ts `dropEventsKey`). */
+  /** Told about the one-time rebuild of a file an earlier version made (schema.ts `rebuildEventsTable`). */
   log?: (message: string, fields: Record<string, unknown>) => void;
-}
-
-/** How `appendCsvFile` keeps an append idempotent. */
-export interface CsvAppendOptions {
-  /**
-   * Each file's name is recorded in the append's transaction, and a file recorded before is
-   * skipped (default true: the click journal never reuses a batch file's name).
-   */
-  once?: boolean;
-  /**
-   * Rows whose id is stored already are skipped, looked for among the stored events of the files'
-   * workspaces and time span (an event's copies share both). For files an earlier version may have
-   * appended without recording them, and for the upgrade, whose batches may repeat rows.
-   */
-  skipStoredIds?: boolean;
 }
 
 /** Rows per data chunk: DuckDB's vector size, the most one chunk holds. */
@@ -61,7 +50,7 @@ const ID_CHUNK = 2000;
 const PREPARED_PER_CONNECTION = 256;
 
 /** read_csv's `columns`: every event column with its type, in table order. */
-const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR'}'`).join(', ')}}`;
+const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${columnType(c)}'`).join(', ')}}`;
 
 const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
 
@@ -107,20 +96,25 @@ const CLICK_ID = /^[0-9A-Za-z]{16}$/;
 /** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
 const CLICK_TIME_SLACK_MS = 86_400_000;
 
-/** The time span, and the workspaces, of events whose stored copies an append looks for. */
-interface Span {
-  from: number;
-  to: number;
-  workspaces: string[];
-}
-
 /** The placeholders and parameters that restrict a query of `events` to a span. */
-function spanWhere(span: Span, first: number): { text: string; params: ColumnParam[] } {
+function spanWhere(span: EventSpan, first: number): { text: string; params: ColumnParam[] } {
   return {
     text: `"timestamp" >= $${first}::BIGINT AND "timestamp" <= $${first + 1}::BIGINT AND workspace_id IN (SELECT unnest($${first + 2}::VARCHAR[]))`,
     params: [{ type: 'int', value: span.from }, { type: 'int', value: span.to }, { type: 'texts', value: span.workspaces }],
   };
 }
+
+const DAY_MS = 86_400_000;
+
+/** Periods of `periodDays` days aligned on the epoch, and the end of the last one that ends at or before `before`. */
+function periodsBefore(before: number, periodDays: number): { period: number; end: number } {
+  const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
+  return { period, end: Math.floor(before / period) * period };
+}
+
+/** Rows (`day`: the period's start, `n`) per period of `period` ms before the end given as parameter $1. */
+const rowsPerPeriod = (period: number) =>
+  `SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL`;
 
 /** What one compaction call rewrote. */
 export interface Compacted {
@@ -169,7 +163,6 @@ export interface DuckDbEngine extends ColumnEngine {
   markCompacted(before: number, periodDays: number): Promise<number>;
 }
 
-const DAY_MS = 86_400_000;
 /** The periods the app compacts: a week holds several row groups on a busy installation. */
 export const COMPACTION_PERIOD_DAYS = 7;
 /** The app compacts periods that ended at least this long ago: their late clicks have arrived. */
@@ -293,13 +286,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     const out = new Set<string>();
     for (let i = 0; i < rows.length; i += ID_CHUNK) {
       const part = rows.slice(i, i + ID_CHUNK);
-      let from = Infinity;
-      let to = -Infinity;
-      for (const r of part) {
-        from = Math.min(from, r.timestamp);
-        to = Math.max(to, r.timestamp);
-      }
-      const span = spanWhere({ from: Math.trunc(from), to: Math.trunc(to), workspaces: [...new Set(part.map((r) => r.workspace_id))] }, 2);
+      const span = spanWhere(spanOf(part), 2);
       const found = await read(connection, {
         text: `SELECT id FROM events WHERE ${span.text} AND id IN (SELECT unnest($1::VARCHAR[]))`,
         params: [{ type: 'texts', value: part.map((r) => r.id) }, ...span.params],
@@ -369,7 +356,6 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     appendCsvFile(path, appendOptions = {}) {
       const once = appendOptions.once ?? true;
       const paths = typeof path === 'string' ? [path] : [...path];
-      const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
       // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
       const source = (files: readonly string[]) => `read_csv([${files.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ')}], columns = ${CSV_COLUMNS},
         header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`;
@@ -377,9 +363,9 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         transaction(async () => {
           let files = paths;
           if (once) {
-            const known = await read(writer, { text: 'SELECT name FROM appended_files WHERE name IN (SELECT unnest($1::VARCHAR[]))', params: [{ type: 'texts', value: files.map(nameOf) }] });
+            const known = await read(writer, { text: 'SELECT name FROM appended_files WHERE name IN (SELECT unnest($1::VARCHAR[]))', params: [{ type: 'texts', value: files.map((p) => basename(p)) }] });
             const skip = new Set(known.map((r) => String(r.name)));
-            files = files.filter((p) => !skip.has(nameOf(p)));
+            files = files.filter((p) => !skip.has(basename(p)));
             if (!files.length) return 0;
           }
           let added: number;
@@ -397,7 +383,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             added = await write(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM ${source(files)}`, []);
           }
           if (once) {
-            await write('INSERT INTO appended_files SELECT unnest($1::VARCHAR[]), $2::BIGINT', [{ type: 'texts', value: files.map(nameOf) }, { type: 'int', value: Date.now() }]);
+            await write('INSERT INTO appended_files SELECT unnest($1::VARCHAR[]), $2::BIGINT', [{ type: 'texts', value: files.map((p) => basename(p)) }, { type: 'int', value: Date.now() }]);
           }
           return added;
         }),
@@ -497,11 +483,10 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
 
     markCompacted(before, periodDays) {
-      const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
-      const end = Math.floor(before / period) * period;
+      const { period, end } = periodsBefore(before, periodDays);
       return exclusive(() =>
         write(
-          `INSERT INTO event_compactions SELECT ("timestamp" // ${period}) * ${period} AS day, count(*), $2::BIGINT FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL
+          `INSERT INTO event_compactions SELECT day, n, $2::BIGINT FROM (${rowsPerPeriod(period)})
            ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
           [{ type: 'int', value: end }, { type: 'int', value: Date.now() }],
         ),
@@ -509,11 +494,10 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     async compact(before, maxDays = Number.MAX_SAFE_INTEGER, periodDays = 1) {
-      const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
-      const end = Math.floor(before / period) * period;
+      const { period, end } = periodsBefore(before, periodDays);
       // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
       const due = await withReader((c) => read(c, {
-        text: `SELECT d.day, d.n FROM (SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL) d
+        text: `SELECT d.day, d.n FROM (${rowsPerPeriod(period)}) d
                LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS NULL OR d.n > c."rows" ORDER BY d.day`,
         params: [{ type: 'int', value: end }],
       }));

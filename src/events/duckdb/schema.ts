@@ -28,12 +28,12 @@ import { quoteIdent } from '../column/dialect.js';
 /** The workspace key of a text expression (a workspace id): from MD5, so not tied to DuckDB's internal hash function. */
 export const workspaceKey = (expr: string): string => `(md5_number_upper(${expr}) >> 1)::BIGINT`;
 
+/** An `EventRow` column's DuckDB type. */
+export const columnType = (column: string): 'BIGINT' | 'VARCHAR' => (INTEGER_COLUMNS.has(column) ? 'BIGINT' : 'VARCHAR');
+
 /** The columns of `EventRow` with their types, in table order. */
 function eventColumns(): string {
-  return EVENT_COLUMNS.map((c) => {
-    const type = INTEGER_COLUMNS.has(c) ? 'BIGINT' : 'VARCHAR';
-    return `${quoteIdent(c)} ${type}${NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL'}`;
-  }).join(', ');
+  return EVENT_COLUMNS.map((c) => `${quoteIdent(c)} ${columnType(c)}${NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL'}`).join(', ');
 }
 
 /** `events`' columns: those of `EventRow`, then the workspace key. */
