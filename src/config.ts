@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
-import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
+import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -183,7 +183,7 @@ export interface Config {
   webhookRetryDelaysMs?: number[];
   webhookPollMs: number;
   webhookLeaseMs: number;
-  /** `VISITOR_IP` (visitor-ip.ts). */
+  /** `VISITOR_IP` (visitors/visitor-ip.ts). */
   visitorIp: VisitorIpMode;
   /** Days raw events are kept (undefined: forever); events/retention.ts. */
   eventsRetentionDays?: number;

@@ -11,8 +11,8 @@ import { createRedirectHandler } from '../../src/redirect/handler.js';
 import { createLinkCache } from '../../src/redirect/link-cache.js';
 import type { LinkWithWorkspace } from '../../src/redirect/store.js';
 import type { ClickWriter } from '../../src/redirect/click-writer.js';
-import { createGeoLocator } from '../../src/redirect/geo.js';
-import { createUaClassifier } from '../../src/redirect/visitor.js';
+import { createGeoLocator } from '../../src/visitors/geo.js';
+import { createUaClassifier } from '../../src/visitors/visitor.js';
 import { createClickDeduplicator } from '../../src/redirect/dedup.js';
 import { createAttemptLimiter } from '../../src/redirect/password.js';
 

@@ -257,7 +257,7 @@ export interface EventStore<Tx = never> {
   /**
    * Deletes, in every workspace, the events whose stored address is `ip` (clicks, and the leads
    * and sales that copied it from their click), with what summarises them and the link counters.
-   * `ip` is compared with the stored form (anonymized by default: src/visitor-ip.ts).
+   * `ip` is compared with the stored form (anonymized by default: src/visitors/visitor-ip.ts).
    */
   forgetIp(ip: string): Promise<ForgetResult>;
   /** Deletes the click with this id and the leads and sales attributed to it, as `forgetIp` does. */

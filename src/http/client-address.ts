@@ -9,7 +9,7 @@
  * addressKey('2001:db8:1:2:aaaa::1');        // '2001:db8:1:2::/64'
  */
 import { isIPv6 } from 'node:net';
-import { ipv6Groups } from '../visitor-ip.js';
+import { ipv6Groups } from '../visitors/visitor-ip.js';
 
 export function addressKey(ip: string): string {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);

@@ -1,10 +1,10 @@
 /**
  * Raw click → the stored click event: location, user-agent traits, referer host and UTM values
  * added where the row is written (the flush worker), not on the redirect thread; then the address
- * is cut to what `VISITOR_IP` keeps (../visitor-ip.ts), after the geo lookup, which needs all of
+ * is cut to what `VISITOR_IP` keeps (../visitors/visitor-ip.ts), after the geo lookup, which needs all of
  * it, and before anything is stored. Each lookup is
  * remembered, because traffic repeats a small set of user agents, referers and destination URLs
- * (and geo.ts remembers /24 networks).
+ * (and visitors/geo.ts remembers /24 networks).
  *
  * @example
  * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier(), ipMode: 'anonymized' });
@@ -15,9 +15,9 @@ import { clickEvent } from '../events/rows.js';
 import type { RawClick } from './click-record.js';
 import { utmOf } from './final-url.js';
 import { memoize } from '../memo.js';
-import type { GeoLocator } from './geo.js';
-import { storedIp, type VisitorIpMode } from '../visitor-ip.js';
-import { refererOf, type UaTraits } from './visitor.js';
+import type { GeoLocator } from '../visitors/geo.js';
+import { storedIp, type VisitorIpMode } from '../visitors/visitor-ip.js';
+import { refererOf, type UaTraits } from '../visitors/visitor.js';
 
 export interface ClickEnricherDeps {
   /** City-precision locator (click records hold country, region, city and continent). */

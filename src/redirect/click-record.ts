@@ -9,11 +9,11 @@
  * const flat = encodeClicks(batch);   // main thread
  * const again = decodeClicks(flat);   // flush worker: deep-equal to `batch`
  */
-import type { GeoResult } from './geo.js';
+import type { GeoResult } from '../visitors/geo.js';
 
 /** A click as the redirect captured it; `click-enrich.ts` turns it into the stored event row. */
 export interface RawClick {
-  /** Click id (click-id.ts), also the event's id. */
+  /** Click id (visitors/click-id.ts), also the event's id. */
   id: string;
   /** Milliseconds since the epoch. */
   timestamp: number;

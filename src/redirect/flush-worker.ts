@@ -27,11 +27,11 @@ import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { createClickEnricher } from './click-enrich.js';
-import { createGeoLocator } from './geo.js';
-import { createUaClassifier } from './visitor.js';
+import { createGeoLocator } from '../visitors/geo.js';
+import { createUaClassifier } from '../visitors/visitor.js';
 import { lowerThreadPriority } from '../thread-priority.js';
 import { sql } from 'kysely';
-import type { VisitorIpMode } from '../visitor-ip.js';
+import type { VisitorIpMode } from '../visitors/visitor-ip.js';
 import { createClickJournal, type JournaledBatch } from '../events/column/click-journal.js';
 
 /** SQLite: the longest wait for a lock inside one call, and the pause between tries (whileBusy). */

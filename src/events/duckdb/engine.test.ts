@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
-import { clickIdOf } from '../../redirect/click-id.js';
+import { clickIdOf } from '../../visitors/click-id.js';
 import { eventsCsv } from '../column/csv.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
 import { openDuckDbEngine, type DuckDbEngine } from './engine.js';

@@ -23,7 +23,7 @@ import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
-import { clickIdTime } from '../../redirect/click-id.js';
+import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import type { CsvAppendOptions } from '../column/journal-feed.js';
 import { columnType, rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
@@ -90,7 +90,7 @@ function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
   return chunk;
 }
 
-/** A click id: 16 characters of the key alphabet, the first 7 its millisecond (redirect/click-id.ts). */
+/** A click id: 16 characters of the key alphabet, the first 7 its millisecond (visitors/click-id.ts). */
 const CLICK_ID = /^[0-9A-Za-z]{16}$/;
 /** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
 const CLICK_TIME_SLACK_MS = 86_400_000;
