@@ -11,7 +11,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler as _unused, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
-import type { AppContext, Lifecycle } from './context.js';
+import type { AppContext } from './context.js';
+import type { Lifecycle } from './lifecycle.js';
 import { createChangeBus } from './db/change-bus.js';
 import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/errors.js';
 import { installInputGuards } from './http/input-guards.js';
@@ -36,12 +37,13 @@ import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
-import { createEventsModule } from './events/module.js';
+import { createOutboxModule } from './outbox/module.js';
+import { createEventExpander } from './webhooks/event-payloads.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
 import { createImportsModule } from './imports/module.js';
 import { createExportsModule } from './exports/module.js';
-import type { Subscriber } from './events/publisher.js';
+import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 
@@ -55,7 +57,7 @@ export interface BuildOptions {
   now?: () => number;
   /** Benchmarks: rate limits counted in this process's memory even on PostgreSQL (bench/rate-limit.ts). */
   processLocalRateCounters?: boolean;
-  /** Domain event subscribers (events/publisher.ts), besides the EVENTS_FILE sink. */
+  /** Domain event subscribers (outbox/publisher.ts), besides the EVENTS_FILE sink. */
   subscribers?: readonly Subscriber[];
 }
 
@@ -64,11 +66,13 @@ export async function buildApp(options: BuildOptions) {
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
   const reader = createSqlRunner(database);
-  // Built before the events module, which registers its outbox subscriber.
+  // Built before the outbox module, which registers its outbox subscriber.
   const webhooks = createWebhooksModule({ config, database, now });
-  const domainEvents = createEventsModule({
+  const domainEvents = createOutboxModule({
     config,
     database,
+    // Subscribers receive the published payloads, links spelled as the links API spells them.
+    expander: () => createEventExpander(database.db, config),
     now,
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),

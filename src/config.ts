@@ -7,7 +7,7 @@
  * console.log(config.port); // 3000 unless PORT is set
  */
 import { z } from 'zod';
-import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 
 const bool = z
@@ -90,7 +90,7 @@ const EnvSchema = z.object({
   CURRENCY_RATES_FILE: z.string().optional(),
   /** How often the domain event publisher looks for events written by other processes, ms. */
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  /** Path of a file to which every domain event is appended as one JSON line (src/events/file-sink.ts). */
+  /** Path of a file to which every domain event is appended as one JSON line (src/outbox/file-sink.ts). */
   EVENTS_FILE: z.string().min(1).optional(),
   /** Event types written to EVENTS_FILE (comma-separated); all six by default. */
   EVENTS_FILE_EVENTS: csv
@@ -173,7 +173,7 @@ export interface Config {
   currencyRatesFile?: string;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
-  /** Poll interval of the domain event publisher (events/publisher.ts), ms. */
+  /** Poll interval of the domain event publisher (outbox/publisher.ts), ms. */
   eventsPollMs: number;
   /** NDJSON file receiving domain events, and the event types it takes. */
   eventsFile?: string;

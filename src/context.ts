@@ -12,7 +12,7 @@ import type { Database } from './db/tables.js';
 import type { EventStore } from './events/event-store.js';
 import type { SqlEventStore } from './events/sql/store.js';
 import type { SqlRunner } from './events/sql/sql-runner.js';
-import type { Outbox } from './events/outbox.js';
+import type { Outbox } from './outbox/outbox.js';
 
 export interface AppContext {
   config: Config;
@@ -42,13 +42,6 @@ export interface AppContext {
   reader: SqlRunner;
   /** Clock, replaceable in tests. */
   now: () => number;
-  /** Domain events: ask `wants(type)`, `write` in the change's transaction, `nudge()` after commit (events/outbox.ts). */
+  /** Domain events: ask `wants(type)`, `write` in the change's transaction, `nudge()` after commit (outbox/outbox.ts). */
   outbox: Outbox;
-}
-
-/** A module's lifecycle hooks, called by app.ts at start and at shutdown. */
-export interface Lifecycle {
-  start?(): Promise<void> | void;
-  /** Called after the server stopped accepting requests; must flush anything buffered. */
-  close?(): Promise<void> | void;
 }

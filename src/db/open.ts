@@ -101,6 +101,13 @@ export interface OpenOptions {
    * unset). 0 leaves checkpoints to db/checkpointer.ts, off the threads that write.
    */
   walAutocheckpoint?: number;
+  /**
+   * SQLite only: how long one statement waits inside SQLite for a lock another connection holds
+   * (default 5,000 ms). Worker threads that a shutdown may terminate wait briefly here and retry
+   * between calls (`Dialect.isBusy`): a thread terminated while SQLite waits aborts the whole
+   * process (Node 20, better-sqlite3).
+   */
+  busyTimeoutMs?: number;
 }
 
 /** True when the URL selects PostgreSQL. */
@@ -149,7 +156,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
   // After the log starts over (db/checkpointer.ts), a commit trims the file back to this size,

@@ -9,7 +9,6 @@
  * Every table that belongs to a workspace carries `workspace_id`.
  */
 import type { Generated } from 'kysely';
-import type { EventRow } from '../events/event-store.js';
 
 export type Flag = 0 | 1;
 
@@ -188,8 +187,47 @@ export interface CustomersTable {
  * click they are attributed to, so "sales by country" needs no join.
  * SQLite clusters it on (workspace_id, timestamp, id) (storage-benchmarks.md §2).
  */
-/** The event log's row (src/events/event-store.ts), stored by the SQL event store. */
-export type EventsTable = EventRow;
+export interface EventsTable {
+  workspace_id: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  /** The click id for clicks, `evt_…` for leads and sales. */
+  id: string;
+  kind: 'click' | 'lead' | 'sale';
+  click_id: string;
+  link_id: string;
+  domain: string;
+  key: string;
+  url: string;
+  country: string;
+  city: string;
+  region: string;
+  continent: string;
+  device: string;
+  browser: string;
+  os: string;
+  referer: string;
+  referer_url: string;
+  trigger: string;
+  ip: string;
+  ua: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  customer_id: string | null;
+  event_name: string | null;
+  /** Sales: USD cents. */
+  amount: number;
+  currency: string | null;
+  original_amount: number | null;
+  payment_processor: string | null;
+  invoice_id: string | null;
+  sale_type: string | null;
+  /** JSON text. */
+  metadata: string | null;
+}
 
 /** How far click events are folded into rollups and link counters (migration 0008, click-fold.ts). */
 export interface ClickRollupStateTable {
@@ -206,7 +244,7 @@ export interface ClickJournalTable {
   clicks: number;
   /** The batch's CSV file (column/csv.ts), a name in the batch folder (events/open.ts). */
   file: string;
-  /** JSON: the link counters' bumps of these clicks (links/counters.ts `linkBumps`). */
+  /** JSON: the link counters' bumps of these clicks (events/counters.ts `linkBumps`). */
   bumps: string;
   /** 1 once the link counters include the batch. */
   counted: number;
@@ -250,7 +288,7 @@ export interface Database {
 
 export type { Generated };
 
-/** Domain events written with the change they announce (migration 0010, src/events/outbox.ts). */
+/** Domain events written with the change they announce (migration 0010, src/outbox/outbox.ts). */
 export interface OutboxTable {
   /** Event id, `evt_…`: subscribers de-duplicate on it. */
   id: string;
@@ -262,7 +300,7 @@ export interface OutboxTable {
   created_at: number;
 }
 
-/** Delivery of one outbox event to one subscriber (migration 0010, src/events/publisher.ts). */
+/** Delivery of one outbox event to one subscriber (migration 0010, src/outbox/publisher.ts). */
 export interface OutboxDeliveriesTable {
   subscriber: string;
   event_id: string;

@@ -16,7 +16,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
 import type { Kysely } from 'kysely';
@@ -37,6 +36,15 @@ export function eventsUrlFor(eventsUrl: string | undefined, database: Pick<OpenD
   return database.sqlitePath || /^(file:|:memory:)/.test(database.url) ? 'duckdb' : 'sql';
 }
 
+/** The settings of the event log (config.ts reads them from the environment). */
+export interface EventLogSettings {
+  /** `EVENTS_URL` (`eventsUrlFor` when unset). */
+  eventsUrl?: string;
+  /** `DUCKDB_MEMORY_LIMIT`, `DUCKDB_THREADS`. */
+  duckdbMemoryLimit: string;
+  duckdbThreads: number;
+}
+
 export interface EventStores {
   /** What modules use: the column store when there is one, else the SQL store. */
   events: EventStore<Kysely<Database>>;
@@ -55,7 +63,7 @@ export interface EventStores {
 }
 
 export interface OpenEventStoresOptions {
-  config: Pick<Config, 'eventsUrl' | 'duckdbMemoryLimit' | 'duckdbThreads'>;
+  config: EventLogSettings;
   database: OpenDatabase;
   /** The SQL store's runner for long reads (app.ts: a reader thread). */
   runner?: SqlRunner;

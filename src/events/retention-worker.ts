@@ -46,7 +46,7 @@ function retryingBusy(fn: (before: number, limit: number) => Promise<number>) {
       try {
         return await fn(before, limit);
       } catch (err) {
-        if (!String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+        if (!database.dialect.isBusy(err)) throw err;
         await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
       }
     }

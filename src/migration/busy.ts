@@ -5,14 +5,16 @@
  * and rolled back whole when it fails, so it is simply tried again.
  *
  * @example
- * const outcome = await retryBusy(() => target.link(item, ids));
+ * const outcome = await retryBusy(database.dialect, () => target.link(item, ids));
  */
-export async function retryBusy<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+import type { Dialect } from '../db/dialect.js';
+
+export async function retryBusy<T>(dialect: Pick<Dialect, 'isBusy'>, work: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
-      if (attempt >= attempts || !String((err as { code?: string }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
+      if (attempt >= attempts || !dialect.isBusy(err)) throw err;
     }
   }
 }

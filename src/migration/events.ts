@@ -2,7 +2,7 @@
  * Copies one page of the source's event list (`GET /events`) into the target: each record
  * becomes an event row (events/rows.ts) attributed to the copied link with the same domain and
  * key, and the page is written in one transaction through the event store together with the
- * link counters it adds to (links/counters.ts), as the redirect's writer and the track endpoints
+ * link counters it adds to (events/counters.ts), as the redirect's writer and the track endpoints
  * do. Idempotent by ids: clicks keep their click ids and leads and sales their event ids, and a
  * page skips the ones the target already holds, so a re-run writes nothing twice.
  *
@@ -21,7 +21,7 @@ import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { EventStore, StoredEvent } from '../events/event-store.js';
 import { clickEvent, conversionEvent } from '../events/rows.js';
-import { createLinkCounters, linkBumps } from '../links/counters.js';
+import { createLinkCounters, linkBumps } from '../events/counters.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
@@ -220,7 +220,7 @@ export function createEventCopier(deps: EventCopierDeps) {
     // One migration runs at a time per workspace, so no other writer adds these click ids between
     // this look-up and the transaction.
     const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
-    const written = await retryBusy(() =>
+    const written = await retryBusy(deps.database.dialect, () =>
       db.transaction().execute(async (trx) => {
         // SQLite: the write lock first. A transaction that reads first and writes later fails at
         // once (no busy wait) when another connection (a running server) committed in between.

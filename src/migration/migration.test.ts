@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
 import { createClickFold } from '../events/sql/click-fold.js';
 import { createSqlEventStore } from '../events/sql/store.js';
-import { createLinkCounters } from '../links/counters.js';
+import { createLinkCounters } from '../events/counters.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ApiImportSummary } from './run.js';
 import { SourceError } from './source.js';

@@ -77,7 +77,7 @@ export async function runApiImport(options: ApiImportOptions): Promise<ApiImport
     for (const list of lists) {
       for await (const { items } of source.pages<unknown>(list.path, list.params, { sizeParam: 'pageSize', size: list.size })) {
         for (const item of items) {
-          const outcome = await retryBusy(() => copy(item));
+          const outcome = await retryBusy(options.database.dialect, () => copy(item));
           if (outcome.result === 'rejected') {
             count.rejected++;
             const label = describe(item);

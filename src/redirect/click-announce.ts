@@ -1,7 +1,7 @@
 /**
  * What a click batch's transaction writes for those who hear about clicks (click-fold.ts,
  * `announce`), in the flush worker or, for an in-memory database, on the main thread: outbox rows
- * for the clicks outbox subscribers want (events/outbox.ts, clickFilter), and webhook deliveries
+ * for the clicks outbox subscribers want (outbox/outbox.ts, clickFilter), and webhook deliveries
  * for the clicks webhooks cover (webhooks/click-deliveries.ts). A click both kinds hear about
  * keeps one event id. Clicks nobody hears about cost two set look-ups.
  *
@@ -13,7 +13,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { StoredEvent } from '../events/event-store.js';
-import { clickFilter, clickOutboxEntries, type ClickSubscriptions, type OutboxEntry } from '../events/outbox.js';
+import { clickFilter, clickOutboxEntries, type ClickSubscriptions, type OutboxEntry } from '../outbox/outbox.js';
 import type { LinkUrlSettings } from '../links/response.js';
 import { clickRouter, writeClickDeliveries } from '../webhooks/click-deliveries.js';
 import { newId } from '../ids.js';

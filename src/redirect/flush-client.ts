@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ClickSink } from './click-writer.js';
-import type { ClickSubscriptions } from '../events/outbox.js';
+import type { ClickSubscriptions } from '../outbox/outbox.js';
 import type { FlushWorkerData, WorkerReply, WorkerRequest } from './flush-worker.js';
 import { encodeClicks } from './click-record.js';
 

@@ -19,8 +19,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.js';
 import { createSqlEventStore } from '../events/sql/store.js';
-import { createLinkCounters } from '../links/counters.js';
-import { NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../events/outbox.js';
+import { createLinkCounters } from '../events/counters.js';
+import { NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../outbox/outbox.js';
 import type { LinkUrlSettings } from '../links/response.js';
 import { createClickAnnouncer } from './click-announce.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
@@ -30,7 +30,6 @@ import { createClickEnricher } from './click-enrich.js';
 import { createGeoLocator } from '../visitors/geo.js';
 import { createUaClassifier } from '../visitors/visitor.js';
 import { lowerThreadPriority } from '../thread-priority.js';
-import { sql } from 'kysely';
 import type { VisitorIpMode } from '../visitors/visitor-ip.js';
 import { createClickJournal, type JournaledBatch } from '../events/column/click-journal.js';
 
@@ -105,12 +104,11 @@ const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (e
 geo.start();
 // The main thread migrated the database before starting us.
 // Checkpoints run on the app's checkpoint thread (db/checkpointer.ts), not in this writer's commits.
-const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2, walAutocheckpoint: 0 });
+const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2, walAutocheckpoint: 0, busyTimeoutMs: SQLITE_BUSY_WAIT_MS });
 // A thread waiting inside SQLite for a lock held elsewhere cannot be stopped, and one terminated
 // while that call fails aborts the whole process (Node 20, better-sqlite3). So this connection
 // waits at most 100 ms inside SQLite, and longer waits happen here, between calls (whileBusy),
 // where a shutdown can reach the thread (flush-client.ts, close).
-if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same event store app.ts builds: events and rollups are written the one way.
 const events = createSqlEventStore({ database });
 const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSCRIPTIONS, settings: linkSettings, writeOutbox });
@@ -162,7 +160,7 @@ async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (abandoning || !String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+      if (abandoning || !database.dialect.isBusy(err)) throw err;
       // Through setImmediate: a timer due while SQLite held the thread runs in the same timers
       // phase, and messages (a `close`) would never be read between tries.
       await new Promise((r) => setTimeout(() => setImmediate(r), BUSY_RETRY_MS));

@@ -8,10 +8,11 @@
  * Design notes and the durability guarantee: docs/redirects.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
-import { createLinkCounters } from '../links/counters.js';
+import { createLinkCounters } from '../events/counters.js';
 import { createClickAnnouncer } from './click-announce.js';
 import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
@@ -95,7 +96,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
   // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
   // Only a database a worker cannot open (in-memory SQLite) is written from here.
-  // Clicks go to the outbox only for links someone subscribes to (events/outbox.ts,
+  // Clicks go to the outbox only for links someone subscribes to (outbox/outbox.ts,
   // ClickSubscriptions): every click for a subscriber to all of them, else those of the workspaces
   // and links that webhooks cover, kept up to date as webhooks change (watchClicks).
   // Webhooks' clicks (ClickSubscriptions.routes) are written as deliveries by the batch itself

@@ -17,7 +17,7 @@ import { loadConfig, type Config } from '../config.js';
 import { openDatabase, isPostgresUrl, type OpenDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import type { Plan } from '../workspaces/plans.js';
-import type { Subscriber } from '../events/publisher.js';
+import type { Subscriber } from '../outbox/publisher.js';
 
 export const TEST_ENGINE: 'sqlite' | 'postgres' = isPostgresUrl(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
 
@@ -33,7 +33,7 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   plan?: Plan;
   now?: () => number;
-  /** Domain event subscribers registered at start (events/publisher.ts). */
+  /** Domain event subscribers registered at start (outbox/publisher.ts). */
   subscribers?: readonly Subscriber[];
 }
 

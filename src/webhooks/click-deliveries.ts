@@ -16,7 +16,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, WebhookDeliveriesTable } from '../db/tables.js';
 import type { StoredEvent } from '../events/event-store.js';
-import type { ClickSubscriptions } from '../events/outbox.js';
+import type { ClickSubscriptions } from '../outbox/outbox.js';
 import { toLinkResponse, type LinkResponse, type LinkUrlSettings } from '../links/response.js';
 import { loadLinkExtras } from '../links/store.js';
 import { toEventRecord, type EventRow } from '../analytics/event-records.js';

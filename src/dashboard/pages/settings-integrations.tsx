@@ -2,7 +2,7 @@
  * Settings → API keys and webhooks (routes/settings-integrations.tsx). A new key is shown once,
  * on the answer to the form that created it; afterwards only its partial form (`wm_…abcd`).
  */
-import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
+import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestApp } from '../../test-support/harness.js';
-import { createLinkCounters } from '../../links/counters.js';
+import { createLinkCounters } from '../counters.js';
 import { contractEvent } from '../contract.js';
 import { openDuckDbEngine } from '../duckdb/engine.js';
 import { createClickJournal, mergeBumps } from './click-journal.js';

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { StoredEvent } from '../event-store.js';
-import { linkBumps, workspaceBumps, type LinkBump, type LinkCounters } from '../../links/counters.js';
+import { linkBumps, workspaceBumps, type LinkBump, type LinkCounters } from '../counters.js';
 import { csvEventIds, eventsCsv } from './csv.js';
 
 /** A committed batch, and the CSV file holding it. */

@@ -7,7 +7,7 @@
  *   the column store after the commit, idempotently by event id (feed.ts), which answers every
  *   aggregate and page;
  * - link attributes stay in the metadata database: link filters become id lists here;
- * - link counters (`links/counters.ts`) stay in the metadata database; erasures correct them in
+ * - link counters (`events/counters.ts`) stay in the metadata database; erasures correct them in
  *   the transaction that deletes the metadata database's rows, with the column store's delete as
  *   that transaction's last step, so a failed delete rolls everything back.
  *
@@ -20,7 +20,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
 import type { EventRow, EventStore, ForgetCounts, LinkScope, MergedRow, StoredEvent } from '../event-store.js';
-import { createLinkCounters } from '../../links/counters.js';
+import { createLinkCounters } from '../counters.js';
 import type { SqlTexts } from '../../db/sql-texts.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { createSqlEventStore } from '../sql/store.js';

@@ -12,7 +12,7 @@ import { createSqlRunner } from './sql-runner.js';
 import { AnalyticsQuery } from '../../analytics/schema.js';
 import type { AuthContext } from '../../workspaces/service.js';
 import { createClickFold, FOLD_STRETCH_MAX, FOLD_TIME_SHARE, nextFoldDelay, type ClickFold } from './click-fold.js';
-import { createLinkCounters, linkBumps, workspaceBumps } from '../../links/counters.js';
+import { createLinkCounters, linkBumps, workspaceBumps } from '../counters.js';
 import { createSqlEventStore } from './store.js';
 import { insertLink } from '../../redirect/testing.js';
 

@@ -28,7 +28,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { EventWriter, StoredEvent } from './event-writer.js';
-import { linkBumps, workspaceBumps, type LinkCounters } from '../../links/counters.js';
+import { linkBumps, workspaceBumps, type LinkCounters } from '../counters.js';
 
 export type FoldMode = 'each' | 'coalesced';
 
@@ -53,7 +53,7 @@ export interface ClickFold {
 export interface ClickFoldDeps {
   db: Kysely<Database>;
   writer: EventWriter;
-  /** The links' and workspaces' click counters (links/counters.ts), updated in the fold's transactions. */
+  /** The links' and workspaces' click counters (events/counters.ts), updated in the fold's transactions. */
   counters: Pick<LinkCounters, 'addClicks'>;
   /**
    * Writes, in each batch's transaction, `link.clicked` to the outbox (../outbox.ts) and webhook

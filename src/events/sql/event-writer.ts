@@ -8,8 +8,8 @@
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../../db/tables.js';
-import type { ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
-import { createLinkCounters, type LinkCounters } from '../../links/counters.js';
+import type { EventRow, ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
+import { createLinkCounters, type LinkCounters } from '../counters.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
@@ -61,6 +61,9 @@ const EVENT_COLUMNS = [
 /** Fails to compile when `events` gains a column the list above lacks. */
 const allColumnsListed: Exclude<keyof EventsTable, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
 void allColumnsListed;
+/** Fails to compile when the table's row (db/tables.ts) and the event log's row (event-store.ts) part ways. */
+const sameRow: [EventsTable, EventRow] extends [EventRow, EventsTable] ? true : never = true;
+void sameRow;
 
 /**
  * Insert chunk sizes: each compiled once per writer and reused, because compiling a 500-row

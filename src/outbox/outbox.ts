@@ -1,6 +1,6 @@
 /**
  * Domain events: what users may want to hear about (the published service's workspace webhook
- * events), their payloads, and the outbox they go through. A change writes its events with
+ * events), what the outbox stores of each, and the outbox they go through. A change writes its events with
  * `writeOutbox` inside its own transaction, so nothing is announced that did not commit and
  * nothing committed is lost to a crash; `publisher.ts` reads the outbox after the commit and hands
  * the events to the subscribers registered at start.
@@ -17,51 +17,31 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
-import type { StoredEvent } from './event-store.js';
-import type { LinkResponse } from '../links/response.js';
-import type { ClickEventResponse, LeadEventResponse } from '../analytics/schema.js';
+import type { StoredEvent } from '../events/event-store.js';
 import { newId } from '../ids.js';
 
 export const DOMAIN_EVENT_TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'lead.created', 'sale.created'] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
-/** The click object as in the `/events` click records. */
-export type ClickObject = ClickEventResponse['click'];
-/** The customer object as in the `/events` lead and sale records. */
-export type CustomerObject = LeadEventResponse['customer'];
-
-export interface LeadCreatedData {
-  eventName: string;
-  customer: CustomerObject;
-  click: ClickObject;
-  /** The link as the links API returns it, read at delivery; null when it was deleted since. */
-  link: LinkResponse | null;
-  metadata: unknown;
-}
-
-/** `data` of each event as subscribers receive it. */
-export interface DomainEventData {
-  'link.created': LinkResponse;
-  'link.updated': LinkResponse;
-  'link.deleted': LinkResponse;
-  'link.clicked': { click: ClickObject; link: LinkResponse | null };
-  'lead.created': LeadCreatedData;
-  'sale.created': LeadCreatedData & { sale: { amount: number; currency: string | null; paymentProcessor: string; invoiceId: string | null } };
-}
-
-export type DomainEvent<T extends DomainEventType = DomainEventType> = {
-  [K in T]: { id: string; event: K; createdAt: string; workspaceId: string; data: DomainEventData[K] };
+/**
+ * An event as subscribers receive it. `Data` types each event's `data`: what the outbox hands on
+ * is built by the expander the app gives the publisher (webhooks/event-payloads.ts types it as
+ * the published payloads); the outbox itself treats it as opaque.
+ */
+export type DomainEvent<T extends DomainEventType = DomainEventType, Data extends Record<DomainEventType, unknown> = Record<DomainEventType, unknown>> = {
+  [K in T]: { id: string; event: K; createdAt: string; workspaceId: string; data: Data[K] };
 }[T];
 
 /**
- * What the outbox stores per event type: `link.*` the link response at commit (a deleted link
- * cannot be read later); clicks, leads and sales their event row, expanded at delivery into the
- * click, customer and link objects (publisher.ts), since a click batch has no link response at hand.
+ * What the outbox stores per event type: `link.*` the link as the API returned it at commit (a
+ * deleted link cannot be read later; links/link-events.ts writes it); clicks, leads and sales their
+ * event row, expanded at delivery into the click, customer and link objects (the expander), since
+ * a click batch has no link response at hand.
  */
 export interface OutboxPayloads {
-  'link.created': LinkResponse;
-  'link.updated': LinkResponse;
-  'link.deleted': LinkResponse;
+  'link.created': unknown;
+  'link.updated': unknown;
+  'link.deleted': unknown;
   'link.clicked': { event: StoredEvent };
   'lead.created': { event: StoredEvent };
   'sale.created': { event: StoredEvent };

@@ -1,8 +1,9 @@
 /**
- * The counters links carry (`clicks`, `lastClicked`, `leads`, `sales`, `saleAmount`,
+ * The event log's tallies kept on links (`clicks`, `lastClicked`, `leads`, `sales`, `saleAmount`,
  * `conversions`) and the workspace's monthly `usage` they add up to. Only this module updates
- * them; the event log's writers call it inside the transaction that stores the events, so a
- * counter never disagrees with the events it counts.
+ * them; whoever stores or erases events (the click fold, tracking, erasures, the API migration)
+ * calls it inside that transaction, so a counter never disagrees with the events it counts. The
+ * links API reads them as part of a link.
  *
  * @example
  * const counters = createLinkCounters(dialect);

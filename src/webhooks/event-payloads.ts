@@ -1,17 +1,49 @@
 /**
- * Outbox row → the event subscribers receive. `link.*` rows hold their data as committed; click,
- * lead and sale rows hold their event row, turned here into the click and customer objects of
- * the `/events` records (analytics/event-records.ts) and the link as the links API returns it,
- * read now (null when the link was deleted since).
+ * The domain events' payloads as the published webhooks send them, and the expander that builds
+ * them from outbox rows, which app.ts gives the publisher (outbox/publisher.ts): `link.*` rows hold
+ * their data as committed; click, lead and sale rows hold their event row, turned here into the
+ * click and customer objects of the `/events` records (analytics/event-records.ts) and the link as
+ * the links API returns it, read now (null when the link was deleted since). Every subscriber (the
+ * webhooks, the `EVENTS_FILE` sink) receives these.
+ *
+ * @example
+ * const publisher = createOutboxPublisher({ db, subscribers, expander: () => createEventExpander(db, settings) });
  */
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, OutboxTable } from '../db/tables.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
 import { toLinkResponse, type LinkResponse, type LinkUrlSettings } from '../links/response.js';
 import { loadLinkExtras } from '../links/store.js';
 import { toEventRecord, type CustomerRow, type EventRow } from '../analytics/event-records.js';
-import type { DomainEvent, DomainEventType, OutboxPayloads } from './outbox.js';
+import type { ClickEventResponse, LeadEventResponse } from '../analytics/schema.js';
+import type { DomainEvent, DomainEventType, OutboxPayloads } from '../outbox/outbox.js';
+import type { OutboxRow } from '../outbox/publisher.js';
 
-export type OutboxRow = Selectable<OutboxTable>;
+/** The click object as in the `/events` click records. */
+export type ClickObject = ClickEventResponse['click'];
+/** The customer object as in the `/events` lead and sale records. */
+export type CustomerObject = LeadEventResponse['customer'];
+
+export interface LeadCreatedData {
+  eventName: string;
+  customer: CustomerObject;
+  click: ClickObject;
+  /** The link as the links API returns it, read at delivery; null when it was deleted since. */
+  link: LinkResponse | null;
+  metadata: unknown;
+}
+
+/** `data` of each event as subscribers receive it. */
+export interface DomainEventData {
+  'link.created': LinkResponse;
+  'link.updated': LinkResponse;
+  'link.deleted': LinkResponse;
+  'link.clicked': { click: ClickObject; link: LinkResponse | null };
+  'lead.created': LeadCreatedData;
+  'sale.created': LeadCreatedData & { sale: { amount: number; currency: string | null; paymentProcessor: string; invoiceId: string | null } };
+}
+
+/** A domain event with its published payload. */
+export type PublishedEvent<T extends DomainEventType = DomainEventType> = DomainEvent<T, DomainEventData>;
 
 /** Expands rows; links and customers read once per expander (create one per delivery round). */
 export function createEventExpander(db: Kysely<Database>, settings: LinkUrlSettings) {
@@ -42,11 +74,11 @@ export function createEventExpander(db: Kysely<Database>, settings: LinkUrlSetti
     return p;
   }
 
-  return async function expand(row: OutboxRow): Promise<DomainEvent> {
+  return async function expand(row: OutboxRow): Promise<PublishedEvent> {
     const type = row.type as DomainEventType;
     const envelope = { id: row.id, createdAt: new Date(Number(row.created_at)).toISOString(), workspaceId: row.workspace_id };
     if (type === 'link.created' || type === 'link.updated' || type === 'link.deleted') {
-      return { ...envelope, event: type, data: JSON.parse(row.payload) as OutboxPayloads[typeof type] };
+      return { ...envelope, event: type, data: JSON.parse(row.payload) as LinkResponse };
     }
     const stored = (JSON.parse(row.payload) as OutboxPayloads['link.clicked']).event as EventRow;
     const link = await linkOf(row.workspace_id, stored.link_id);

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import { openTestDatabase } from '../test-support/harness.js';
-import type { StoredEvent } from './event-store.js';
+import type { StoredEvent } from '../events/event-store.js';
 import { clickOutboxEntries, conversionOutboxEntry, createOutbox, outboxEntry, writeOutbox, type DomainEvent, type DomainEventType } from './outbox.js';
 import { backoffMs, createEventRegistry, createOutboxPublisher, type OutboxPublisher, type Subscriber } from './publisher.js';
 import { createFileSink } from './file-sink.js';
+import { createEventExpander } from '../webhooks/event-payloads.js';
 import type { LinkResponse } from '../links/response.js';
 
 const settings = { baseUrl: 'http://localhost:3999', shortLinkProtocol: 'http' as const };
@@ -103,7 +104,7 @@ test('a rolled-back transaction delivers nothing; a committed one goes once to e
   onFreshDatabase(async (db, track) => {
     const a = recorder('a', ['link.created']);
     const b = recorder('b', ['link.created', 'link.deleted']);
-    const publisher = track(createOutboxPublisher({ db, subscribers: [a, b], linkSettings: settings, pollMs: 20, onError: () => {} }));
+    const publisher = track(createOutboxPublisher({ db, subscribers: [a, b], expander: () => createEventExpander(db, settings), pollMs: 20, onError: () => {} }));
     publisher.start();
     await assert.rejects(
       db.transaction().execute(async (trx) => {
@@ -138,7 +139,7 @@ test('a failing subscriber is retried with backoff and holds up no other subscri
       createOutboxPublisher({
         db,
         subscribers: [failing, healthy],
-        linkSettings: settings,
+        expander: () => createEventExpander(db, settings),
         pollMs: 10_000,
         retryBaseMs: 20,
         onError: (_err, c) => errors.push(c),
@@ -172,8 +173,8 @@ test('two publishers on one database (two processes) deliver each event once; pr
         await new Promise((r) => setTimeout(r, 1));
       },
     });
-    const p1 = track(createOutboxPublisher({ db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 }));
-    const p2 = track(createOutboxPublisher({ db, subscribers: [shared()], linkSettings: settings, pollMs: 10, batchSize: 7 }));
+    const p1 = track(createOutboxPublisher({ db, subscribers: [shared()], expander: () => createEventExpander(db, settings), pollMs: 10, batchSize: 7 }));
+    const p2 = track(createOutboxPublisher({ db, subscribers: [shared()], expander: () => createEventExpander(db, settings), pollMs: 10, batchSize: 7 }));
     const entries = Array.from({ length: 40 }, (_, i) => outboxEntry('link.created', 'ws_1', linkData(`link_${i}`), Date.now() + i));
     await db.transaction().execute((trx) => writeOutbox(trx, entries));
     p1.start();
@@ -189,7 +190,7 @@ test('two publishers on one database (two processes) deliver each event once; pr
     // pruned must find it taken), then go.
     assert.equal((await db.selectFrom('outbox_deliveries').select('event_id').execute()).length, 40);
     const later = Date.now() + 2 * 60_000 + 1000;
-    await track(createOutboxPublisher({ db, subscribers: [shared()], linkSettings: settings, now: () => later })).prune();
+    await track(createOutboxPublisher({ db, subscribers: [shared()], expander: () => createEventExpander(db, settings), now: () => later })).prune();
     assert.equal((await db.selectFrom('outbox_deliveries').select('event_id').execute()).length, 0);
   }));
 
@@ -197,7 +198,7 @@ test('an expired claim (a process died holding it) is delivered again; an unexpi
   onFreshDatabase(async (db, track) => {
     let clock = 1_000_000;
     const s = recorder('s', ['link.created']);
-    const publisher = track(createOutboxPublisher({ db, subscribers: [s], linkSettings: settings, pollMs: 10_000, leaseMs: 5000, now: () => clock }));
+    const publisher = track(createOutboxPublisher({ db, subscribers: [s], expander: () => createEventExpander(db, settings), pollMs: 10_000, leaseMs: 5000, now: () => clock }));
     const e = outboxEntry('link.created', 'ws_1', linkData('link_1'), clock);
     await db.transaction().execute((trx) => writeOutbox(trx, [e]));
     await db.insertInto('outbox_deliveries').values({ subscriber: 's', event_id: e.id, attempts: 1, not_before: clock + 5000, delivered_at: null, last_error: null }).execute();
@@ -246,7 +247,7 @@ test('a subscriber taking batches gets pages of events at once, all retried afte
     };
     const entries = Array.from({ length: 250 }, (_, i) => outboxEntry('link.created', 'ws_1', linkData(`link_${i}`), Date.now() + i));
     await db.transaction().execute((trx) => writeOutbox(trx, entries));
-    const publisher = track(createOutboxPublisher({ db, subscribers: [sub], linkSettings: settings, pollMs: 10, retryBaseMs: 20, onError: () => {} }));
+    const publisher = track(createOutboxPublisher({ db, subscribers: [sub], expander: () => createEventExpander(db, settings), pollMs: 10, retryBaseMs: 20, onError: () => {} }));
     publisher.start();
     await until(() => batches.flat().length >= 250, 'every event');
     assert.deepEqual(batches.map((b) => b.length), [100, 100, 50]);

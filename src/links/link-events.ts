@@ -4,10 +4,10 @@
  * (the published rule). Each method answers undefined when nobody subscribes to the event type,
  * so the link write costs nothing extra then.
  */
-import type { LinkRow, InTransaction } from '../links/store.js';
-import { toLinkResponse, type LinkUrlSettings } from '../links/response.js';
-import { loadLinkExtras } from '../links/store.js';
-import { outboxEntry, type Outbox } from './outbox.js';
+import type { LinkRow, InTransaction } from './store.js';
+import { toLinkResponse, type LinkUrlSettings } from './response.js';
+import { loadLinkExtras } from './store.js';
+import { outboxEntry, type Outbox } from '../outbox/outbox.js';
 
 export function linkEvents(outbox: Outbox | undefined, settings: LinkUrlSettings, now: () => number) {
   function writer(type: 'link.created' | 'link.updated' | 'link.deleted', workspaceId: string, row: LinkRow): InTransaction | undefined {

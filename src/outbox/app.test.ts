@@ -11,7 +11,8 @@ import { addTag } from '../links/test-fixtures.js';
 import { hit } from '../redirect/testing.js';
 import { clickOutboxEntries, writeOutbox, type DomainEvent, type DomainEventType } from './outbox.js';
 import { createOutboxPublisher, type Subscriber } from './publisher.js';
-import type { ColumnEventStore } from './column/store.js';
+import { createEventExpander, type PublishedEvent } from '../webhooks/event-payloads.js';
+import type { ColumnEventStore } from '../events/column/store.js';
 
 /** The click ids stored for a link, in whichever event store the app runs (TEST_EVENTS_URL). */
 async function storedClickIds(app: { ctx: TestApp['ctx'] }, linkId: string): Promise<string[]> {
@@ -147,7 +148,7 @@ test('a lead and a sale are announced with their click, customer and link; a rep
   assert.equal(lead.statusCode, 200, lead.body);
   const [l] = await next(from);
   assert.equal(l!.event, 'lead.created');
-  const leadData = l!.data as Extract<DomainEvent, { event: 'lead.created' }>['data'];
+  const leadData = l!.data as PublishedEvent<'lead.created'>['data'];
   assert.equal(leadData.eventName, 'Sign up');
   assert.deepEqual(leadData.metadata, { plan: 'pro' });
   assert.equal(leadData.click.id, click.click_id);
@@ -163,7 +164,7 @@ test('a lead and a sale are announced with their click, customer and link; a rep
   assert.equal(replay.statusCode, 200, replay.body);
   const [s] = await next(from);
   assert.equal(s!.event, 'sale.created');
-  const saleData = s!.data as Extract<DomainEvent, { event: 'sale.created' }>['data'];
+  const saleData = s!.data as PublishedEvent<'sale.created'>['data'];
   assert.deepEqual(saleData.sale, { amount: 1999, currency: 'usd', paymentProcessor: 'stripe', invoiceId: 'in_ev' });
   assert.equal(saleData.customer.externalId, 'ev-user');
   assert.equal(saleData.click.id, click.click_id);
@@ -180,7 +181,7 @@ test('the publisher expands stored click entries into the /events click object a
   const publisher = createOutboxPublisher({
     db: t.database.db,
     subscribers: [{ name: 'clicks', events: ['link.clicked'], deliver: async (e) => void clicked.push(e) }],
-    linkSettings: t.config,
+    expander: () => createEventExpander(t.database.db, t.config),
     pollMs: 10_000,
   });
   try {

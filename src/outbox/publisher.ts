@@ -17,14 +17,20 @@
  * their delivery rows a lease later.
  *
  * @example
- * const publisher = createOutboxPublisher({ db, subscribers: [sink], linkSettings: config });
+ * const publisher = createOutboxPublisher({ db, subscribers: [sink], expander: () => createEventExpander(db, settings) });
  * publisher.start(); … publisher.nudge(); … await publisher.close();
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
-import type { LinkUrlSettings } from '../links/response.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, OutboxTable } from '../db/tables.js';
 import { DOMAIN_EVENT_TYPES, type ClickSubscriptions, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
-import { createEventExpander, type OutboxRow } from './expand.js';
+
+export type OutboxRow = Selectable<OutboxTable>;
+
+/**
+ * Turns stored outbox rows into the events subscribers receive (the payloads are the app's:
+ * webhooks/event-payloads.ts). One is made per delivery round, so it may keep what it read.
+ */
+export type EventExpander = (row: OutboxRow) => Promise<DomainEvent>;
 
 export interface Subscriber {
   /** Stable across restarts: deliveries are recorded under it. */
@@ -92,8 +98,8 @@ export function createEventRegistry(subscribers: readonly Subscriber[]): EventRe
 export interface PublisherOptions {
   db: Kysely<Database>;
   subscribers: readonly Subscriber[];
-  /** How links in click, lead and sale events are spelled (the links API's settings). */
-  linkSettings: LinkUrlSettings;
+  /** A new expander per delivery round (webhooks/event-payloads.ts `createEventExpander`). */
+  expander: () => EventExpander;
   /** Interval of the look for events this process was not nudged about; default 1000 ms. */
   pollMs?: number;
   now?: () => number;
@@ -137,7 +143,7 @@ export function backoffMs(attempts: number, baseMs: number, maxMs: number): numb
 }
 
 export function createOutboxPublisher(options: PublisherOptions): OutboxPublisher {
-  const { db, linkSettings } = options;
+  const { db, expander } = options;
   const now = options.now ?? Date.now;
   const pollMs = options.pollMs ?? 1000;
   const leaseMs = options.leaseMs ?? 60_000;
@@ -220,7 +226,7 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
   }
 
   /** `run` for a subscriber that takes batches: each page of due events is claimed, delivered and recorded at once. */
-  async function runBatches(lane: Lane, rows: OutboxRow[], expand: ReturnType<typeof createEventExpander>): Promise<boolean> {
+  async function runBatches(lane: Lane, rows: OutboxRow[], expand: EventExpander): Promise<boolean> {
     const { sub } = lane;
     let claimed = new Map<string, number>();
     try {
@@ -263,7 +269,7 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
   /** Delivers what is due to one subscriber, in order, until none is left or a delivery fails. */
   async function run(lane: Lane): Promise<void> {
     const { sub } = lane;
-    const expand = createEventExpander(db, linkSettings);
+    const expand = expander();
     for (;;) {
       let rows: OutboxRow[];
       try {

@@ -4,16 +4,26 @@
  * that delivers them after the commit. Its lifecycle starts the publisher and, at shutdown, waits
  * for the delivery in flight; what is left is delivered by the next start.
  */
-import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { Lifecycle } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { createOutbox } from './outbox.js';
 import { createEventRegistry, createOutboxPublisher, type PublisherOptions, type Subscriber } from './publisher.js';
+import type { DomainEventType } from './outbox.js';
 import { createFileSink } from './file-sink.js';
 
-export function createEventsModule(deps: {
-  config: Config;
-  database: OpenDatabase;
+export interface OutboxSettings {
+  /** `EVENTS_FILE`: a JSON-lines file every event of `eventsFileEvents` is appended to. */
+  eventsFile?: string;
+  eventsFileEvents?: readonly DomainEventType[];
+  /** `EVENTS_POLL_MS`: how often other processes' events are looked for. */
+  eventsPollMs: number;
+}
+
+export function createOutboxModule(deps: {
+  config: OutboxSettings;
+  database: Pick<OpenDatabase, 'db'>;
+  /** What subscribers receive of each stored row (webhooks/event-payloads.ts). */
+  expander: PublisherOptions['expander'];
   now: () => number;
   subscribers?: readonly Subscriber[];
   onError: NonNullable<PublisherOptions['onError']>;
@@ -27,7 +37,7 @@ export function createEventsModule(deps: {
   const publisher = createOutboxPublisher({
     db: deps.database.db,
     subscribers,
-    linkSettings: config,
+    expander: deps.expander,
     pollMs: config.eventsPollMs,
     now: deps.now,
     onError: deps.onError,
@@ -39,4 +49,4 @@ export function createEventsModule(deps: {
   };
   return { registry, outbox, publisher, lifecycle };
 }
-export type EventsModule = ReturnType<typeof createEventsModule>;
+export type OutboxModule = ReturnType<typeof createOutboxModule>;
