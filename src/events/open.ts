@@ -16,7 +16,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OpenDatabase } from '../db/open.js';
+import type { Capabilities, OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
@@ -31,9 +31,9 @@ import { openClickHouseEngine } from './clickhouse/engine.js';
 import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
 
 /** The event store an unset `EVENTS_URL` means for this database: DuckDB beside SQLite, the SQL store on PostgreSQL. */
-export function eventsUrlFor(eventsUrl: string | undefined, database: Pick<OpenDatabase, 'sqlitePath' | 'url'>): string {
+export function eventsUrlFor(eventsUrl: string | undefined, capabilities: Pick<Capabilities, 'singleProcess'>): string {
   if (eventsUrl) return eventsUrl;
-  return database.sqlitePath || /^(file:|:memory:)/.test(database.url) ? 'duckdb' : 'sql';
+  return capabilities.singleProcess ? 'duckdb' : 'sql';
 }
 
 /** The settings of the event log (config.ts reads them from the environment). */
@@ -79,14 +79,14 @@ export const isDuckDbLocked = (err: unknown): boolean => /could not set lock|con
 export async function openEventStores(options: OpenEventStoresOptions): Promise<EventStores> {
   const { config, database } = options;
   const sqlEvents = createSqlEventStore({ database, runner: options.runner });
-  const url = eventsUrlFor(config.eventsUrl, database);
+  const url = eventsUrlFor(config.eventsUrl, database.capabilities);
   if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
 
   let duckDb: DuckDbEngine | undefined;
   let batchDir: string | undefined;
   let temporary = false;
   if (!isClickHouseUrl(url)) {
-    const path = duckDbPathFor(url, database);
+    const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
     temporary = path === ':memory:';
     batchDir = temporary ? mkdtempSync(join(tmpdir(), 'waymark-click-batches-')) : `${path}.batches`;

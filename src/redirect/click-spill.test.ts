@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseIdentity, readSpillFile, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { readSpillFile, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { localFilesFor } from '../db/open.js';
 import type { RawClick } from './click-record.js';
 import type { ClickSink } from './click-writer.js';
 
@@ -110,10 +111,8 @@ test('a file that fails to replay, is malformed or belongs to another database i
 });
 
 test('the spill folder: CLICK_SPILL_DIR, else beside the SQLite file, else ./data/click-spill; none in memory', () => {
-  assert.equal(spillDirFor('/var/spill', { sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), '/var/spill');
-  assert.equal(spillDirFor(undefined, { sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), '/data/click-spill');
-  assert.equal(spillDirFor(undefined, { url: 'postgres://u:p@db:5432/app' }), join(process.cwd(), 'data', 'click-spill'));
-  assert.equal(spillDirFor(undefined, { url: ':memory:' }), undefined);
-  assert.equal(databaseIdentity({ url: 'postgres://user:secret@db.internal/app', pgSchema: 'wm' }), 'postgres://db.internal:5432/app?schema=wm');
-  assert.equal(databaseIdentity({ sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), 'sqlite:/data/w.db');
+  assert.equal(spillDirFor('/var/spill', localFilesFor('file:/data/w.db')), '/var/spill');
+  assert.equal(spillDirFor(undefined, localFilesFor('file:/data/w.db')), '/data/click-spill');
+  assert.equal(spillDirFor(undefined, localFilesFor('postgres://u:p@db:5432/app')), join(process.cwd(), 'data', 'click-spill'));
+  assert.equal(spillDirFor(undefined, localFilesFor(':memory:')), undefined);
 });

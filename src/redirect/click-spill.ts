@@ -15,11 +15,12 @@
  *   for the next start.
  *
  * @example
- * const file = writeSpillFile(dir, databaseIdentity(database), rows); // at shutdown
+ * const file = writeSpillFile(dir, database.identity, rows); // at shutdown
  * await replaySpilledClicks({ dir, database: identity, sink, batchRows: 2000 }); // at start
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
 import type { RawClick } from './click-record.js';
 import { isUniqueViolation, type ClickSink } from './click-writer.js';
@@ -30,22 +31,13 @@ const FILE_NAME = /^clicks-\d+-\d+-\d+\.jsonl$/;
 const WRITE_CHUNK = 1_000;
 
 /**
- * The spill folder: `CLICK_SPILL_DIR`; else `click-spill` beside the SQLite file; else (PostgreSQL)
- * `./data/click-spill` under the working directory, local to the process. None for an in-memory
- * database, which does not outlive the process anyway.
+ * The spill folder: `CLICK_SPILL_DIR`; else `click-spill` among the database's local files (beside
+ * the SQLite file; `./data` under the working directory with PostgreSQL, local to the process).
+ * None for an in-memory database, which does not outlive the process anyway.
  */
-export function spillDirFor(spillDir: string | undefined, database: { sqlitePath?: string; url: string }): string | undefined {
+export function spillDirFor(spillDir: string | undefined, localFiles: LocalFiles | undefined): string | undefined {
   if (spillDir) return resolve(spillDir);
-  if (database.sqlitePath) return join(dirname(database.sqlitePath), 'click-spill');
-  if (/^postgres(ql)?:\/\//i.test(database.url)) return resolve('data', 'click-spill');
-  return undefined;
-}
-
-/** Names the database a spill file belongs to, without credentials. */
-export function databaseIdentity(database: { sqlitePath?: string; url: string; pgSchema?: string }): string {
-  if (database.sqlitePath) return `sqlite:${database.sqlitePath}`;
-  const u = new URL(database.url);
-  return `postgres://${u.hostname}:${u.port || '5432'}${u.pathname}${database.pgSchema ? `?schema=${database.pgSchema}` : ''}`;
+  return localFiles ? localFile(localFiles, 'click-spill') : undefined;
 }
 
 const Header = z.object({
@@ -123,7 +115,7 @@ export function readSpillFile(file: string): { database: string; clicks: RawClic
 
 export interface ReplayOptions {
   dir: string;
-  /** `databaseIdentity` of the database being written: files of another are left alone. */
+  /** `OpenDatabase.identity` of the database being written: files of another are left alone. */
   database: string;
   sink: Pick<ClickSink, 'write' | 'existingClickIds'>;
   /** Clicks per transaction. */

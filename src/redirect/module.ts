@@ -27,7 +27,7 @@ import { createClickFold } from '../events/sql/click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
-import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
 import { createClickJournal, type ClickJournal } from '../events/column/click-journal.js';
 import { createJournalFeed } from '../events/column/journal-feed.js';
 import type { ClickSink } from './click-writer.js';
@@ -145,8 +145,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         ctx.sqlEvents,
         enrichHere(),
       );
-  const spillDir = spillDirFor(config.clickSpillDir, database);
-  const identity = databaseIdentity(database);
+  const spillDir = spillDirFor(config.clickSpillDir, database.localFiles);
+  const identity = database.identity;
   // Announced clicks go out as soon as their batch commits, not at the publisher's next poll.
   const written: ClickSink = {
     ...baseSink,
