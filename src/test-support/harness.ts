@@ -65,7 +65,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const config = loadConfig(
     { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
     // Limits no suite meets by accident (tests send bad keys and many QR requests from 127.0.0.1);
-    // the limits themselves are tested with low values (http/rate-limit.test.ts).
+    // the limits themselves are tested with low values (access/rate-limit.test.ts).
     // The event store: the SQL store unless a test names one (many suites read its tables), or
     // TEST_EVENTS_URL for a whole run (`npm run test:duckdb` runs the SDK suites on DuckDB).
     { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, eventsUrl: process.env.TEST_EVENTS_URL || 'sql', ...options.config },

@@ -11,7 +11,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import { assertPlan } from '../../http/auth.js';
+import { assertPlan } from '../../access/auth.js';
 import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import { CreateWebhookBody } from '../../webhooks/schema.js';
 import { RESOURCES, parseScopes } from '../../workspaces/api-keys.js';

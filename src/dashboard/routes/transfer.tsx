@@ -14,7 +14,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../http/errors.js';
-import { assertPlan } from '../../http/auth.js';
+import { assertPlan } from '../../access/auth.js';
 import type { ImportService } from '../../imports/service.js';
 import { boundaryOf, multipartField } from '../../imports/multipart.js';
 import type { ExportService } from '../../exports/service.js';

@@ -8,7 +8,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AuthContext, WorkspaceService } from '../workspaces/service.js';
 import type { Permission } from '../workspaces/api-keys.js';
 import { planAtLeast, planLabel, type Plan } from '../workspaces/plans.js';

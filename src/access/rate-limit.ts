@@ -22,8 +22,8 @@
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.js';
-import { addressKey } from './client-address.js';
+import { ApiError } from '../http/errors.js';
+import { addressKey } from '../http/client-address.js';
 import { PLAN_LIMITS, type Plan } from '../workspaces/plans.js';
 import { openRateCounters, type RateCounters } from '../db/rate-counters.js';
 import type { OpenDatabase } from '../db/open.js';
