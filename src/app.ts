@@ -25,9 +25,8 @@ import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
-import { columnLifecycle } from './events/column/lifecycle.js';
-import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './events/duckdb/engine.js';
-import { openEventStores } from './events/open.js';
+import { eventStoreKind } from './events/open.js';
+import { startEventLog } from './event-log.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -77,31 +76,34 @@ export async function buildApp(options: BuildOptions) {
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
-  // The event log EVENTS_URL names (events/open.ts): with DuckDB the click writer hands it its
-  // batches through the click journal (redirect/module.ts); with ClickHouse it writes the SQL
-  // store and its clicks are moved (columnLifecycle). Upgrade lines are logged once the logger exists.
+  // The event log EVENTS_URL names, owned by its own thread (src/event-log.ts): the click writer
+  // hands it raw clicks, everything else reads and erases through `ctx.events`, its client.
+  // Upgrade lines are logged once the logger exists.
   const upgradeLines: [Record<string, unknown>, string][] = [];
-  const stores = await openEventStores({
+  const logLines: { level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }[] | null = [];
+  let appReady = false;
+  const eventLog = await startEventLog({
     config,
     database,
-    runner: reader,
-    log: (msg, fields) => upgradeLines.push([fields, msg]),
-    onFeedError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest'),
+    kind: eventStoreKind(config, database),
+    clickSubscriptions: () => domainEvents.outbox.clickSubscriptions(),
+    watchClickSubscriptions: (listener) => domainEvents.outbox.watchClicks(listener),
+    onCounted: (written) => {
+      if (written.includes('outbox')) domainEvents.outbox.nudge();
+      if (written.includes('webhooks')) domainEvents.outbox.clicksRouted();
+    },
+    onLog: (level, msg, fields) => {
+      if (appReady) app.log[level](fields, msg);
+      else if (level === 'info') upgradeLines.push([fields, msg]);
+      else logLines?.push({ level, msg, fields });
+    },
   });
-  const { sqlEvents, column: columnEvents, clickColumn } = stores;
-  // `waymark backup` asks the process holding the DuckDB file for its copy (column/backup-requests.ts).
-  const duckDbBackups = stores.duckDb ? { db: database.db, engine: stores.duckDb } : undefined;
-  // Closed weeks in workspace order, for scans that skip other workspaces.
-  const duckDb = stores.duckDb;
-  const compactDuckDb = duckDb ? () => duckDb.compact(now() - COMPACTION_HOLD_MS, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
   const ctx: AppContext = {
     config,
     database,
     bus: createChangeBus(),
     workspaces,
-    events: stores.events,
-    sqlEvents,
-    clickColumn,
+    events: eventLog.events,
     reader,
     now,
     outbox: domainEvents.outbox,
@@ -139,7 +141,8 @@ export async function buildApp(options: BuildOptions) {
     config,
     database,
     events: ctx.events,
-    inProcess: columnEvents !== undefined,
+    // Its passes run on the log thread, through ctx.events.
+    inProcess: true,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
@@ -147,7 +150,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -182,6 +185,8 @@ export async function buildApp(options: BuildOptions) {
     for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
   });
   for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
+  for (const l of logLines ?? []) app.log[l.level](l.fields, l.msg);
+  appReady = true;
 
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would

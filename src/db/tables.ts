@@ -229,27 +229,27 @@ export interface EventsTable {
   metadata: string | null;
 }
 
-/** How far click events are folded into rollups and link counters (migration 0008, click-fold.ts). */
+/**
+ * Where an earlier version left how far its click fold had counted (migration 0008; SQLite, which
+ * folded clicks into rollups and counters a second at a time). Read once by the SQL store's
+ * upgrade (events/sql/fold-upgrade.ts), which counts what was left and clears it.
+ */
 export interface ClickRollupStateTable {
   id: number;
-  /** Every click event with `timestamp` below this is folded, none at or above it; null: all are. */
+  /** Every click event with `timestamp` below this was folded, none at or above it; null: all are. */
   folded_before: number | null;
 }
 
-/** Click batches on their way to the column store (migration 0017, events/column/click-journal.ts). */
-export interface ClickJournalTable {
-  /** The batch's number, in write order. */
-  seq: number;
-  created_at: number;
-  clicks: number;
-  /** The batch's CSV file (column/csv.ts), a name in the batch folder (events/open.ts). */
-  file: string;
-  /** JSON: the link counters' bumps of these clicks (events/counters.ts `linkBumps`). */
-  bumps: string;
-  /** 1 once the link counters include the batch. */
-  counted: number;
-  /** 1 once the column store holds the batch. */
-  stored: number;
+/** Ids of click batches the metadata database has stored (migration 0018, events/click-log.ts). */
+export interface ClickBatchesTable {
+  batch_id: string;
+  appended_at: number;
+}
+
+/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0018, events/log/fold.ts). */
+export interface EventLogFoldsTable {
+  log_id: string;
+  folded_seq: number;
 }
 
 /** PostgreSQL only (db/rate-counters.ts): request counters shared by every process. */
@@ -264,7 +264,8 @@ export interface RateLimitCountersTable {
 export interface Database {
   workspaces: WorkspacesTable;
   click_rollup_state: ClickRollupStateTable;
-  click_journal: ClickJournalTable;
+  click_batches: ClickBatchesTable;
+  event_log_folds: EventLogFoldsTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;
   tags: TagsTable;

@@ -10,7 +10,7 @@
  * handle.
  *
  * @example
- * await events.append([clickRow]);
+ * await events.appendClicks('b1', [clickRow]);
  * const click = await events.findClick(workspaceId, clickRow.click_id);
  * const rows = await events.aggregate(spec, { from, to });
  */
@@ -206,8 +206,8 @@ export interface ForgetCounts {
 
 export interface ForgetResult extends ForgetCounts {
   /**
-   * Matching clicks left in place because they are not counted yet (a store that counts clicks
-   * a moment after storing them: the SQL store on SQLite, about a second); erase again shortly.
+   * Matching clicks left in place because they are not counted yet (a store whose clicks are
+   * counted a moment after they are stored); erase again shortly. No store leaves any today.
    */
   pending: number;
 }
@@ -218,6 +218,13 @@ export interface EventStore<Tx = never> {
    * all. A sale whose invoice id the workspace already holds fails the batch (`isDuplicateInvoice`).
    */
   append(events: readonly StoredEvent[], tx?: Tx): Promise<void>;
+  /**
+   * Appends a batch of clicks once: a batch id stored before adds nothing (a retry after a commit
+   * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
+   * this resolves, or none of it: what resolved is stored. The click writer's batches come this
+   * way (through the log thread: log/).
+   */
+  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
   /**
    * After appends joined to transactions that have committed: resolves once aggregates and pages
    * read those events (the column store copies them after the commit, column/feed.ts). Absent

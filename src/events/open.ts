@@ -1,8 +1,8 @@
 /**
- * Opens the event log `EVENTS_URL` names, for the app (app.ts) and for the command-line tools
- * that read or erase events (cli/): the SQL store always (leads' and sales' look-ups, and the
- * store itself with `sql`), and with `duckdb` or a ClickHouse URL the column store over it, after
- * moving an older installation's events into it (column/upgrade.ts).
+ * Opens the event log `EVENTS_URL` names, for the log thread (src/event-log.ts) and for the
+ * command-line tools that read or erase events (cli/): the SQL store with `sql`, and with `duckdb`
+ * or a ClickHouse URL the column store over the metadata database, after the upgrades an older
+ * installation needs (its click journal, its SQL event log: `openEventStores`).
  *
  * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL, whose
  * deployments may run several processes (a DuckDB file belongs to one process;
@@ -13,20 +13,19 @@
  * await stores.events.aggregate(…);
  * await stores.close();
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Capabilities, OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import type { ClickColumn } from './column/journal-feed.js';
-import { createSqlEventStore, type SqlEventStore } from './sql/store.js';
+import type { ClickLog } from './click-log.js';
+import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
+import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
 import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
 import { upgradeToColumnStore } from './column/upgrade.js';
 import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS, openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
+import { replayClickJournal } from './duckdb/journal-upgrade.js';
 import { openClickHouseEngine } from './clickhouse/engine.js';
 import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
 
@@ -45,18 +44,18 @@ export interface EventLogSettings {
   duckdbThreads: number;
 }
 
+/** The event log's store, as the log thread (or a command-line tool) holds it: the interface plus its click batches. */
+export type LogStore = EventStore<Kysely<Database>> & { readonly clickLog: ClickLog };
+
+/** Which store `EVENTS_URL` selected. */
+export type EventStoreKind = 'sql' | 'duckdb' | 'clickhouse';
+
 export interface EventStores {
-  /** What modules use: the column store when there is one, else the SQL store. */
-  events: EventStore<Kysely<Database>>;
-  sqlEvents: SqlEventStore;
+  kind: EventStoreKind;
+  events: LogStore;
+  /** The column store, when there is one. */
   column?: ColumnEventStore;
-  /**
-   * DuckDB's engine, to which the click writer hands its batches (events/column/click-journal.ts),
-   * and the batch folder: `<event file>.batches` beside the event file (a temporary folder for
-   * an in-memory one).
-   */
-  clickColumn?: { engine: ClickColumn; batchDir: string };
-  /** The same engine with all it offers (backups). */
+  /** DuckDB's engine with all it offers (compaction, backups). */
   duckDb?: DuckDbEngine;
   /** Closes the column store (the SQL store lives on the database's connection). */
   close(): Promise<void>;
@@ -65,9 +64,9 @@ export interface EventStores {
 export interface OpenEventStoresOptions {
   config: EventLogSettings;
   database: OpenDatabase;
-  /** The SQL store's runner for long reads (app.ts: a reader thread). */
+  /** The SQL store's runner for long reads (a reader thread on a SQLite file). */
   runner?: SqlRunner;
-  /** The upgrade's progress lines. */
+  /** The upgrades' progress lines. */
   log?: (message: string, fields: Record<string, unknown>) => void;
   /** A lead or sale not copied into the column store yet (retried). */
   onFeedError?: (err: unknown) => void;
@@ -76,27 +75,43 @@ export interface OpenEventStoresOptions {
 /** Whether an error is DuckDB's refusal of a file another process holds. */
 export const isDuckDbLocked = (err: unknown): boolean => /could not set lock|conflicting lock/i.test(String((err as Error)?.message));
 
+/** The kind of store `EVENTS_URL` (or its default for this database) selects. */
+export function eventStoreKind(config: Pick<EventLogSettings, 'eventsUrl'>, database: Pick<OpenDatabase, 'capabilities'>): EventStoreKind {
+  const url = eventsUrlFor(config.eventsUrl, database.capabilities);
+  return url === 'sql' ? 'sql' : isClickHouseUrl(url) ? 'clickhouse' : 'duckdb';
+}
+
+/**
+ * Opens the store, after the upgrades an earlier version's data needs (each a no-op once done):
+ * clicks the SQL store's old fold left uncounted, the click journal's batches, and the move of
+ * an SQL event log into the column store.
+ */
 export async function openEventStores(options: OpenEventStoresOptions): Promise<EventStores> {
   const { config, database } = options;
-  const sqlEvents = createSqlEventStore({ database, runner: options.runner });
+  const counted = await foldClicksLeftUnfolded(database);
+  if (counted) options.log?.('clicks an earlier version left uncounted are counted', { clicks: counted });
   const url = eventsUrlFor(config.eventsUrl, database.capabilities);
-  if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
+  if (url === 'sql') {
+    const events = createSqlEventStore({ database, runner: options.runner });
+    return { kind: 'sql', events, close: async () => undefined };
+  }
 
   let duckDb: DuckDbEngine | undefined;
-  let batchDir: string | undefined;
-  let temporary = false;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
-    temporary = path === ':memory:';
-    batchDir = temporary ? mkdtempSync(join(tmpdir(), 'waymark-click-batches-')) : `${path}.batches`;
-    mkdirSync(batchDir, { recursive: true });
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
       if (isDuckDbLocked(err)) {
         throw new Error(`the event file ${path} is in use by another process (a running Waymark?): DuckDB lets one process open it; stop that process and try again`);
       }
+      throw err;
+    }
+    try {
+      await replayClickJournal({ db: database.db, dialect: database.dialect, engine: duckDb, eventFile: path, log: options.log });
+    } catch (err) {
+      await duckDb.close().catch(() => undefined);
       throw err;
     }
   }
@@ -108,17 +123,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     // The history just copied is in workspace order already: the first compaction need not rewrite it.
     if (upgrade.outcome === 'complete' && duckDb) await duckDb.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
-    return {
-      events: column,
-      sqlEvents,
-      column,
-      clickColumn: duckDb && batchDir ? { engine: duckDb, batchDir } : undefined,
-      duckDb,
-      close: async () => {
-        await column.close();
-        if (temporary && batchDir) rmSync(batchDir, { recursive: true, force: true });
-      },
-    };
+    return { kind: duckDb ? 'duckdb' : 'clickhouse', events: column, column, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;

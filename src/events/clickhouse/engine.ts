@@ -3,8 +3,9 @@
  * (executor.ts): a server with `@clickhouse/client`, or chdb in-process (tests). Tables:
  * schema.ts. Several Waymark processes may share one server.
  *
- * - Idempotent append: the ids already stored are looked up first and left out, so a retried
- *   batch adds nothing (appends of this process run one at a time, so the look-up is exact here).
+ * - Idempotent append: a click batch is one insert deduplicated by its id
+ *   (`insert_deduplication_token`); other appends look the ids already stored up first and leave
+ *   them out, so a retried batch adds nothing (appends of this process run one at a time, so the look-up is exact here).
  *   Two processes copying the same event at the same moment can still both insert it: the table
  *   is a ReplacingMergeTree keyed by (workspace_id, timestamp, id), and every read runs with
  *   `final = 1`, so such a pair counts once, before and after ClickHouse merges it.
@@ -132,6 +133,16 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
         const fresh = unique.filter((r) => !stored.has(r.id));
         for (let i = 0; i < fresh.length; i += insertRows) await executor.insert('events', EVENT_COLUMNS, fresh.slice(i, i + insertRows).map(insertRow));
         return fresh.length;
+      });
+    },
+
+    // One INSERT per batch (a batch is at most the click writer's 2,000 rows), deduplicated by the
+    // batch id within the table's window (schema.ts): a retry after an unheard insert adds nothing.
+    // ReplacingMergeTree and FINAL reads keep a copy that slipped past the window counted once.
+    appendClicks(batchId, rows) {
+      return exclusive(async () => {
+        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId });
+        return { seq: null, duplicate: false };
       });
     },
 

@@ -1,15 +1,15 @@
 /**
  * What the redirect knows about a click when it answers: who, which link, where to, from where.
  * Everything that costs a lookup (geo, user-agent traits, referer host, UTM values) is left to
- * the writer's side (click-enrich.ts), off the redirect thread. Raw clicks cross to the flush
- * worker as one flat array per slice, which V8 copies faster than an array of objects
- * (0.58 vs 0.93 µs a click for 128-click slices, measured with postMessage on this machine).
+ * the log thread (enrich.ts), off the redirect thread. A batch crosses to the log thread packed:
+ * one flat array of values (V8 serialises it faster than an array of objects), as JSON in one
+ * buffer that is transferred, not copied (bench/log-append/README.md has the costs).
  *
  * @example
- * const flat = encodeClicks(batch);   // main thread
- * const again = decodeClicks(flat);   // flush worker: deep-equal to `batch`
+ * const packed = packClicks(batch);   // main thread; post it with [packed.buffer] as transfer list
+ * const again = unpackClicks(packed); // log thread: deep-equal to `batch`
  */
-import type { GeoResult } from '../visitors/geo.js';
+import type { GeoResult } from '../../visitors/geo.js';
 
 /** A click as the redirect captured it; `click-enrich.ts` turns it into the stored event row. */
 export interface RawClick {
@@ -68,4 +68,16 @@ export function decodeClicks(flat: readonly unknown[]): RawClick[] {
     });
   }
   return out;
+}
+
+/** Raw clicks → one buffer (the flat form as JSON, UTF-8), for a transfer list. */
+export function packClicks(clicks: readonly RawClick[]): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(encodeClicks(clicks)));
+}
+
+/** The inverse of `packClicks`; throws on anything malformed. */
+export function unpackClicks(packed: Uint8Array): RawClick[] {
+  const flat: unknown = JSON.parse(new TextDecoder().decode(packed));
+  if (!Array.isArray(flat)) throw new Error('malformed click batch: not an array');
+  return decodeClicks(flat);
 }

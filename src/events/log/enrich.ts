@@ -10,14 +10,14 @@
  * const enrich = createClickEnricher({ geo: createGeoLocator({ trustHeaders: false }), classify: createUaClassifier(), ipMode: 'anonymized' });
  * const event = enrich(rawClick); // { kind: 'click', country: 'US', browser: 'Chrome', referer: 'google.com', … }
  */
-import type { StoredEvent } from '../events/event-store.js';
-import { clickEvent } from '../events/rows.js';
-import type { RawClick } from './click-record.js';
-import { utmOf } from './final-url.js';
-import { memoize } from '../memo.js';
-import type { GeoLocator } from '../visitors/geo.js';
-import { storedIp, type VisitorIpMode } from '../visitors/visitor-ip.js';
-import { refererOf, type UaTraits } from '../visitors/visitor.js';
+import type { StoredEvent } from '../event-store.js';
+import { clickEvent } from '../rows.js';
+import type { RawClick } from './raw-click.js';
+import { utmOf } from '../../redirect/final-url.js';
+import { memoize } from '../../memo.js';
+import type { GeoLocator } from '../../visitors/geo.js';
+import { storedIp, type VisitorIpMode } from '../../visitors/visitor-ip.js';
+import { refererOf, type UaTraits } from '../../visitors/visitor.js';
 
 export interface ClickEnricherDeps {
   /** City-precision locator (click records hold country, region, city and continent). */

@@ -1,21 +1,17 @@
 /**
- * Events as CSV text, in the column store's column order (`EVENT_COLUMNS`): the form in which the
- * click writer hands a batch to DuckDB. DuckDB parses a CSV file on its own threads (read_csv),
- * so the thread that owns the DuckDB instance (the main thread, which also answers redirects)
- * spends a query call per batch instead of ~20 µs per click building data chunks
- * (BENCHMARKS.md, "Column store"). The same text is the click journal's durable copy
- * (click-journal.ts).
- *
- * Format: RFC 4180 quoting (a field with a quote, comma, line break or backslash, and the empty
- * string, is quoted; quotes are doubled), `\N` unquoted for null, integers in decimal; one line
- * per event, each ending in `\n`. `parseEventsCsv` reads it back.
+ * The click batch files of the previous version's click journal (`<event file>.batches/clicks-<n>.csv`,
+ * each named by a `click_journal` row of the metadata database): read once by the upgrade that
+ * replays what a crash left there (journal-upgrade.ts). The format, for as long as such files may
+ * exist: events in `EVENT_COLUMNS` order, RFC 4180 quoting (a field with a quote, comma, line
+ * break or backslash, and the empty string, is quoted; quotes are doubled), `\N` unquoted for
+ * null, integers in decimal, one line per event ending in `\n`. `eventsCsv` writes it (the
+ * upgrade's tests make files of the previous version with it).
  *
  * @example
- * eventsCsv([click]);                 // 'ws_1,1764028800000,1BGXw4ka8Zq02LmN,click,\N,…\n'
- * parseEventsCsv(eventsCsv([click])); // [{ workspace_id: 'ws_1', timestamp: 1764028800000, … }]
+ * parseEventsCsv(readFileSync(file, 'utf8')); // [{ workspace_id: 'ws_1', timestamp: 1764028800000, … }]
  */
 import type { StoredEvent } from '../event-store.js';
-import { EVENT_COLUMNS, INTEGER_COLUMNS } from './engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/engine.js';
 
 const NULL = '\\N';
 const NEEDS_QUOTES = /[",\n\r\\]/;
@@ -83,9 +79,4 @@ export function parseEventsCsv(text: string): StoredEvent[] {
     rows.push(row as unknown as StoredEvent);
   }
   return rows;
-}
-
-/** The event ids of `eventsCsv` text (the third column), without reading the other fields. */
-export function csvEventIds(text: string): string[] {
-  return parseEventsCsv(text).map((r) => r.id);
 }

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClickEnricher } from './click-enrich.js';
-import { decodeClicks, encodeClicks, type RawClick } from './click-record.js';
-import { createGeoLocator, type GeoResult } from '../visitors/geo.js';
-import { createUaClassifier } from '../visitors/visitor.js';
+import { createClickEnricher } from './enrich.js';
+import { decodeClicks, encodeClicks, type RawClick } from './raw-click.js';
+import { createGeoLocator, type GeoResult } from '../../visitors/geo.js';
+import { createUaClassifier } from '../../visitors/visitor.js';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
