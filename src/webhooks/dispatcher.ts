@@ -103,7 +103,8 @@ export function createDispatcher(options: DispatcherOptions) {
     if (abort.signal.aborted) return void (await record({ kind: 'release', delivery: d }));
     if (result.error === null) return void (await record({ kind: 'success', delivery: d, outcome: result }));
     const attempts = Number(d.attempts);
-    const retryAt = attempts <= delays.length ? now() + delays[attempts - 1]! : null;
+    // A receiver the address policy refuses fails for good: its address will not change its nature.
+    const retryAt = !result.refused && attempts <= delays.length ? now() + delays[attempts - 1]! : null;
     if (await record({ kind: 'failure', delivery: d, outcome: result, retryAt })) {
       log('warn', 'webhook disabled after consecutive failed deliveries; PATCH it to enable it again', {
         webhookId: hook.id, workspaceId: hook.workspace_id, failures: DISABLE_AFTER_FAILURES, lastError: result.error,

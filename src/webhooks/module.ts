@@ -19,6 +19,7 @@ import { startDispatcherThread, type DispatcherHandle } from './dispatch-thread.
 import { createFanout } from './fanout.js';
 import { createWebhookService } from './service.js';
 import { webhookRoutes } from './routes.js';
+import { refusedTarget } from '../outbound/request.js';
 
 /** How often the subscription cache is reloaded for changes made by other processes. */
 const REFRESH_MS = 5_000;
@@ -61,7 +62,10 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
     if (fanout.active()) dispatcher.start();
   };
   reload = () => void refresh().catch(() => undefined);
-  const service = createWebhookService({ store, deliveries, now, changed: refresh, nudge: () => dispatcher.nudge() });
+  const service = createWebhookService({
+    store, deliveries, now, changed: refresh, nudge: () => dispatcher.nudge(),
+    refusedUrl: (url) => refusedTarget(url, { allowPrivate: config.webhookAllowPrivate }),
+  });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(webhookRoutes, { webhooks: service });
   };
