@@ -3,8 +3,8 @@
  * least once): it writes a delivery per matching enabled webhook, idempotent on (webhook, event),
  * and nudges the dispatcher. Matching: the webhook's triggers.
  *
- * Clicks do not come this way: the click batch writes their deliveries itself, in its own
- * transaction off the redirect thread (click-deliveries.ts), following the routes this module
+ * Clicks do not come this way: the click batch records their work itself, one row in its own
+ * transaction off the redirect thread (click-batches.ts; the dispatcher expands it), following the routes this module
  * keeps (ClickRoutes: which webhooks cover which workspaces and links, through their linkScope or
  * the links' `webhookIds`). So this subscriber takes every event type but `link.clicked`.
  *

@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../test-support/conversions.js';
 import { hit } from '../redirect/testing.js';
 import type { StoredEvent } from '../events/event-store.js';
-import { clickRouter } from './click-deliveries.js';
+import { clickRouter } from './click-batches.js';
 import { startReceiver, type Receiver } from './testing.js';
 
 let t: TestApp;
@@ -82,6 +82,7 @@ test('a click two webhooks cover: one event id and body for both; a webhook disa
   const res = await hit(base, '/two-hooks', { host: link.domain, headers: { 'x-forwarded-for': '198.51.100.40' } });
   assert.equal(res.status, 302);
   await t.modules.redirect.flushClicks();
+  await r.until((got) => got.length === 2, 'both deliveries');
   const rows = await t.ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', 'in', [a.id, b.id, off.id]).execute();
   assert.deepEqual(rows.map((d) => d.webhook_id).sort(), [a.id, b.id].sort());
   assert.equal(rows[0]!.event_id, rows[1]!.event_id);
@@ -91,7 +92,6 @@ test('a click two webhooks cover: one event id and body for both; a webhook disa
   assert.equal(body.event, 'link.clicked');
   assert.equal(body.data.link.id, link.id);
   assert.equal(body.data.click.id, new URL(res.location!).searchParams.get('waymark_id'));
-  await r.until((got) => got.length === 2, 'both deliveries');
   assert.deepEqual(new Set(r.got.map((g) => g.headers['webhook-id'])), new Set([body.id]));
   for (const h of [a, b, off]) await remove(h.id);
 });
