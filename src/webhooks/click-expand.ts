@@ -32,6 +32,11 @@ const OPEN_PAGE = 50;
 const ID_PAGE = 500;
 /** 13 columns a delivery row: 200 rows stay below SQLite's bound-value limit. */
 const INSERT_PAGE = 200;
+/** Batches one expansion walks at most. */
+const CURSORS_PER_EXPAND = 100;
+
+/** Another process moved a cursor first: the expansion is rolled back. */
+class CursorMoved extends Error {}
 
 interface CachedBatch {
   createdAt: number;
@@ -63,23 +68,35 @@ export function createClickExpander(deps: { db: Kysely<Database>; settings: Link
     return entry;
   }
 
-  /** Reads the links of these clicks that the batch has not read yet. */
-  async function readLinks(entry: CachedBatch, clicks: ClickBatchPayload['clicks']): Promise<void> {
+  /**
+   * Puts in each batch the links of its clicks it has not read yet, read once per workspace for
+   * all the batches (a link read for one batch serves the others of this call).
+   */
+  async function readLinks(parts: { entry: CachedBatch; clicks: ClickBatchPayload['clicks'] }[]): Promise<void> {
     const missing = new Map<string, Set<string>>();
-    for (const c of clicks) {
-      if (entry.links.has(linkKey(c.workspaceId, c.linkId))) continue;
-      let ids = missing.get(c.workspaceId);
-      if (!ids) missing.set(c.workspaceId, (ids = new Set()));
-      ids.add(c.linkId);
+    for (const { entry, clicks } of parts) {
+      for (const c of clicks) {
+        if (entry.links.has(linkKey(c.workspaceId, c.linkId))) continue;
+        let ids = missing.get(c.workspaceId);
+        if (!ids) missing.set(c.workspaceId, (ids = new Set()));
+        ids.add(c.linkId);
+      }
     }
+    const read = new Map<string, LinkResponse | null>();
     for (const [workspaceId, set] of missing) {
       const ids = [...set];
       for (let i = 0; i < ids.length; i += ID_PAGE) {
         const page = ids.slice(i, i + ID_PAGE);
         const links = await db.selectFrom('links').selectAll().where('workspace_id', '=', workspaceId).where('id', 'in', page).execute();
         const extras = await loadLinkExtras(db, workspaceId, links.map((l) => l.id));
-        for (const id of page) entry.links.set(linkKey(workspaceId, id), null);
-        for (const l of links) entry.links.set(linkKey(workspaceId, l.id), toLinkResponse(l, extras.tags(l.id), deps.settings, extras.webhookIds(l.id)));
+        for (const id of page) read.set(linkKey(workspaceId, id), null);
+        for (const l of links) read.set(linkKey(workspaceId, l.id), toLinkResponse(l, extras.tags(l.id), deps.settings, extras.webhookIds(l.id)));
+      }
+    }
+    for (const { entry, clicks } of parts) {
+      for (const c of clicks) {
+        const k = linkKey(c.workspaceId, c.linkId);
+        if (!entry.links.has(k)) entry.links.set(k, read.get(k) ?? null);
       }
     }
   }
@@ -123,52 +140,68 @@ export function createClickExpander(deps: { db: Kysely<Database>; settings: Link
     },
 
     /**
-     * Writes up to `max` deliveries (due at `now`) of the webhook's oldest click work; answers how
-     * many. 0: it has none left (or another process took this chunk: the next call goes on).
+     * Writes up to `max` deliveries (due at `now`) of the webhook's oldest click work, across as
+     * many of its batches as that takes (small batches: a quiet site flushes a few clicks at a
+     * time), in one transaction; answers how many. 0: it has none left, or another process moved
+     * one of these cursors first (nothing is written; the next call goes on from there).
      */
     async expand(webhookId: string, now: number, max: number): Promise<number> {
-      for (let tries = 0; tries < 8; tries++) {
-        const cursor = await db.selectFrom('webhook_click_cursors').select(['batch_id', 'next_click']).where('webhook_id', '=', webhookId).orderBy('batch_id').limit(1).executeTakeFirst();
-        if (!cursor) return 0;
+      const cursors = await db.selectFrom('webhook_click_cursors').select(['batch_id', 'next_click']).where('webhook_id', '=', webhookId).orderBy('batch_id').limit(CURSORS_PER_EXPAND).execute();
+      if (!cursors.length) return 0;
+      const steps: { batchId: string; from: number; to: number; done: boolean; entry: CachedBatch | null; picked: ClickBatchPayload['clicks'] }[] = [];
+      let total = 0;
+      for (const cursor of cursors) {
+        if (total >= max) break;
         const from = Number(cursor.next_click);
         const entry = await batch(cursor.batch_id);
         const clicks = entry?.payload.clicks ?? [];
         const picked: ClickBatchPayload['clicks'] = [];
         let i = from;
-        for (; i < clicks.length && picked.length < max; i++) {
+        for (; i < clicks.length && total + picked.length < max; i++) {
           if (entry!.payload.sets[clicks[i]!.set]!.includes(webhookId)) picked.push(clicks[i]!);
         }
-        const done = i >= clicks.length;
-        if (entry) await readLinks(entry, picked);
-        const createdAt = entry ? new Date(entry.createdAt).toISOString() : '';
-        const rows: Insertable<WebhookDeliveriesTable>[] = picked.map((c) => {
-          const body = JSON.stringify({ id: c.id, event: 'link.clicked', createdAt, data: { click: c.click, link: entry!.links.get(linkKey(c.workspaceId, c.linkId)) ?? null } });
-          return {
+        total += picked.length;
+        steps.push({ batchId: cursor.batch_id, from, to: i, done: i >= clicks.length, entry, picked });
+      }
+      await readLinks(steps.filter((st) => st.entry).map((st) => ({ entry: st.entry!, clicks: st.picked })));
+      const rows: Insertable<WebhookDeliveriesTable>[] = [];
+      for (const st of steps) {
+        const createdAt = st.entry ? new Date(st.entry.createdAt).toISOString() : '';
+        for (const c of st.picked) {
+          const body = JSON.stringify({ id: c.id, event: 'link.clicked', createdAt, data: { click: c.click, link: st.entry!.links.get(linkKey(c.workspaceId, c.linkId)) ?? null } });
+          rows.push({
             id: newId('whd', now), webhook_id: webhookId, workspace_id: c.workspaceId, event_id: c.id, event: 'link.clicked', body,
             attempts: 0, next_attempt_at: now, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: now,
-          };
-        });
-        const moved = await db.transaction().execute(async (trx) => {
-          const r = done
-            ? await trx.deleteFrom('webhook_click_cursors').where('batch_id', '=', cursor.batch_id).where('webhook_id', '=', webhookId).where('next_click', '=', from).executeTakeFirst()
-            : await trx.updateTable('webhook_click_cursors').set({ next_click: i }).where('batch_id', '=', cursor.batch_id).where('webhook_id', '=', webhookId).where('next_click', '=', from).executeTakeFirst();
-          const changed = Number('numDeletedRows' in r ? r.numDeletedRows : r.numUpdatedRows);
-          if (changed === 0) return false;
+          });
+        }
+      }
+      const moved = await db
+        .transaction()
+        .execute(async (trx) => {
+          // Cursors first (writes: on SQLite the lock is taken at once), each by compare-and-set.
+          for (const st of steps) {
+            const r = st.done
+              ? await trx.deleteFrom('webhook_click_cursors').where('batch_id', '=', st.batchId).where('webhook_id', '=', webhookId).where('next_click', '=', st.from).executeTakeFirst()
+              : await trx.updateTable('webhook_click_cursors').set({ next_click: st.to }).where('batch_id', '=', st.batchId).where('webhook_id', '=', webhookId).where('next_click', '=', st.from).executeTakeFirst();
+            if (Number('numDeletedRows' in r ? r.numDeletedRows : r.numUpdatedRows) === 0) throw new CursorMoved();
+          }
           for (let k = 0; k < rows.length; k += INSERT_PAGE) {
             await trx.insertInto('webhook_deliveries').values(rows.slice(k, k + INSERT_PAGE)).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
           }
-          if (done) {
+          for (const st of steps.filter((x) => x.done)) {
             await trx
               .deleteFrom('webhook_click_batches')
-              .where('id', '=', cursor.batch_id)
-              .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_click_cursors').select('batch_id').where('batch_id', '=', cursor.batch_id))))
+              .where('id', '=', st.batchId)
+              .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_click_cursors').select('batch_id').where('batch_id', '=', st.batchId))))
               .execute();
           }
           return true;
+        })
+        .catch((err) => {
+          if (err instanceof CursorMoved) return false;
+          throw err;
         });
-        if (moved && rows.length) return rows.length;
-      }
-      return 0;
+      return moved ? rows.length : 0;
     },
   };
 }

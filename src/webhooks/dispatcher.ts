@@ -8,7 +8,8 @@
  *   to send), hands the free send slots out round-robin over workspaces, their receivers and their
  *   webhooks, and claims that many per webhook (a lease per delivery, delivery-store.ts);
  * - sends run up to `concurrency` at once in all and `receiverConcurrency` per receiver (the origin
- *   of the URL); a slot that frees starts the next pass, so a slow receiver holds its own slots only;
+ *   of the URL); claims go in bulk (up to a cap's worth waiting per receiver, started as its slots
+ *   free), so a slow receiver holds its own slots and its own few waiting deliveries only;
  * - a send that times out backs its receiver off (none of its deliveries is claimed meanwhile; they
  *   wait, not failed), doubling per consecutive timeout up to `maxBackoffMs`.
  *
@@ -100,6 +101,13 @@ export function createDispatcher(options: DispatcherOptions) {
   let lastPrune = 0;
   let turn = 0;
   const inFlight = new Set<Promise<void>>();
+  // Claimed deliveries waiting for a free slot of their receiver. Claims go in bulk (up to a cap's
+  // worth beyond the sends in flight, once a receiver has none waiting): a claim per send would be
+  // a write transaction per delivery, shared with the click writer's lock on SQLite.
+  const ready = new Map<string, DeliveryRow[]>();
+  let readyCount = 0;
+  /** What a pass may claim for a receiver: nothing while it is backed off or still has claimed deliveries waiting. */
+  const allowance = (r: string) => (gate.backedOffUntil(r) !== null || ready.has(r) ? 0 : 2 * receiverConcurrency - gate.inFlight(r));
 
   // Who waits: read from the database when stale (a nudge, the poll timer), else kept up to date
   // by the claims themselves, so a pass started by a finished send costs one claim statement.
@@ -175,14 +183,14 @@ export function createDispatcher(options: DispatcherOptions) {
     // abandoned at close just put back, keeping them from the next start for a lease.
     while (!closed) {
       if (stale) await look();
-      const slots = concurrency - inFlight.size;
+      const slots = concurrency - inFlight.size - readyCount;
       if (slots <= 0) return;
       const candidates: Candidate[] = [];
       for (const [id, h] of hooks) {
         const n = (due.get(id) ?? 0) + (clickWork.has(id) ? Infinity : 0);
         if (n > 0) candidates.push({ webhookId: id, workspaceId: h.workspaceId, receiver: h.receiver, available: n });
       }
-      const plan = planClaims(candidates, { slots, spare: gate.spare, turn: turn++ });
+      const plan = planClaims(candidates, { slots, spare: allowance, turn: turn++ });
       if (!plan.size) return;
       // Click work becomes deliveries only for the webhooks about to send, a chunk at a time.
       const t = now();
@@ -205,18 +213,46 @@ export function createDispatcher(options: DispatcherOptions) {
       }
       // Closed while claiming: put them back unsent, as the sends in flight are.
       if (closed) return void (await Promise.all(claimed.map((d) => record({ kind: 'release', delivery: d }))));
+      const touched = new Set<string>();
       for (const d of claimed) {
         const receiver = hooks.get(d.webhook_id)?.receiver ?? d.webhook_id;
-        gate.begin(receiver);
-        const p: Promise<void> = attempt(d, receiver)
-          .catch((err) => log('error', 'webhook delivery not recorded; it is retried when its lease expires', { deliveryId: d.id, err: String((err as Error)?.message ?? err) }))
-          .finally(() => {
-            inFlight.delete(p);
-            kick();
-          });
-        inFlight.add(p);
+        let q = ready.get(receiver);
+        if (!q) ready.set(receiver, (q = []));
+        q.push(d);
+        readyCount++;
+        touched.add(receiver);
       }
+      for (const r of touched) drain(r);
     }
+  }
+
+  /** Starts the receiver's waiting deliveries while it has free slots. */
+  function drain(receiver: string): void {
+    const q = ready.get(receiver);
+    while (q?.length && gate.spare(receiver) > 0 && !closed) {
+      const d = q.shift()!;
+      readyCount--;
+      gate.begin(receiver);
+      const p: Promise<void> = attempt(d, receiver)
+        .catch((err) => log('error', 'webhook delivery not recorded; it is retried when its lease expires', { deliveryId: d.id, err: String((err as Error)?.message ?? err) }))
+        .finally(() => {
+          inFlight.delete(p);
+          // Backed off by this send: what waits for the receiver goes back, unattempted.
+          if (gate.backedOffUntil(receiver) !== null) release(receiver);
+          drain(receiver);
+          kick();
+        });
+      inFlight.add(p);
+    }
+    if (q && !q.length) ready.delete(receiver);
+  }
+
+  /** Puts a receiver's waiting deliveries back: due at once, their attempt not counted. */
+  function release(receiver: string): Promise<unknown> {
+    const q = ready.get(receiver) ?? [];
+    ready.delete(receiver);
+    readyCount -= q.length;
+    return Promise.all(q.map((d) => record({ kind: 'release', delivery: d }).catch((err) => log('error', 'webhook delivery not put back; it is sent when its lease expires', { deliveryId: d.id, err: String((err as Error)?.message ?? err) }))));
   }
 
   function kick(): void {
@@ -263,6 +299,7 @@ export function createDispatcher(options: DispatcherOptions) {
       if (timer) clearInterval(timer);
       abort.abort();
       while (running || inFlight.size) await Promise.all([running, ...inFlight]);
+      await Promise.all([...ready.keys()].map(release));
       agents.destroy();
     },
     /** Receivers backed off now, and until when (tests, diagnostics). */
