@@ -11,7 +11,7 @@
  *
  * Run: npm run bench -- webhook-storm   (needs wrk)
  */
-import { spawn, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { seedLinks } from './redirect/seed.js';
 import { ask } from './redirect/server-child.js';
-import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult } from './redirect/wrk.js';
+import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -56,21 +56,8 @@ async function startReceiver(silent: boolean) {
 }
 
 let octet = 41;
-/** wrk without blocking this process (the receivers live here). */
-function wrk(port: number): Promise<WrkResult> {
-  const child = spawn('wrk', wrkArgs({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS }));
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => child.on('close', () => {
-    try {
-      resolve(parseWrk(out, err));
-    } catch (e) {
-      reject(e);
-    }
-  }));
-}
+/** wrk in the background: the receivers live in this process and must answer meanwhile. */
+const wrk = (port: number): Promise<WrkResult> => runWrk({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS }).result;
 
 const rps = (w: WrkResult) => w.requests / (w.duration_us / 1e6);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
