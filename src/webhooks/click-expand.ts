@@ -26,8 +26,8 @@ import { loadLinkExtras } from '../links/store.js';
 import { newId } from '../ids.js';
 import type { ClickBatchPayload } from './click-batches.js';
 
-/** Batches opened per call. */
-const OPEN_PAGE = 50;
+/** Batches opened per call of `open`. */
+export const CLICK_BATCHES_PER_OPEN = 50;
 /** Ids per IN list: far below either engine's bound-value limit. */
 const ID_PAGE = 500;
 /** 13 columns a delivery row: 200 rows stay below SQLite's bound-value limit. */
@@ -104,7 +104,7 @@ export function createClickExpander(deps: { db: Kysely<Database>; settings: Link
   return {
     /** Makes the cursors of batches not opened yet; answers how many batches it opened. */
     async open(): Promise<number> {
-      const batches = await db.selectFrom('webhook_click_batches').select(['id', 'created_at', 'hooks']).where('opened', '=', 0).orderBy('id').limit(OPEN_PAGE).execute();
+      const batches = await db.selectFrom('webhook_click_batches').select(['id', 'created_at', 'hooks']).where('opened', '=', 0).orderBy('id').limit(CLICK_BATCHES_PER_OPEN).execute();
       if (!batches.length) return 0;
       const named = [...new Set(batches.flatMap((b) => JSON.parse(b.hooks) as string[]))];
       const state = new Map<string, { disabledAt: number | null; clicks: boolean }>();

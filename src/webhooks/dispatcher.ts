@@ -28,7 +28,7 @@ import { setMaxListeners } from 'node:events';
 import { DISABLE_AFTER_FAILURES, type DeliveryStore, type Recorded } from './delivery-store.js';
 import type { WebhookStore } from './store.js';
 import type { DeliveryRow } from './schema.js';
-import type { ClickExpander } from './click-expand.js';
+import { CLICK_BATCHES_PER_OPEN, type ClickExpander } from './click-expand.js';
 import { createReceiverGate, planClaims, receiverOf, type Candidate } from './fairness.js';
 import { createSendAgents, send, signedHeaders, SEND_TIMEOUT_MS, MAX_SOCKETS_PER_RECEIVER } from './send.js';
 
@@ -117,7 +117,8 @@ export function createDispatcher(options: DispatcherOptions) {
   let clickWork = new Set<string>();
   async function look(): Promise<void> {
     stale = false;
-    await clicks.open();
+    // A page of batches at a time; a backlog (the dispatcher was down) a few pages per look.
+    for (let pages = 0; pages < 10 && (await clicks.open()) === CLICK_BATCHES_PER_OPEN; pages++);
     hooks = new Map((await webhooks.enabledReceivers()).map((h) => [h.id, { workspaceId: h.workspace_id, receiver: receiverOf(h.url) }]));
     due = await deliveries.dueByWebhook(now());
     clickWork = await clicks.webhooksWithWork();
@@ -302,8 +303,6 @@ export function createDispatcher(options: DispatcherOptions) {
       await Promise.all([...ready.keys()].map(release));
       agents.destroy();
     },
-    /** Receivers backed off now, and until when (tests, diagnostics). */
-    backedOffUntil: (receiver: string) => gate.backedOffUntil(receiver),
   };
 }
 export type Dispatcher = ReturnType<typeof createDispatcher>;
