@@ -21,6 +21,7 @@ import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { seedLinks } from './redirect/seed.js';
+import { clickBatchCost } from './webhook-storm/batch-cost.js';
 import { ask } from './redirect/server-child.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 
@@ -65,6 +66,10 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 async function main() {
   requireWrk();
+  // The click writer's side first, on its own: CPU of the webhook work per batch, by webhooks.
+  for (const r of await clickBatchCost([1, 10, HOOKS])) {
+    console.log(`click batch of 2,000 covered clicks, ${String(r.hooks).padStart(3)} webhooks: webhook work in its transaction ${r.cpuMsPerBatch.toFixed(1)} ms CPU, 1 row of ${(r.bytes / 1024).toFixed(0)} KiB`);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-storm-'));
   const url = `file:${join(dir, 'bench.db')}`;
   const workspaceId = await seedLinks(url, LINKS);
