@@ -2,7 +2,8 @@
  * What the webhook work costs the click writer's transaction: CPU per 2,000-click batch of
  * `writeClickWebhookBatch` (webhooks/click-batches.ts) inside a SQLite transaction, for 1, 10 and
  * 100 webhooks covering every click; each transaction is rolled back so every batch starts alike.
- * Thread CPU time, not wall time: it holds on a machine other work shares.
+ * CPU time of the process (the work is synchronous SQLite on one thread), not wall time: it holds
+ * on a machine other work shares.
  *
  * @example
  * for (const r of await clickBatchCost([1, 100])) console.log(r.hooks, r.cpuMsPerBatch);
