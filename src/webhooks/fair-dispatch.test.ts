@@ -55,9 +55,10 @@ test("a never-answering receiver of workspace A (10 click webhooks, 300 clicks) 
   const hooksA = [];
   for (let i = 0; i < 10; i++) hooksA.push(await webhook(t, { url: `${slow.url}?hook=${i}`, triggers: ['link.clicked'], linkScope: 'workspace' }));
   const link = await insertLink(t, { key: 'storm' });
-  for (let i = 0; i < 300; i++) {
-    const res = await hit(base, '/storm', { host: link.domain, headers: { 'x-forwarded-for': `198.51.${100 + Math.floor(i / 250)}.${i % 250}` } });
-    assert.equal(res.status, 302);
+  // 300 clicks, 25 at a time (sequential hits take minutes on a loaded machine).
+  for (let i = 0; i < 300; i += 25) {
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, j) => hit(base, '/storm', { host: link.domain, headers: { 'x-forwarded-for': `198.51.${100 + Math.floor((i + j) / 250)}.${(i + j) % 250}` } })));
+    for (const res of answers) assert.equal(res.status, 302);
   }
   await t.modules.redirect.flushClicks();
   // A's storm is under way: its receiver holds every request it got.
