@@ -85,7 +85,8 @@ test("a never-answering receiver of workspace A (10 click webhooks, 300 clicks) 
 });
 
 test('a timed-out receiver is backed off: its other deliveries are not claimed meanwhile; other receivers go on, within their cap', async () => {
-  const t = await app({ WEBHOOK_RECEIVER_CONCURRENCY: '2', WEBHOOK_SEND_TIMEOUT_MS: '300', WEBHOOK_RECEIVER_BACKOFF_MS: '60000', WEBHOOK_LEASE_MS: '5000' });
+  // 2 s: long enough for the paced receiver's answers on a loaded machine, short for the test.
+  const t = await app({ WEBHOOK_RECEIVER_CONCURRENCY: '2', WEBHOOK_SEND_TIMEOUT_MS: '2000', WEBHOOK_RECEIVER_BACKOFF_MS: '60000', WEBHOOK_LEASE_MS: '10000' });
   const dead = await receiver();
   const paced = await receiver();
   hold(dead, null);
@@ -95,7 +96,7 @@ test('a timed-out receiver is backed off: its other deliveries are not claimed m
   await t.modules.webhooks.service.disable(t.workspaceId, d.id);
   for (let i = 0; i < 6; i++) assert.equal((await t.inject({ method: 'POST', url: `/webhooks/${d.id}/test`, payload: { trigger: 'link.created' } })).statusCode, 200);
   assert.equal((await t.inject({ method: 'PATCH', url: `/webhooks/${d.id}`, payload: {} })).statusCode, 200);
-  // Its cap (2) is sent; both time out after 300 ms.
+  // Its cap (2) is sent; both time out after 2 s.
   await dead.until((got) => got.length >= 2, 'the first sends', 60_000);
   const deadline = Date.now() + 30_000;
   while ((await deliveriesOf(t, d.id)).filter((x) => /timed out/.test(x.error ?? '')).length < 2) {
