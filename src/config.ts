@@ -111,6 +111,14 @@ const EnvSchema = z.object({
    * again after this. Longer than a send can take (10 s) in production; tests shorten it.
    */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+  /** Webhook sends in flight at once, in all (per process). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  /** Webhook sends in flight at once to one receiver (the origin of its URL), per process; also its kept-alive sockets. */
+  WEBHOOK_RECEIVER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** One webhook send's time limit, ms (keep it below WEBHOOK_LEASE_MS). */
+  WEBHOOK_SEND_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
+  /** A receiver that timed out gets no send for this long, doubled per consecutive timeout up to 10 min, ms. */
+  WEBHOOK_RECEIVER_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** What events store of the visitor's address: its /24 or /48 (`anonymized`), all of it, or nothing (docs/privacy.md). */
   VISITOR_IP: z.enum(VISITOR_IP_MODES).default('anonymized'),
   /** Raw events (clicks, leads, sales) older than this many days are deleted; unset: kept forever. */
@@ -183,6 +191,11 @@ export interface Config {
   webhookRetryDelaysMs?: number[];
   webhookPollMs: number;
   webhookLeaseMs: number;
+  /** Fairness (webhooks/fairness.ts): sends in flight in all and per receiver, a send's time limit, a timed-out receiver's first backoff. */
+  webhookConcurrency: number;
+  webhookReceiverConcurrency: number;
+  webhookSendTimeoutMs: number;
+  webhookReceiverBackoffMs: number;
   /** `VISITOR_IP` (visitor-ip.ts). */
   visitorIp: VisitorIpMode;
   /** Days raw events are kept (undefined: forever); events/retention.ts. */
@@ -263,6 +276,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookPollMs: e.WEBHOOK_POLL_INTERVAL_MS,
     webhookLeaseMs: e.WEBHOOK_LEASE_MS,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    webhookReceiverConcurrency: e.WEBHOOK_RECEIVER_CONCURRENCY,
+    webhookSendTimeoutMs: e.WEBHOOK_SEND_TIMEOUT_MS,
+    webhookReceiverBackoffMs: e.WEBHOOK_RECEIVER_BACKOFF_MS,
     visitorIp: e.VISITOR_IP,
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
     rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,
