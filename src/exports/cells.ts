@@ -24,11 +24,30 @@ export function get(record: unknown, path: string): unknown {
   return v;
 }
 
-/** Deprecated aliases the list answers too (`tagId`, `projectId`, `identifier`) are left out. */
-const DEPRECATED = new Set(['tagId', 'projectId', 'identifier']);
+/**
+ * Left out of link exports: deprecated aliases the list answers too (`tagId`, `projectId`,
+ * `identifier`), and `password`. An export travels (spreadsheets, mail, other tools) and any role
+ * may download one, viewers included, who may not open a link's edit page: a link's password
+ * stays in the API's own link answers (as published) and the builder, never in a file.
+ */
+const LEFT_OUT = new Set(['tagId', 'projectId', 'identifier', 'password']);
 
-/** Every field of a link, in the response's order; `tags` holds the tag names. */
-export const LINK_COLUMNS: readonly string[] = Object.keys(LinkResponse.shape).filter((k) => !DEPRECATED.has(k));
+/** Every field of a link but those left out, in the response's order; `tags` holds the tag names. */
+export const LINK_COLUMNS: readonly string[] = Object.keys(LinkResponse.shape).filter((k) => !LEFT_OUT.has(k));
+
+/** A link as exports carry it: without its password. */
+export function exportedLink<L extends { password?: unknown }>(link: L): Omit<L, 'password'> {
+  const { password: _password, ...rest } = link;
+  return rest;
+}
+
+type WithoutLinkPassword<E> = E extends { link: infer L extends { password?: unknown } } ? Omit<E, 'link'> & { link: Omit<L, 'password'> } : E;
+
+/** An event as exports carry it: its link without the password. */
+export function exportedEvent<E extends { link: { password?: unknown } }>(event: E): WithoutLinkPassword<E> {
+  return { ...event, link: exportedLink(event.link) } as WithoutLinkPassword<E>;
+}
+export type ExportedEvent<E> = WithoutLinkPassword<E>;
 
 /** A link response as a CSV row. */
 export function linkRow(link: Record<string, unknown>): string[] {
