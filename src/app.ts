@@ -120,7 +120,7 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,

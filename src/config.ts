@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   /** Dashboard login attempts per 15 minutes for one email address, from anywhere; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
+  EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -155,6 +157,8 @@ export interface Config {
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
+  /** Exports of one workspace streaming at once in this process (exports/gate.ts). */
+  exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
@@ -244,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
+    exportsPerWorkspace: e.EXPORTS_PER_WORKSPACE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
