@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -41,7 +42,15 @@ const EnvSchema = z.object({
   SHORT_LINK_PROTOCOL: z.enum(['http', 'https']).optional(),
   /** Host names that reach the API; any other Host is treated as a short-link domain. */
   API_HOSTS: csv.optional(),
-  TRUST_PROXY: bool.default(false),
+  /** Which X-Forwarded-For entry is the client: false, a number of proxies, their addresses/CIDRs, or true (any: the left-most). */
+  TRUST_PROXY: z.string().optional().transform((v, ctx) => {
+    try {
+      return parseTrustProxy(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   /** Trust CDN geo headers such as CF-IPCountry / X-Vercel-IP-Country. */
   TRUST_GEO_HEADERS: bool.default(false),
   /** Query parameter (and cookie) carrying the click id to the destination. */
@@ -147,7 +156,8 @@ export interface Config {
   shortDomain: string;
   shortLinkProtocol: 'http' | 'https';
   apiHosts: string[];
-  trustProxy: boolean;
+  /** `TRUST_PROXY` (http/client-address.ts). */
+  trustProxy: TrustProxy;
   trustGeoHeaders: boolean;
   clickIdParam: string;
   geoipDb?: string;
