@@ -68,10 +68,12 @@ const EnvSchema = z.object({
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  /** Dashboard login attempts per 15 minutes from one client address (IPv6: per /64); past it, 429. */
+  /** Failed dashboard logins per 15 minutes from one client address (IPv6: per /64), any account; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
-  /** Dashboard login attempts per 15 minutes for one email address, from anywhere; past it, 429. */
+  /** Failed dashboard logins per 15 minutes for one account from one client address, or from one browser it knows; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** Failed dashboard logins per 15 minutes for one account from browsers it does not know, all addresses together; past it, 429 for them. */
+  LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE: z.coerce.number().int().positive().default(50),
   /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
   EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
@@ -167,6 +169,7 @@ export interface Config {
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
+  loginRateLimitPerAccountAnywhere: number;
   /** Exports of one workspace streaming at once in this process (exports/gate.ts). */
   exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
@@ -258,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
+    loginRateLimitPerAccountAnywhere: e.LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE,
     exportsPerWorkspace: e.EXPORTS_PER_WORKSPACE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,

@@ -15,6 +15,7 @@ import { emailKey, NewUser, parseInput, Password } from './schema.js';
 import { hashToken, newToken } from './tokens.js';
 import type { Member, UserQueries, UserRow, UserStore, UserWorkspace } from './store.js';
 import type { Role } from './roles.js';
+import { deviceToken, knownDevice } from './devices.js';
 
 export interface UserServiceDeps {
   store: UserStore;
@@ -73,6 +74,15 @@ export function createUserService({ store, now }: UserServiceDeps) {
       const user = await store.findUserByEmailKey(emailKey(email).slice(0, 254));
       const ok = await verifyPassword(user?.password_hash ?? null, password);
       return ok && user ? user : null;
+    },
+
+    /** A new device token for a browser that just logged in (devices.ts). */
+    deviceToken: (user: UserRow) => deviceToken(user, now()),
+
+    /** The id of this browser's device token when it is one of the account's (devices.ts), else null. */
+    async knownDevice(email: string, token: string | undefined): Promise<string | null> {
+      if (!token) return null;
+      return knownDevice(token, await store.findUserByEmailKey(emailKey(email).slice(0, 254)), now());
     },
 
     /** Sets a new password; the caller ends the user's sessions (sessions.revokeAll). */
