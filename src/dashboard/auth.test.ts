@@ -43,6 +43,39 @@ test('the setup address creates the first owner once; used, it is refused', asyn
   }
 });
 
+test('one setup address at a time: each start replaces the earlier ones, and it expires after 24 hours', async () => {
+  let clock = Date.parse('2026-03-01T09:00:00Z');
+  const t = await createTestApp({ now: () => clock });
+  try {
+    const users = t.modules.users.service;
+    const first = (await users.issueSetupToken())!;
+    const second = (await users.issueSetupToken())!;
+    assert.notEqual(first, second);
+    const browser = new Browser(t);
+    assert.equal((await browser.get(`/setup?token=${first}`)).statusCode, 404, 'replaced by the next start');
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 200);
+    const owner = { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery' };
+    assert.equal((await browser.post('/setup', { token: first, ...owner })).statusCode, 404, 'the replaced token creates nobody');
+
+    clock += 24 * 60 * 60 * 1000 - 60_000;
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 200, 'still valid just before 24 hours');
+    clock += 2 * 60_000;
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 404, 'expired');
+    assert.equal((await browser.post('/setup', { token: second, ...owner })).statusCode, 404);
+    assert.equal(await users.findByEmail(owner.email), undefined);
+
+    // The next start's address works.
+    const third = (await users.issueSetupToken())!;
+    await browser.get(`/setup?token=${third}`);
+    assert.equal((await browser.post('/setup', { token: third, ...owner })).statusCode, 303);
+    assert.ok(await users.findByEmail(owner.email));
+    const rows = await t.database.db.selectFrom('setup_tokens').select(['used_at']).execute();
+    assert.equal(rows.length, 1, 'only the used token is left');
+  } finally {
+    await t.close();
+  }
+});
+
 test('login sets an HttpOnly, SameSite=Lax session cookie (Secure on https) that opens pages, not the API', async () => {
   for (const base of ['http://localhost:3999', 'https://links.example.com']) {
     const t = await createTestApp({ env: { BASE_URL: base } });
