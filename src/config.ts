@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -41,7 +42,15 @@ const EnvSchema = z.object({
   SHORT_LINK_PROTOCOL: z.enum(['http', 'https']).optional(),
   /** Host names that reach the API; any other Host is treated as a short-link domain. */
   API_HOSTS: csv.optional(),
-  TRUST_PROXY: bool.default(false),
+  /** Which X-Forwarded-For entry is the client: false, a number of proxies, their addresses/CIDRs, or true (any: the left-most). */
+  TRUST_PROXY: z.string().optional().transform((v, ctx) => {
+    try {
+      return parseTrustProxy(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   /** Trust CDN geo headers such as CF-IPCountry / X-Vercel-IP-Country. */
   TRUST_GEO_HEADERS: bool.default(false),
   /** Query parameter (and cookie) carrying the click id to the destination. */
@@ -59,10 +68,14 @@ const EnvSchema = z.object({
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  /** Dashboard login attempts per 15 minutes from one client address (IPv6: per /64); past it, 429. */
+  /** Failed dashboard logins per 15 minutes from one client address (IPv6: per /64), any account; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
-  /** Dashboard login attempts per 15 minutes for one email address, from anywhere; past it, 429. */
+  /** Failed dashboard logins per 15 minutes for one account from one client address, or from one browser it knows; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** Failed dashboard logins per 15 minutes for one account from browsers it does not know, all addresses together; past it, 429 for them. */
+  LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE: z.coerce.number().int().positive().default(50),
+  /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
+  EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -153,7 +166,8 @@ export interface Config {
   shortDomain: string;
   shortLinkProtocol: 'http' | 'https';
   apiHosts: string[];
-  trustProxy: boolean;
+  /** `TRUST_PROXY` (http/client-address.ts). */
+  trustProxy: TrustProxy;
   trustGeoHeaders: boolean;
   clickIdParam: string;
   geoipDb?: string;
@@ -163,6 +177,9 @@ export interface Config {
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
+  loginRateLimitPerAccountAnywhere: number;
+  /** Exports of one workspace streaming at once in this process (exports/gate.ts). */
+  exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
@@ -257,6 +274,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
+    loginRateLimitPerAccountAnywhere: e.LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE,
+    exportsPerWorkspace: e.EXPORTS_PER_WORKSPACE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,

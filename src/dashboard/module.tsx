@@ -50,6 +50,7 @@ export function createDashboardModule(
     const limiter = createLoginLimiter(ctx.database, {
       perAddress: ctx.config.loginRateLimitPerAddress,
       perAccount: ctx.config.loginRateLimitPerAccount,
+      perAccountAnywhere: ctx.config.loginRateLimitPerAccountAnywhere,
       onError: (err, context) => app.log.warn({ err }, context),
     });
     app.addHook('onClose', () => limiter.close());
