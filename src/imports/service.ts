@@ -64,6 +64,18 @@ export interface ImportRequestLimits {
   maxBytes: number;
 }
 
+/** The options of a CSV import: those of any import, and the column mapping (`{field: header}`). */
+export type CsvImportOptions = ImportOptions & { mapping?: Record<string, string> };
+
+/**
+ * What the HTTP routes need of an importer: the service in process, or the import thread
+ * (import-thread.ts), which runs the same service on a thread of its own (no `onItem` there).
+ */
+export interface CsvImporter {
+  importCsv(ws: WorkspaceRow, csv: AsyncIterable<Buffer | string>, options: Omit<CsvImportOptions, 'onItem'>): Promise<ImportReport & { layout: LayoutName }>;
+  readonly requestLimits: ImportRequestLimits;
+}
+
 export interface ImportDeps extends ImportNameDeps {
   links: Pick<LinkService, 'judgeImport' | 'insertImport'>;
   /** Caps of imports sent over HTTP (unlimited when not given: the CLI). */
@@ -97,7 +109,8 @@ export function createImportService(deps: ImportDeps) {
     // A copy: the importer advances links_usage as it writes, and the caller's row must stay as loaded.
     const caller = { workspaceId: ws.id, workspace: { ...ws }, userId: options.userId ?? null };
     const stopIfAborted = () => {
-      if (options.signal?.aborted) throw new ImportAborted();
+      const { signal } = options;
+      if (signal?.aborted) throw signal.reason instanceof ApiError ? signal.reason : new ImportAborted();
     };
 
     const record = (item: ImportRowItem) => {
@@ -163,13 +176,14 @@ export function createImportService(deps: ImportDeps) {
 
   return {
     importLinks,
-    requestLimits: deps.requestLimits,
+    /** The caps of an import over HTTP (routes apply them). */
+    requestLimits: deps.requestLimits ?? { maxRows: Infinity, maxBytes: Infinity },
 
     /**
      * Imports a CSV file of links. The header row picks the layout (layouts.ts); `mapping`
      * (`{field: header}`) overrides it. Line numbers count the header as line 1.
      */
-    async importCsv(ws: WorkspaceRow, csv: Readable | AsyncIterable<Buffer | string>, options: ImportOptions & { mapping?: Record<string, string> }): Promise<ImportReport & { layout: LayoutName }> {
+    async importCsv(ws: WorkspaceRow, csv: Readable | AsyncIterable<Buffer | string>, options: CsvImportOptions): Promise<ImportReport & { layout: LayoutName }> {
       let layout: LayoutName = 'generic';
       async function* rows(): AsyncGenerator<SourceRow> {
         let columns: ReturnType<typeof resolveColumns>['columns'] | undefined;
