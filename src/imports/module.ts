@@ -1,7 +1,9 @@
 /**
  * Imports module: `POST /links/import` (CSV), and the import service the CLI reuses (`importLinks`
  * takes parsed link inputs from any source). Imports sent over HTTP (the API, the dashboard:
- * `requests`) are capped by IMPORT_MAX_ROWS and IMPORT_MAX_BYTES and run in time slices.
+ * `requests`) run on the import thread (import-thread.ts) when the database can be opened from a
+ * thread (a SQLite file, PostgreSQL); on `:memory:` they run in process, in time slices.
+ * `lifecycle.close` waits for the thread's batches in flight and stops it.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
@@ -9,17 +11,21 @@ import type { DomainsModule } from '../domains/module.js';
 import type { LinksModule } from '../links/module.js';
 import type { TagsModule } from '../tags/module.js';
 import { createImportService, type CsvImporter } from './service.js';
+import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
-  const { config } = ctx;
+  const { config, database } = ctx;
   const requestLimits = { maxRows: config.importMaxRows, maxBytes: config.importMaxBytes };
   const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits });
-  const requests: CsvImporter = service;
+  const thread = database.capabilities.writerThread
+    ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, config }, { bus: ctx.bus, requestLimits })
+    : undefined;
+  const requests: CsvImporter = thread ?? service;
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests });
   };
-  const lifecycle: Lifecycle = {};
+  const lifecycle: Lifecycle = { close: () => thread?.close() };
   return { routes, service, requests, lifecycle };
 }
 export type ImportsModule = ReturnType<typeof createImportsModule>;
