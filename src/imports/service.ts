@@ -52,8 +52,8 @@ export interface ImportOptions {
    */
   maxRows?: number;
   /**
-   * Stops the import once aborted (the client went away): no batch is judged or written after
-   * that; a batch already being written completes, and batches written before stay.
+   * Stops the import once aborted (the client went away): nothing is judged or written after
+   * that; the transaction being written (50 rows) completes, and what was written before stays.
    */
   signal?: AbortSignal;
 }
@@ -143,7 +143,9 @@ export function createImportService(deps: ImportDeps) {
         const { tagIds, refusalOf } = await names.create(accepted);
         const writable = accepted.filter((a) => !refusalOf(a.needs));
         stopIfAborted();
-        const inserted = await deps.links.insertImport(caller, writable, tagIds);
+        const inserted = await deps.links.insertImport(caller, writable, tagIds, options.signal);
+        // Stopped between two transactions: the rows written are reported by the error, not row by row.
+        stopIfAborted();
         const written = new Map(writable.map((a, i) => [a, inserted[i]!]));
         outcomeOf = (i) => {
           const j = judged[i]!;
