@@ -17,7 +17,7 @@ const EXPLANATIONS: Record<ErrorCode, string> = {
   rate_limit_exceeded: 'Too many requests with this key, or from this address without a valid key (QR codes, failed authentications). Wait for the number of seconds in <code>Retry-After</code>.',
   internal_server_error: 'An unexpected failure. It is logged on the server with the request id quoted in the message.',
   request_timeout: 'The request was not received completely in time; the connection is closed.',
-  payload_too_large: 'The request body is larger than the server accepts (4 MB).',
+  payload_too_large: 'The request body is larger than the server accepts: 4 MB, or for a CSV import the file size the message names (<code>IMPORT_MAX_BYTES</code>, 64 MiB by default).',
   uri_too_long: 'A path parameter is longer than 512 characters.',
   request_header_fields_too_large: 'The request headers together are larger than 16 KB.',
 };
