@@ -2,12 +2,13 @@
  * The bounds of one import over HTTP (issue 26, class 1): the file's bytes (IMPORT_MAX_BYTES: 413
  * before anything is read when the request declares its length, or as soon as the stream passes
  * it) and rows (IMPORT_MAX_ROWS: 422 once the first rows past it arrive, the rows before it
- * imported), each answered with the spec's error body naming the cap; and an import whose client
- * goes away stops: the batch being written completes, nothing after it.
+ * imported), each answered with the spec's error body naming the cap; two imports of a workspace
+ * at a time (429 for a third); and an import whose client goes away stops: the transaction being
+ * written completes, nothing after it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { postBody } from '../test-support/upload.js';
 import { createStandaloneImporter } from './standalone.js';
@@ -54,6 +55,25 @@ test('a file over IMPORT_MAX_ROWS: 422 naming the cap; the first rows are import
   const exact = await t.inject({ method: 'POST', url: '/links/import', payload: rows(30, 'cap'), headers: { 'content-type': 'text/csv' } });
   assert.equal(exact.statusCode, 200, 'exactly the cap passes');
   assert.equal(exact.json().counts.skipped, 30);
+});
+
+test('two imports of a workspace at a time: a third is answered 429 before its body is read', async () => {
+  const bodies = [new PassThrough(), new PassThrough()];
+  const running = bodies.map((payload) => t.inject({ method: 'POST', url: '/links/import?dryRun=true', payload, headers: { 'content-type': 'text/csv' } }));
+  for (const b of bodies) b.write('url\nhttps://example.com/slow\n');
+  // Both have begun: the third is refused, another workspace's is not.
+  await new Promise((r) => setTimeout(r, 300));
+  const third = await t.inject({ method: 'POST', url: '/links/import?dryRun=true', payload: 'url\nhttps://example.com/third\n', headers: { 'content-type': 'text/csv' } });
+  assert.equal(third.statusCode, 429, third.body);
+  assert.equal(third.json().error.code, 'rate_limit_exceeded');
+  assert.ok(third.headers['retry-after']);
+  const other = await t.addWorkspace();
+  const theirs = await t.inject({ method: 'POST', url: '/links/import?dryRun=true', payload: 'url\nhttps://example.com/theirs\n', headers: { ...other.headers, 'content-type': 'text/csv' } });
+  assert.equal(theirs.statusCode, 200, theirs.body);
+  for (const b of bodies) b.end();
+  for (const res of await Promise.all(running)) assert.equal(res.statusCode, 200, res.body);
+  const again = await t.inject({ method: 'POST', url: '/links/import?dryRun=true', payload: 'url\nhttps://example.com/again\n', headers: { 'content-type': 'text/csv' } });
+  assert.equal(again.statusCode, 200, 'a finished import frees its place');
 });
 
 test('an import whose client goes away stops: nothing is written after the batch in flight', { timeout: 300_000 }, async () => {

@@ -9,6 +9,10 @@
  * const body = spoolBody(req.raw, { maxBytes: limits.maxBytes }); // spool.ts
  */
 import { ApiError } from '../http/errors.js';
+import type { CsvImporter } from './service.js';
+
+/** Imports over HTTP one workspace may run at once; more are answered 429. */
+export const IMPORTS_PER_WORKSPACE = 2;
 
 /** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (config.ts). */
 export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
@@ -32,4 +36,30 @@ export function tooLarge(max: number, started: boolean): ApiError {
 /** Refuses a request whose declared length is over the cap, before anything is read or written. */
 export function assertDeclaredSize(contentLength: string | undefined, max: number): void {
   if (contentLength !== undefined && Number(contentLength) > max) throw tooLarge(max, false);
+}
+
+/**
+ * At most `max` imports of one workspace at a time (the import thread serves every workspace in
+ * turn, one slice per import: a workspace running ten would take ten turns for another's one).
+ * One more is refused with 429 before its body is read.
+ */
+export function perWorkspace(importer: CsvImporter, max = IMPORTS_PER_WORKSPACE): CsvImporter {
+  const running = new Map<string, number>();
+  return {
+    requestLimits: importer.requestLimits,
+    async importCsv(ws, csv, options) {
+      const now = running.get(ws.id) ?? 0;
+      if (now >= max) {
+        throw new ApiError('rate_limit_exceeded', `${max} imports of this workspace are running: try again when one has finished.`, { headers: { 'retry-after': '10' } });
+      }
+      running.set(ws.id, now + 1);
+      try {
+        return await importer.importCsv(ws, csv, options);
+      } finally {
+        const left = running.get(ws.id)! - 1;
+        if (left > 0) running.set(ws.id, left);
+        else running.delete(ws.id);
+      }
+    },
+  };
 }

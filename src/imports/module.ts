@@ -2,8 +2,9 @@
  * Imports module: `POST /links/import` (CSV), and the import service the CLI reuses (`importLinks`
  * takes parsed link inputs from any source). Imports sent over HTTP (the API, the dashboard:
  * `requests`) run on the import thread (import-thread.ts) when the database can be opened from a
- * thread (a SQLite file, PostgreSQL); on `:memory:` they run in process, in time slices.
- * `lifecycle.close` waits for the thread's batches in flight and stops it.
+ * thread (a SQLite file, PostgreSQL); on `:memory:` they run in process, in time slices. A
+ * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
+ * the thread's batches in flight and stops it.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
@@ -13,6 +14,7 @@ import type { TagsModule } from '../tags/module.js';
 import { createImportService, type CsvImporter } from './service.js';
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
+import { perWorkspace } from './limits.js';
 
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
   const { config, database } = ctx;
@@ -21,7 +23,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, config }, { bus: ctx.bus, requestLimits })
     : undefined;
-  const requests: CsvImporter = thread ?? service;
+  const requests: CsvImporter = perWorkspace(thread ?? service);
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests });
   };
