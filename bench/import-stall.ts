@@ -23,6 +23,7 @@ import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
 import { seedLinks } from './redirect/seed.js';
+import { postBody } from '../src/test-support/upload.js';
 import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 
@@ -35,11 +36,11 @@ const LINKS = 10_000;
 /** wrk's longest run: an import that takes longer is cut short (and reported so). */
 const MAX_SECONDS = 600;
 
-function csvOf(round: number): string {
+function csvOf(round: number): Buffer {
   const tags = ['news', 'promo', 'docs', 'social', 'email'];
   const lines = ['url,key,title,tags'];
   for (let i = 0; i < ROWS; i++) lines.push(`https://example.com/articles/${i}?ref=import,r${round}-${i.toString(36)},Article ${i},"${tags[i % 5]},${tags[(i + 2) % 5]}"`);
-  return lines.join('\n') + '\n';
+  return Buffer.from(lines.join('\n') + '\n');
 }
 
 interface Side {
@@ -107,14 +108,10 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       const csv = csvOf(round);
       const importing = await side(child, port, async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/links/import${DRY_RUN ? '?dryRun=true' : ''}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
-          body: csv,
-        });
-        const body = (await res.json()) as { counts?: Record<string, number>; error?: unknown };
-        if (!res.ok) throw new Error(`import answered ${res.status}: ${JSON.stringify(body)}`);
-        return body.counts;
+        // node:http: no client-side timeout (on a busy machine the import may take minutes).
+        const res = await postBody(`http://127.0.0.1:${port}`, `/links/import${DRY_RUN ? '?dryRun=true' : ''}`, { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, csv);
+        if (res.status !== 200) throw new Error(`import answered ${res.status}: ${res.body.slice(0, 500)}`);
+        return (JSON.parse(res.body) as { counts: Record<string, number> }).counts;
       });
       const without = await side(child, port, Math.max(3, Math.round(importing.seconds)));
       console.log(`round ${round}: import ${JSON.stringify(importing.result)} in ${importing.seconds.toFixed(1)} s (${Math.round(ROWS / importing.seconds)} rows/s)`);

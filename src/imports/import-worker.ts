@@ -111,7 +111,7 @@ port.on('message', async (msg: ImportRequest) => {
     closing = true;
     // Each import stops at its next batch; a batch being written completes.
     for (const run of runs.values()) {
-      run.abort.abort(new ApiError('internal_server_error', 'The server is shutting down: the import stopped. Batches written before stay; importing the file again skips them.'));
+      run.abort.abort(new ApiError('internal_server_error', 'The server is shutting down: the import stopped. What was written before stays; importing the file again skips it.'));
       run.answer?.({ type: 'fail', id: 0 });
     }
     await Promise.all([...runs.values()].map((r) => r.finished));

@@ -16,12 +16,19 @@ import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
 
+/**
+ * The import thread's nice value (Linux): the lowest. An import is bulk work nobody waits for by
+ * the millisecond; while the cores are busy, redirects and the click writer (CLICK_WRITER_NICE)
+ * run first and the import takes what they leave.
+ */
+const IMPORT_THREAD_NICE = 19;
+
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
   const { config, database } = ctx;
   const requestLimits = { maxRows: config.importMaxRows, maxBytes: config.importMaxBytes };
   const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits });
   const thread = database.capabilities.writerThread
-    ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, config }, { bus: ctx.bus, requestLimits })
+    ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
   const requests: CsvImporter = perWorkspace(thread ?? service);
   const routes: FastifyPluginAsync = async (app) => {

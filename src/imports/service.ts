@@ -88,7 +88,7 @@ const DEFAULT_MAX_ITEMS = 1_000;
 /** The import stopped because its client went away (`ImportOptions.signal`). */
 export class ImportAborted extends ApiError {
   constructor() {
-    super('bad_request', 'The import stopped: the client closed the connection before it ended. Batches written before stay; importing the file again skips them.');
+    super('bad_request', 'The import stopped: the client closed the connection before it ended. What was written before stays; importing the file again skips it.');
   }
 }
 
