@@ -19,6 +19,7 @@ import { installInputGuards } from './http/input-guards.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { authPlugin } from './access/auth.js';
 import { createRateLimits } from './access/rate-limit.js';
+import { clientAddressPlugin, clientAddressRule } from './http/client-address.js';
 import { openApiPlugin } from './http/openapi.js';
 import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
@@ -98,9 +99,12 @@ export async function buildApp(options: BuildOptions) {
       else logLines?.push({ level, msg, fields });
     },
   });
+  // Which X-Forwarded-For entry is the client, decided once for Fastify's routes and the redirect.
+  const clientAddress = clientAddressRule(config.trustProxy);
   const ctx: AppContext = {
     config,
     database,
+    clientAddress,
     bus: createChangeBus(),
     workspaces,
     events: eventLog.events,
@@ -126,7 +130,7 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,
@@ -134,7 +138,7 @@ export async function buildApp(options: BuildOptions) {
     folders: folders.service,
     domains,
     services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
-    imports: imports.service,
+    imports: imports.requests,
     exports: exports.service,
   });
   const retention = createRetention({
@@ -150,7 +154,8 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
+  // The event log closes after the redirect (its last batches) and tracking, before the reader.
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -165,7 +170,7 @@ export async function buildApp(options: BuildOptions) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     serverFactory,
-    trustProxy: config.trustProxy,
+    trustProxy: clientAddress.fastifyTrust,
     bodyLimit: 4 * 1024 * 1024,
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
     // One line per request (request-log.ts) instead of Fastify's two.
@@ -187,6 +192,11 @@ export async function buildApp(options: BuildOptions) {
   for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
   for (const l of logLines ?? []) app.log[l.level](l.fields, l.msg);
   appReady = true;
+  if (config.trustProxy.kind === 'all') {
+    app.log.warn(
+      'TRUST_PROXY=true takes the left-most X-Forwarded-For address, which any client can write: per-address limits and visitor addresses can be spoofed. Set the number of proxies in front (TRUST_PROXY=1) or their addresses instead.',
+    );
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would
@@ -194,6 +204,7 @@ export async function buildApp(options: BuildOptions) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
+  await app.register(clientAddressPlugin, { rule: clientAddress });
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   const limits = createRateLimits(database, {

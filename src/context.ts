@@ -9,10 +9,13 @@ import type { WorkspaceService } from './workspaces/service.js';
 import type { EventLogClient } from './events/log/client.js';
 import type { SqlRunner } from './events/sql/sql-runner.js';
 import type { Outbox } from './outbox/outbox.js';
+import type { ClientAddress } from './http/client-address.js';
 
 export interface AppContext {
   config: Config;
   database: OpenDatabase;
+  /** The client's address under TRUST_PROXY, for the redirect (Fastify's routes read `request.clientAddress`). */
+  clientAddress: ClientAddress;
   bus: ChangeBus;
   workspaces: WorkspaceService;
   /**

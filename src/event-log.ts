@@ -38,8 +38,7 @@ import { createGeoLocator } from './visitors/geo.js';
 import { createUaClassifier } from './visitors/visitor.js';
 import type { VisitorIpMode } from './visitors/visitor-ip.js';
 import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from './outbox/outbox.js';
-import { clickRouter, writeClickDeliveries } from './webhooks/click-deliveries.js';
-import type { LinkUrlSettings } from './links/response.js';
+import { clickRouter, writeClickWebhookBatch } from './webhooks/click-batches.js';
 
 
 /** What the log thread is started with (plain data: it crosses to the worker). */
@@ -50,8 +49,6 @@ export interface EventLogOptions extends EventLogSettings {
   clickFoldIntervalMs: number;
   /** `CLICK_WRITER_NICE`: the log thread's nice value (Linux), below the redirect thread's. */
   clickWriterNice: number;
-  /** How the links in `link.clicked` deliveries are spelled (the links API's settings). */
-  linkSettings: LinkUrlSettings;
 }
 
 /** The listeners' settings the main thread sends whenever they change. */
@@ -63,7 +60,7 @@ export interface ClickListenerSettings {
  * The fold's listeners, in the one place they are registered. Each runs in the fold's
  * transaction over the clicks it counts (events/log/fold.ts); `settings()` is read at each fold.
  */
-export function clickListeners(options: { dialect: Dialect; settings: () => ClickListenerSettings; linkSettings: LinkUrlSettings }): ClickListener[] {
+export function clickListeners(options: { dialect: Dialect; settings: () => ClickListenerSettings }): ClickListener[] {
   const counters = createLinkCounters(options.dialect);
   // Filters and routes are rebuilt when the subscriptions change, not at every fold.
   let seen: ClickSubscriptions | undefined;
@@ -110,7 +107,8 @@ export function clickListeners(options: { dialect: Dialect; settings: () => Clic
       async count(trx, rows, fold) {
         const { route: r } = current();
         if (!r) return false;
-        return (await writeClickDeliveries(trx, rows, r, { settings: options.linkSettings, now: fold.now, idOf: fold.eventIdOf })) > 0;
+        // One row of webhook work per fold, whatever the webhooks (webhooks/click-batches.ts).
+        return (await writeClickWebhookBatch(trx, rows, r, { now: fold.now, idOf: fold.eventIdOf })) > 0;
       },
     },
   ];
@@ -143,7 +141,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     stores,
     enrich: createClickEnricher({ geo, classify: createUaClassifier(), ipMode: config.visitorIp }),
     geo,
-    listeners: clickListeners({ dialect: database.dialect, settings: () => settings, linkSettings: config.linkSettings }),
+    listeners: clickListeners({ dialect: database.dialect, settings: () => settings }),
     foldIntervalMs: config.clickFoldIntervalMs,
     isBusy: (err) => database.dialect.isBusy(err),
     notify,
@@ -196,7 +194,7 @@ export async function startEventLog(options: {
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
-    clickWriterNice: config.clickWriterNice, linkSettings: { baseUrl: config.baseUrl, shortLinkProtocol: config.shortLinkProtocol },
+    clickWriterNice: config.clickWriterNice,
   };
   const onNotice = (notice: LogNotice) => {
     if (notice.notice === 'counted') options.onCounted(notice.written);

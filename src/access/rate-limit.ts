@@ -5,7 +5,7 @@
  * - per API key (`@fastify/rate-limit`, keyed by the key's hash), as the published API has them
  *   (behaviour.md §3.4): analytics and events per second, everything else per minute, with limits
  *   from the workspace's plan unless the operator overrides them;
- * - per client address (`request.ip`, which honours TRUST_PROXY; IPv6 per /64) for routes that
+ * - per client address (`request.clientAddress`, under TRUST_PROXY; IPv6 per /64) for routes that
  *   need no key but cost work, declared with `config: { addressLimit: 'qr' }` (`GET /qr`);
  * - per client address for requests that fail authentication (401): past the limit they are
  *   answered 429 instead. auth.ts calls `countFailedAuth`; valid keys from the same address are
@@ -78,7 +78,7 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
         ? { key: `k:${request.auth.keyHash}:a`, max: options.analyticsPerSecond ?? plan.analyticsPerSecond, windowMs: 1_000, limit: 'per second for this key' }
         : { key: `k:${request.auth.keyHash}:m`, max: options.perMinute ?? plan.apiPerMinute, windowMs: 60_000, limit: 'per minute for this key' };
     } else if (request.routeOptions.config.addressLimit === 'qr') {
-      bucket = { key: `ip:${addressKey(request.ip)}:qr`, max: options.qrPerMinute, windowMs: 60_000, limit: 'QR codes per minute from this address' };
+      bucket = { key: `ip:${addressKey(request.clientAddress)}:qr`, max: options.qrPerMinute, windowMs: 60_000, limit: 'QR codes per minute from this address' };
     } else {
       bucket = null; // health, docs, the client script, 404s
     }
@@ -130,7 +130,7 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
     const max = options.failedAuthPerMinute;
     let count;
     try {
-      count = await counters.hit(`ip:${addressKey(request.ip)}:auth`, 60_000);
+      count = await counters.hit(`ip:${addressKey(request.clientAddress)}:auth`, 60_000);
     } catch (err) {
       onError(err, 'rate limit counter failed; request let through');
       return;

@@ -240,13 +240,13 @@ export interface ClickRollupStateTable {
   folded_before: number | null;
 }
 
-/** Ids of click batches the metadata database has stored (migration 0018, events/click-log.ts). */
+/** Ids of click batches the metadata database has stored (migration 0019, events/click-log.ts). */
 export interface ClickBatchesTable {
   batch_id: string;
   appended_at: number;
 }
 
-/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0018, events/log/fold.ts). */
+/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0019, events/log/fold.ts). */
 export interface EventLogFoldsTable {
   log_id: string;
   folded_seq: number;
@@ -280,6 +280,8 @@ export interface Database {
   webhooks: WebhooksTable;
   link_webhooks: LinkWebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_click_batches: WebhookClickBatchesTable;
+  webhook_click_cursors: WebhookClickCursorsTable;
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
@@ -361,6 +363,30 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   error: string | null;
   created_at: number;
+}
+
+/**
+ * The `link.clicked` work of one click batch (migration 0018, src/webhooks/click-batches.ts),
+ * expanded into deliveries by the dispatcher (click-expand.ts).
+ */
+export interface WebhookClickBatchesTable {
+  /** `whb_…`, in time order. */
+  id: string;
+  created_at: number;
+  /** JSON array of the webhook ids covering any click of the batch. */
+  hooks: string;
+  /** JSON ClickBatchPayload: the covered clicks and which webhooks cover each. */
+  payload: string;
+  /** 1 once the dispatcher made the batch's cursors. */
+  opened: number;
+}
+
+/** Where one webhook is in one click batch (migration 0018). */
+export interface WebhookClickCursorsTable {
+  batch_id: string;
+  webhook_id: string;
+  /** Index of the next click of the batch's payload to expand. */
+  next_click: number;
 }
 
 /** Dashboard users (migration 0012, src/users/). */

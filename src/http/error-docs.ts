@@ -14,10 +14,10 @@ const EXPLANATIONS: Record<ErrorCode, string> = {
   conflict: 'The resource already exists: a short link key on the same domain, a domain, a tag or folder name, an external id, or a slug.',
   invite_expired: 'The workspace invitation has expired.',
   unprocessable_entity: 'The body or query failed validation. The message has the form <code>rule: field: explanation</code> for the first problem found.',
-  rate_limit_exceeded: 'Too many requests with this key, or from this address without a valid key (QR codes, failed authentications). Wait for the number of seconds in <code>Retry-After</code>.',
+  rate_limit_exceeded: 'Too many requests with this key, or from this address without a valid key (QR codes, failed authentications), or too many CSV imports of one workspace at once. Wait for the number of seconds in <code>Retry-After</code>.',
   internal_server_error: 'An unexpected failure. It is logged on the server with the request id quoted in the message.',
   request_timeout: 'The request was not received completely in time; the connection is closed.',
-  payload_too_large: 'The request body is larger than the server accepts (4 MB).',
+  payload_too_large: 'The request body is larger than the server accepts: 4 MB, or for a CSV import the file size the message names (<code>IMPORT_MAX_BYTES</code>, 64 MiB by default).',
   uri_too_long: 'A path parameter is longer than 512 characters.',
   request_header_fields_too_large: 'The request headers together are larger than 16 KB.',
 };

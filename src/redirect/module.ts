@@ -86,7 +86,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const targetingGeo = createGeoLocator({ dbPath: config.geoipDb, precision: 'country', trustHeaders: config.trustGeoHeaders, onError });
   const handler = createRedirectHandler({
     apiHosts: config.apiHosts,
-    trustProxy: config.trustProxy,
+    clientAddress: ctx.clientAddress.of,
     clickIdParam: config.clickIdParam,
     secureCookies: config.shortLinkProtocol === 'https',
     clickIdCookieSeconds: config.clickIdCookieSeconds,

@@ -3,6 +3,7 @@
  * report: counts, then each rejected, created or skipped row with its line in the file. Every
  * value from the file is escaped.
  */
+import { escapeHtml } from '@kitajs/html';
 import type { ImportReport } from '../../imports/service.js';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 
@@ -24,12 +25,13 @@ export function ImportPage({ frame, report, error }: ImportView): JSX.Element {
       <FormError message={error} />
       <form method="post" action={`${base}/import`} enctype="multipart/form-data" class="stack">
         <CsrfField token={frame.csrf} />
+        {/* Before the file: the server reads the fields that precede it, then streams the file. */}
+        <label class="inline">
+          <input type="checkbox" name="dryRun" value="true" /> Dry run: check the file, change nothing
+        </label>
         <label>
           CSV file
           <input type="file" name="file" accept=".csv,text/csv" required />
-        </label>
-        <label class="inline">
-          <input type="checkbox" name="dryRun" value="true" /> Dry run: check the file, change nothing
         </label>
         <button type="submit">Import</button>
       </form>
@@ -46,7 +48,7 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
   return (
     <section aria-labelledby="import-report" class="import-report">
       <h2 id="import-report">{report.dryRun ? 'Dry run: nothing was written' : 'Import done'}</h2>
-      <p role="status" class="notice">
+      <p role="status" class="notice" safe>
         {`${c.rows} rows: ${c.created} ${report.dryRun ? 'would be created' : 'created'}, ${c.skipped} skipped, ${c.rejected} rejected.`}
       </p>
       {report.tagsCreated.length ? <p safe>{`Tags created: ${report.tagsCreated.join(', ')}`}</p> : ''}
@@ -64,8 +66,8 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
             <tbody>
               {report.items.map((i) => (
                 <tr data-line={String(i.line)} data-status={i.status}>
-                  <td class="num">{String(i.line)}</td>
-                  <td safe>{i.status}</td>
+                  <td class="num">{i.line}</td>
+                  <td>{escapeHtml(i.status)}</td>
                   <td safe>{i.status === 'rejected' ? i.error : `${i.domain}/${i.key}`}</td>
                 </tr>
               ))}
