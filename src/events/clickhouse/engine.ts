@@ -141,7 +141,8 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     // ReplacingMergeTree and FINAL reads keep a copy that slipped past the window counted once.
     appendClicks(batchId, rows) {
       return exclusive(async () => {
-        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId });
+        // A null where the table holds none refuses the batch (ClickHouse would store an empty value).
+        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId, input_format_null_as_default: 0 });
         return { seq: null, duplicate: false };
       });
     },
