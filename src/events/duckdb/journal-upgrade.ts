@@ -8,8 +8,8 @@
  *
  * Here, once, before the event log serves: every batch not marked stored is appended from its file
  * (rows by value, so ids already stored, by an append whose acknowledgement was lost, are
- * skipped); then, in one transaction, the per-link counts of every batch not marked counted are
- * added to the link counters and the table is dropped. Only after that commit do the files go. A
+ * skipped); then, in one transaction, the per-link counts of every batch not marked counted (and
+ * not lost with its file) are added to the link counters and the table is dropped. Only after that commit do the files go. A
  * crash before the commit repeats everything, and appends nothing twice; after it, only the
  * clean-up. Usage, outbox rows and deliveries were
  * written with each row and are not touched.
@@ -78,16 +78,19 @@ export async function replayClickJournal(options: {
   const dir = options.eventFile === ':memory:' ? undefined : `${options.eventFile}.batches`;
   const rows = await db.selectFrom('click_journal').selectAll().orderBy('seq').execute();
   const out: JournalReplay = { batches: rows.length, appended: 0, counted: 0, missingFiles: 0 };
+  const lost = new Set<number>();
   for (const r of rows) {
     if (Number(r.stored) === 1) continue;
     const file = dir ? `${dir}/${r.file}` : undefined;
     if (!file || !existsSync(file)) {
       out.missingFiles++;
+      lost.add(Number(r.seq));
       continue;
     }
     out.appended += await options.engine.append(parseEventsCsv(readFileSync(file, 'utf8')));
   }
-  const uncounted = rows.filter((r) => Number(r.counted) === 0);
+  // The counters count what the event file holds: a batch whose file is gone is not counted.
+  const uncounted = rows.filter((r) => Number(r.counted) === 0 && !lost.has(Number(r.seq)));
   const bumps = mergeBumps(uncounted.map((r) => JSON.parse(r.bumps) as LinkBump[]));
   out.counted = bumps.reduce((n, b) => n + b.clicks, 0);
   const counters = createLinkCounters(options.dialect);
