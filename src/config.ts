@@ -187,10 +187,10 @@ export interface Config {
   exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
-  /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
+  /** DuckDB: how often stored click batches are counted (link counters, usage, outbox, webhook work); slow folds stretch it up to 5× (events/log/fold.ts, nextFoldDelay). */
   clickFoldIntervalMs: number;
   clickBufferMax: number;
-  /** Nice value of the click flush worker's thread (0: unchanged). */
+  /** Nice value of the event log's thread (src/event-log-thread.ts; 0: unchanged). */
   clickWriterNice: number;
   /** Lag bound of the click writer in ms (0: off); click-writer.ts. */
   clickMaxLagMs: number;

@@ -38,8 +38,8 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export interface Capabilities {
   /**
    * One process writes (SQLite: the file takes one writer at a time, and one Waymark process owns
-   * it). So the click writer folds clicks into rollups and link counters coalesced, a second's
-   * worth at a time behind a watermark, instead of in each batch's transaction (click-fold.ts).
+   * it). So worker threads wait only briefly inside SQLite for its lock and retry between calls
+   * (events/log/service.ts `whileBusy`).
    */
   singleWriter: boolean;
   /**

@@ -6,8 +6,8 @@
  * do. Idempotent by ids: clicks keep their click ids and leads and sales their event ids, and a
  * page skips the ones the target already holds, so a re-run writes nothing twice.
  *
- * On SQLite the click fold counts the clicks stamped from its watermark on later
- * (events/sql/click-fold.ts). Copied clicks are counted at once, so when some are stamped at or
+ * On SQLite an earlier version's click fold counted the clicks stamped from its watermark on
+ * later (events/sql/fold-upgrade.ts counts what it left, once, and clears the watermark). Copied clicks are counted at once, so when some are stamped at or
  * after the watermark it moves past them (in the same transaction), and a server start does not
  * count them again; if the server holds unfolded clicks of its own before them, they are stamped
  * just before the watermark instead.
