@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';
@@ -54,6 +54,9 @@ export function insertRow(row: StoredEvent): unknown[] {
     return v ?? null;
   });
 }
+
+/** The columns an event must have a value in (`amount` is 0 when absent). */
+const REQUIRED_COLUMNS = EVENT_COLUMNS.filter((c) => !NULLABLE_EVENT_COLUMNS.has(c) && c !== 'amount');
 
 /** The id of an expiry batch: the same events give the same id. */
 export function batchId(ids: readonly string[]): string {
@@ -141,8 +144,13 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     // ReplacingMergeTree and FINAL reads keep a copy that slipped past the window counted once.
     appendClicks(batchId, rows) {
       return exclusive(async () => {
-        // A null where the table holds none refuses the batch (ClickHouse would store an empty value).
-        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId, input_format_null_as_default: 0 });
+        // A null where the table holds none refuses the batch, as the other stores' NOT NULL does
+        // (ClickHouse would store an empty value in its place).
+        for (const row of rows) {
+          const missing = REQUIRED_COLUMNS.find((c) => (row as Record<string, unknown>)[c] == null);
+          if (missing) throw new Error(`click batch ${batchId} refused: an event without ${missing}`);
+        }
+        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId });
         return { seq: null, duplicate: false };
       });
     },
