@@ -55,6 +55,9 @@ export function insertRow(row: StoredEvent): unknown[] {
   });
 }
 
+/** An insert deduplicated the default way (by its data within the window), whatever came before it. */
+const NO_TOKEN = { insert_deduplication_token: '' } as const;
+
 /** The columns an event must have a value in (`amount` is 0 when absent). */
 const REQUIRED_COLUMNS = EVENT_COLUMNS.filter((c) => !NULLABLE_EVENT_COLUMNS.has(c) && c !== 'amount');
 
@@ -134,7 +137,9 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
         // looking only where the rows fall is exact.
         const stored = await storedAmong(unique);
         const fresh = unique.filter((r) => !stored.has(r.id));
-        for (let i = 0; i < fresh.length; i += insertRows) await executor.insert('events', EVENT_COLUMNS, fresh.slice(i, i + insertRows).map(insertRow));
+        // No deduplication token (named empty: a connection that keeps settings per session, as
+        // chdb's does, would otherwise carry the last click batch's token over and drop these rows).
+        for (let i = 0; i < fresh.length; i += insertRows) await executor.insert('events', EVENT_COLUMNS, fresh.slice(i, i + insertRows).map(insertRow), NO_TOKEN);
         return fresh.length;
       });
     },
@@ -196,7 +201,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
              FROM events WHERE ${these}
              GROUP BY "workspace_id", bucket, "link_id"`,
           params,
-          READ,
+          { ...READ, ...NO_TOKEN },
         );
         await executor.command(`DELETE FROM events WHERE ${these}`, params, DELETE);
         return { count: ids.length, conversionIds: expiring.filter((r) => r.kind !== 'click').map((r) => String(r.id)) };
