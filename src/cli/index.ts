@@ -47,6 +47,7 @@ export async function runCli(
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
+  if (argv[0] === 'import' && argv[1] === 'api' && !argv.includes('--help')) return withDatabase(env, (config, database) => runImportApi({ argv: argv.slice(2), config, database, env, out }));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -62,9 +63,6 @@ export async function runCli(
       click: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
-      from: { type: 'string' },
-      token: { type: 'string' },
-      events: { type: 'boolean' },
     },
   });
   const [group, action, arg] = positionals;
@@ -133,10 +131,6 @@ export async function runCli(
       return 0;
     }
     if (group === 'users') return await runUsersCommand({ database, action, arg, values, env, resolveWorkspace, out });
-    if (group === 'import' && action === 'api') {
-      const ws = await resolveWorkspace();
-      return await runImportApi({ config, database, workspace: ws, from: values.from, token: values.token ?? env.WAYMARK_IMPORT_TOKEN, events: values.events, out });
-    }
     if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;
