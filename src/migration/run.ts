@@ -88,7 +88,7 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
     tally.summary.mappedDomains.push({ from: slug, to: plan.target(slug) });
   }
   await copy('domains', (async function* () { yield sourceDomains.filter((d) => !mapped.includes(d)); })(), (d) => target.domain(d));
-  await assertMapTargets(plan, target, options);
+  await assertMapTargets(plan, target, options.config, options.workspace);
 
   const tagIds = new Map<string, string>();
   await copy('tags', itemsOf([{ path: '/tags', params: {}, size: 100 }]), (t) => target.tag(t), (t, id) => tagIds.set((t as { id: string }).id, id));
@@ -174,11 +174,11 @@ export function phaseCopier(deps: { tally: Tally; retry: Retry; progress: (line:
 }
 
 /** Each `--domain-map` target must be this installation's short domain or a domain of the workspace. */
-async function assertMapTargets(plan: DomainPlan, target: Target, options: ApiImportOptions): Promise<void> {
+export async function assertMapTargets(plan: DomainPlan, target: Target, config: Config, workspace: WorkspaceRow): Promise<void> {
   for (const to of plan.mappedTargets()) {
-    if (to === options.config.shortDomain || (await target.hasDomain(to))) continue;
+    if (to === config.shortDomain || (await target.hasDomain(to))) continue;
     throw new SourceError(
-      `--domain-map: ${to} is neither this installation's short domain (${options.config.shortDomain}) nor a domain of workspace ${options.workspace.slug}; add it first (POST /domains, or the dashboard's domains page)`,
+      `--domain-map: ${to} is neither this installation's short domain (${config.shortDomain}) nor a domain of workspace ${workspace.slug}; add it first (POST /domains, or the dashboard's domains page)`,
     );
   }
 }

@@ -236,15 +236,15 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
     /**
      * A link with every field the create body takes, plus `createdAt`, `updatedAt`, `disabledAt`
      * and `userId` as the source has them; tags and folder by their ids in the target. Counters
-     * start at zero (the copied events count them, events.ts), or at `clicks` when the source gives
-     * only a total (Bitly), set in the same transaction as the link.
+     * start at zero (the copied events count them, events.ts), or at what `clicks` answers when the
+     * source gives only a total (Bitly), set in the same transaction as the link.
      *
      * `to.domain` is where the link goes (domain-plan.ts). A link moved to another domain than
      * its source's is found again on a re-run only when it is the one an earlier run copied (the
      * same creation time): a link of the workspace's own that happens to have the key is not
      * taken for it.
      */
-    async link(raw: unknown, ids: { tags: ReadonlyMap<string, string>; folders: ReadonlyMap<string, string> }, to: { domain: string; clicks?: number }): Promise<CopyOutcome> {
+    async link(raw: unknown, ids: { tags: ReadonlyMap<string, string>; folders: ReadonlyMap<string, string> }, to: { domain: string; clicks?: () => Promise<number> }): Promise<CopyOutcome> {
       const parsedLink = SourceLink.safeParse(raw);
       if (!parsedLink.success) return { result: 'rejected', reason: formatZodError(parsedLink.error) };
       const src = parsedLink.data;
@@ -278,7 +278,8 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
         write.row.updated_at = msOf(src.updatedAt, created);
         write.row.disabled_at = src.disabledAt ? msOf(src.disabledAt, created) : null;
         write.row.user_id = src.userId ?? null;
-        if (to.clicks) write.row.clicks = to.clicks;
+        // Asked only for a link about to be created: a re-run asks the source nothing for the others.
+        if (to.clicks) write.row.clicks = await to.clicks();
         if (dryRun) {
           if (workspace.links_usage + planned.links.size + 1 > workspace.links_limit) return { result: 'rejected', reason: `the workspace's link limit (${workspace.links_limit}) is reached` };
           const id = plannedId('link', `${domain}/${keyLower}`);
