@@ -58,7 +58,8 @@ export async function withReport(file: string | undefined, out: (line: string) =
   return 0;
 }
 
-export async function runImportApi(input: {
+/** What an import command is run with: its own arguments, the installation, where lines go. */
+export interface ImportCommandInput {
   argv: string[];
   config: Config;
   database: OpenDatabase;
@@ -66,14 +67,24 @@ export async function runImportApi(input: {
   out: (line: string) => void;
   progress?: (line: string) => void;
   fetch?: typeof fetch;
-}): Promise<number> {
+}
+
+/** The token (`--token`, else WAYMARK_IMPORT_TOKEN), the domain map and the progress writer every import takes. */
+export function importSettings(input: ImportCommandInput, values: { token?: string; 'domain-map'?: string[] }, tokenName: string) {
+  const token = values.token ?? input.env.WAYMARK_IMPORT_TOKEN;
+  if (!token) throw new Error(`--token <${tokenName}> (or WAYMARK_IMPORT_TOKEN) is required`);
+  return {
+    token,
+    domainMap: parseDomainMap(values['domain-map'] ?? []),
+    progress: input.progress ?? ((line: string) => process.stderr.write(`import: ${line}\n`)),
+  };
+}
+
+export async function runImportApi(input: ImportCommandInput): Promise<number> {
   const { values } = parseArgs({ args: input.argv, options: { ...SHARED_IMPORT_OPTIONS, from: { type: 'string' }, events: { type: 'boolean' } } });
   const workspace = await resolveImportWorkspace(input.database, values.workspace);
-  const token = values.token ?? input.env.WAYMARK_IMPORT_TOKEN;
   if (!values.from) throw new Error('--from <base URL> is required (e.g. https://api.dub.co)');
-  if (!token) throw new Error('--token <key> (or WAYMARK_IMPORT_TOKEN) is required');
-  const domainMap = parseDomainMap(values['domain-map'] ?? []);
-  const progress = input.progress ?? ((line: string) => process.stderr.write(`import: ${line}\n`));
+  const { token, domainMap, progress } = importSettings(input, values, 'key');
   return withReport(values.report, input.out, (report) =>
     runApiImport({
       database: input.database,

@@ -5,11 +5,8 @@
  * stdout. A Bitly CSV export is imported with `waymark import csv` instead.
  */
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
-import type { OpenDatabase } from '../db/open.js';
 import { runBitlyImport } from '../migration/bitly.js';
-import { parseDomainMap } from '../migration/domain-plan.js';
-import { resolveImportWorkspace, SHARED_IMPORT_OPTIONS, withReport } from './import-api.js';
+import { importSettings, resolveImportWorkspace, SHARED_IMPORT_OPTIONS, withReport, type ImportCommandInput } from './import-api.js';
 
 export const IMPORT_BITLY_USAGE = `  import bitly --token <access token> --workspace <id|slug> [--group <guid>]
              [--domain-map <FROM>=<TO>]... [--dry-run] [--report <file.csv>]
@@ -22,21 +19,10 @@ export const IMPORT_BITLY_USAGE = `  import bitly --token <access token> --works
         WAYMARK_IMPORT_TOKEN. (A Bitly CSV export goes through import csv.)
 `;
 
-export async function runImportBitly(input: {
-  argv: string[];
-  config: Config;
-  database: OpenDatabase;
-  env: Record<string, string | undefined>;
-  out: (line: string) => void;
-  progress?: (line: string) => void;
-  fetch?: typeof fetch;
-}): Promise<number> {
+export async function runImportBitly(input: ImportCommandInput): Promise<number> {
   const { values } = parseArgs({ args: input.argv, options: { ...SHARED_IMPORT_OPTIONS, group: { type: 'string' }, from: { type: 'string' } } });
   const workspace = await resolveImportWorkspace(input.database, values.workspace);
-  const token = values.token ?? input.env.WAYMARK_IMPORT_TOKEN;
-  if (!token) throw new Error('--token <Bitly access token> (or WAYMARK_IMPORT_TOKEN) is required');
-  const domainMap = parseDomainMap(values['domain-map'] ?? []);
-  const progress = input.progress ?? ((line: string) => process.stderr.write(`import: ${line}\n`));
+  const { token, domainMap, progress } = importSettings(input, values, 'Bitly access token');
   return withReport(values.report, input.out, (report) =>
     runBitlyImport({
       database: input.database,

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { createTestApp, databaseUrlOf, type TestApp } from '../test-support/harness.js';
 import { runBitlyImport } from './bitly.js';
 import { nextParams, addressOf } from './bitly-source.js';
 import type { ImportSummary } from './tally.js';
@@ -227,12 +227,7 @@ describe('import bitly', () => {
   test('npx waymark import bitly: --domain-map onto a domain of the workspace, --report; a bad token answers Bitly\'s error', async () => {
     const target = await newTarget();
     assert.equal((await target.inject({ method: 'POST', url: '/domains', payload: { slug: 'go.acme.test' } })).statusCode, 201);
-    let url = `file:${target.database.sqlitePath}`;
-    if (target.database.pgSchema) {
-      const u = new URL(target.database.url);
-      u.searchParams.set('schema', target.database.pgSchema);
-      url = u.toString();
-    }
+    const url = databaseUrlOf(target.database);
     const env = { DATABASE_URL: url, LOG_LEVEL: 'silent', PORT: String(target.config.port), BASE_URL: target.config.baseUrl, WAYMARK_IMPORT_TOKEN: TOKEN };
     const report = join(scratch, 'bitly-rejected.csv');
     const out: string[] = [];

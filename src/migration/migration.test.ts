@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
+import { createTestApp, databaseUrlOf, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
 import { createClickFold } from '../events/sql/click-fold.js';
 import { createSqlEventStore } from '../events/sql/store.js';
 import { createLinkCounters } from '../links/counters.js';
@@ -225,12 +225,7 @@ describe('import api between two Waymark instances', () => {
   test('npx waymark import api: the CLI copies into the workspace it names', async () => {
     const target = await newTarget();
     const database = target.database;
-    let url = `file:${database.sqlitePath}`;
-    if (database.pgSchema) {
-      const u = new URL(database.url);
-      u.searchParams.set('schema', database.pgSchema);
-      url = u.toString();
-    }
+    const url = databaseUrlOf(database);
     const out: string[] = [];
     const progress: string[] = [];
     const write = process.stderr.write;

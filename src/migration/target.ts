@@ -135,6 +135,17 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
   /** A dry run's quota check: what the database holds plus what the run would have added. */
   const overLimit = (resource: 'tags' | 'folders' | 'domains', count: number, limit: number): CopyOutcome | undefined =>
     count >= limit ? { result: 'rejected', reason: limitReachedMessage(resource, limit, workspace.plan) } : undefined;
+  /** A dry run's tag or folder by name: planned already, over the quota, or planned now. */
+  const planNamed = async (resource: 'tags' | 'folders', name: string, stored: () => Promise<number>, limit: number): Promise<CopyOutcome> => {
+    const names = planned[resource];
+    const nameKey = name.toLowerCase();
+    const known = names.get(nameKey);
+    if (known) return { result: 'existing', id: known };
+    const full = overLimit(resource, (await stored()) + names.size, limit);
+    if (full) return full;
+    names.set(nameKey, plannedId(resource, nameKey));
+    return { result: 'created', id: names.get(nameKey)! };
+  };
 
   const rejected = (err: unknown): CopyOutcome => {
     if (err instanceof ApiError) return { result: 'rejected', reason: err.message };
@@ -193,15 +204,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       const existing = await tagStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const color = (TAG_COLORS as readonly string[]).includes(src.color ?? '') ? (src.color as (typeof TAG_COLORS)[number]) : undefined;
-      if (dryRun) {
-        const nameKey = src.name.toLowerCase();
-        const known = planned.tags.get(nameKey);
-        if (known) return { result: 'existing', id: known };
-        const full = overLimit('tags', (await tagStore.count(workspaceId)) + planned.tags.size, workspace.tags_limit);
-        if (full) return full;
-        planned.tags.set(nameKey, plannedId('tag', nameKey));
-        return { result: 'created', id: plannedId('tag', nameKey) };
-      }
+      if (dryRun) return planNamed('tags', src.name, () => tagStore.count(workspaceId), workspace.tags_limit);
       try {
         return { result: 'created', id: (await tags.create(workspace, { name: src.name, color })).id };
       } catch (err) {
@@ -216,15 +219,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       const existing = await folderStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const accessLevel = (FOLDER_ACCESS_LEVELS as readonly string[]).includes(src.accessLevel ?? '') ? (src.accessLevel as (typeof FOLDER_ACCESS_LEVELS)[number]) : 'write';
-      if (dryRun) {
-        const nameKey = src.name.toLowerCase();
-        const known = planned.folders.get(nameKey);
-        if (known) return { result: 'existing', id: known };
-        const full = overLimit('folders', (await folderStore.count(workspaceId)) + planned.folders.size, workspace.folders_limit);
-        if (full) return full;
-        planned.folders.set(nameKey, plannedId('folder', nameKey));
-        return { result: 'created', id: plannedId('folder', nameKey) };
-      }
+      if (dryRun) return planNamed('folders', src.name, () => folderStore.count(workspaceId), workspace.folders_limit);
       try {
         const created = await at(msOf(src.createdAt, wallClock()), () => folders.create(workspace, { name: src.name, description: src.description ?? null, accessLevel }));
         return { result: 'created', id: created.id };

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { createTestApp, databaseUrlOf, type TestApp } from '../test-support/harness.js';
 import { freePort, privateDatabase, startServer, type PrivateDatabase, type RunningServer } from '../test-support/processes.js';
 import { hit } from '../redirect/testing.js';
 import { runCli } from '../cli/index.js';
@@ -103,12 +103,7 @@ async function newTarget(): Promise<TestApp> {
 /** `npx waymark import api …` into the target's database; stdout lines and stderr text. */
 async function importInto(target: TestApp, ...flags: string[]): Promise<{ code: number; out: string[]; err: string }> {
   const { database } = target;
-  let url = `file:${database.sqlitePath}`;
-  if (database.pgSchema) {
-    const u = new URL(database.url);
-    u.searchParams.set('schema', database.pgSchema);
-    url = u.toString();
-  }
+  const url = databaseUrlOf(database);
   const out: string[] = [];
   let err = '';
   const write = process.stderr.write;
