@@ -49,8 +49,14 @@ export async function runCli(
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
-  if (argv[0] === 'import' && argv[1] === 'api' && !argv.includes('--help')) return withDatabase(env, (config, database) => runImportApi({ argv: argv.slice(2), config, database, env, out }));
-  if (argv[0] === 'import' && argv[1] === 'bitly' && !argv.includes('--help')) return withDatabase(env, (config, database) => runImportBitly({ argv: argv.slice(2), config, database, env, out }));
+  if (argv[0] === 'import' && (argv[1] === 'api' || argv[1] === 'bitly')) {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out(USAGE);
+      return 0;
+    }
+    const run = argv[1] === 'api' ? runImportApi : runImportBitly;
+    return withDatabase(env, (config, database) => run({ argv: argv.slice(2), config, database, env, out }));
+  }
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -30,7 +30,7 @@ import { addressOf, Bitlink, BITLY_API, createBitlySource, type BitlyGroup } fro
 import { busyRetry } from './busy.js';
 import { createDomainPlan } from './domain-plan.js';
 import { createTally, type ImportSummary } from './tally.js';
-import { assertMapTargets, phaseCopier } from './run.js';
+import { assertMapTargets, once, phaseCopier } from './run.js';
 import type { RejectionReport } from './report.js';
 
 export interface BitlyImportOptions {
@@ -183,9 +183,5 @@ export function itemsOf(record: unknown): Item[] {
     },
     totalOf: i === 0 ? b.id : undefined,
   }));
-}
-
-async function* once<T>(items: T[]): AsyncGenerator<T[]> {
-  yield items;
 }
 

@@ -87,7 +87,7 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
     const slug = (d as { slug: string }).slug;
     tally.summary.mappedDomains.push({ from: slug, to: plan.target(slug) });
   }
-  await copy('domains', (async function* () { yield sourceDomains.filter((d) => !mapped.includes(d)); })(), (d) => target.domain(d));
+  await copy('domains', once(sourceDomains.filter((d) => !mapped.includes(d))), (d) => target.domain(d));
   await assertMapTargets(plan, target, options.config, options.workspace);
 
   const tagIds = new Map<string, string>();
@@ -189,7 +189,7 @@ const KIND_OF: Record<Phase, Rejection['kind']> = { domains: 'domain', tags: 'ta
 function describe(item: unknown): string {
   const o = item as Record<string, unknown>;
   if (typeof o.domain === 'string' && typeof o.key === 'string') return `${o.domain}/${o.key}`;
-  return String(o.slug ?? o.name ?? o.externalId ?? o.id ?? '?');
+  return String(o.slug ?? o.externalId ?? o.name ?? o.id ?? '?');
 }
 
 function sourceIdOf(item: unknown): string {
@@ -198,6 +198,11 @@ function sourceIdOf(item: unknown): string {
 }
 
 const rate = (n: number, ms: number) => Math.round((n * 1000) / Math.max(ms, 1));
+
+/** A list as a stream of one page, for the phase copier. */
+export async function* once<T>(items: T[]): AsyncGenerator<T[]> {
+  yield items;
+}
 
 export { SourceError };
 export type { ImportSummary };

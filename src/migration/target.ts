@@ -251,7 +251,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       if (existing) {
         // Keys are unique per domain across the service: another workspace's is a refusal.
         if (existing.workspace_id !== workspaceId) return { result: 'rejected', reason: `the key is taken on ${domain} by another workspace` };
-        if (moved && src.createdAt && existing.created_at !== created) return { result: 'rejected', reason: `the key is taken on ${domain} by another link of this workspace` };
+        if (moved && src.createdAt && Number(existing.created_at) !== created) return { result: 'rejected', reason: `the key is taken on ${domain} by another link of this workspace` };
         return { result: 'existing', id: existing.id };
       }
       const plannedLink = planned.links.get(`${domain}/${keyLower}`);
