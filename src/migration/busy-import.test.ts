@@ -80,7 +80,9 @@ test('an import and a server under click load on one SQLite file both finish whi
     assert.equal(code, 0, `${out}\n${err}`);
     assert.ok(lockedAt > 0, 'the lock was taken during the import');
     assert.ok(finishedAt - lockedAt >= LOCK_MS - 100, `the import finished after the lock was released (${finishedAt - lockedAt} ms)`);
-    assert.ok((err.match(/import: database busy: waiting \d+ ms/g) ?? []).length >= 3, err);
+    // It waited (how many busy timeouts fit in LOCK_MS depends on how fast a loaded machine ran the
+    // import up to the lock), and finished only after the lock went, above.
+    assert.ok((err.match(/import: database busy: waiting \d+ ms/g) ?? []).length >= 1, err);
     assert.ok(out.includes('tags: 1 copied, 0 already there, 0 rejected'), out);
     assert.ok(out.includes('links: 3 copied, 0 already there, 0 rejected'), out);
     assert.ok(out.includes('clicks: 6 copied, 0 already there, 0 rejected'), out);

@@ -13,7 +13,6 @@
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { csvStream } from '../exports/streams.js';
-import { cellOf } from '../exports/cells.js';
 
 export interface Rejection {
   kind: 'domain' | 'tag' | 'folder' | 'link' | 'customer' | 'click' | 'lead' | 'sale';
@@ -51,7 +50,7 @@ export function openRejectionReport(file: string): RejectionReport {
       else await new Promise<void>((resolve) => (wake = resolve));
     }
   }
-  const written = pipeline(csvStream(REPORT_COLUMNS, pages(), (r) => [r.kind, r.sourceId, r.item, r.reason].map(cellOf)), createWriteStream(file));
+  const written = pipeline(csvStream(REPORT_COLUMNS, pages(), (r) => [r.kind, r.sourceId, r.item, r.reason]), createWriteStream(file));
   // Seen by close(); a failure before it is not an unhandled rejection meanwhile.
   written.catch(() => {});
   return {
