@@ -240,13 +240,13 @@ export interface ClickRollupStateTable {
   folded_before: number | null;
 }
 
-/** Ids of click batches the metadata database has stored (migration 0019, events/click-log.ts). */
+/** Ids of click batches the metadata database has stored (migration 0020, events/click-log.ts). */
 export interface ClickBatchesTable {
   batch_id: string;
   appended_at: number;
 }
 
-/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0019, events/log/fold.ts). */
+/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0020, events/log/fold.ts). */
 export interface EventLogFoldsTable {
   log_id: string;
   folded_seq: number;
@@ -280,6 +280,7 @@ export interface Database {
   webhooks: WebhooksTable;
   link_webhooks: LinkWebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   webhook_click_batches: WebhookClickBatchesTable;
   webhook_click_cursors: WebhookClickCursorsTable;
   users: UsersTable;
@@ -363,6 +364,23 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   error: string | null;
   created_at: number;
+}
+
+/** One attempt of a webhook delivery (migration 0019): kept 30 days, newest first in the API. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  /** 1 for the first attempt of the delivery. */
+  attempt: number;
+  webhook_id: string;
+  workspace_id: string;
+  sent_at: number;
+  /** Null when no answer came (refused, timed out, connection error). */
+  status_code: number | null;
+  latency_ms: number | null;
+  /** The first 1 KB of the receiver's answer, as text. */
+  response: string | null;
+  /** Null on a 2xx. */
+  error: string | null;
 }
 
 /**

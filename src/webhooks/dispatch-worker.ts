@@ -43,7 +43,7 @@ export type DispatchReply = { type: 'disabled'; webhookId: string } | { type: 'c
 
 /**
  * SQLite: the longest wait for a lock inside one call. A thread terminated while SQLite waits
- * aborts the process (Node 20, better-sqlite3; flush-worker.ts), so longer waits happen between
+ * aborts the process (Node 20, better-sqlite3; events/log/service.ts), so longer waits happen between
  * calls (whileBusy), where a close is heard.
  */
 const SQLITE_BUSY_WAIT_MS = 100;
