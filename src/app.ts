@@ -44,6 +44,7 @@ import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
+import { createTlsModule } from './tls/module.js';
 
 void _unused;
 
@@ -121,6 +122,7 @@ export async function buildApp(options: BuildOptions) {
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics });
+  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,
@@ -143,7 +145,7 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -191,6 +193,7 @@ export async function buildApp(options: BuildOptions) {
     perMinute: config.rateLimitPerMinute,
     analyticsPerSecond: config.analyticsRateLimitPerSecond,
     qrPerMinute: config.qrRateLimitPerMinute,
+    tlsAllowPerMinute: config.tlsAllowRateLimitPerMinute,
     failedAuthPerMinute: config.failedAuthRateLimitPerMinute,
     log: app.log,
     inMemory: options.processLocalRateCounters,
@@ -221,6 +224,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(dashboard.routes);
   await app.register(imports.routes);
   await app.register(exports.routes);
+  await app.register(tls.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -229,5 +233,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls } };
 }

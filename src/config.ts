@@ -57,6 +57,8 @@ const EnvSchema = z.object({
   ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
   /** GET /qr calls per minute per client address (IPv6: per /64); the route needs no key. */
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** GET /tls/allow calls per minute per client address (the TLS terminator's questions, docs/deploy.md). */
+  TLS_ALLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** Dashboard login attempts per 15 minutes from one client address (IPv6: per /64); past it, 429. */
@@ -152,6 +154,7 @@ export interface Config {
   rateLimitPerMinute?: number;
   analyticsRateLimitPerSecond?: number;
   qrRateLimitPerMinute: number;
+  tlsAllowRateLimitPerMinute: number;
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
@@ -241,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
+    tlsAllowRateLimitPerMinute: e.TLS_ALLOW_RATE_LIMIT_PER_MINUTE,
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
