@@ -45,6 +45,9 @@ import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
+import { healthRoutes } from './health/routes.js';
+import { createReadiness, type Readiness } from './health/readiness.js';
+import type { StartingServer } from './health/starting-server.js';
 
 void _unused;
 
@@ -58,6 +61,10 @@ export interface BuildOptions {
   processLocalRateCounters?: boolean;
   /** Domain event subscribers (events/publisher.ts), besides the EVENTS_FILE sink. */
   subscribers?: readonly Subscriber[];
+  /** What `GET /ready` reports (main.ts moves it through the start); by default, serving. */
+  readiness?: Readiness;
+  /** A server already listening (main.ts, health/starting-server.ts), adopted instead of a new one. */
+  starting?: StartingServer;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -152,9 +159,10 @@ export async function buildApp(options: BuildOptions) {
   let fastifyHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     fastifyHandler = handler;
-    return createServer((req, res) => {
+    const route = (req: IncomingMessage, res: ServerResponse) => {
       if (!redirect.tryHandle(req, res)) fastifyHandler!(req, res);
-    });
+    };
+    return options.starting ? options.starting.adopt(route) : createServer(route);
   };
 
   const app = Fastify({
@@ -201,14 +209,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
   await app.register(limits.plugin);
 
-  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await database.ping();
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
+  await app.register(healthRoutes, { readiness: options.readiness ?? createReadiness('serving'), ping: () => database.ping() });
 
   await app.register(errorDocsRoutes);
   await app.register(workspaceRoutes, { workspaces });
