@@ -1,20 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { createReadiness } from './readiness.js';
 import { listenWhileStarting } from './starting-server.js';
 
-function get(port: number, path: string, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** fetch keeps its connection: the one opened while starting is reused once the app answers. */
+async function get(port: number, path: string, method = 'GET') {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
 }
 
 test('while starting: /health 200, /ready 503 with the step, the rest 503 service_unavailable; then the adopted app answers on the same port', async () => {
@@ -23,7 +15,8 @@ test('while starting: /health 200, /ready 503 with the step, the rest 503 servic
   const { port } = starting.server.address() as { port: number };
   try {
     readiness.enter('migrations');
-    assert.deepEqual(await get(port, '/health'), { status: 200, headers: (await get(port, '/health')).headers, body: '{"status":"ok"}' });
+    const health = await get(port, '/health');
+    assert.deepEqual([health.status, health.body], [200, '{"status":"ok"}']);
     const ready = await get(port, '/ready?verbose=1');
     assert.equal(ready.status, 503);
     assert.deepEqual(JSON.parse(ready.body), { status: 'starting', phase: 'migrations' });
@@ -45,7 +38,8 @@ test('while starting: /health 200, /ready 503 with the step, the rest 503 servic
     assert.equal((server.address() as { port: number }).port, port, 'still on its port');
     assert.equal((await get(port, '/links')).status, 503, 'not before open()');
     starting.open();
-    assert.deepEqual(await get(port, '/links'), { status: 200, headers: (await get(port, '/links')).headers, body: 'app' });
+    const served = await get(port, '/links');
+    assert.deepEqual([served.status, served.body], [200, 'app']);
   } finally {
     await new Promise((r) => starting.server.close(r));
   }
