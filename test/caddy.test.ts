@@ -40,7 +40,7 @@ function replaceIn(text: string, from: string | RegExp, to: string, what: string
 }
 
 /** deploy/Caddyfile for a test: local CA, high ports, a data folder of its own, Waymark on `port`. */
-export function adaptCaddyfile(shipped: string, o: { waymarkPort: number; httpPort: number; httpsPort: number; dataDir: string }): string {
+function adaptCaddyfile(shipped: string, o: { waymarkPort: number; httpPort: number; httpsPort: number; dataDir: string }): string {
   let text = replaceIn(shipped, /127\.0\.0\.1:3000/g, `127.0.0.1:${o.waymarkPort}`, 'Waymark upstream and ask address');
   assert.equal(text.split(`127.0.0.1:${o.waymarkPort}`).length - 1, 2, 'the ask and the reverse proxy both name Waymark');
   text = replaceIn(text, /^(\s*)tls \{$/m, '$1tls internal {', 'the site\'s tls block');
