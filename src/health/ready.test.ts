@@ -17,8 +17,8 @@ import { databaseIdentity, writeSpillFile } from '../redirect/click-spill.js';
 import { newClickIdAt } from '../redirect/click-id.js';
 import type { RawClick } from '../redirect/click-record.js';
 
-/** Enough clicks that their replay lasts about a second on a quiet machine (~50 µs a click), while /ready is polled every 20 ms. */
-const SPILLED = 20_000;
+/** Enough clicks that their replay lasts about half a second on a quiet machine (~50 µs a click; longer under load), while /ready is polled every 20 ms. */
+const SPILLED = 10_000;
 
 type Probe = JsonAnswer<{ status?: string; phase?: string; reason?: string }>;
 const probe = (port: number, path: string) => getJson<Probe['body']>(port, path);
