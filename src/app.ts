@@ -18,6 +18,7 @@ import { installInputGuards } from './http/input-guards.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { authPlugin } from './http/auth.js';
 import { createRateLimits } from './http/rate-limit.js';
+import { clientAddressPlugin, clientAddressRule } from './http/client-address.js';
 import { openApiPlugin } from './http/openapi.js';
 import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
@@ -98,9 +99,12 @@ export async function buildApp(options: BuildOptions) {
   // Closed weeks in workspace order, for scans that skip other workspaces.
   const duckDb = stores.duckDb;
   const compactDuckDb = duckDb ? () => duckDb.compact(now() - COMPACTION_HOLD_MS, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
+  // Which X-Forwarded-For entry is the client, decided once for Fastify's routes and the redirect.
+  const clientAddress = clientAddressRule(config.trustProxy);
   const ctx: AppContext = {
     config,
     database,
+    clientAddress,
     bus: createChangeBus(),
     workspaces,
     events: stores.events,
@@ -128,7 +132,7 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -168,7 +172,7 @@ export async function buildApp(options: BuildOptions) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     serverFactory,
-    trustProxy: config.trustProxy,
+    trustProxy: clientAddress.fastifyTrust,
     bodyLimit: 4 * 1024 * 1024,
     genReqId: () => `req_${Math.random().toString(36).slice(2, 12)}`,
     // One line per request (request-log.ts) instead of Fastify's two.
@@ -188,6 +192,11 @@ export async function buildApp(options: BuildOptions) {
     for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
   });
   for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
+  if (config.trustProxy.kind === 'all') {
+    app.log.warn(
+      'TRUST_PROXY=true takes the left-most X-Forwarded-For address, which any client can write: per-address limits and visitor addresses can be spoofed. Set the number of proxies in front (TRUST_PROXY=1) or their addresses instead.',
+    );
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; responses are not re-validated at run time, which would
@@ -195,6 +204,7 @@ export async function buildApp(options: BuildOptions) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
+  await app.register(clientAddressPlugin, { rule: clientAddress });
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   const limits = createRateLimits(database, {

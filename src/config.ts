@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -41,7 +42,15 @@ const EnvSchema = z.object({
   SHORT_LINK_PROTOCOL: z.enum(['http', 'https']).optional(),
   /** Host names that reach the API; any other Host is treated as a short-link domain. */
   API_HOSTS: csv.optional(),
-  TRUST_PROXY: bool.default(false),
+  /** Which X-Forwarded-For entry is the client: false, a number of proxies, their addresses/CIDRs, or true (any: the left-most). */
+  TRUST_PROXY: z.string().optional().transform((v, ctx) => {
+    try {
+      return parseTrustProxy(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   /** Trust CDN geo headers such as CF-IPCountry / X-Vercel-IP-Country. */
   TRUST_GEO_HEADERS: bool.default(false),
   /** Query parameter (and cookie) carrying the click id to the destination. */
@@ -61,10 +70,14 @@ const EnvSchema = z.object({
   TLS_ALLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  /** Dashboard login attempts per 15 minutes from one client address (IPv6: per /64); past it, 429. */
+  /** Failed dashboard logins per 15 minutes from one client address (IPv6: per /64), any account; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
-  /** Dashboard login attempts per 15 minutes for one email address, from anywhere; past it, 429. */
+  /** Failed dashboard logins per 15 minutes for one account from one client address, or from one browser it knows; past it, 429. */
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** Failed dashboard logins per 15 minutes for one account from browsers it does not know, all addresses together; past it, 429 for them. */
+  LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE: z.coerce.number().int().positive().default(50),
+  /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
+  EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -113,6 +126,14 @@ const EnvSchema = z.object({
    * again after this. Longer than a send can take (10 s) in production; tests shorten it.
    */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+  /** Webhook sends in flight at once, in all (per process). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  /** Webhook sends in flight at once to one receiver (the origin of its URL), per process; also its kept-alive sockets. */
+  WEBHOOK_RECEIVER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** One webhook send's time limit, ms (keep it below WEBHOOK_LEASE_MS). */
+  WEBHOOK_SEND_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
+  /** A receiver that timed out gets no send for this long, doubled per consecutive timeout up to 10 min, ms. */
+  WEBHOOK_RECEIVER_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** What events store of the visitor's address: its /24 or /48 (`anonymized`), all of it, or nothing (docs/privacy.md). */
   VISITOR_IP: z.enum(VISITOR_IP_MODES).default('anonymized'),
   /** Raw events (clicks, leads, sales) older than this many days are deleted; unset: kept forever. */
@@ -147,7 +168,8 @@ export interface Config {
   shortDomain: string;
   shortLinkProtocol: 'http' | 'https';
   apiHosts: string[];
-  trustProxy: boolean;
+  /** `TRUST_PROXY` (http/client-address.ts). */
+  trustProxy: TrustProxy;
   trustGeoHeaders: boolean;
   clickIdParam: string;
   geoipDb?: string;
@@ -158,6 +180,9 @@ export interface Config {
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
+  loginRateLimitPerAccountAnywhere: number;
+  /** Exports of one workspace streaming at once in this process (exports/gate.ts). */
+  exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
   /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
@@ -186,6 +211,11 @@ export interface Config {
   webhookRetryDelaysMs?: number[];
   webhookPollMs: number;
   webhookLeaseMs: number;
+  /** Fairness (webhooks/fairness.ts): sends in flight in all and per receiver, a send's time limit, a timed-out receiver's first backoff. */
+  webhookConcurrency: number;
+  webhookReceiverConcurrency: number;
+  webhookSendTimeoutMs: number;
+  webhookReceiverBackoffMs: number;
   /** `VISITOR_IP` (visitor-ip.ts). */
   visitorIp: VisitorIpMode;
   /** Days raw events are kept (undefined: forever); events/retention.ts. */
@@ -248,6 +278,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
+    loginRateLimitPerAccountAnywhere: e.LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE,
+    exportsPerWorkspace: e.EXPORTS_PER_WORKSPACE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
@@ -267,6 +299,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookPollMs: e.WEBHOOK_POLL_INTERVAL_MS,
     webhookLeaseMs: e.WEBHOOK_LEASE_MS,
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
+    webhookReceiverConcurrency: e.WEBHOOK_RECEIVER_CONCURRENCY,
+    webhookSendTimeoutMs: e.WEBHOOK_SEND_TIMEOUT_MS,
+    webhookReceiverBackoffMs: e.WEBHOOK_RECEIVER_BACKOFF_MS,
     visitorIp: e.VISITOR_IP,
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
     rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,

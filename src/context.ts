@@ -13,10 +13,13 @@ import type { EventStore } from './events/event-store.js';
 import type { SqlEventStore } from './events/sql/store.js';
 import type { SqlRunner } from './events/sql/sql-runner.js';
 import type { Outbox } from './events/outbox.js';
+import type { ClientAddress } from './http/client-address.js';
 
 export interface AppContext {
   config: Config;
   database: OpenDatabase;
+  /** The client's address under TRUST_PROXY, for the redirect (Fastify's routes read `request.clientAddress`). */
+  clientAddress: ClientAddress;
   bus: ChangeBus;
   workspaces: WorkspaceService;
   /**

@@ -8,7 +8,7 @@ import { customAlphabet } from 'nanoid';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export type IdPrefix = 'ws' | 'link' | 'tag' | 'dom' | 'fold' | 'cus' | 'key' | 'evt' | 'user' | 'wh' | 'whd' | 'inv';
+export type IdPrefix = 'ws' | 'link' | 'tag' | 'dom' | 'fold' | 'cus' | 'key' | 'evt' | 'user' | 'wh' | 'whd' | 'whb' | 'inv';
 
 /** A new time-ordered id with the given type prefix. */
 export function newId(prefix: IdPrefix, now = Date.now()): string {

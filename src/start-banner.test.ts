@@ -31,6 +31,7 @@ test('a short key keeps only its prefix; no key shows a placeholder', () => {
 test('while no dashboard user exists, the banner prints the one-time setup address', () => {
   const banner = startBanner({ config, engine: 'PostgreSQL', workspace, setupToken: 'tok_123' });
   assert.match(banner, /http:\/\/localhost:3000\/setup\?token=tok_123\n/);
+  assert.match(banner, /it works once, for 24 hours; each start replaces it/);
   assert.match(banner, /Dashboard:\s+http:\/\/localhost:3000\/dashboard/);
   assert.equal(startBanner({ config, engine: 'PostgreSQL', workspace }).includes('/setup'), false);
 });

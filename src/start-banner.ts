@@ -49,7 +49,7 @@ export function startBanner({ config, engine, workspace, createdKey, setupToken 
   if (setupToken) {
     lines.push(
       '',
-      'No dashboard user exists yet. Create the first owner at this address (it works once):',
+      'No dashboard user exists yet. Create the first owner at this address (it works once, for 24 hours; each start replaces it):',
       `  ${config.baseUrl}/setup?token=${setupToken}`,
     );
   }

@@ -15,6 +15,7 @@ import { createGeoLocator } from '../../src/redirect/geo.js';
 import { createUaClassifier } from '../../src/redirect/visitor.js';
 import { createClickDeduplicator } from '../../src/redirect/dedup.js';
 import { createAttemptLimiter } from '../../src/redirect/password.js';
+import { clientAddressRule } from '../../src/http/client-address.js';
 
 const row = (key: string) =>
   ({
@@ -26,7 +27,7 @@ const cache = createLinkCache({ findLink: async (_d, k) => row(k), findDomain: a
 let pushed = 0;
 const writer = { holding: false, push: () => void pushed++, pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}) } as unknown as ClickWriter;
 const handler = createRedirectHandler({
-  apiHosts: ['localhost'], trustProxy: true, clickIdParam: 'waymark_id', secureCookies: false, cache, writer, classify: createUaClassifier(),
+  apiHosts: ['localhost'], clientAddress: clientAddressRule({ kind: 'hops', hops: 1 }).of, clickIdParam: 'waymark_id', secureCookies: false, cache, writer, classify: createUaClassifier(),
   targetingGeo: createGeoLocator({ trustHeaders: false, precision: 'country' }), trustGeoHeaders: false,
   dedup: createClickDeduplicator(), limiter: createAttemptLimiter(), now: Date.now, random: Math.random, onError: console.error,
 });

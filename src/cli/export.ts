@@ -22,10 +22,9 @@ import { createSqlRunner } from '../events/sql/sql-runner.js';
 import { ApiError, formatZodError } from '../http/errors.js';
 import { createLinkService } from '../links/service.js';
 import { createLinkStore } from '../links/store.js';
-import { cellOf, EVENT_COLUMNS, get, LINK_COLUMNS, linkRow } from '../exports/cells.js';
+import { analyticsCsv, eventsBody, linksCsv } from '../exports/bodies.js';
 import { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from '../exports/schema.js';
 import { createExportService } from '../exports/service.js';
-import { csvStream, ndjsonStream } from '../exports/streams.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 
@@ -82,16 +81,12 @@ export async function runExport(input: { argv: string[]; config: Config; databas
     const query = { ...queryObject(values.query ?? ''), ...(values.event ? { event: values.event } : {}), ...(values.format ? { format: values.format } : {}) };
     let body: Readable;
     if (what === 'links') {
-      const pages = await exports.linkPages({ workspaceId: ws.id, workspace: ws, userId: null }, checked(LinksExportQuery, query));
-      body = csvStream(LINK_COLUMNS, pages, (l) => linkRow(l as unknown as Record<string, unknown>));
+      body = linksCsv(await exports.linkPages({ workspaceId: ws.id, workspace: ws, userId: null }, checked(LinksExportQuery, query)));
     } else if (what === 'events') {
       const q = checked(EventsExportQuery, query);
-      const pages = await exports.eventPages(auth, q);
-      const columns = EVENT_COLUMNS[q.event];
-      body = q.format === 'ndjson' ? ndjsonStream(pages) : csvStream(columns, pages, (e) => columns.map((c) => cellOf(get(e, c))));
+      body = eventsBody(q, await exports.eventPages(auth, q)).body;
     } else {
-      const { columns, rows } = await exports.analyticsRows(auth, checked(AnalyticsExportQuery, query));
-      body = csvStream(columns, [rows], (r) => columns.map((c) => cellOf(r[c])));
+      body = analyticsCsv(await exports.analyticsRows(auth, checked(AnalyticsExportQuery, query)));
     }
     const target = values.out ? createWriteStream(values.out) : (input.stdout ?? process.stdout);
     await pipeline(body, target, { end: !!values.out });

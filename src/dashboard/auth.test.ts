@@ -43,6 +43,39 @@ test('the setup address creates the first owner once; used, it is refused', asyn
   }
 });
 
+test('one setup address at a time: each start replaces the earlier ones, and it expires after 24 hours', async () => {
+  let clock = Date.parse('2026-03-01T09:00:00Z');
+  const t = await createTestApp({ now: () => clock });
+  try {
+    const users = t.modules.users.service;
+    const first = (await users.issueSetupToken())!;
+    const second = (await users.issueSetupToken())!;
+    assert.notEqual(first, second);
+    const browser = new Browser(t);
+    assert.equal((await browser.get(`/setup?token=${first}`)).statusCode, 404, 'replaced by the next start');
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 200);
+    const owner = { email: 'ann@example.com', name: 'Ann', password: 'correct horse battery' };
+    assert.equal((await browser.post('/setup', { token: first, ...owner })).statusCode, 404, 'the replaced token creates nobody');
+
+    clock += 24 * 60 * 60 * 1000 - 60_000;
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 200, 'still valid just before 24 hours');
+    clock += 2 * 60_000;
+    assert.equal((await browser.get(`/setup?token=${second}`)).statusCode, 404, 'expired');
+    assert.equal((await browser.post('/setup', { token: second, ...owner })).statusCode, 404);
+    assert.equal(await users.findByEmail(owner.email), undefined);
+
+    // The next start's address works.
+    const third = (await users.issueSetupToken())!;
+    await browser.get(`/setup?token=${third}`);
+    assert.equal((await browser.post('/setup', { token: third, ...owner })).statusCode, 303);
+    assert.ok(await users.findByEmail(owner.email));
+    const rows = await t.database.db.selectFrom('setup_tokens').select(['used_at']).execute();
+    assert.equal(rows.length, 1, 'only the used token is left');
+  } finally {
+    await t.close();
+  }
+});
+
 test('login sets an HttpOnly, SameSite=Lax session cookie (Secure on https) that opens pages, not the API', async () => {
   for (const base of ['http://localhost:3999', 'https://links.example.com']) {
     const t = await createTestApp({ env: { BASE_URL: base } });
@@ -126,7 +159,7 @@ test('a wrong password and an unknown address get the same answer, and both run 
   }
 });
 
-test('logins are throttled per account (from any address) and per client address', async () => {
+test('failed logins are throttled per account and address, and per address; the check runs before the password', async () => {
   const t = await createTestApp({ config: { loginRateLimitPerAccount: 3, loginRateLimitPerAddress: 6 } });
   try {
     const user = await addUser(t, 'owner');
@@ -139,10 +172,9 @@ test('logins are throttled per account (from any address) and per client address
     assert.ok(Number(limited.headers['retry-after']) > 0);
     assert.equal(scryptRuns.count, before, 'past the limit the password is not even checked');
     assert.equal(browser.cookies.has('wm_session'), false, 'even the right password is refused');
-    // The address's budget: 4 attempts used, 2 left for other accounts, then 429 for any account.
-    assert.equal((await browser.post('/dashboard/login', { email: 'a@example.com', password: 'x' })).statusCode, 401);
-    assert.equal((await browser.post('/dashboard/login', { email: 'b@example.com', password: 'x' })).statusCode, 401);
-    assert.equal((await browser.post('/dashboard/login', { email: 'c@example.com', password: 'x' })).statusCode, 429);
+    // The address's budget: 3 failures, 3 left for other accounts, then 429 for any account.
+    for (const other of ['a', 'b', 'c']) assert.equal((await browser.post('/dashboard/login', { email: `${other}@example.com`, password: 'x' })).statusCode, 401);
+    assert.equal((await browser.post('/dashboard/login', { email: 'd@example.com', password: 'x' })).statusCode, 429);
   } finally {
     await t.close();
   }

@@ -5,6 +5,9 @@
  *   `SameSite=Lax` (not sent on cross-site form posts), `Secure` when BASE_URL is https, `Path=/`.
  * - `wm_csrf`: a random value for forms shown before a session exists (login, setup, an
  *   invitation), the seed of their CSRF token (csrf.ts). Same attributes.
+ * - `wm_device`: set at each login, the browser's device token for the account
+ *   (users/devices.ts), which exempts its later logins from the limit that every unknown client
+ *   shares (login-limit.ts). Kept 180 days, through log outs. Same attributes.
  *
  * @example
  * readCookie(request.headers.cookie, 'wm_session');                   // 'q3…' | undefined
@@ -12,6 +15,7 @@
  */
 export const SESSION_COOKIE = 'wm_session';
 export const CSRF_COOKIE = 'wm_csrf';
+export const DEVICE_COOKIE = 'wm_device';
 
 /** The value of one cookie in a `Cookie` header (the first one of that name). */
 export function readCookie(header: string | undefined, name: string): string | undefined {

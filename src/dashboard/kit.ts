@@ -25,9 +25,10 @@ import type { ResolvedSession } from '../users/sessions.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
 import { can, type Action, type Role } from '../users/roles.js';
-import { CSRF_COOKIE, SESSION_COOKIE, cookieHeader, readCookie } from './cookies.js';
+import { CSRF_COOKIE, DEVICE_COOKIE, SESSION_COOKIE, cookieHeader, readCookie } from './cookies.js';
 import { CSRF_FIELD, CSRF_HEADER, assertCsrfToken, assertSameOrigin, csrfTokenFor } from './csrf.js';
 import type { Frame } from './layout.js';
+import { DEVICE_MAX_AGE_MS } from '../users/devices.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -95,6 +96,14 @@ export function safeNext(next: unknown): string {
 export function sessionCookie(token: string, config: Config, maxAgeMs: number): string {
   return cookieHeader(SESSION_COOKIE, token, { secure: isSecure(config), maxAgeSeconds: maxAgeMs / 1000 });
 }
+
+/** The device cookie (users/devices.ts), kept as long as the token is valid. */
+export function deviceCookie(token: string, config: Config): string {
+  return cookieHeader(DEVICE_COOKIE, token, { secure: isSecure(config), maxAgeSeconds: DEVICE_MAX_AGE_MS / 1000 });
+}
+
+/** The device token this browser sent, if any. */
+export const deviceCookieOf = (request: FastifyRequest): string | undefined => readCookie(request.headers.cookie, DEVICE_COOKIE);
 
 export function clearSessionCookie(config: Config): string {
   return cookieHeader(SESSION_COOKIE, '', { secure: isSecure(config), maxAgeSeconds: 0 });

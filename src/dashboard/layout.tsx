@@ -10,6 +10,7 @@
  * const html = <Layout frame={frame} title="Links" section="links"><h1>Links</h1></Layout>;
  * sendPage(reply, html);
  */
+import { escapeHtml, type Children } from '@kitajs/html';
 import type { UserWorkspace } from '../users/store.js';
 import type { Role } from '../users/roles.js';
 import { CSRF_FIELD } from './csrf.js';
@@ -86,7 +87,7 @@ function Switcher({ frame }: { frame: Frame }): JSX.Element {
         <span class="visually-hidden">Workspace: </span>
         {frame.workspace ? (
           <>
-            <span safe>{frame.workspace.name}</span> <span class="role" safe>{frame.role}</span>
+            <span safe>{frame.workspace.name}</span> <span class="role">{escapeHtml(frame.role ?? '')}</span>
           </>
         ) : (
           'Choose a workspace'
@@ -96,7 +97,7 @@ function Switcher({ frame }: { frame: Frame }): JSX.Element {
         {frame.workspaces.map((w) => (
           <li>
             <a href={workspacePath(w.slug, '/links')} aria-current={w.id === frame.workspace?.id ? 'true' : undefined}>
-              <span safe>{w.name}</span> <span class="role" safe>{w.role}</span>
+              <span safe>{w.name}</span> <span class="role">{escapeHtml(w.role)}</span>
             </a>
           </li>
         ))}
@@ -105,7 +106,7 @@ function Switcher({ frame }: { frame: Frame }): JSX.Element {
   );
 }
 
-export function Layout({ frame, title, section, children }: { frame: Frame; title: string; section: Section; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+export function Layout({ frame, title, section, children }: { frame: Frame; title: string; section: Section; children?: Children }): JSX.Element {
   return (
     <>
       {'<!doctype html>'}
@@ -138,7 +139,7 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
               {frame.workspace
                 ? SECTIONS.map((s) => (
                     <li>
-                      <a href={workspacePath(frame.workspace!.slug, s.path)} aria-current={s.id === section ? 'page' : undefined}>
+                      <a href={workspacePath(frame.workspace!.slug, s.path)} aria-current={s.id === section ? 'page' : undefined} safe>
                         {s.label}
                       </a>
                     </li>
@@ -161,7 +162,7 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
 }
 
 /** A page without the workspace shell: login, setup, invitations, errors. */
-export function BarePage({ title, children }: { title: string; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+export function BarePage({ title, children }: { title: string; children?: Children }): JSX.Element {
   return (
     <>
       {'<!doctype html>'}

@@ -42,18 +42,24 @@ export function createDashboardModule(
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
   const choices = linkChoices({ tags, folders, domains, shortDomain: ctx.config.shortDomain });
+  /** Every route of the dashboard's scope, as registered (the hostile-names test covers each). */
+  const registered: { method: string; url: string }[] = [];
 
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(assetRoutes);
     const limiter = createLoginLimiter(ctx.database, {
       perAddress: ctx.config.loginRateLimitPerAddress,
       perAccount: ctx.config.loginRateLimitPerAccount,
+      perAccountAnywhere: ctx.config.loginRateLimitPerAccountAnywhere,
       onError: (err, context) => app.log.warn({ err }, context),
     });
     app.addHook('onClose', () => limiter.close());
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
+      scope.addHook('onRoute', (route) => {
+        for (const method of [route.method].flat()) if (method !== 'HEAD') registered.push({ method, url: route.url });
+      });
       scope.setErrorHandler((err: FastifyError, request, reply) => {
         if (err instanceof ApiError) {
           if (err.code === 'unauthorized') return redirect(reply, '/dashboard/login');
@@ -86,7 +92,7 @@ export function createDashboardModule(
     });
   };
 
-  return { routes, kit };
+  return { routes, kit, registered: registered as readonly { method: string; url: string }[] };
 }
 
 export type DashboardModule = ReturnType<typeof createDashboardModule>;

@@ -40,6 +40,19 @@ test('concurrent hits are each counted once', async () => {
   assert.deepEqual(counts.map((c) => c.hits).sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1));
 });
 
+test('undo takes back one hit of the current window, never below zero', async () => {
+  await counters.hit('k:undo', 60_000);
+  await counters.hit('k:undo', 60_000);
+  await counters.undo('k:undo', 60_000);
+  assert.equal((await counters.hit('k:undo', 60_000)).hits, 2);
+  for (let i = 0; i < 5; i++) await counters.undo('k:undo', 60_000);
+  assert.equal((await counters.hit('k:undo', 60_000)).hits, 1, 'not below zero');
+  await counters.undo('k:undo', 1_000);
+  assert.equal((await counters.hit('k:undo', 60_000)).hits, 2, 'another window length is another counter');
+  await counters.undo('k:never', 60_000);
+  assert.equal((await counters.hit('k:never', 60_000)).hits, 1, 'undoing a key never hit does nothing');
+});
+
 test('the memory counters forget the least recently counted key past maxKeys', async () => {
   const small = openRateCounters({}, { maxKeys: 2 });
   await small.hit('one', 60_000);

@@ -29,6 +29,8 @@ export interface RateCount {
 export interface RateCounters {
   /** Counts one hit of `key`, in a window of `windowMs` that opens at the key's first hit. */
   hit(key: string, windowMs: number): Promise<RateCount>;
+  /** Takes back one hit of `key` in its current window (an attempt that turned out not to count). */
+  undo(key: string, windowMs: number): Promise<void>;
   /** Deletes the counters whose window has ended (PostgreSQL; it also runs every `sweepIntervalMs`). */
   sweep(): Promise<void>;
   /** Stops the sweep (the database itself is closed by its owner). */
@@ -71,6 +73,10 @@ function memoryCounters({ maxKeys, now }: Required<RateCounterOptions>): RateCou
       w.hits++;
       return { hits: w.hits, resetInMs: w.resetAt - at };
     },
+    async undo(key, windowMs) {
+      const w = windows.get(`${key}\n${windowMs}`);
+      if (w && w.resetAt > now() && w.hits > 0) w.hits--;
+    },
     // The LRU drops keys past maxKeys; an ended window is restarted by its next hit.
     async sweep() {},
     async close() {},
@@ -95,6 +101,12 @@ const HIT = {
     returning hits, reset_at - ${NOW_MS} as reset_in_ms`,
 };
 
+/** One hit taken back: $1 bucket, $2 window length; nothing once the window has ended. */
+const UNDO = {
+  name: 'waymark_rate_limit_undo',
+  text: `update rate_limit_counters set hits = hits - 1 where bucket = $1 and window_ms = $2::integer and hits > 0 and reset_at > ${NOW_MS}`,
+};
+
 function postgresCounters(pool: pg.Pool, { sweepIntervalMs, onError }: Required<RateCounterOptions>): RateCounters {
   let sweeping: Promise<void> | null = null;
   const sweep = () =>
@@ -113,6 +125,9 @@ function postgresCounters(pool: pg.Pool, { sweepIntervalMs, onError }: Required<
       const { rows } = await pool.query<{ hits: number; reset_in_ms: number }>({ ...HIT, values: [key, windowMs] });
       const row = rows[0]!;
       return { hits: Number(row.hits), resetInMs: Number(row.reset_in_ms) };
+    },
+    async undo(key, windowMs) {
+      await pool.query({ ...UNDO, values: [key, windowMs] });
     },
     async close() {
       clearInterval(timer);

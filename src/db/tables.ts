@@ -241,6 +241,8 @@ export interface Database {
   webhooks: WebhooksTable;
   link_webhooks: LinkWebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_click_batches: WebhookClickBatchesTable;
+  webhook_click_cursors: WebhookClickCursorsTable;
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
@@ -322,6 +324,30 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   error: string | null;
   created_at: number;
+}
+
+/**
+ * The `link.clicked` work of one click batch (migration 0018, src/webhooks/click-batches.ts),
+ * expanded into deliveries by the dispatcher (click-expand.ts).
+ */
+export interface WebhookClickBatchesTable {
+  /** `whb_…`, in time order. */
+  id: string;
+  created_at: number;
+  /** JSON array of the webhook ids covering any click of the batch. */
+  hooks: string;
+  /** JSON ClickBatchPayload: the covered clicks and which webhooks cover each. */
+  payload: string;
+  /** 1 once the dispatcher made the batch's cursors. */
+  opened: number;
+}
+
+/** Where one webhook is in one click batch (migration 0018). */
+export interface WebhookClickCursorsTable {
+  batch_id: string;
+  webhook_id: string;
+  /** Index of the next click of the batch's payload to expand. */
+  next_click: number;
 }
 
 /** Dashboard users (migration 0012, src/users/). */

@@ -103,8 +103,8 @@ export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntr
 /**
  * The webhooks taking `link.clicked`, by the clicks they cover: every click of a workspace
  * (linkScope workspace), or of one link (listed, in a listed folder, or naming the webhook in its
- * `webhookIds`). The click batch writes their deliveries itself, in its own transaction
- * (webhooks/click-deliveries.ts), so neither the outbox nor the redirect thread carries clicks
+ * `webhookIds`). The click batch records their work itself, one row in its own transaction
+ * (webhooks/click-batches.ts), so neither the outbox nor the redirect thread carries clicks
  * for webhooks. Plain records: they cross to the flush worker as a message.
  */
 export interface ClickRoutes {

@@ -8,8 +8,8 @@ import type { LinksModule } from '../links/module.js';
 import { createExportService } from './service.js';
 import { exportRoutes } from './routes.js';
 
-export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule }) {
-  const service = createExportService({ links: deps.links.service, analytics: deps.analytics.service });
+export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule; perWorkspace: number }) {
+  const service = createExportService({ links: deps.links.service, analytics: deps.analytics.service, perWorkspace: deps.perWorkspace });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(exportRoutes, { exports: service });
   };

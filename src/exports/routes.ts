@@ -16,7 +16,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
         tags: ['Links'],
         operationId: 'exportLinks',
         summary: 'Export links as CSV',
-        description: 'Every link `GET /links` lists for the same filters, one row each with every field (`tags`: the tag names). The file can be imported again with `POST /links/import`.',
+        description: 'Every link `GET /links` lists for the same filters, one row each with every field but `password` (`tags`: the tag names); no export carries a link\'s password. The file can be imported again with `POST /links/import`.',
         querystring: LinksExportQuery,
         produces: ['text/csv'],
         response: { 200: CsvBody },

@@ -22,4 +22,4 @@ export type AnalyticsExportQuery = z.infer<typeof AnalyticsExportQuery>;
 
 export const CsvBody = z.string().describe('CSV with a header row (RFC 4180).');
 
-export const EventsExportBody = z.string().describe('CSV with a header row (RFC 4180), or with `format=ndjson` one JSON record of `GET /events` a line.');
+export const EventsExportBody = z.string().describe('CSV with a header row (RFC 4180), or with `format=ndjson` one JSON record of `GET /events` a line, its `link` without `password`.');

@@ -1,7 +1,9 @@
 /**
  * Streams one export as a download: the body `GET /links/export`, `/events/export` and
  * `/analytics/export` send, shared with the dashboard's download links so both give the same file.
- * The query is already validated (the export schemas) and the caller's permission checked.
+ * The query is already validated (the export schemas) and the caller's permission checked. Each
+ * export counts against its workspace's running exports (gate.ts) from its first read until its
+ * body closes (sent, or the client went away).
  *
  * @example
  * return sendLinksExport(reply, exports, { workspaceId, workspace, userId }, LinksExportQuery.parse(query));
@@ -9,32 +11,39 @@
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../workspaces/service.js';
-import { cellOf, EVENT_COLUMNS, get, LINK_COLUMNS, linkRow } from './cells.js';
+import { analyticsCsv, CSV_TYPE, eventsBody, linksCsv } from './bodies.js';
 import type { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
-import { csvStream, ndjsonStream } from './streams.js';
 
-const CSV = 'text/csv; charset=utf-8';
-
-function download(reply: FastifyReply, type: string, filename: string, body: Readable) {
-  return reply.header('content-type', type).header('content-disposition', `attachment; filename="${filename}"`).send(body);
+interface Download {
+  type: string;
+  filename: string;
+  body: Readable;
 }
 
-export async function sendLinksExport(reply: FastifyReply, exports: ExportService, caller: Parameters<ExportService['linkPages']>[0], q: LinksExportQuery) {
-  const pages = await exports.linkPages(caller, q);
-  return download(reply, CSV, 'links.csv', csvStream(LINK_COLUMNS, pages, (l) => linkRow(l as unknown as Record<string, unknown>)));
+/** Admits the export, builds its body (the first read answers a bad filter as JSON), streams it. */
+async function download(reply: FastifyReply, exports: ExportService, workspaceId: string, make: () => Promise<Download>) {
+  const release = exports.admit(workspaceId);
+  let d: Download;
+  try {
+    d = await make();
+  } catch (err) {
+    release();
+    throw err;
+  }
+  d.body.once('close', release);
+  return reply.header('content-type', d.type).header('content-disposition', `attachment; filename="${d.filename}"`).send(d.body);
 }
 
-export async function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: EventsExportQuery) {
-  const pages = await exports.eventPages(auth, q);
-  const name = `${q.event}.${q.format}`;
-  if (q.format === 'ndjson') return download(reply, 'application/x-ndjson; charset=utf-8', name, ndjsonStream(pages));
-  const columns = EVENT_COLUMNS[q.event];
-  return download(reply, CSV, name, csvStream(columns, pages, (e) => columns.map((c) => cellOf(get(e, c)))));
+export function sendLinksExport(reply: FastifyReply, exports: ExportService, caller: Parameters<ExportService['linkPages']>[0], q: LinksExportQuery) {
+  return download(reply, exports, caller.workspaceId, async () => ({ type: CSV_TYPE, filename: 'links.csv', body: linksCsv(await exports.linkPages(caller, q)) }));
 }
 
-export async function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: AnalyticsExportQuery) {
-  const { columns, rows } = await exports.analyticsRows(auth, q);
+export function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: EventsExportQuery) {
+  return download(reply, exports, auth.workspaceId, async () => ({ ...eventsBody(q, await exports.eventPages(auth, q)), filename: `${q.event}.${q.format}` }));
+}
+
+export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: AnalyticsExportQuery) {
   const groupBy = q.type ?? q.groupBy ?? 'count';
-  return download(reply, CSV, `analytics-${groupBy}.csv`, csvStream(columns, [rows], (r) => columns.map((c) => cellOf(r[c]))));
+  return download(reply, exports, auth.workspaceId, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q)) }));
 }

@@ -5,7 +5,7 @@
  * - per API key (`@fastify/rate-limit`, keyed by the key's hash), as the published API has them
  *   (behaviour.md §3.4): analytics and events per second, everything else per minute, with limits
  *   from the workspace's plan unless the operator overrides them;
- * - per client address (`request.ip`, which honours TRUST_PROXY; IPv6 per /64) for routes that
+ * - per client address (`request.clientAddress`, under TRUST_PROXY; IPv6 per /64) for routes that
  *   need no key but cost work, declared with `config: { addressLimit: 'qr' }` (`GET /qr`) or
  *   `'tls'` (`GET /tls/allow`, counted in this process's memory on every engine: its answer comes
  *   from memory, and a TLS terminator asks the process beside it);
@@ -87,9 +87,9 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
         ? { key: `k:${request.auth.keyHash}:a`, max: options.analyticsPerSecond ?? plan.analyticsPerSecond, windowMs: 1_000, limit: 'per second for this key' }
         : { key: `k:${request.auth.keyHash}:m`, max: options.perMinute ?? plan.apiPerMinute, windowMs: 60_000, limit: 'per minute for this key' };
     } else if (request.routeOptions.config.addressLimit === 'qr') {
-      bucket = { key: `ip:${addressKey(request.ip)}:qr`, max: options.qrPerMinute, windowMs: 60_000, limit: 'QR codes per minute from this address' };
+      bucket = { key: `ip:${addressKey(request.clientAddress)}:qr`, max: options.qrPerMinute, windowMs: 60_000, limit: 'QR codes per minute from this address' };
     } else if (request.routeOptions.config.addressLimit === 'tls') {
-      bucket = { key: `${LOCAL}ip:${addressKey(request.ip)}:tls`, max: options.tlsAllowPerMinute, windowMs: 60_000, limit: 'certificate questions per minute from this address' };
+      bucket = { key: `${LOCAL}ip:${addressKey(request.clientAddress)}:tls`, max: options.tlsAllowPerMinute, windowMs: 60_000, limit: 'certificate questions per minute from this address' };
     } else {
       bucket = null; // health, docs, the client script, 404s
     }
@@ -144,7 +144,7 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
     const max = options.failedAuthPerMinute;
     let count;
     try {
-      count = await counters.hit(`ip:${addressKey(request.ip)}:auth`, 60_000);
+      count = await counters.hit(`ip:${addressKey(request.clientAddress)}:auth`, 60_000);
     } catch (err) {
       onError(err, 'rate limit counter failed; request let through');
       return;

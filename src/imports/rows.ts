@@ -8,6 +8,7 @@
  * // { input: { url: 'https://example.com', domain: 'bit.ly', key: 'abc' } }
  */
 import { parseIsoDate } from '../links/schema.js';
+import { restoreFormula } from '../spreadsheet-formulas.js';
 import type { ColumnMap } from './layouts.js';
 
 export type RowInput = { input: Record<string, unknown>; createdAt?: number } | { error: string };
@@ -44,7 +45,8 @@ export function toLinkInput(record: readonly string[], columns: ColumnMap): RowI
   const cell = (field: keyof ColumnMap): string | undefined => {
     const at = columns[field];
     const v = at === undefined ? undefined : record[at]?.trim();
-    return v ? v : undefined;
+    // Exports neutralise formula cells with a leading `'` (../spreadsheet-formulas.ts): read back the value it was made from.
+    return v ? restoreFormula(v) : undefined;
   };
   const input: Record<string, unknown> = { url: cell('url') ?? '' };
   const short = cell('shortLink') ? splitShortLink(cell('shortLink')!) : undefined;

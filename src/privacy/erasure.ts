@@ -15,7 +15,7 @@
 import { isIP } from 'node:net';
 import type { EventStore, ForgetResult } from '../events/event-store.js';
 import { anonymizeIp, type VisitorIpMode } from '../visitor-ip.js';
-import { normaliseIp } from '../redirect/visitor.js';
+import { normaliseIp } from '../http/client-address.js';
 
 export interface ErasedForm extends ForgetResult {
   /** The stored value the events were matched on. */

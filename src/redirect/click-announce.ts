@@ -1,12 +1,13 @@
 /**
  * What a click batch's transaction writes for those who hear about clicks (click-fold.ts,
  * `announce`), in the flush worker or, for an in-memory database, on the main thread: outbox rows
- * for the clicks outbox subscribers want (events/outbox.ts, clickFilter), and webhook deliveries
- * for the clicks webhooks cover (webhooks/click-deliveries.ts). A click both kinds hear about
- * keeps one event id. Clicks nobody hears about cost two set look-ups.
+ * for the clicks outbox subscribers want (events/outbox.ts, clickFilter), and one row of webhook
+ * work for the clicks webhooks cover (webhooks/click-batches.ts, `writeClickWebhookBatch`: one row
+ * per batch whatever the number of webhooks; the dispatcher expands it). A click both kinds hear
+ * about keeps one event id. Clicks nobody hears about cost two set look-ups.
  *
  * @example
- * const announcer = createClickAnnouncer({ subscriptions, settings, writeOutbox });
+ * const announcer = createClickAnnouncer({ subscriptions, writeOutbox });
  * announcer.set(next);                         // webhooks changed
  * await announcer.announce(trx, rows);         // inside the batch's transaction
  */
@@ -14,13 +15,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { clickFilter, clickOutboxEntries, type ClickSubscriptions, type OutboxEntry } from '../events/outbox.js';
-import type { LinkUrlSettings } from '../links/response.js';
-import { clickRouter, writeClickDeliveries } from '../webhooks/click-deliveries.js';
+import { clickRouter, writeClickWebhookBatch } from '../webhooks/click-batches.js';
 import { newId } from '../ids.js';
 
 export function createClickAnnouncer(options: {
   subscriptions: ClickSubscriptions;
-  settings: LinkUrlSettings;
   writeOutbox: (trx: Kysely<Database>, entries: readonly OutboxEntry[]) => Promise<void>;
   now?: () => number;
 }) {
@@ -33,7 +32,7 @@ export function createClickAnnouncer(options: {
       wanted = clickFilter(s);
       route = clickRouter(s);
     },
-    /** Whether batches write outbox rows, deliveries (whose senders a commit should nudge). */
+    /** Whether batches write outbox rows, webhook work (whose senders a commit should nudge). */
     get writesOutbox(): boolean {
       return wanted !== null;
     },
@@ -55,7 +54,7 @@ export function createClickAnnouncer(options: {
         const entries = clickOutboxEntries(rows.filter(w), t, r ? idOf : undefined);
         if (entries.length) await options.writeOutbox(trx, entries);
       }
-      if (r) await writeClickDeliveries(trx, rows, r, { settings: options.settings, now: t, idOf: w ? idOf : undefined });
+      if (r) await writeClickWebhookBatch(trx, rows, r, { now: t, idOf: w ? idOf : undefined });
     },
   };
 }

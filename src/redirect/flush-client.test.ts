@@ -14,7 +14,7 @@ test('the click flush worker runs at the configured nice value (CLICK_WRITER_NIC
   // 9: no other thread of the test process runs at it (the analytics worker uses 10).
   assert.equal(threadNices().includes(9), false);
   const mainBefore = getPriority(process.pid);
-  const sink = createWorkerSink({ url, foldIntervalMs: 1000, nice: 9, linkSettings: { baseUrl: 'http://localhost', shortLinkProtocol: 'https' } });
+  const sink = createWorkerSink({ url, foldIntervalMs: 1000, nice: 9 });
   try {
     // A round trip: the worker has run its start-up, where it lowers its priority.
     assert.deepEqual(await sink.existingClickIds(['nope']), []);

@@ -21,7 +21,6 @@ import { openDatabase } from '../db/open.js';
 import { createSqlEventStore } from '../events/sql/store.js';
 import { createLinkCounters } from '../links/counters.js';
 import { NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../events/outbox.js';
-import type { LinkUrlSettings } from '../links/response.js';
 import { createClickAnnouncer } from './click-announce.js';
 import { createClickFold, nextFoldDelay } from '../events/sql/click-fold.js';
 import { decodeClicks, type RawClick } from './click-record.js';
@@ -58,12 +57,10 @@ export interface FlushWorkerData {
   nice?: number;
   /**
    * Whose clicks someone subscribes to (`link.clicked`) at start: each batch writes those clicks
-   * to the outbox, and the deliveries of those webhooks cover (`routes`), too
+   * to the outbox, and the webhook work of the clicks webhooks cover (`routes`), too
    * (click-announce.ts). Later changes arrive as `clicks` messages.
    */
   clicks?: ClickSubscriptions;
-  /** How the links in `link.clicked` deliveries are spelled (the links API's settings). */
-  linkSettings: LinkUrlSettings;
   /** `VISITOR_IP`: what stored clicks keep of the address (default `anonymized`). */
   visitorIp?: VisitorIpMode;
   /**
@@ -99,7 +96,7 @@ export type WorkerReply =
 
 const port = parentPort!;
 
-const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp, linkSettings, column } = workerData as FlushWorkerData;
+const { url, pgSchema, geoipDb, foldIntervalMs, nice, clicks, visitorIp, column } = workerData as FlushWorkerData;
 lowerThreadPriority(nice ?? 0);
 const geo = createGeoLocator({ dbPath: geoipDb, trustHeaders: false, onError: (err, context) => console.error(context, err) });
 geo.start();
@@ -113,7 +110,7 @@ const database = await openDatabase(url, { migrate: false, pgSchema, poolSize: 2
 if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
 // The same event store app.ts builds: events and rollups are written the one way.
 const events = createSqlEventStore({ database });
-const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSCRIPTIONS, settings: linkSettings, writeOutbox });
+const announcer = createClickAnnouncer({ subscriptions: clicks ?? NO_CLICK_SUBSCRIPTIONS, writeOutbox });
 const enrich = createClickEnricher({ geo, classify: createUaClassifier(), ipMode: visitorIp ?? 'anonymized' });
 const counters = createLinkCounters(database.dialect);
 const announce = (trx: Parameters<typeof announcer.announce>[0], rows: readonly StoredEvent[]) => announcer.announce(trx, rows);

@@ -19,6 +19,7 @@ import { UNKNOWN_GEO } from './geo.js';
 import type { DomainRow, LinkWithWorkspace } from './store.js';
 import type { LinkInfo } from './decide.js';
 import { hit } from './testing.js';
+import { clientAddressRule } from '../http/client-address.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const BOOM = 'Mozilla/5.0 boom';
@@ -104,7 +105,7 @@ before(async () => {
   process.on('uncaughtException', onProcessFailure);
   const handler = createRedirectHandler({
     apiHosts: ['localhost'],
-    trustProxy: false,
+    clientAddress: clientAddressRule({ kind: 'none' }).of,
     clickIdParam: 'waymark_id',
     secureCookies: false,
     cache,

@@ -22,7 +22,7 @@ import { buildFinalUrl, possibleDestinations, queryHasNoTrack } from './final-ur
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
 import { geoFromHeaders, type GeoLocator } from './geo.js';
-import { clientIp, type UaTraits } from './visitor.js';
+import type { UaTraits } from './visitor.js';
 import { errorPage, expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage, type HtmlPage } from './pages.js';
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';
@@ -33,7 +33,8 @@ import { headerSafe } from '../web-url.js';
 
 export interface RedirectHandlerDeps {
   apiHosts: readonly string[];
-  trustProxy: boolean;
+  /** The client's address from the socket's peer and `X-Forwarded-For` (http/client-address.ts, decided once at start). */
+  clientAddress: (peer: string | undefined, forwardedFor: string | undefined) => string;
   clickIdParam: string;
   /** Adds `Secure` to the cookies we set (short links served over https). */
   secureCookies: boolean;
@@ -242,7 +243,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     const ua = r.headers.userAgent;
     const traits = deps.classify(ua);
     const bot = traits.bot || r.method === 'HEAD';
-    const ip = clientIp(r.headers.forwardedFor, req.socket.remoteAddress, deps.trustProxy);
+    const ip = deps.clientAddress(req.socket.remoteAddress, r.headers.forwardedFor);
     const geo = link?.geo ? deps.targetingGeo.locate(ip, req.headers) : null;
     const password = link?.password ? checkPassword(r, link, ip, now, posted) : 'none';
     const testCookie = link?.testVariants ? readCookie(r.headers.cookie, testCookieName) : null;

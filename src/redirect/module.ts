@@ -98,17 +98,17 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   // Clicks go to the outbox only for links someone subscribes to (events/outbox.ts,
   // ClickSubscriptions): every click for a subscriber to all of them, else those of the workspaces
   // and links that webhooks cover, kept up to date as webhooks change (watchClicks).
-  // Webhooks' clicks (ClickSubscriptions.routes) are written as deliveries by the batch itself
-  // (click-announce.ts), not through the outbox.
-  const linkSettings = { baseUrl: config.baseUrl, shortLinkProtocol: config.shortLinkProtocol };
-  const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), settings: linkSettings, writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
+  // Webhooks' clicks (ClickSubscriptions.routes) are recorded by the batch itself, one row per
+  // batch that the dispatcher expands (click-announce.ts, webhooks/click-batches.ts), not through
+  // the outbox.
+  const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
   // With DuckDB, batches are committed to the click journal and handed over as CSV files in
   // `clickDir`, which this thread (DuckDB's owner) appends (events/column/click-journal.ts).
   const column = ctx.clickColumn?.engine;
   const clickDir = ctx.clickColumn?.batchDir;
   const workerSink = database.capabilities.writerThread
     ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, linkSettings, column: clickDir ? { dir: clickDir } : undefined },
+        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, column: clickDir ? { dir: clickDir } : undefined },
         { onError, onHorizon: column ? undefined : (foldedBefore) => ctx.sqlEvents.horizon.update(foldedBefore) },
       )
     : undefined;
@@ -188,7 +188,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const targetingGeo = createGeoLocator({ dbPath: config.geoipDb, precision: 'country', trustHeaders: config.trustGeoHeaders, onError });
   const handler = createRedirectHandler({
     apiHosts: config.apiHosts,
-    trustProxy: config.trustProxy,
+    clientAddress: ctx.clientAddress.of,
     clickIdParam: config.clickIdParam,
     secureCookies: config.shortLinkProtocol === 'https',
     clickIdCookieSeconds: config.clickIdCookieSeconds,

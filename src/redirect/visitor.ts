@@ -39,23 +39,6 @@ export function classifyUa(ua: string): UaTraits {
   };
 }
 
-/** `::ffff:1.2.3.4` (IPv4 on a dual-stack socket) → `1.2.3.4`. */
-export function normaliseIp(ip: string): string {
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
-}
-
-/**
- * The client address: the first `X-Forwarded-For` entry when the operator trusts the proxy in
- * front (the same choice Fastify's `trustProxy: true` makes for the API), else the socket's peer.
- */
-export function clientIp(forwardedFor: string | undefined, remoteAddress: string | undefined, trustProxy: boolean): string {
-  if (trustProxy && forwardedFor) {
-    const comma = forwardedFor.indexOf(',');
-    return normaliseIp((comma < 0 ? forwardedFor : forwardedFor.slice(0, comma)).trim());
-  }
-  return normaliseIp(remoteAddress ?? '');
-}
-
 /** Referer host without `www.` and the full referer, or `(direct)` for both (behaviour.md §5.5). */
 export function refererOf(referer: string | undefined): { host: string; url: string } {
   if (!referer) return DIRECT;

@@ -15,11 +15,15 @@ import { emailKey, NewUser, parseInput, Password } from './schema.js';
 import { hashToken, newToken } from './tokens.js';
 import type { Member, UserQueries, UserRow, UserStore, UserWorkspace } from './store.js';
 import type { Role } from './roles.js';
+import { deviceToken, knownDevice } from './devices.js';
 
 export interface UserServiceDeps {
   store: UserStore;
   now: () => number;
 }
+
+/** How long a setup address works: 24 hours. */
+export const SETUP_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function createUserService({ store, now }: UserServiceDeps) {
   async function insertUser(s: UserQueries, input: NewUser): Promise<UserRow> {
@@ -75,6 +79,15 @@ export function createUserService({ store, now }: UserServiceDeps) {
       return ok && user ? user : null;
     },
 
+    /** A new device token for a browser that just logged in (devices.ts). */
+    deviceToken: (user: UserRow) => deviceToken(user, now()),
+
+    /** The id of this browser's device token when it is one of the account's (devices.ts), else null. */
+    async knownDevice(email: string, token: string | undefined): Promise<string | null> {
+      if (!token) return null;
+      return knownDevice(token, await store.findUserByEmailKey(emailKey(email).slice(0, 254)), now());
+    },
+
     /** Sets a new password; the caller ends the user's sessions (sessions.revokeAll). */
     async setPassword(userId: string, password: string): Promise<void> {
       const valid = parseInput(Password, password);
@@ -107,23 +120,30 @@ export function createUserService({ store, now }: UserServiceDeps) {
     },
 
     // First run
-    /** While no user exists: a new one-time setup token (stored hashed); otherwise null. */
+    /**
+     * While no user exists: a new one-time setup token (stored hashed), valid for
+     * `SETUP_TOKEN_TTL_MS`, which replaces every earlier unused one; otherwise null. Each start
+     * prints it, and the earlier ones are in logs.
+     */
     async issueSetupToken(): Promise<string | null> {
       if ((await store.countUsers()) > 0) return null;
       const token = newToken();
-      await store.insertSetupToken(hashToken(token), now());
+      await store.transaction(async (s) => {
+        await s.deleteUnusedSetupTokens();
+        await s.insertSetupToken(hashToken(token), now());
+      });
       return token;
     },
 
-    /** Whether the setup page may be shown for this token (unused, and still no user). */
+    /** Whether the setup page may be shown for this token (the current one, unused, unexpired, and still no user). */
     async setupTokenUsable(token: string): Promise<boolean> {
-      return (await store.setupTokenUsable(hashToken(token))) && (await store.countUsers()) === 0;
+      return (await store.setupTokenUsable(hashToken(token), now() - SETUP_TOKEN_TTL_MS)) && (await store.countUsers()) === 0;
     },
 
-    /** Uses the setup token to create the first owner of `workspaceId`. 404 when it is unknown or used. */
+    /** Uses the setup token to create the first owner of `workspaceId`. 404 when it is unknown, used, replaced or expired. */
     completeSetup(token: string, input: NewUser, workspaceId: string): Promise<UserRow> {
       return store.transaction(async (s) => {
-        if (!(await s.useSetupToken(hashToken(token), now())) || (await s.countUsers()) > 0) {
+        if (!(await s.useSetupToken(hashToken(token), now(), now() - SETUP_TOKEN_TTL_MS)) || (await s.countUsers()) > 0) {
           throw new ApiError('not_found', 'This setup address has already been used.');
         }
         const user = await insertUser(s, input);

@@ -156,16 +156,27 @@ function queries(db: Kysely<Database>) {
     },
 
     // Setup tokens
+    /** Deletes every unused setup token (a new one replaces them). */
+    async deleteUnusedSetupTokens(): Promise<void> {
+      await db.deleteFrom('setup_tokens').where('used_at', 'is', null).execute();
+    },
     async insertSetupToken(tokenHash: string, now: number): Promise<void> {
       await db.insertInto('setup_tokens').values({ token_hash: tokenHash, created_at: now, used_at: null }).execute();
     },
-    async setupTokenUsable(tokenHash: string): Promise<boolean> {
-      const row = await db.selectFrom('setup_tokens').select('used_at').where('token_hash', '=', tokenHash).executeTakeFirst();
-      return !!row && row.used_at === null;
+    /** Whether the token exists, is unused and was made after `notBefore`. */
+    async setupTokenUsable(tokenHash: string, notBefore: number): Promise<boolean> {
+      const row = await db.selectFrom('setup_tokens').select(['used_at', 'created_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+      return !!row && row.used_at === null && row.created_at > notBefore;
     },
-    /** Uses the token; false when it was unknown or already used. Every other token is retired with it. */
-    async useSetupToken(tokenHash: string, now: number): Promise<boolean> {
-      const r = await db.updateTable('setup_tokens').set({ used_at: now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+    /** Uses the token (unused, made after `notBefore`); false otherwise. Every other token is retired with it. */
+    async useSetupToken(tokenHash: string, now: number, notBefore: number): Promise<boolean> {
+      const r = await db
+        .updateTable('setup_tokens')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('created_at', '>', notBefore)
+        .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) return false;
       await db.updateTable('setup_tokens').set({ used_at: now }).where('used_at', 'is', null).execute();
       return true;

@@ -2,7 +2,8 @@
  * Storage of webhook deliveries (migration 0011): the fan-out's inserts, the dispatcher's claims
  * and outcomes, the per-webhook failure count, and the management API's reads (workspace first).
  *
- * A claim moves `next_attempt_at` forward by a lease in one transaction, so a delivery is sent by
+ * A claim (per webhook, as fairness.ts plans it) moves `next_attempt_at` forward by a lease in one
+ * transaction, so a delivery is sent by
  * one process at a time: PostgreSQL skips rows another process holds (`FOR UPDATE SKIP LOCKED`);
  * a SQLite file has one writing process and its transactions are serial. A process killed while
  * sending leaves the lease to expire, and the delivery is sent again (same event id).
@@ -39,33 +40,51 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
       });
     },
 
-    /**
-     * Up to `limit` due deliveries of enabled webhooks, leased until now + leaseMs, with their
-     * attempt counted. One UPDATE statement: on SQLite a transaction that reads first and writes
-     * second fails at once (SQLITE_BUSY_SNAPSHOT) when the click writer committed in between; a
-     * statement that writes waits for the lock like any other.
-     */
-    async claim(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
-      // A read first: while nothing is due (the usual case) no write lock is asked for. On SQLite a
-      // write from this thread waits synchronously for a lock the click writer (or anyone) holds.
-      const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', '<=', now).limit(1).executeTakeFirst();
-      if (!any) return [];
-      return db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
-        .where('id', 'in', (eb) => {
-          const due = eb
-            .selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .where('d.next_attempt_at', '<=', now)
-            .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.disabled_at', 'is', null)))
-            .orderBy('d.next_attempt_at')
-            .limit(limit);
-          return options.skipLocked ? due.forUpdate().skipLocked() : due;
-        })
+    /** How many deliveries are due per webhook (the dispatcher's view of who waits; fairness.ts). */
+    async dueByWebhook(now: number): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select(['webhook_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('next_attempt_at', '<=', now)
-        .returningAll()
+        .groupBy('webhook_id')
         .execute();
+      return new Map(rows.map((r) => [r.webhook_id, Number(r.n)]));
+    },
+
+    /**
+     * Claims, per webhook of `plan`, up to that many of its due deliveries (oldest due first) if it
+     * is enabled: each leased until now + leaseMs with its attempt counted. One transaction whose
+     * statements all write (on SQLite a transaction that reads first and writes second fails at
+     * once, SQLITE_BUSY_SNAPSHOT, when the click writer committed in between; a write waits for
+     * the lock like any other).
+     */
+    async claim(now: number, leaseMs: number, plan: ReadonlyMap<string, number>): Promise<DeliveryRow[]> {
+      if (!plan.size) return [];
+      return db.transaction().execute(async (trx) => {
+        const claimed: DeliveryRow[] = [];
+        for (const [webhookId, n] of plan) {
+          if (n <= 0) continue;
+          const rows = await trx
+            .updateTable('webhook_deliveries')
+            .set((eb) => ({ attempts: eb(eb.ref('attempts'), '+', 1), next_attempt_at: now + leaseMs }))
+            .where('id', 'in', (eb) => {
+              const due = eb
+                .selectFrom('webhook_deliveries as d')
+                .select('d.id')
+                .where('d.webhook_id', '=', webhookId)
+                .where('d.next_attempt_at', '<=', now)
+                .where((w) => w.exists(w.selectFrom('webhooks as w').select('w.id').where('w.id', '=', webhookId).where('w.disabled_at', 'is', null)))
+                .orderBy('d.next_attempt_at')
+                .limit(n);
+              return options.skipLocked ? due.forUpdate().skipLocked() : due;
+            })
+            .where('next_attempt_at', '<=', now)
+            .returningAll()
+            .execute();
+          claimed.push(...rows);
+        }
+        return claimed;
+      });
     },
 
     /**
@@ -119,8 +138,13 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
       });
     },
 
-    /** Deletes settled deliveries (delivered or given up) created before `before`. */
+    /** Deletes settled deliveries (delivered or given up) created before `before`, and click batches no webhook still works through. */
     async prune(before: number): Promise<void> {
+      await db
+        .deleteFrom('webhook_click_batches')
+        .where('opened', '=', 1)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_click_cursors as c').select('c.batch_id').whereRef('c.batch_id', '=', 'webhook_click_batches.id'))))
+        .execute();
       const any = await db.selectFrom('webhook_deliveries').select('id').where('next_attempt_at', 'is', null).where('created_at', '<', before).limit(1).executeTakeFirst();
       if (!any) return;
       await db.deleteFrom('webhook_deliveries').where('next_attempt_at', 'is', null).where('created_at', '<', before).execute();

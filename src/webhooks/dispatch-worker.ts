@@ -17,6 +17,8 @@ import { lowerThreadPriority } from '../thread-priority.js';
 import { createWebhookStore } from './store.js';
 import { createDeliveryStore, type DeliveryStore } from './delivery-store.js';
 import { createDispatcher, dispatcherLog } from './dispatcher.js';
+import { createClickExpander, type ClickExpander } from './click-expand.js';
+import type { LinkUrlSettings } from '../links/response.js';
 
 export interface DispatchWorkerData {
   url: string;
@@ -28,6 +30,12 @@ export interface DispatchWorkerData {
   retryDelaysMs?: number[];
   pollMs: number;
   leaseMs: number;
+  concurrency: number;
+  receiverConcurrency: number;
+  sendTimeoutMs: number;
+  receiverBackoffMs: number;
+  /** How the links in `link.clicked` deliveries are spelled (the links API's settings). */
+  linkSettings: LinkUrlSettings;
   logLevel: string;
 }
 
@@ -72,14 +80,26 @@ const deliveries: DeliveryStore = {
   record: (...a) => whileBusy(() => store.record(...a)),
   prune: (...a) => whileBusy(() => store.prune(...a)),
 };
+const expander = createClickExpander({ db: database.db, settings: data.linkSettings });
+// Both write with compare-and-set in one transaction: safe to repeat.
+const clicks: ClickExpander = {
+  ...expander,
+  open: () => whileBusy(() => expander.open()),
+  expand: (...a) => whileBusy(() => expander.expand(...a)),
+};
 const dispatcher = createDispatcher({
   deliveries,
   webhooks: createWebhookStore(database.db),
+  clicks,
   now: Date.now,
   allowPrivate: data.allowPrivate,
   retryDelaysMs: data.retryDelaysMs,
   pollMs: data.pollMs,
   leaseMs: data.leaseMs,
+  concurrency: data.concurrency,
+  receiverConcurrency: data.receiverConcurrency,
+  sendTimeoutMs: data.sendTimeoutMs,
+  receiverBackoffMs: data.receiverBackoffMs,
   log: dispatcherLog(data.logLevel),
   onDisabled: (webhookId) => port.postMessage({ type: 'disabled', webhookId } satisfies DispatchReply),
 });

@@ -3,10 +3,11 @@
  * least once): it writes a delivery per matching enabled webhook, idempotent on (webhook, event),
  * and nudges the dispatcher. Matching: the webhook's triggers.
  *
- * Clicks do not come this way: the click batch writes their deliveries itself, in its own
- * transaction off the redirect thread (click-deliveries.ts), following the routes this module
- * keeps (ClickRoutes: which webhooks cover which workspaces and links, through their linkScope or
- * the links' `webhookIds`). So this subscriber takes every event type but `link.clicked`.
+ * Clicks do not come this way: the click batch records their work itself, one row in its own
+ * transaction off the redirect thread (click-batches.ts; the dispatcher expands it), following
+ * the routes this module keeps (ClickRoutes: which webhooks cover which workspaces and links,
+ * through their linkScope or the links' `webhookIds`). So this subscriber takes every event type
+ * but `link.clicked`.
  *
  * It also answers, from a cache, what the registry asks before anything is written: whether an
  * event type is wanted by any enabled webhook, and the click routes. The cache is reloaded after
@@ -72,7 +73,7 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     const t = deps.now();
     const rows: Insertable<WebhookDeliveriesTable>[] = [];
     for (const event of events) {
-      // link.clicked is not among this subscriber's events: the click batch writes those deliveries.
+      // link.clicked is not among this subscriber's events: the click batch records that work.
       const hooks = await once(candidates, `${event.workspaceId}\u0000${event.event}`, () => webhooks.enabledFor(event.workspaceId, event.event));
       if (!hooks.length) continue;
       const body = envelope(event);
@@ -92,7 +93,7 @@ export function createFanout(deps: { webhooks: WebhookStore; deliveries: Deliver
     name: 'webhooks',
     events: OUTBOX_EVENTS,
     wants: (type) => type !== 'link.clicked' && triggers.has(type),
-    // `routed`: a click batch committed deliveries: send them now.
+    // `routed`: a click batch committed webhook work: expand and send it now.
     clicks: { current: () => clicks, watch: (listener) => void listeners.push(listener), routed: () => deps.nudge() },
     deliver: (event) => deliverBatch([event]),
     deliverBatch,

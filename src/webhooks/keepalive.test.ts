@@ -60,7 +60,7 @@ test('without WEBHOOK_ALLOW_PRIVATE, a pooled agent still refuses a name resolvi
       const named = await send(`http://localhost:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
       assert.match(named.error ?? '', /^refused: localhost resolves to the private or reserved address/);
       const literal = await send(`http://127.0.0.1:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
-      assert.match(literal.error ?? '', /^refused: 127\.0\.0\.1 resolves to the private or reserved address/);
+      assert.match(literal.error ?? '', /^refused: 127\.0\.0\.1 is the private or reserved address/);
       const tls = await send(`https://localhost:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
       assert.match(tls.error ?? '', /^refused: localhost resolves to the private or reserved address/);
     }

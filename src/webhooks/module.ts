@@ -1,7 +1,8 @@
 /**
  * Webhooks module (issue 15): the management routes, the outbox subscriber that fans domain events
- * out to deliveries (fanout.ts; clicks are written as deliveries by the click batch itself,
- * click-deliveries.ts), and the dispatcher that sends them (dispatcher.ts). Built before the
+ * out to deliveries (fanout.ts; clicks are recorded as one row per click batch by the batch itself,
+ * click-batches.ts, and expanded by the dispatcher, click-expand.ts), and the dispatcher that sends
+ * them fairly (dispatcher.ts, fairness.ts). Built before the
  * events module, which registers `subscriber`. Its lifecycle loads the webhook cache (triggers,
  * click routes) before the app serves, refreshes it every few seconds (other processes' changes),
  * and starts and stops the dispatcher: on a thread of its own wherever a worker can open the
@@ -17,8 +18,10 @@ import { createDeliveryStore } from './delivery-store.js';
 import { createDispatcher, dispatcherLog } from './dispatcher.js';
 import { startDispatcherThread, type DispatcherHandle } from './dispatch-thread.js';
 import { createFanout } from './fanout.js';
+import { createClickExpander } from './click-expand.js';
 import { createWebhookService } from './service.js';
 import { webhookRoutes } from './routes.js';
+import { refusedTarget } from '../outbound/request.js';
 
 /** How often the subscription cache is reloaded for changes made by other processes. */
 const REFRESH_MS = 5_000;
@@ -35,11 +38,16 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
   // PostgreSQL could dispatch in process (its driver is asynchronous), but the sends' CPU would
   // stay on the redirect thread; one path on both engines is also the one the tests exercise.
   const onThread = database.capabilities.writerThread;
+  const fairness = {
+    concurrency: config.webhookConcurrency, receiverConcurrency: config.webhookReceiverConcurrency,
+    sendTimeoutMs: config.webhookSendTimeoutMs, receiverBackoffMs: config.webhookReceiverBackoffMs,
+  };
+  const linkSettings = { baseUrl: config.baseUrl, shortLinkProtocol: config.shortLinkProtocol };
   const dispatcher: DispatcherHandle = onThread
     ? startDispatcherThread(
         {
           url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, allowPrivate: config.webhookAllowPrivate,
-          retryDelaysMs: config.webhookRetryDelaysMs, pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, logLevel: config.logLevel,
+          retryDelaysMs: config.webhookRetryDelaysMs, pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, logLevel: config.logLevel, ...fairness, linkSettings,
         },
         { onDisabled, onError: (err) => log('error', 'webhook dispatcher thread failed; it starts again at the next delivery', { err: String((err as Error)?.message ?? err) }) },
       )
@@ -51,6 +59,8 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
         retryDelaysMs: config.webhookRetryDelaysMs,
         pollMs: config.webhookPollMs,
         leaseMs: config.webhookLeaseMs,
+        ...fairness,
+        clicks: createClickExpander({ db: database.db, settings: linkSettings }),
         log,
         onDisabled,
       });
@@ -61,7 +71,10 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
     if (fanout.active()) dispatcher.start();
   };
   reload = () => void refresh().catch(() => undefined);
-  const service = createWebhookService({ store, deliveries, now, changed: refresh, nudge: () => dispatcher.nudge() });
+  const service = createWebhookService({
+    store, deliveries, now, changed: refresh, nudge: () => dispatcher.nudge(),
+    refusedUrl: (url) => refusedTarget(url, { allowPrivate: config.webhookAllowPrivate }),
+  });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(webhookRoutes, { webhooks: service });
   };

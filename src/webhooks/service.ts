@@ -34,7 +34,15 @@ interface Shape {
   folderIds: string[];
 }
 
-export function createWebhookService(deps: { store: WebhookStore; deliveries: DeliveryStore; now: () => number; changed: () => Promise<void>; nudge: () => void }) {
+export function createWebhookService(deps: {
+  store: WebhookStore;
+  deliveries: DeliveryStore;
+  now: () => number;
+  changed: () => Promise<void>;
+  nudge: () => void;
+  /** Why a receiver URL is refused (src/outbound/: not a public address), or null. */
+  refusedUrl: (url: string) => Promise<string | null>;
+}) {
   const { store, deliveries, now } = deps;
 
   async function getRow(workspaceId: string, id: string): Promise<WebhookRow> {
@@ -59,9 +67,16 @@ export function createWebhookService(deps: { store: WebhookStore; deliveries: De
     return { triggers: s.triggers, linkScope: s.linkScope, linkIds, folderIds };
   }
 
+  /** A receiver the dispatcher would refuse is refused now, with the reason (422). */
+  async function checkUrl(url: string): Promise<void> {
+    const why = await deps.refusedUrl(url);
+    if (why) throw new ApiError('unprocessable_entity', `url: ${why}`);
+  }
+
   return {
     async create(workspaceId: string, input: CreateWebhookInput): Promise<WebhookResponse> {
       const shape = await checkShape(workspaceId, { triggers: input.triggers, linkScope: input.linkScope ?? null, linkIds: input.linkIds ?? [], folderIds: input.folderIds ?? [] });
+      await checkUrl(input.url);
       if ((await store.count(workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE) {
         throw new ApiError('forbidden', `A workspace can have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks.`);
       }
@@ -91,6 +106,7 @@ export function createWebhookService(deps: { store: WebhookStore; deliveries: De
       const triggers = input.triggers ?? current.triggers;
       const linkScope = input.linkScope !== undefined ? input.linkScope : triggers.includes('link.clicked') ? current.linkScope : null;
       const shape = await checkShape(workspaceId, { triggers, linkScope, linkIds: input.linkIds ?? current.linkIds, folderIds: input.folderIds ?? current.folderIds });
+      if (input.url !== undefined) await checkUrl(input.url);
       const patch: Updateable<WebhooksTable> = {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.url !== undefined ? { url: input.url } : {}),

@@ -1,7 +1,8 @@
 /**
  * Storage of webhooks and of links' `webhookIds`: Kysely queries only, every one filtered by the
  * workspace, except the process-wide summaries the event registry and the click writer read
- * (`activeTriggers`, `clickRoutes`: which events anyone wants at all; marked below).
+ * (`activeTriggers`, `clickRoutes`: which events anyone wants at all; `enabledReceivers`: the
+ * dispatcher's; marked below).
  */
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/tables.js';
@@ -31,12 +32,14 @@ export function createWebhookStore(db: Kysely<Database>) {
       await db.updateTable('webhooks').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
     },
 
-    /** Deletes the webhook, its link attachments and its deliveries; false when it was not there. */
+    /** Deletes the webhook, its link attachments, its deliveries and its click work; false when it was not there. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const r = await trx.deleteFrom('webhooks').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('link_webhooks').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
         await trx.deleteFrom('webhook_deliveries').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
+        // Only when the webhook was this workspace's: cursors carry no workspace id.
+        if (Number(r.numDeletedRows) > 0) await trx.deleteFrom('webhook_click_cursors').where('webhook_id', '=', id).execute();
         return Number(r.numDeletedRows) > 0;
       });
     },
@@ -59,6 +62,11 @@ export function createWebhookStore(db: Kysely<Database>) {
     async enabledFor(workspaceId: string, type: DomainEventType): Promise<WebhookRow[]> {
       const rows = await db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('disabled_at', 'is', null).execute();
       return rows.filter((r) => (JSON.parse(r.triggers) as string[]).includes(type));
+    },
+
+    /** Process-wide (not per workspace): every enabled webhook's workspace and URL, for the dispatcher's fairness. */
+    async enabledReceivers(): Promise<{ id: string; workspace_id: string; url: string }[]> {
+      return db.selectFrom('webhooks').select(['id', 'workspace_id', 'url']).where('disabled_at', 'is', null).execute();
     },
 
     /** Process-wide (not per workspace): the triggers of every enabled webhook. */

@@ -23,7 +23,8 @@ export async function startReceiver() {
     url: '',
     /** The status of the next answer; 204 unless replaced. A promise that never settles holds the request. */
     answer: (_r: Received): number | Promise<number> => 204,
-    async until(condition: (got: Received[]) => boolean, what = 'deliveries', timeoutMs = 15_000): Promise<void> {
+    /** Waits for `condition`; the bound is generous: on a loaded machine the dispatcher's thread takes seconds to start. */
+    async until(condition: (got: Received[]) => boolean, what = 'deliveries', timeoutMs = 60_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!condition(got)) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${got.length}`);

@@ -1,4 +1,5 @@
 /** The account page: who is logged in, their workspaces, a new password, and log out everywhere. */
+import { escapeHtml } from '@kitajs/html';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 
 export function AccountPage({ frame, error, notice }: { frame: Frame; error?: string; notice?: string }): JSX.Element {
@@ -16,9 +17,7 @@ export function AccountPage({ frame, error, notice }: { frame: Frame; error?: st
               <a href={workspacePath(w.slug, '/links')} safe>
                 {w.name}
               </a>{' '}
-              <span class="role" safe>
-                {w.role}
-              </span>
+              <span class="role">{escapeHtml(w.role)}</span>
             </li>
           ))}
         </ul>

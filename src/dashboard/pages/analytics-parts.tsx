@@ -19,19 +19,19 @@ export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Elemen
     <dl class="totals" id="totals" data-clicks={String(count.clicks)} data-leads={String(count.leads)} data-sales={String(count.sales)} data-sale-amount={String(count.saleAmount)}>
       <div>
         <dt>Clicks</dt>
-        <dd>{number.format(count.clicks)}</dd>
+        <dd safe>{number.format(count.clicks)}</dd>
       </div>
       <div>
         <dt>Leads</dt>
-        <dd>{number.format(count.leads)}</dd>
+        <dd safe>{number.format(count.leads)}</dd>
       </div>
       <div>
         <dt>Sales</dt>
-        <dd>{number.format(count.sales)}</dd>
+        <dd safe>{number.format(count.sales)}</dd>
       </div>
       <div>
         <dt>Revenue</dt>
-        <dd>{money(count.saleAmount)}</dd>
+        <dd safe>{money(count.saleAmount)}</dd>
       </div>
     </dl>
   );
@@ -66,9 +66,9 @@ export function SeriesChart({ data }: { data: AnalyticsData }): JSX.Element {
               {data.series.map((p) => (
                 <tr>
                   <td safe>{p.start}</td>
-                  <td class="num">{String(p.clicks)}</td>
-                  <td class="num">{String(p.leads)}</td>
-                  <td class="num">{String(p.sales)}</td>
+                  <td class="num">{p.clicks}</td>
+                  <td class="num">{p.leads}</td>
+                  <td class="num">{p.sales}</td>
                 </tr>
               ))}
             </tbody>
@@ -90,14 +90,14 @@ function rowLabel(card: CardData, row: Record<string, unknown>): string {
 export function BreakdownCard({ card, href }: { card: CardData; href?: (value: string) => string }): JSX.Element {
   return (
     <section class="breakdown" data-group={card.spec.groupBy} aria-labelledby={`card-${card.spec.groupBy}`}>
-      <h2 id={`card-${card.spec.groupBy}`}>{card.spec.title}</h2>
+      <h2 id={`card-${card.spec.groupBy}`} safe>{card.spec.title}</h2>
       {card.rows.length === 0 ? (
         <p class="hint">No data in this range.</p>
       ) : (
         <table>
           <thead>
             <tr>
-              <th scope="col">{card.spec.title}</th>
+              <th scope="col" safe>{card.spec.title}</th>
               <th scope="col" class="num">Clicks</th>
               <th scope="col" class="num">Leads</th>
               <th scope="col" class="num">Sales</th>
@@ -118,16 +118,16 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
                       <span safe>{label}</span>
                     )}
                   </td>
-                  <td class="num">{number.format(row.clicks)}</td>
-                  <td class="num">{number.format(row.leads)}</td>
-                  <td class="num">{number.format(row.sales)}</td>
+                  <td class="num" safe>{number.format(row.clicks)}</td>
+                  <td class="num" safe>{number.format(row.leads)}</td>
+                  <td class="num" safe>{number.format(row.sales)}</td>
                 </tr>
               );
             })}
           </tbody>
         </table>
       )}
-      {card.total > card.rows.length ? <p class="hint">{`Top ${card.rows.length} of ${card.total}.`}</p> : ''}
+      {card.total > card.rows.length ? <p class="hint" safe>{`Top ${card.rows.length} of ${card.total}.`}</p> : ''}
     </section>
   );
 }

@@ -40,7 +40,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
           Interval
           <select name="interval">
             {INTERVALS.map((i) => (
-              <option value={i} selected={(params.interval ?? (custom ? '' : '24h')) === i}>
+              <option value={i} selected={(params.interval ?? (custom ? '' : '24h')) === i} safe>
                 {INTERVAL_LABELS[i]}
               </option>
             ))}
@@ -90,7 +90,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
             const current = !custom && (params.interval ?? '24h') === i;
             return (
               <li>
-                <a href={href({ ...rest, interval: i })} aria-current={current ? 'page' : undefined}>
+                <a href={href({ ...rest, interval: i })} aria-current={current ? 'page' : undefined} safe>
                   {INTERVAL_LABELS[i]}
                 </a>
               </li>

@@ -54,8 +54,8 @@ export function CustomersPage(v: CustomersView): JSX.Element {
                   </td>
                   <td safe>{c.email ?? ''}</td>
                   <td safe>{c.country ?? ''}</td>
-                  <td class="num">{String(c.sales)}</td>
-                  <td class="num optional">{money(c.saleAmount)}</td>
+                  <td class="num">{c.sales}</td>
+                  <td class="num optional" safe>{money(c.saleAmount)}</td>
                 </tr>
               ))}
             </tbody>
@@ -64,7 +64,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
       )}
       <nav class="pager" aria-label="Pages">
         {v.page > 1 ? <a href={href(v.page - 1)}>Previous</a> : ''}
-        <span>{`Page ${v.page}`}</span>
+        <span safe>{`Page ${v.page}`}</span>
         {v.hasNext ? <a href={href(v.page + 1)}>Next</a> : ''}
       </nav>
     </Layout>
@@ -97,7 +97,7 @@ export function CustomerPage({ frame, customer, events }: { frame: WorkspaceFram
           )}
         </dd>
         <dt>Sales</dt>
-        <dd>{`${customer.sales} (${money(customer.saleAmount)})`}</dd>
+        <dd safe>{`${customer.sales} (${money(customer.saleAmount)})`}</dd>
         <dt>Customer since</dt>
         <dd safe>{customer.createdAt}</dd>
       </dl>

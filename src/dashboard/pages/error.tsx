@@ -16,7 +16,7 @@ export function ErrorPage({ status, code, message }: { status: number; code: str
   const title = TITLES[status] ?? 'Error';
   return (
     <BarePage title={title}>
-      <h1>{title}</h1>
+      <h1 safe>{title}</h1>
       <p safe>{message}</p>
       <p class="hint">
         Code: <code safe>{code}</code>

@@ -2,6 +2,7 @@
  * Events (routes/activity.tsx): the workspace's clicks, leads or sales, newest first, a page at a
  * time, as `GET /events` lists them; and the table of events a customer's page reuses.
  */
+import { escapeHtml } from '@kitajs/html';
 import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 
@@ -52,7 +53,7 @@ export function EventsTable({ slug, events }: { slug: string; events: EventRecor
                     ''
                   )}
                 </td>
-                <td class="num">{e.event === 'sale' ? money(e.saleAmount) : ''}</td>
+                <td class="num">{e.event === 'sale' ? escapeHtml(money(e.saleAmount)) : ''}</td>
               </tr>
             );
           })}
@@ -101,7 +102,7 @@ export function EventsPage(v: EventsView): JSX.Element {
         ) : (
           ''
         )}
-        <span>{`Page ${v.page}`}</span>
+        <span safe>{`Page ${v.page}`}</span>
         {v.hasNext ? (
           <a href={href(v.tab, v.page + 1)} rel="next">
             Older

@@ -3,6 +3,7 @@
  * report: counts, then each rejected, created or skipped row with its line in the file. Every
  * value from the file is escaped.
  */
+import { escapeHtml } from '@kitajs/html';
 import type { ImportReport } from '../../imports/service.js';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 
@@ -46,7 +47,7 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
   return (
     <section aria-labelledby="import-report" class="import-report">
       <h2 id="import-report">{report.dryRun ? 'Dry run: nothing was written' : 'Import done'}</h2>
-      <p role="status" class="notice">
+      <p role="status" class="notice" safe>
         {`${c.rows} rows: ${c.created} ${report.dryRun ? 'would be created' : 'created'}, ${c.skipped} skipped, ${c.rejected} rejected.`}
       </p>
       {report.tagsCreated.length ? <p safe>{`Tags created: ${report.tagsCreated.join(', ')}`}</p> : ''}
@@ -64,8 +65,8 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
             <tbody>
               {report.items.map((i) => (
                 <tr data-line={String(i.line)} data-status={i.status}>
-                  <td class="num">{String(i.line)}</td>
-                  <td safe>{i.status}</td>
+                  <td class="num">{i.line}</td>
+                  <td>{escapeHtml(i.status)}</td>
                   <td safe>{i.status === 'rejected' ? i.error : `${i.domain}/${i.key}`}</td>
                 </tr>
               ))}

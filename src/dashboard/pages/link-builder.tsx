@@ -35,12 +35,15 @@ function Err({ id, message }: { id: string; message?: string }): JSX.Element {
   );
 }
 
-/** A labelled text input whose error, if any, is printed under it and tied to it for screen readers. */
-function Text(p: { name: string; label: string; values: FormValues; error?: string; errorId?: string; type?: string; hint?: string; required?: boolean; maxlength?: string; extra?: Record<string, string> }): JSX.Element {
+/**
+ * A labelled text input whose error, if any, is printed under it and tied to it for screen readers.
+ * `extra` attributes are data-* and autocomplete only: never `attrs`, which @kitajs/html prints raw.
+ */
+function Text(p: { name: string; label: string; values: FormValues; error?: string; errorId?: string; type?: string; hint?: string; required?: boolean; maxlength?: string; extra?: Partial<Record<`data-${string}` | 'autocomplete', string>> }): JSX.Element {
   const errorId = p.errorId ?? p.name;
   return (
     <label>
-      {p.label}
+      <span safe>{p.label}</span>
       <input
         type={p.type ?? 'text'}
         name={p.name}
@@ -51,7 +54,7 @@ function Text(p: { name: string; label: string; values: FormValues; error?: stri
         aria-describedby={p.error ? `err-${errorId}` : undefined}
         {...(p.extra ?? {})}
       />
-      {p.hint ? <span class="hint">{p.hint}</span> : ''}
+      {p.hint ? <span class="hint" safe>{p.hint}</span> : ''}
       <Err id={errorId} message={p.error} />
     </label>
   );
@@ -92,7 +95,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
                 hx-target="#key-status"
                 aria-invalid={errors.domain ? 'true' : undefined} aria-describedby={errors.domain ? 'err-domain' : undefined}>
                 {domainChoices.map((d) => (
-                  <option value={d} selected={d === values.domain}>
+                  <option value={d} selected={d === values.domain} safe>
                     {d}
                   </option>
                 ))}
@@ -152,7 +155,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
             <select name="folderId">
               <option value="">No folder</option>
               {v.folders.map((f) => (
-                <option value={f.id} selected={f.id === values.folderId}>
+                <option value={f.id} selected={f.id === values.folderId} safe>
                   {f.name}
                 </option>
               ))}

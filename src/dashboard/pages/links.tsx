@@ -62,7 +62,7 @@ export function listQuery(s: ListState, cursor: Cursor = {}): string {
 function Select({ name, label, value, options }: { name: string; label: string; value: string; options: [string, string][] }): JSX.Element {
   return (
     <label>
-      {label}
+      <span safe>{label}</span>
       <select name={name}>
         {options.map(([v, text]) => (
           <option value={v} selected={v === value} safe>
@@ -181,8 +181,8 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
       <td class="url" safe>
         {l.url}
       </td>
-      <td class="num">{String(l.clicks)}</td>
-      <td class="optional">{l.createdAt.slice(0, 10)}</td>
+      <td class="num">{l.clicks}</td>
+      <td class="optional" safe>{l.createdAt.slice(0, 10)}</td>
       {write ? (
         <td>
           <a href={`${base}/${id}/edit`}>Edit</a>{' '}
@@ -228,9 +228,8 @@ export function LinksPage(v: LinksView): JSX.Element {
         </a>
       </div>
       {v.notice ? (
-        <p class="notice" role="status">
-          {`${v.notice.count} ${v.notice.count === 1 ? 'link' : 'links'} ${DONE[v.notice.op]}`}
-          {v.notice.failed ? `; ${v.notice.failed} could not be changed.` : '.'}
+        <p class="notice" role="status" safe>
+          {`${v.notice.count} ${v.notice.count === 1 ? 'link' : 'links'} ${DONE[v.notice.op]}${v.notice.failed ? `; ${v.notice.failed} could not be changed.` : '.'}`}
         </p>
       ) : (
         ''
@@ -272,15 +271,15 @@ export function LinksPage(v: LinksView): JSX.Element {
       )}
       <nav class="pager" aria-label="Pages">
         {v.newer ? (
-          <a href={href(v.newer)} rel="prev">
+          <a href={href(v.newer)} rel="prev" safe>
             {prev}
           </a>
         ) : (
           ''
         )}
-        <span>{links.length === 1 ? '1 link' : `${links.length} links`} on this page</span>
+        <span safe>{`${links.length === 1 ? '1 link' : `${links.length} links`} on this page`}</span>
         {v.older ? (
-          <a href={href(v.older)} rel="next">
+          <a href={href(v.older)} rel="next" safe>
             {next}
           </a>
         ) : (

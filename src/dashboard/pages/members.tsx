@@ -1,4 +1,5 @@
 /** Settings → Members: the workspace's members and pending invitations; owners invite, change roles and remove. */
+import { escapeHtml } from '@kitajs/html';
 import { CsrfField, workspacePath, type Frame } from '../layout.js';
 import { SettingsShell } from './settings.js';
 import { ROLES, can } from '../../users/roles.js';
@@ -12,6 +13,8 @@ export interface MembersView {
   inviteLink?: { url: string; email: string; expiresAt: number };
   error?: string;
 }
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function RoleSelect({ name, selected, label }: { name: string; selected?: string; label: string }): JSX.Element {
   return (
@@ -34,7 +37,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
         <section aria-labelledby="invite-link">
           <h2 id="invite-link">Invitation link</h2>
           <p class="notice">
-            Hand this link to <span safe>{inviteLink.email}</span>. It works once and expires on {new Date(inviteLink.expiresAt).toISOString().slice(0, 10)}; it is not shown again.
+            Hand this link to <span safe>{inviteLink.email}</span>. It works once and expires on <span safe>{isoDay(inviteLink.expiresAt)}</span>; it is not shown again.
           </p>
           <code class="secret" safe>
             {inviteLink.url}
@@ -58,7 +61,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
               <tr>
                 <td safe>{m.name}</td>
                 <td safe>{m.email}</td>
-                <td safe>{m.role}</td>
+                <td>{escapeHtml(m.role)}</td>
                 {manage ? (
                   <td>
                     <form method="post" action={`${base}/members/${encodeURIComponent(m.userId)}/role`} class="inline">
@@ -103,7 +106,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
             <ul>
               {invitations.map((i) => (
                 <li>
-                  <span safe>{i.email}</span> as <span safe>{i.role}</span>, expires {new Date(i.expiresAt).toISOString().slice(0, 10)}{' '}
+                  <span safe>{i.email}</span> as <span safe>{i.role}</span>, expires <span safe>{isoDay(i.expiresAt)}</span>{' '}
                   <form method="post" action={`${base}/invitations/${encodeURIComponent(i.id)}/revoke`} class="inline">
                     <CsrfField token={frame.csrf} />
                     <button type="submit" class="link">

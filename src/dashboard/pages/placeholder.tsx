@@ -4,7 +4,7 @@ import { Layout, type Frame, type Section } from '../layout.js';
 export function PlaceholderPage({ frame, section, title }: { frame: Frame; section: Section; title: string }): JSX.Element {
   return (
     <Layout frame={frame} title={title} section={section}>
-      <h1>{title}</h1>
+      <h1 safe>{title}</h1>
       <p>This page is coming. Meanwhile the same data is available through the API: see the API reference.</p>
     </Layout>
   );

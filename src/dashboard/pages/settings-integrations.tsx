@@ -2,6 +2,7 @@
  * Settings → API keys and webhooks (routes/settings-integrations.tsx). A new key is shown once,
  * on the answer to the form that created it; afterwards only its partial form (`wm_…abcd`).
  */
+import { escapeHtml } from '@kitajs/html';
 import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
 import type { DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
@@ -219,9 +220,9 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
               {v.deliveries.map((d) => (
                 <tr data-delivery-id={d.id}>
                   <td safe>{d.createdAt}</td>
-                  <td safe>{d.event}</td>
-                  <td safe>{d.status}</td>
-                  <td class="num">{d.statusCode === null ? '' : String(d.statusCode)}</td>
+                  <td>{escapeHtml(d.event)}</td>
+                  <td>{escapeHtml(d.status)}</td>
+                  <td class="num">{d.statusCode ?? ''}</td>
                   <td class="optional" safe>{d.error ?? ''}</td>
                 </tr>
               ))}

@@ -3,6 +3,7 @@
  * domains, tags and folders. Forms that a role may not use are not shown (the server refuses them
  * anyway: 403).
  */
+import type { Children } from '@kitajs/html';
 import type { DomainResponse } from '../../domains/schema.js';
 import type { FolderResponse } from '../../folders/schema.js';
 import type { TagResponse } from '../../tags/schema.js';
@@ -23,7 +24,7 @@ export const SETTINGS_PAGES = [
 export type SettingsPageId = (typeof SETTINGS_PAGES)[number]['id'];
 
 /** A settings page: the layout, the settings' own navigation, an error or a notice. */
-export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageId; title: string; error?: string; notice?: string; children?: JSX.Element | JSX.Element[] }): JSX.Element {
+export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageId; title: string; error?: string; notice?: string; children?: Children }): JSX.Element {
   return (
     <Layout frame={p.frame} title={`${p.title} · Settings`} section="settings">
       <h1>Settings</h1>
@@ -38,7 +39,7 @@ export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageI
           ))}
         </ul>
       </nav>
-      <h2>{p.title}</h2>
+      <h2 safe>{p.title}</h2>
       <FormError message={p.error} />
       {p.notice ? (
         <p class="notice" role="status" safe>
@@ -47,7 +48,7 @@ export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageI
       ) : (
         ''
       )}
-      <>{p.children ?? ''}</>
+      {p.children}
     </Layout>
   );
 }
@@ -161,7 +162,7 @@ export function NamedItemsPage(v: {
   const title = kind === 'tags' ? 'Tags' : 'Folders';
   return (
     <SettingsShell frame={frame} current={kind} title={title} error={v.error}>
-      {v.items.length === 0 ? <p>{`No ${kind} yet.`}</p> : ''}
+      {v.items.length === 0 ? <p safe>{`No ${kind} yet.`}</p> : ''}
       <ul class="plain-list">
         {v.items.map((item) => (
           <li data-id={item.id}>
@@ -170,7 +171,7 @@ export function NamedItemsPage(v: {
                 <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/rename`)} class="inline">
                   <CsrfField token={frame.csrf} />
                   <label>
-                    <span class="visually-hidden">{`Name of the ${noun}`}</span>
+                    <span class="visually-hidden" safe>{`Name of the ${noun}`}</span>
                     <input type="text" name="name" value={item.name} maxlength="190" required />
                   </label>
                   <button type="submit" class="secondary">
@@ -194,13 +195,13 @@ export function NamedItemsPage(v: {
         <form method="post" action={path(frame, kind)} class="stack">
           <CsrfField token={frame.csrf} />
           <label>
-            {`New ${noun}`}
+            <span safe>{`New ${noun}`}</span>
             <input type="text" name="name" maxlength="190" required />
           </label>
-          <button type="submit">{`Create ${noun}`}</button>
+          <button type="submit" safe>{`Create ${noun}`}</button>
         </form>
       ) : (
-        <p class="hint">{`Viewers cannot change ${kind}.`}</p>
+        <p class="hint" safe>{`Viewers cannot change ${kind}.`}</p>
       )}
     </SettingsShell>
   );

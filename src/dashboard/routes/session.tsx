@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
-import { HIDDEN, clearSessionCookie, csrfFor, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
+import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
 import { LoginPage, SetupPage } from '../pages/login.js';
 import { AccountPage } from '../pages/account.js';
 import { workspacePath } from '../layout.js';
@@ -34,16 +34,21 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       const email = String(request.body?.email ?? '').slice(0, 254);
       const password = String(request.body?.password ?? '').slice(0, 1024);
       const next = safeNext(request.body?.next);
-      await limiter.count(request.ip, email);
+      // Failures only count (login-limit.ts); a browser that logged in to this account before
+      // counts on its own, so other clients' failures do not lock it out.
+      const device = await users.service.knownDevice(email, deviceCookieOf(request));
+      const attempt = await limiter.begin({ address: request.clientAddress, email, device });
       const user = await users.service.checkPassword(email, password);
       if (!user) {
         const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." />;
         return sendPage(reply, page, 401);
       }
+      await attempt.succeeded();
       const { token } = await users.sessions.start(user.id);
       // Sessions that expired unused are deleted here: logins are rare, and the index makes it cheap.
       await users.sessions.sweep();
       reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
+      reply.header('set-cookie', deviceCookie(users.service.deviceToken(user), config));
       return redirect(reply, next);
     });
 
@@ -66,11 +71,13 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
 
     // A new password ends every session of the account; this browser gets a new one.
     app.post<{ Body: Form }>('/dashboard/account/password', { schema: HIDDEN }, async (request, reply) => {
-      const { user } = sessionOf(request);
-      await limiter.count(request.ip, user.email);
+      const { user, session } = sessionOf(request);
+      // Guesses of the current password count for this session alone.
+      const attempt = await limiter.begin({ address: request.clientAddress, email: user.email, device: `session-${session.token_hash.slice(0, 24)}` });
       const current = String(request.body?.current ?? '').slice(0, 1024);
       const refuse = async (status: number, error: string) => sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} error={error} />, status);
       if (!(await users.service.checkPassword(user.email, current))) return refuse(403, 'The current password is wrong.');
+      await attempt.succeeded();
       try {
         await users.service.setPassword(user.id, String(request.body?.password ?? ''));
       } catch (err) {
@@ -80,6 +87,9 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       await users.sessions.revokeAll(user.id);
       const { token } = await users.sessions.start(user.id);
       reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
+      // The new password voided every device token of the account; this browser gets a new one.
+      const changed = await users.service.findById(user.id);
+      if (changed) reply.header('set-cookie', deviceCookie(users.service.deviceToken(changed), config));
       return redirect(reply, '/dashboard/account?changed=password');
     });
 
@@ -104,6 +114,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       }
       const { token: session } = await users.sessions.start(user.id);
       reply.header('set-cookie', sessionCookie(session, config, users.sessions.settings.absoluteMs));
+      reply.header('set-cookie', deviceCookie(users.service.deviceToken(user), config));
       return redirect(reply, workspacePath(workspace.slug, '/links'));
     });
   };

@@ -17,6 +17,7 @@ import * as m0012 from './0012-users.js';
 import * as m0016 from './0016-link-search-index.js';
 import * as m0014 from './0014-column-store-upgrade.js';
 import * as m0017 from './0017-click-journal.js';
+import * as m0018 from './0018-webhook-click-batches.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -34,6 +35,7 @@ const ALL: Record<string, DialectMigration> = {
   '0016-link-search-index': m0016,
   '0014-column-store-upgrade': m0014,
   '0017-click-journal': m0017,
+  '0018-webhook-click-batches': m0018,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
@@ -188,5 +190,42 @@ test('prepared reads: one text with other values answers for those values, and m
     assert.equal(await countOf('ws_other'), 5);
   } finally {
     await engine.close();
+  }
+});
+
+test('close waits for reads in flight: closing a connection mid-query left the process unable to exit', async () => {
+  // In a child process: the hang was in the process's exit, which waited forever on the thread
+  // running the query.
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-duckdb-close-'));
+  try {
+    const script = join(dir, 'close.mts');
+    writeFileSync(
+      script,
+      `import { openDuckDbEngine } from ${JSON.stringify(join(import.meta.dirname, 'engine.ts'))};
+import { contractEvent } from ${JSON.stringify(join(import.meta.dirname, '..', 'contract.ts'))};
+const engine = await openDuckDbEngine({ path: ':memory:' });
+const T = ${T};
+await engine.append(Array.from({ length: 20000 }, (_, i) => contractEvent('ws_c', 'lnk_c', { id: 'evt_' + i, click_id: 'evt_' + i, timestamp: T + i })));
+// A read of a few hundred ms, closed while it runs.
+const reading = engine.query({ text: 'SELECT sum(length(e.id) + r.range) AS n FROM events e, range(400) r', params: [] });
+await new Promise((r) => setTimeout(r, 20));
+await engine.close();
+const rows = await reading.then((r) => r.length, (err) => 'refused: ' + err.message);
+const late = await engine.query({ text: 'SELECT 1', params: [] }).then(() => 'answered', (err) => err.message);
+console.log(JSON.stringify({ rows, late }));
+process.exit(0);
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: join(import.meta.dirname, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    clearTimeout(killer);
+    assert.equal(signal, null, `the child ended by ${signal} (SIGKILL: no exit within 90 s) after ${JSON.stringify(out)}`);
+    assert.equal(code, 0);
+    assert.deepEqual(JSON.parse(out), { rows: 1, late: 'the DuckDB event store is closed' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -199,7 +199,9 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
   const idle = [...readers];
   const waiting: ((c: DuckDBConnection) => void)[] = [];
+  let closing = false;
   async function withReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (closing) throw new Error('the DuckDB event store is closed');
     const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
     try {
       return await fn(c);
@@ -527,6 +529,19 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     close: () =>
       exclusive(async () => {
+        closing = true;
+        // Reads in flight finish first (an export whose client left may still be reading a page):
+        // a connection closed while it runs a query deadlocks DuckDB (the query releases the
+        // connection's last reference while holding its lock), and the process's exit then waits
+        // on that thread forever.
+        while (idle.length < readers.length) {
+          await new Promise<void>((resolve) =>
+            waiting.push((c) => {
+              idle.push(c);
+              resolve();
+            }),
+          );
+        }
         if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
         for (const statements of prepared.values()) for (const s of statements.values()) s.destroySync();

@@ -1,8 +1,9 @@
 /**
  * Clicks reach webhooks without the outbox and off the redirect thread: the click routes (which
- * webhooks cover which workspaces and links), the deliveries the click batch writes from them
- * (one event id per click for all its webhooks, nothing for a webhook disabled since the routes
- * were read), and the dispatcher's thread putting a send in flight back when it closes.
+ * webhooks cover which workspaces and links), the one row of webhook work a click batch writes
+ * whatever the number of webhooks, the deliveries the dispatcher expands from it (one event id per
+ * click for all its webhooks, nothing for a webhook disabled since the routes were read), and the
+ * dispatcher's thread putting a send in flight back when it closes.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../test-support/conversions.js';
 import { hit } from '../redirect/testing.js';
 import type { StoredEvent } from '../events/event-store.js';
-import { clickRouter } from './click-deliveries.js';
+import { clickRouter, writeClickWebhookBatch, type ClickBatchPayload } from './click-batches.js';
 import { startReceiver, type Receiver } from './testing.js';
 
 let t: TestApp;
@@ -82,6 +83,7 @@ test('a click two webhooks cover: one event id and body for both; a webhook disa
   const res = await hit(base, '/two-hooks', { host: link.domain, headers: { 'x-forwarded-for': '198.51.100.40' } });
   assert.equal(res.status, 302);
   await t.modules.redirect.flushClicks();
+  await r.until((got) => got.length === 2, 'both deliveries');
   const rows = await t.ctx.database.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', 'in', [a.id, b.id, off.id]).execute();
   assert.deepEqual(rows.map((d) => d.webhook_id).sort(), [a.id, b.id].sort());
   assert.equal(rows[0]!.event_id, rows[1]!.event_id);
@@ -91,9 +93,36 @@ test('a click two webhooks cover: one event id and body for both; a webhook disa
   assert.equal(body.event, 'link.clicked');
   assert.equal(body.data.link.id, link.id);
   assert.equal(body.data.click.id, new URL(res.location!).searchParams.get('waymark_id'));
-  await r.until((got) => got.length === 2, 'both deliveries');
   assert.deepEqual(new Set(r.got.map((g) => g.headers['webhook-id'])), new Set([body.id]));
   for (const h of [a, b, off]) await remove(h.id);
+});
+
+test('a click batch writes one row of webhook work, whatever the number of webhooks, and no delivery', async () => {
+  const link = await insertLink(t, { key: 'o-one' });
+  for (let i = 0; i < 40; i++) assert.equal((await hit(base, '/o-one', { host: link.domain, headers: { 'x-forwarded-for': `198.51.100.${100 + i}` } })).status, 302);
+  await t.modules.redirect.flushClicks();
+  const rows = await t.ctx.database.db.selectFrom('events').selectAll().where('kind', '=', 'click').where('link_id', '=', link.id).execute();
+  assert.equal(rows.length, 40);
+  const db = t.ctx.database.db;
+  const count = async (table: 'webhook_click_batches' | 'webhook_deliveries', q = db) => Number((await q.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  for (const hooks of [1, 10, 100]) {
+    const ids = Array.from({ length: hooks }, (_, i) => `wh_test${i}`);
+    const route = clickRouter({ all: false, workspaces: [], links: [], routes: { workspaces: { [t.workspaceId]: ids }, links: {} } })!;
+    const deliveriesBefore = await count('webhook_deliveries');
+    const batchesBefore = await count('webhook_click_batches');
+    // Inside a transaction that is rolled back: the dispatcher never sees these rows.
+    const seen = await db.transaction().execute(async (trx) => {
+      const covered = await writeClickWebhookBatch(trx, rows, route, { now: Date.now() });
+      const payload = JSON.parse((await trx.selectFrom('webhook_click_batches').select('payload').orderBy('id', 'desc').executeTakeFirstOrThrow()).payload) as ClickBatchPayload;
+      const out = { covered, batches: (await count('webhook_click_batches', trx)) - batchesBefore, deliveries: (await count('webhook_deliveries', trx)) - deliveriesBefore, payload };
+      throw Object.assign(new Error('roll back'), { out });
+    }).catch((err: { out?: unknown }) => err.out as { covered: number; batches: number; deliveries: number; payload: ClickBatchPayload });
+    assert.deepEqual([seen.covered, seen.batches, seen.deliveries], [40, 1, 0], `${hooks} webhooks`);
+    assert.equal(seen.payload.sets.length, 1, 'one set of webhooks, shared by every click');
+    assert.deepEqual(seen.payload.sets[0], ids);
+    assert.equal(new Set(seen.payload.clicks.map((c) => c.id)).size, 40, 'an event id per click');
+  }
+  assert.equal(await writeClickWebhookBatch(db, rows, () => [], { now: Date.now() }), 0, 'no covered click: no row');
 });
 
 test('closing the dispatcher puts a send in flight back: due at once, its attempt not counted', async () => {
@@ -131,7 +160,7 @@ test('a subscriber to every click and a webhook hear of one click under one even
     r.got.length = 0;
     assert.equal((await hit(otherBase, '/both-hear', { host: link.domain, headers: { 'x-forwarded-for': '198.51.100.41' } })).status, 302);
     await r.until((got) => got.length === 1, 'the webhook delivery');
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 60_000;
     while (seen.length < 1) {
       assert.ok(Date.now() < deadline, 'the subscriber hears of the click');
       await new Promise((resolve) => setTimeout(resolve, 10));
