@@ -46,6 +46,7 @@ import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
+import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
 import type { StartingServer } from './health/starting-server.js';
@@ -115,6 +116,19 @@ export async function buildApp(options: BuildOptions) {
     outbox: domainEvents.outbox,
   };
 
+  // Off unless METRICS_TOKEN or METRICS_PORT is set. Built before the modules, so the event
+  // store's appends are timed from the first; reads the modules' own counters at scrape.
+  let replayedClicks = 0;
+  const metrics = createMetrics(config, {
+    redirect: () => redirect.stats(),
+    retention: () => retention.stats(),
+    replayed: () => replayedClicks,
+    db: database.db,
+    now,
+  });
+  metrics?.timeAppends(ctx.events, 'append', 'events');
+  metrics?.timeAppends(clickColumn?.engine, 'appendCsvFile', 'click_batch');
+
   // A link's webhookIds or folder decide whether webhooks hear about its clicks.
   ctx.bus.subscribe((change) => {
     if (change.type === 'link') webhooks.linksChanged();
@@ -152,11 +166,18 @@ export async function buildApp(options: BuildOptions) {
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
+  // Spill files replayed at this start (main.ts calls it), for waymark_clicks_replayed_total.
+  const replaySpilledClicks = redirect.replaySpilledClicks;
+  redirect.replaySpilledClicks = async () => {
+    const result = await replaySpilledClicks();
+    replayedClicks += result.written;
+    return result;
+  };
   // The reader closes last but one: the lifecycles before it may still read through it; the
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -205,6 +226,7 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
   await app.register(clientAddressPlugin, { rule: clientAddress });
+  metrics?.instrumentRequests(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   const limits = createRateLimits(database, {
@@ -219,6 +241,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
   await app.register(limits.plugin);
 
+  if (metrics) await app.register(metrics.routes, { onUnauthorized: limits.countFailedAuth });
   await app.register(healthRoutes, { readiness: options.readiness ?? createReadiness('serving'), ping: () => database.ping() });
 
   await app.register(errorDocsRoutes);
@@ -244,5 +267,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
 }

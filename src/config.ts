@@ -68,6 +68,10 @@ const EnvSchema = z.object({
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** GET /tls/allow calls per minute per client address (the TLS terminator's questions, docs/deploy.md). */
   TLS_ALLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Bearer token of GET /metrics on the main port (off without it, or on METRICS_PORT alone). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  /** A port of its own serving only GET /metrics, on HOST. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** Failed dashboard logins per 15 minutes from one client address (IPv6: per /64), any account; past it, 429. */
@@ -177,6 +181,8 @@ export interface Config {
   analyticsRateLimitPerSecond?: number;
   qrRateLimitPerMinute: number;
   tlsAllowRateLimitPerMinute: number;
+  /** GET /metrics: on the main port with this bearer token, and/or on a port of its own (src/metrics/). */
+  metrics: { token?: string; port?: number };
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
@@ -275,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
     tlsAllowRateLimitPerMinute: e.TLS_ALLOW_RATE_LIMIT_PER_MINUTE,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
