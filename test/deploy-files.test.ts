@@ -26,7 +26,7 @@ const caddyfile = readFileSync('deploy/Caddyfile', 'utf8');
 test('deploy/waymark.env loads: loopback only, one trusted proxy, the data folder', () => {
   const config = loadConfig(env);
   assert.equal(config.host, '127.0.0.1');
-  assert.equal(config.trustProxy, true);
+  assert.deepEqual(config.trustProxy, { kind: 'hops', hops: 1 }, 'one proxy in front: the right-most X-Forwarded-For entry, the one Caddy wrote');
   assert.equal(env.TRUST_PROXY, '1');
   assert.match(config.databaseUrl, /^file:\/var\/lib\/waymark\//);
   assert.equal(config.shortLinkProtocol, 'https');
