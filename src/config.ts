@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_ROWS } from './imports/limits.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -107,6 +108,10 @@ const EnvSchema = z.object({
   DOMAIN_DNS_TARGET: z.string().optional(),
   /** Path of a JSON file of exchange rates (units of each currency per 1 USD, e.g. { "eur": 0.97 }) replacing the bundled table. */
   CURRENCY_RATES_FILE: z.string().optional(),
+  /** The most rows one import over HTTP reads (`POST /links/import`, the dashboard); the CLI has no limit. */
+  IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_IMPORT_MAX_ROWS),
+  /** The largest file one import over HTTP takes, bytes (the multipart body, for an upload). */
+  IMPORT_MAX_BYTES: z.coerce.number().int().min(1024).max(2 ** 40).default(DEFAULT_IMPORT_MAX_BYTES),
   /** How often the domain event publisher looks for events written by other processes, ms. */
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Path of a file to which every domain event is appended as one JSON line (src/events/file-sink.ts). */
@@ -205,6 +210,9 @@ export interface Config {
   /** Spill folder; by default beside the SQLite file, or ./data/click-spill (click-spill.ts). */
   clickSpillDir?: string;
   currencyRatesFile?: string;
+  /** Caps of one import over HTTP (imports/limits.ts). */
+  importMaxRows: number;
+  importMaxBytes: number;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
   /** Poll interval of the domain event publisher (events/publisher.ts), ms. */
@@ -297,6 +305,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickShutdownGraceMs: e.CLICK_SHUTDOWN_GRACE_MS,
     clickSpillDir: e.CLICK_SPILL_DIR,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
+    importMaxRows: e.IMPORT_MAX_ROWS,
+    importMaxBytes: e.IMPORT_MAX_BYTES,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,
     eventsPollMs: e.EVENTS_POLL_INTERVAL_MS,

@@ -4,8 +4,10 @@
  * redirect counters, `cpu` with its CPU time (all threads, so the flush worker too, and split by thread), `settle` once
  * every buffered click is committed and folded into rollups and link counters, `retention` with
  * the result and milliseconds of a retention pass started now (bench/retention.ts), and `close`
- * by shutting down the way SIGTERM does (app.close() flushes).
+ * by shutting down the way SIGTERM does (app.close() flushes), and `eld` with the event loop's
+ * delay since the last `eld` (max and p99, ms: how long a redirect could wait behind other work).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { buildApp } from '../../src/app.js';
@@ -19,7 +21,14 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
 
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+
 process.on('message', async (msg: { type: string }) => {
+  if (msg.type === 'eld') {
+    process.send?.({ type: 'eld', stats: { maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6 } });
+    loopDelay.reset();
+  }
   if (msg.type === 'stats') process.send?.({ type: 'stats', stats: modules.redirect.stats() });
   if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: { ...process.cpuUsage(), threads: threadCpuNs() } });
   if (msg.type === 'settle') {

@@ -1,55 +1,101 @@
 /**
- * `waymark import api --from <base URL> --token <key> --workspace <slug> [--events]`: copies a
- * workspace from a service that answers the published API (src/migration/run.ts). Progress lines
- * go to stderr, the summary to stdout.
+ * `waymark import api --from <base URL> --token <key> --workspace <slug> [--events]
+ * [--domain-map FROM=TO]… [--dry-run] [--report <file.csv>]`: copies a workspace from a service
+ * that answers the published API (src/migration/run.ts). Progress lines go to stderr, the summary
+ * to stdout, ending with every distinct rejection reason and its count.
  */
+import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { WorkspaceRow } from '../workspaces/store.js';
-import { runApiImport, type ApiImportSummary } from '../migration/run.js';
+import { createWorkspaceService } from '../workspaces/service.js';
+import { createWorkspaceStore, type WorkspaceRow } from '../workspaces/store.js';
+import { runApiImport } from '../migration/run.js';
+import { parseDomainMap } from '../migration/domain-plan.js';
+import { openRejectionReport, type RejectionReport } from '../migration/report.js';
+import { describeSummary, type ImportSummary } from '../migration/tally.js';
 
 export const IMPORT_API_USAGE = `  import api --from <base URL> --token <key> --workspace <id|slug> [--events]
+             [--domain-map <FROM>=<TO>]... [--dry-run] [--report <file.csv>]
         copy domains (unverified), tags, folders, links and customers from a service that answers
         the published API (Dub, another Waymark); --events also copies clicks, leads and sales.
+        Links on a shared domain of the source (dub.sh, dub.link, …) move to this installation's
+        short domain with the same key, or where --domain-map says. --dry-run reads everything and
+        writes nothing; --report writes one CSV row per rejected item.
         Run it again after an interruption: it continues and copies nothing twice.
         The key may also be given as WAYMARK_IMPORT_TOKEN.
 `;
 
-export async function runImportApi(input: {
-  config: Config;
-  database: OpenDatabase;
-  workspace: WorkspaceRow;
-  from?: string;
-  token?: string;
-  events?: boolean;
-  out: (line: string) => void;
-  progress?: (line: string) => void;
-  fetch?: typeof fetch;
-}): Promise<number> {
-  if (!input.from) throw new Error('--from <base URL> is required (e.g. https://api.dub.co)');
-  if (!input.token) throw new Error('--token <key> (or WAYMARK_IMPORT_TOKEN) is required');
-  const progress = input.progress ?? ((line: string) => process.stderr.write(`import: ${line}\n`));
-  const summary = await runApiImport({
-    database: input.database,
-    config: input.config,
-    workspace: input.workspace,
-    source: { baseUrl: input.from, token: input.token, fetch: input.fetch },
-    events: input.events,
-    progress,
-  });
-  for (const line of describeSummary(summary)) input.out(line);
+/** The flags every import command shares. */
+export const SHARED_IMPORT_OPTIONS = {
+  workspace: { type: 'string', short: 'w' },
+  token: { type: 'string' },
+  'domain-map': { type: 'string', multiple: true },
+  'dry-run': { type: 'boolean' },
+  report: { type: 'string' },
+} as const;
+
+export async function resolveImportWorkspace(database: OpenDatabase, idOrSlug: string | undefined): Promise<WorkspaceRow> {
+  if (!idOrSlug) throw new Error('--workspace <id|slug> is required');
+  const ws = await createWorkspaceService(createWorkspaceStore(database.db)).findWorkspace(idOrSlug);
+  if (!ws) throw new Error(`workspace "${idOrSlug}" not found`);
+  return ws;
+}
+
+/**
+ * Runs `run` with the report file open when one is asked for (closed, so complete, also when the
+ * run fails), then prints the summary.
+ */
+export async function withReport(file: string | undefined, out: (line: string) => void, run: (report: RejectionReport | undefined) => Promise<ImportSummary>): Promise<number> {
+  const report = file ? openRejectionReport(file) : undefined;
+  let summary: ImportSummary;
+  try {
+    summary = await run(report);
+  } finally {
+    await report?.close();
+  }
+  for (const line of describeSummary(summary)) out(line);
+  if (file) out(`Rejected items: ${file}`);
   return 0;
 }
 
-/** The summary as lines: one per resource and event kind. */
-export function describeSummary(s: ApiImportSummary): string[] {
-  const lines = (['domains', 'tags', 'folders', 'links', 'customers'] as const).map(
-    (k) => `${k}: ${s[k].created} copied, ${s[k].existing} already there, ${s[k].rejected} rejected`,
+/** What an import command is run with: its own arguments, the installation, where lines go. */
+export interface ImportCommandInput {
+  argv: string[];
+  config: Config;
+  database: OpenDatabase;
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+  progress?: (line: string) => void;
+  fetch?: typeof fetch;
+}
+
+/** The token (`--token`, else WAYMARK_IMPORT_TOKEN), the domain map and the progress writer every import takes. */
+export function importSettings(input: ImportCommandInput, values: { token?: string; 'domain-map'?: string[] }, tokenName: string) {
+  const token = values.token ?? input.env.WAYMARK_IMPORT_TOKEN;
+  if (!token) throw new Error(`--token <${tokenName}> (or WAYMARK_IMPORT_TOKEN) is required`);
+  return {
+    token,
+    domainMap: parseDomainMap(values['domain-map'] ?? []),
+    progress: input.progress ?? ((line: string) => process.stderr.write(`import: ${line}\n`)),
+  };
+}
+
+export async function runImportApi(input: ImportCommandInput): Promise<number> {
+  const { values } = parseArgs({ args: input.argv, options: { ...SHARED_IMPORT_OPTIONS, from: { type: 'string' }, events: { type: 'boolean' } } });
+  const workspace = await resolveImportWorkspace(input.database, values.workspace);
+  if (!values.from) throw new Error('--from <base URL> is required (e.g. https://api.dub.co)');
+  const { token, domainMap, progress } = importSettings(input, values, 'key');
+  return withReport(values.report, input.out, (report) =>
+    runApiImport({
+      database: input.database,
+      config: input.config,
+      workspace,
+      source: { baseUrl: values.from!, token, fetch: input.fetch },
+      events: values.events,
+      domainMap,
+      dryRun: values['dry-run'],
+      report,
+      progress,
+    }),
   );
-  if (s.events) {
-    for (const k of ['clicks', 'leads', 'sales'] as const) {
-      lines.push(`${k}: ${s.events[k].written} copied, ${s.events[k].skipped} already there, ${s.events[k].unattributed} without a copied link`);
-    }
-  }
-  return lines;
 }

@@ -11,17 +11,10 @@ import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import { createChangeBus } from '../db/change-bus.js';
-import { createDomainService } from '../domains/service.js';
-import { createDomainStore } from '../domains/store.js';
-import { defaultResolver } from '../domains/verification.js';
 import { ApiError } from '../http/errors.js';
 import { parseMappingPairs } from '../imports/layouts.js';
-import { createImportService, type ImportReport } from '../imports/service.js';
-import { createLinkService } from '../links/service.js';
-import { createLinkStore } from '../links/store.js';
-import { createTagService } from '../tags/service.js';
-import { createTagStore } from '../tags/store.js';
+import type { ImportReport } from '../imports/service.js';
+import { createStandaloneImporter } from '../imports/standalone.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 
@@ -30,17 +23,9 @@ export const IMPORT_USAGE = `  import csv <file> --workspace <id|slug> [--dry-ru
         header); fields: url key domain shortLink title description tags createdAt externalId
 `;
 
-/**
- * The import service on an open database, without the HTTP app. Its change bus reaches no server
- * process: new links need no cache invalidation (a cached "not found" expires on its own).
- */
+/** The import service on an open database, without the HTTP app (no limits: the operator's own files). */
 export function createCliImporter(config: Config, database: OpenDatabase) {
-  const { db, dialect } = database;
-  const bus = createChangeBus();
-  const links = createLinkService({ db, dialect, store: createLinkStore(db, dialect), bus, now: Date.now, config });
-  const tags = createTagService(createTagStore(db, dialect), dialect);
-  const domains = createDomainService({ store: createDomainStore(db, dialect), dialect, config, bus, resolver: defaultResolver() });
-  return createImportService({ links, tags, domains, shortDomain: config.shortDomain });
+  return createStandaloneImporter(config, database);
 }
 
 export async function runImportCsv(input: { argv: string[]; config: Config; database: OpenDatabase; out: (line: string) => void; err?: (line: string) => void }): Promise<number> {

@@ -9,6 +9,7 @@
  * npx waymark erase --ip 203.0.113.7
  * npx waymark users create --email ann@example.com --name Ann --workspace default --role owner
  * npx waymark import api --from https://api.dub.co --token dub_… --workspace acme --events
+ * npx waymark import bitly --token … --workspace acme --domain-map bit.ly=go.acme.com
  * npx waymark backup /backups/waymark.db
  */
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ import { runExtraCommand, EXTRA_USAGE } from './extra.js';
 import { runErase, ERASE_USAGE } from './erase.js';
 import { runUsersCommand, USERS_USAGE } from './users.js';
 import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
+import { runImportBitly, IMPORT_BITLY_USAGE } from './import-bitly.js';
 import { runBackupCommand, BACKUP_USAGE } from './backup.js';
 import { runImportCsv, IMPORT_USAGE } from './import.js';
 import { runExport, EXPORT_USAGE } from './export.js';
@@ -36,7 +38,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}${IMPORT_USAGE}${IMPORT_API_USAGE}${EXPORT_USAGE}${BACKUP_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}${IMPORT_USAGE}${IMPORT_API_USAGE}${IMPORT_BITLY_USAGE}${EXPORT_USAGE}${BACKUP_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -47,6 +49,14 @@ export async function runCli(
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
+  if (argv[0] === 'import' && (argv[1] === 'api' || argv[1] === 'bitly')) {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out(USAGE);
+      return 0;
+    }
+    const run = argv[1] === 'api' ? runImportApi : runImportBitly;
+    return withDatabase(env, (config, database) => run({ argv: argv.slice(2), config, database, env, out }));
+  }
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -62,9 +72,6 @@ export async function runCli(
       click: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
-      from: { type: 'string' },
-      token: { type: 'string' },
-      events: { type: 'boolean' },
     },
   });
   const [group, action, arg] = positionals;
@@ -133,10 +140,6 @@ export async function runCli(
       return 0;
     }
     if (group === 'users') return await runUsersCommand({ database, action, arg, values, env, resolveWorkspace, out });
-    if (group === 'import' && action === 'api') {
-      const ws = await resolveWorkspace();
-      return await runImportApi({ config, database, workspace: ws, from: values.from, token: values.token ?? env.WAYMARK_IMPORT_TOKEN, events: values.events, out });
-    }
     if (group === 'erase') return await runErase({ config, database, ip: values.ip, click: values.click, out });
     const handled = await runExtraCommand({ config, database, group, action, arg, force: values.force, out });
     if (handled !== undefined) return handled;

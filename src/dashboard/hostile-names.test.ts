@@ -391,7 +391,7 @@ test('settings: general, domains, tags, folders, keys, webhooks, members', async
 test('import report, downloads and error pages', async () => {
   await get(owner, `${base}/links/import`, { status: 200, shows: FRAME });
   const row = (cells: string[]) => cells.map((c) => `"${c.replaceAll('"', '""')}"`).join(',');
-  const csv = [row(['url', 'key', 'title', 'tags']), row(['https://example.com/i', V.importKey, V.importTitle, V.importTag]), row([V.importUrl, 'k2', 't', ''])].join('\n');
+  const csv = [row(['url', 'key', 'title', 'tags']), row(['https://example.com/i', V.importKey, V.importTitle, V.importTag]), row([V.importUrl, 'k2', 't', '']), row(['https://example.com/j', 'k3', 't', V.importTag])].join('\n');
   const boundary = 'hostileboundary';
   const body = [
     `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${owner.csrf}\r\n`,
@@ -403,7 +403,7 @@ test('import report, downloads and error pages', async () => {
   reached.add(routeOf('POST', url));
   const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   const res = await t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
-  // Keys with `<` are refused (the reason is listed); the tag names are listed as created.
+  // Keys with `<` are refused (the reason is listed); the tags an accepted row names are listed as created.
   check(`POST ${url}`, res, { status: 200, shows: ['importTag'] });
 
   for (const path of ['/links/export', '/events/export?event=leads&format=ndjson', '/events/export?event=sales', '/analytics/export?groupBy=countries&interval=all']) {

@@ -32,12 +32,12 @@ import { publicStatsRoutes } from './routes/public-stats.js';
 import { settingsRoutes } from './routes/settings.js';
 import { integrationRoutes } from './routes/settings-integrations.js';
 import { transferRoutes } from './routes/transfer.js';
-import type { ImportService } from '../imports/service.js';
+import type { CsvImporter } from '../imports/service.js';
 import type { ExportService } from '../exports/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, exports }: { users: UsersModule; links: LinkService; services: PageServices; imports: ImportService; exports: ExportService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, exports }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);

@@ -109,6 +109,23 @@ test('domains: add, verification instructions, not-found URL; webhooks: create w
   assert.deepEqual(hooks[0]!.triggers.sort(), ['lead.created', 'link.created']);
   assert.equal((await viewer.get(at(`webhooks/${hooks[0]!.id}`))).statusCode, 200);
   assert.doesNotMatch((await viewer.get(at(`webhooks/${hooks[0]!.id}`))).body, /whsec_/, 'only owners see the secret');
+
+  // Every attempt of a delivery is listed, newest first, with the receiver's answer as text.
+  const hookRow = await t.ctx.database.db.selectFrom('webhooks').select(['id', 'workspace_id']).where('id', '=', hooks[0]!.id).executeTakeFirstOrThrow();
+  const t0 = Date.now() - 60_000;
+  await t.ctx.database.db.insertInto('webhook_deliveries').values({
+    id: 'whd_page', webhook_id: hookRow.id, workspace_id: hookRow.workspace_id, event_id: 'evt_page', event: 'link.created', body: '{}',
+    attempts: 2, next_attempt_at: null, delivered_at: t0 + 20_000, status_code: 200, latency_ms: 12, error: null, created_at: t0,
+  }).execute();
+  await t.ctx.database.db.insertInto('webhook_attempts').values([
+    { delivery_id: 'whd_page', attempt: 1, webhook_id: hookRow.id, workspace_id: hookRow.workspace_id, sent_at: t0, status_code: 500, latency_ms: 40, response: '<b>broken</b>', error: 'receiver answered 500' },
+    { delivery_id: 'whd_page', attempt: 2, webhook_id: hookRow.id, workspace_id: hookRow.workspace_id, sent_at: t0 + 20_000, status_code: 200, latency_ms: 12, response: 'ok', error: null },
+  ]).execute();
+  const detail = (await owner.get(at(`webhooks/${hooks[0]!.id}`))).body;
+  assert.match(detail, /<summary>\s*2 attempts\s*<\/summary>/);
+  assert.ok(detail.indexOf('data-attempt="2"') < detail.indexOf('data-attempt="1"'), 'newest first');
+  assert.ok(detail.includes("&lt;b>broken&lt;/b>") && !detail.includes("<b>broken"), "the answer is shown escaped");
+  assert.match(detail, /receiver answered 500/, 'the failure before the success stays visible');
   assert.equal((await owner.post(at('webhooks'), { name: 'No triggers', url: 'https://hooks.example.com/x' })).statusCode, 422);
   const state = async () => ((await t.inject({ method: 'GET', url: `/webhooks/${hooks[0]!.id}` })).json() as { disabledAt: string | null }).disabledAt;
   assert.equal((await member.post(at(`webhooks/${hooks[0]!.id}/disable`))).statusCode, 403);

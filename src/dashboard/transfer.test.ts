@@ -32,9 +32,10 @@ async function upload(b: Browser, csv: string, opts: { dryRun?: boolean; csrf?: 
   const boundary = '----waymarktest7d3f';
   const parts: string[] = [];
   const csrf = opts.csrf === undefined ? b.csrf : opts.csrf;
+  // The form's order: the CSRF field, the dry run box, then the file (the server streams the file after reading the fields).
   if (csrf !== null) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`);
-  parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="links.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n`);
   if (opts.dryRun) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="dryRun"\r\n\r\ntrue\r\n`);
+  parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="links.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n`);
   parts.push(`--${boundary}--\r\n`);
   const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   return t.app.inject({ method: 'POST', url: importPath(), headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: parts.join('') });

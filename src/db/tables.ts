@@ -241,6 +241,7 @@ export interface Database {
   webhooks: WebhooksTable;
   link_webhooks: LinkWebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   webhook_click_batches: WebhookClickBatchesTable;
   webhook_click_cursors: WebhookClickCursorsTable;
   users: UsersTable;
@@ -324,6 +325,23 @@ export interface WebhookDeliveriesTable {
   latency_ms: number | null;
   error: string | null;
   created_at: number;
+}
+
+/** One attempt of a webhook delivery (migration 0019): kept 30 days, newest first in the API. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  /** 1 for the first attempt of the delivery. */
+  attempt: number;
+  webhook_id: string;
+  workspace_id: string;
+  sent_at: number;
+  /** Null when no answer came (refused, timed out, connection error). */
+  status_code: number | null;
+  latency_ms: number | null;
+  /** The first 1 KB of the receiver's answer, as text. */
+  response: string | null;
+  /** Null on a 2xx. */
+  error: string | null;
 }
 
 /**

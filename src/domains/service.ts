@@ -25,6 +25,9 @@ export interface DomainServiceDeps {
   now?: () => number;
 }
 
+/** Where a slug stands for a workspace that would add it (`standingOf`). */
+export type DomainStanding = 'owned' | 'taken' | 'addable' | 'refused';
+
 /** What `verifyDomain` reports to the CLI. */
 export interface DomainVerification extends DnsVerdict {
   slug: string;
@@ -202,6 +205,24 @@ export function createDomainService(deps: DomainServiceDeps) {
       bus.publish({ type: 'domain', domain: slug });
       return { slug, workspaceId: row.workspace_id, ...result };
     },
+
+    /**
+     * Where each slug stands for an import that would add it, judged without writing: `owned`
+     * (this workspace has it, archived or not), `taken` (another workspace has it), `refused`
+     * (the rules of `create` refuse the slug) or `addable`. The slugs are given normalised.
+     */
+    async standingOf(workspaceId: string, slugs: readonly string[]): Promise<Map<string, DomainStanding>> {
+      const owners = await store.ownersOf(slugs);
+      const out = new Map<string, DomainStanding>();
+      for (const slug of slugs) {
+        const owner = owners.get(slug);
+        out.set(slug, owner === workspaceId ? 'owned' : owner ? 'taken' : normalizeDomainSlug(slug) !== slug || domainSlugProblem(slug, reserved) ? 'refused' : 'addable');
+      }
+      return out;
+    },
+
+    /** How many domains the workspace has (archived included): what its `domainsLimit` counts. */
+    countDomains: (workspaceId: string): Promise<number> => store.count(workspaceId),
 
     /** Slugs of the workspace's domains (archived included), oldest first. */
     listWorkspaceDomainSlugs: (workspaceId: string): Promise<string[]> => store.slugs(workspaceId),

@@ -18,6 +18,13 @@ function domainQueries(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('domains').selectAll().where('slug', '=', slug).executeTakeFirst();
     },
 
+    /** Service-wide on purpose: which workspace holds each of these slugs (an import's look-up of a batch). */
+    async ownersOf(slugs: readonly string[]): Promise<Map<string, string>> {
+      if (!slugs.length) return new Map();
+      const rows = await db.selectFrom('domains').select(['slug', 'workspace_id']).where('slug', 'in', [...slugs]).execute();
+      return new Map(rows.map((r) => [r.slug, r.workspace_id]));
+    },
+
     async findBySlug(workspaceId: string, slug: string): Promise<DomainRow | undefined> {
       return db.selectFrom('domains').selectAll().where('workspace_id', '=', workspaceId).where('slug', '=', slug).executeTakeFirst();
     },

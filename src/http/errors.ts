@@ -114,9 +114,6 @@ export function installErrorHandlers(app: FastifyInstance, docsUrl: string): voi
         .status(400)
         .send(errorBody(docsUrl, 'bad_request', 'Invalid JSON format in request body. Please ensure the request body is a valid JSON object.'));
     }
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return reply.status(400).send(errorBody(docsUrl, 'bad_request', 'Request body is empty but Content-Type is application/json.'));
-    }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.status(400).send(errorBody(docsUrl, 'bad_request', 'Unsupported Content-Type: send the body as application/json.'));
     }

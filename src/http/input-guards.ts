@@ -61,7 +61,11 @@ export const NUL_MESSAGE = 'Text must not contain NUL characters (\\u0000).';
 
 /**
  * Replaces Fastify's `application/json` parser with the same parser behind the depth limit and
- * the NUL check, and refuses URLs holding `%00`.
+ * the NUL check, and refuses URLs holding `%00`. An empty body is read as `{}`: HTTP clients send
+ * `Content-Type: application/json` without a body (the `dub` SDK on an update without fields,
+ * many clients on DELETE), and the published API accepts it. A route that takes no body ignores
+ * it; one whose fields are all optional runs with none; one with required fields answers its
+ * validation error as for `{}`.
  */
 export function installInputGuards(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
   app.addHook('onRequest', async (request) => {
@@ -71,6 +75,10 @@ export function installInputGuards(app: FastifyInstance, maxDepth = MAX_JSON_DEP
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    if (text.length === 0) {
+      done(null, {});
+      return;
+    }
     if (jsonDepthExceeds(text, maxDepth)) {
       done(new ApiError('bad_request', `The JSON body nests arrays and objects deeper than ${maxDepth} levels.`), undefined);
       return;

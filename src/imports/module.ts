@@ -1,20 +1,40 @@
 /**
- * Imports module: `POST /links/import` (CSV), and the import service the CLI and the API
- * migration reuse (`importLinks` takes parsed link inputs from any source).
+ * Imports module: `POST /links/import` (CSV), and the import service the CLI reuses (`importLinks`
+ * takes parsed link inputs from any source). Imports sent over HTTP (the API, the dashboard:
+ * `requests`) run on the import thread (import-thread.ts) when the database can be opened from a
+ * thread (a SQLite file, PostgreSQL); on `:memory:` they run in process, in time slices. A
+ * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
+ * the thread's batches in flight and stops it.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext, Lifecycle } from '../context.js';
 import type { DomainsModule } from '../domains/module.js';
 import type { LinksModule } from '../links/module.js';
 import type { TagsModule } from '../tags/module.js';
-import { createImportService } from './service.js';
+import { createImportService, type CsvImporter } from './service.js';
+import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
+import { perWorkspace } from './limits.js';
+
+/**
+ * The import thread's nice value (Linux): the lowest. An import is bulk work nobody waits for by
+ * the millisecond; while the cores are busy, redirects and the click writer (CLICK_WRITER_NICE)
+ * run first and the import takes what they leave.
+ */
+const IMPORT_THREAD_NICE = 19;
 
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
-  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: ctx.config.shortDomain });
+  const { config, database } = ctx;
+  const requestLimits = { maxRows: config.importMaxRows, maxBytes: config.importMaxBytes };
+  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits });
+  const thread = database.capabilities.writerThread
+    ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
+    : undefined;
+  const requests: CsvImporter = perWorkspace(thread ?? service);
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(importRoutes, { imports: service });
+    await app.register(importRoutes, { imports: requests });
   };
-  return { routes, service };
+  const lifecycle: Lifecycle = { close: () => thread?.close() };
+  return { routes, service, requests, lifecycle };
 }
 export type ImportsModule = ReturnType<typeof createImportsModule>;

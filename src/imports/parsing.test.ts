@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boundaryOf, multipartField } from './multipart.js';
+import { boundaryOf, multipartField, multipartParts } from './multipart.js';
 import { readCsvRows } from './parse.js';
 import { parseMappingPairs, resolveColumns } from './layouts.js';
 import { parseCreated, splitShortLink, splitTags, toLinkInput } from './rows.js';
@@ -28,6 +28,29 @@ describe('multipart', () => {
 
   test('the file field, whatever the chunk size', async () => {
     for (const size of [1, 2, 3, 7, 16, 1000]) assert.equal(await collect(multipartField(pieces(body, size), boundary, 'file')), csv, `chunks of ${size}`);
+  });
+
+  test('the parts in order: fields as text, unread or half-read parts skipped, whatever the chunk size', async () => {
+    const three = [`--${boundary}`, 'Content-Disposition: form-data; name="_csrf"', '', 'tok', `--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="x.csv"', '', csv, `--${boundary}`, 'Content-Disposition: form-data; name="dryRun"', '', 'true', `--${boundary}--`, ''].join('\r\n');
+    for (const size of [1, 3, 16, 1000]) {
+      const seen: string[] = [];
+      for await (const part of multipartParts(pieces(three, size), boundary)) {
+        if (part.name === 'file') {
+          assert.equal(part.filename, 'x.csv');
+          // Read one chunk, then leave the rest: the next part is still found.
+          await part.content.next();
+          await part.content.return(undefined);
+          seen.push('file');
+        } else seen.push(`${part.name}=${await part.text(100)}`);
+      }
+      assert.deepEqual(seen, ['_csrf=tok', 'file', 'dryRun=true'], `chunks of ${size}`);
+      const names: string[] = [];
+      for await (const part of multipartParts(pieces(three, size), boundary)) names.push(part.name); // nothing read
+      assert.deepEqual(names, ['_csrf', 'file', 'dryRun'], `chunks of ${size}, unread`);
+    }
+    const long = multipartParts(pieces(three, 7), boundary);
+    const first = await long.next();
+    await assert.rejects(first.value!.text(2), (e: unknown) => e instanceof ApiError && /longer than 2 bytes/.test(e.message));
   });
 
   test('no file field, a truncated body, the boundary parameter', async () => {

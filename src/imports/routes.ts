@@ -1,17 +1,22 @@
 /**
  * `POST /links/import`: a CSV file of links, as the body (`text/csv`) or as the `file` field of a
- * `multipart/form-data` upload. The body is streamed into the import, never held whole.
+ * `multipart/form-data` upload. The body is received into a temporary file as it arrives and read
+ * back at the import's pace (spool.ts), never held in memory; the file is capped in bytes and
+ * rows (limits.ts), and the import stops if the client goes away.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { ApiError } from '../http/errors.js';
-import type { ImportService } from './service.js';
+import type { CsvImporter } from './service.js';
 import { ImportQuery, ImportReport } from './schema.js';
 import { parseMappingPairs } from './layouts.js';
 import { boundaryOf, multipartField } from './multipart.js';
-import { capBytes } from './limits.js';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_ROWS, assertDeclaredSize, sizeLabel } from './limits.js';
+import { spoolBody } from './spool.js';
+import { clientGone } from '../http/client-gone.js';
 
-export const importRoutes: FastifyPluginAsyncZod<{ imports: ImportService }> = async (app, { imports }) => {
+export const importRoutes: FastifyPluginAsyncZod<{ imports: CsvImporter }> = async (app, { imports }) => {
   // Both types are handed over as the raw stream: the import reads it at its own pace.
   app.addContentTypeParser(['text/csv', 'multipart/form-data'], (_req, payload, done) => done(null, payload));
 
@@ -25,28 +30,40 @@ export const importRoutes: FastifyPluginAsyncZod<{ imports: ImportService }> = a
         summary: 'Import links from a CSV file',
         description:
           'The body is the CSV file (`Content-Type: text/csv`), or a `multipart/form-data` upload with the file in the field `file`. ' +
-          "The header row is recognised for the exports of Dub, Bitly, Shlink, YOURLS and Kutt, and for generic headers (url, key, domain, title, tags, created); `map` overrides it. Each row is checked like `POST /links`; rows whose domain and key the workspace already has are skipped, so the same file can be imported again. Tags the rows name are created, unknown domains are added unverified.",
+          "The header row is recognised for the exports of Dub, Bitly, Shlink, YOURLS and Kutt, and for generic headers (url, key, domain, title, tags, created); `map` overrides it. Each row is checked like `POST /links`; rows whose domain and key the workspace already has are skipped, so the same file can be imported again. Tags and domains that accepted rows name are created (domains unverified), after every row of the batch is judged; a dry run answers the same without writing. " +
+          `One import reads at most ${limitsText()} (settings IMPORT_MAX_ROWS, IMPORT_MAX_BYTES): a larger file is refused with 413 (bytes) or 422 (rows). If the client goes away, the import stops: batches already written stay.`,
         querystring: ImportQuery,
         response: { 200: ImportReport },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const q = req.query;
       const mapping = parseMappingPairs(q.map === undefined ? [] : Array.isArray(q.map) ? q.map : [q.map]);
-      return imports.importCsv(req.auth.workspace, csvBodyOf(req), { dryRun: q.dryRun, mapping, userId: req.auth.keyId });
+      const limits = imports.requestLimits;
+      assertDeclaredSize(req.headers['content-length'], limits.maxBytes);
+      return imports.importCsv(req.auth.workspace, csvBodyOf(req, limits.maxBytes), {
+        dryRun: q.dryRun,
+        mapping,
+        userId: req.auth.keyId,
+        maxRows: limits.maxRows,
+        signal: clientGone(reply),
+      });
     },
   );
 };
 
-function csvBodyOf(req: FastifyRequest): AsyncIterable<Buffer> {
+/** The default caps, for the description (the settings may change them). */
+const limitsText = () => `${DEFAULT_IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${sizeLabel(DEFAULT_IMPORT_MAX_BYTES)} by default`;
+
+function csvBodyOf(req: FastifyRequest, maxBytes: number): AsyncIterable<Buffer> {
   const type = req.headers['content-type'] ?? '';
   const body = req.body as AsyncIterable<Buffer> | undefined;
   if (!body || typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') {
     throw new ApiError('bad_request', 'Send the CSV file as the body (Content-Type: text/csv) or as the field "file" of a multipart/form-data upload.');
   }
-  const capped = capBytes(body);
-  if (!/^multipart\/form-data/i.test(type)) return capped;
+  const spooled = spoolBody(body as Readable, { maxBytes });
+  if (!/^multipart\/form-data/i.test(type)) return spooled;
   const boundary = boundaryOf(type);
   if (!boundary) throw new ApiError('bad_request', 'Malformed multipart body: the Content-Type has no boundary.');
-  return multipartField(capped, boundary, 'file');
+  return multipartField(spooled, boundary, 'file');
 }

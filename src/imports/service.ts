@@ -1,9 +1,10 @@
 /**
- * Link imports: a stream of link inputs (from a CSV file here; from another service's API for the
- * migration) is judged and written in batches of a few hundred rows per transaction, with the
- * tags the rows name created first and their unknown domains added unverified. Memory does not
- * grow with the input: a batch at a time, and only the first `maxItems` per-row items are kept
- * (`onItem` sees every one).
+ * Link imports: a stream of link inputs (a CSV file here, any parsed source elsewhere) is judged
+ * in batches of a few hundred rows without writing; a real run then creates the tags and domains
+ * (unverified) that the accepted rows need (names.ts) and writes the rows, 50 to a transaction.
+ * The work yields to the event loop every few milliseconds (time-slice.ts), so redirects are
+ * answered while a file imports. Memory does not grow with the input: a batch at a time, and only
+ * the first `maxItems` per-row items are kept (`onItem` sees every one).
  *
  * @example
  * const report = await importer.importLinks(workspace, rowsOf(file), { dryRun: true });
@@ -11,15 +12,11 @@
  */
 import type { Readable } from 'node:stream';
 import { ApiError } from '../http/errors.js';
-import type { DomainService } from '../domains/service.js';
 import type { LinkService } from '../links/service.js';
-import type { ImportItem, ImportOutcome } from '../links/import-batch.js';
-import { normaliseDomain } from '../links/keys.js';
-import type { TagService } from '../tags/service.js';
-import { CreateTagBody } from '../tags/schema.js';
-import { CreateDomainBody } from '../domains/schema.js';
+import { isAccepted, type ImportItem, type ImportOutcome } from '../links/import-batch.js';
+import { slices } from '../time-slice.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
-import { limitReachedMessage } from '../workspaces/quota.js';
+import { createImportNames, type ImportNameDeps } from './names.js';
 import { readCsvRows } from './parse.js';
 import { resolveColumns, type LayoutName } from './layouts.js';
 import { toLinkInput } from './rows.js';
@@ -41,7 +38,7 @@ export interface ImportReport {
 
 export interface ImportOptions {
   dryRun: boolean;
-  /** Rows per transaction (default 250). */
+  /** Rows per batch: judged together, then written (default 250). */
   batchSize?: number;
   /** Per-row items kept in the report (default 1,000). */
   maxItems?: number;
@@ -49,105 +46,72 @@ export interface ImportOptions {
   onItem?: (item: ImportRowItem) => void;
   /** Who is recorded as the links' creator (the API key); null from the CLI. */
   userId?: string | null;
+  /**
+   * The most rows read (requests: IMPORT_MAX_ROWS). The first `maxRows` are imported, then the
+   * import fails with 422 naming the limit. Unlimited by default (the CLI).
+   */
+  maxRows?: number;
+  /**
+   * Stops the import once aborted (the client went away): nothing is judged or written after
+   * that; the transaction being written (50 rows) completes, and what was written before stays.
+   */
+  signal?: AbortSignal;
 }
 
-export interface ImportDeps {
-  links: Pick<LinkService, 'importBatch'>;
-  tags: Pick<TagService, 'create' | 'findTagsByNames' | 'countTags'>;
-  domains: Pick<DomainService, 'create' | 'findDomain' | 'listWorkspaceDomainSlugs'>;
-  shortDomain: string;
+/** The limits of an import sent over HTTP (the API, the dashboard): IMPORT_MAX_ROWS, IMPORT_MAX_BYTES. */
+export interface ImportRequestLimits {
+  maxRows: number;
+  maxBytes: number;
+}
+
+/** The options of a CSV import: those of any import, and the column mapping (`{field: header}`). */
+export type CsvImportOptions = ImportOptions & { mapping?: Record<string, string> };
+
+/**
+ * What the HTTP routes need of an importer: the service in process, or the import thread
+ * (import-thread.ts), which runs the same service on a thread of its own (no `onItem` there).
+ */
+export interface CsvImporter {
+  importCsv(ws: WorkspaceRow, csv: AsyncIterable<Buffer | string>, options: Omit<CsvImportOptions, 'onItem'>): Promise<ImportReport & { layout: LayoutName }>;
+  readonly requestLimits: ImportRequestLimits;
+}
+
+export interface ImportDeps extends ImportNameDeps {
+  links: Pick<LinkService, 'judgeImport' | 'insertImport'>;
+  /** Caps of imports sent over HTTP (unlimited when not given: the CLI). */
+  requestLimits?: ImportRequestLimits;
 }
 
 const DEFAULT_BATCH = 250;
 const DEFAULT_MAX_ITEMS = 1_000;
 
+/** The import stopped because its client went away (`ImportOptions.signal`). */
+export class ImportAborted extends ApiError {
+  constructor() {
+    super('bad_request', 'The import stopped: the client closed the connection before it ended. What was written before stays; importing the file again skips it.');
+  }
+}
+
 export function createImportService(deps: ImportDeps) {
   /**
-   * Makes sure the tags and domains a batch names exist (or, in a dry run, records that they
-   * would be created). Returns why rows naming a tag or domain that cannot be created fail: the
-   * plan's limit message; other refusals are left to the link rules, which word them as the API does.
-   */
-  async function prepareNames(ws: WorkspaceRow, rows: { item: ImportItem }[], state: RunState, dryRun: boolean): Promise<Map<string, ApiError>> {
-    const refused = new Map<string, ApiError>();
-    const tagNames = new Map<string, string>();
-    const domains = new Set<string>();
-    for (const { item } of rows) {
-      const input = item.input as { tagNames?: unknown; domain?: unknown };
-      if (Array.isArray(input.tagNames)) for (const n of input.tagNames) if (typeof n === 'string') tagNames.set(n.toLowerCase(), n);
-      const domain = typeof input.domain === 'string' ? normaliseDomain(input.domain) : null;
-      if (domain && domain !== deps.shortDomain) domains.add(domain);
-    }
-    const known = new Set((await deps.tags.findTagsByNames(ws.id, [...tagNames.values()])).map((t) => t.name_key));
-    for (const [nameKey, name] of tagNames) {
-      if (known.has(nameKey) || state.assumedTags.has(nameKey) || !CreateTagBody.safeParse({ name }).success) continue;
-      if (dryRun) {
-        const count = (await deps.tags.countTags(ws.id)) + state.assumedTags.size;
-        if (count >= Number(ws.tags_limit)) refused.set(`tag:${nameKey}`, new ApiError('forbidden', limitReachedMessage('tags', Number(ws.tags_limit), ws.plan)));
-        else {
-          state.assumedTags.add(nameKey);
-          state.tagsCreated.push(name);
-        }
-        continue;
-      }
-      try {
-        await deps.tags.create(ws, { name });
-        state.tagsCreated.push(name);
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        if (err.code === 'forbidden') refused.set(`tag:${nameKey}`, err);
-      }
-    }
-    for (const slug of domains) {
-      if (state.assumedDomains.has(slug) || (await deps.domains.findDomain(ws.id, slug))) continue;
-      const body = CreateDomainBody.safeParse({ slug });
-      // A slug the domain rules refuse is left to the link rules, which refuse its rows with the API's message.
-      if (!body.success) continue;
-      if (dryRun) {
-        const count = (await deps.domains.listWorkspaceDomainSlugs(ws.id)).length + state.assumedDomains.size;
-        if (count >= Number(ws.domains_limit)) refused.set(`domain:${slug}`, limitError(ws));
-        else {
-          state.assumedDomains.add(slug);
-          state.domainsCreated.push(slug);
-        }
-        continue;
-      }
-      try {
-        await deps.domains.create(ws, body.data, { imported: true });
-        state.domainsCreated.push(slug);
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        if (err.code === 'forbidden') refused.set(`domain:${slug}`, err);
-      }
-    }
-    return refused;
-  }
-
-  function limitError(ws: WorkspaceRow): ApiError {
-    // The same wording the domain service gives, without creating anything.
-    return new ApiError('forbidden', limitReachedMessage('domains', Number(ws.domains_limit), ws.plan));
-  }
-
-  /** Why a row names a tag or domain that could not be created, if it does. */
-  function refusalOf(item: ImportItem, refused: Map<string, ApiError>): ApiError | undefined {
-    if (!refused.size) return undefined;
-    const input = item.input as { tagNames?: unknown; domain?: unknown };
-    const domain = typeof input.domain === 'string' ? normaliseDomain(input.domain) : null;
-    if (domain && refused.has(`domain:${domain}`)) return refused.get(`domain:${domain}`);
-    if (Array.isArray(input.tagNames)) for (const n of input.tagNames) if (typeof n === 'string' && refused.has(`tag:${n.toLowerCase()}`)) return refused.get(`tag:${n.toLowerCase()}`);
-    return undefined;
-  }
-
-  /**
-   * Imports link inputs: the reusable core (CSV here, the API migration elsewhere). Rows are
-   * written in batches; each batch's tags and domains are created first.
+   * Imports link inputs: the reusable core (CSV here, any parsed source elsewhere). Rows are
+   * judged a batch at a time without writing; a real run then creates the tags and domains the
+   * accepted rows need and writes them. A dry run is the judging alone, so it answers the same.
    */
   async function importLinks(ws: WorkspaceRow, source: AsyncIterable<SourceRow>, options: ImportOptions): Promise<ImportReport> {
     const batchSize = options.batchSize ?? DEFAULT_BATCH;
     const maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
+    const maxRows = options.maxRows ?? Infinity;
     const report: ImportReport = { dryRun: options.dryRun, counts: { rows: 0, created: 0, skipped: 0, rejected: 0 }, tagsCreated: [], domainsCreated: [], items: [], truncated: false };
-    const state: RunState = { seen: new Set(), assumedTags: new Set(), assumedDomains: new Set(), tagsCreated: report.tagsCreated, domainsCreated: report.domainsCreated };
+    const names = createImportNames(deps, ws, report);
+    /** Identities met so far (import-batch.ts); a real run forgets them after each batch, which finds them in the database. */
+    const seen = new Set<string>();
     // A copy: the importer advances links_usage as it writes, and the caller's row must stay as loaded.
     const caller = { workspaceId: ws.id, workspace: { ...ws }, userId: options.userId ?? null };
+    const stopIfAborted = () => {
+      const { signal } = options;
+      if (signal?.aborted) throw signal.reason instanceof ApiError ? signal.reason : new ImportAborted();
+    };
 
     const record = (item: ImportRowItem) => {
       report.counts.rows++;
@@ -158,30 +122,53 @@ export function createImportService(deps: ImportDeps) {
     };
 
     let pending: SourceRow[] = [];
+    let read = 0;
     const flush = async () => {
       const rows = pending;
       pending = [];
+      stopIfAborted();
       const good = rows.filter((r): r is SourceRow & { item: ImportItem } => 'item' in r);
-      const refused = await prepareNames(ws, good, state, options.dryRun);
-      const judged = good.filter((r) => !refusalOf(r.item, refused));
-      const outcomes = await deps.links.importBatch(caller, judged.map((r) => r.item), {
-        dryRun: options.dryRun,
-        seen: state.seen,
-        assume: { domains: state.assumedDomains, tagNameKeys: state.assumedTags },
-      });
-      const byRow = new Map(judged.map((r, i) => [r, outcomes[i]!]));
-      for (const r of rows) {
-        if (!('item' in r)) {
-          record({ line: r.line, status: 'rejected', error: r.error, code: r.code ?? 'unprocessable_entity' });
-          continue;
-        }
-        const refusal = refusalOf(r.item, refused);
-        record({ line: r.line, ...(refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : byRow.get(r)!) });
+      const items = good.map((r) => r.item);
+      const judged = await deps.links.judgeImport(caller, items, { seen, creatable: await names.creatableIn(items), quota: names.quota });
+      const accepted = judged.filter(isAccepted);
+      let outcomeOf: (i: number) => ImportOutcome;
+      if (options.dryRun) {
+        caller.workspace.links_usage = Number(caller.workspace.links_usage) + accepted.length;
+        outcomeOf = (i) => {
+          const j = judged[i]!;
+          return isAccepted(j) ? { status: 'created', id: null, domain: j.write.row.domain, key: j.write.row.key } : j;
+        };
+      } else {
+        stopIfAborted();
+        const { tagIds, refusalOf } = await names.create(accepted);
+        const writable = accepted.filter((a) => !refusalOf(a.needs));
+        stopIfAborted();
+        const inserted = await deps.links.insertImport(caller, writable, tagIds, options.signal);
+        // Stopped between two transactions: the rows written are reported by the error, not row by row.
+        stopIfAborted();
+        const written = new Map(writable.map((a, i) => [a, inserted[i]!]));
+        outcomeOf = (i) => {
+          const j = judged[i]!;
+          if (!isAccepted(j)) return j;
+          const refusal = refusalOf(j.needs);
+          return refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : written.get(j)!;
+        };
       }
+      let at = 0;
+      for (const r of rows) record({ line: r.line, ...('item' in r ? outcomeOf(at++) : { status: 'rejected' as const, error: r.error, code: r.code ?? 'unprocessable_entity' }) });
       // A real import finds earlier batches' links in the database; only a dry run must remember them.
-      if (!options.dryRun) state.seen.clear();
+      if (!options.dryRun) seen.clear();
     };
     for await (const row of source) {
+      stopIfAborted();
+      if (++read > maxRows) {
+        if (pending.length) await flush();
+        throw new ApiError(
+          'unprocessable_entity',
+          `The file has more than ${maxRows.toLocaleString('en')} rows, the most one import reads: split it and import the parts. ` +
+            `The first ${maxRows.toLocaleString('en')} rows were ${options.dryRun ? 'checked' : 'imported (importing them again skips them)'}; the rest was not read.`,
+        );
+      }
       pending.push(row);
       if (pending.length >= batchSize) await flush();
     }
@@ -191,16 +178,19 @@ export function createImportService(deps: ImportDeps) {
 
   return {
     importLinks,
+    /** The caps of an import over HTTP (routes apply them). */
+    requestLimits: deps.requestLimits ?? { maxRows: Infinity, maxBytes: Infinity },
 
     /**
      * Imports a CSV file of links. The header row picks the layout (layouts.ts); `mapping`
      * (`{field: header}`) overrides it. Line numbers count the header as line 1.
      */
-    async importCsv(ws: WorkspaceRow, csv: Readable | AsyncIterable<Buffer | string>, options: ImportOptions & { mapping?: Record<string, string> }): Promise<ImportReport & { layout: LayoutName }> {
+    async importCsv(ws: WorkspaceRow, csv: Readable | AsyncIterable<Buffer | string>, options: CsvImportOptions): Promise<ImportReport & { layout: LayoutName }> {
       let layout: LayoutName = 'generic';
       async function* rows(): AsyncGenerator<SourceRow> {
         let columns: ReturnType<typeof resolveColumns>['columns'] | undefined;
         for await (const { record, line } of readCsvRows(csv)) {
+          await slices.pause();
           if (!columns) {
             ({ layout, columns } = resolveColumns(record, options.mapping ?? {}));
             continue;
@@ -214,14 +204,6 @@ export function createImportService(deps: ImportDeps) {
       return { layout, ...report };
     },
   };
-}
-
-interface RunState {
-  seen: Set<string>;
-  assumedTags: Set<string>;
-  assumedDomains: Set<string>;
-  tagsCreated: string[];
-  domainsCreated: string[];
 }
 
 export type ImportService = ReturnType<typeof createImportService>;

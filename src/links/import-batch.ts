@@ -1,19 +1,24 @@
 /**
- * Idempotent creation of many links for imports (CSV files, another service's API): each input
- * goes through the same schema (`CreateLinkBody`) and the same rules (`prepare.ts`) as
- * `POST /links`, and is reported as created, skipped (the workspace already has a link at the
- * same domain and key, or, for an input without a key, to the same destination URL) or rejected
- * (the message `POST /links` would give). Re-running the same inputs creates nothing twice.
+ * Idempotent creation of many links for imports (CSV files, another service's API), in two steps
+ * so that nothing is written before a row is judged: `judgeBatch` checks each input with the same
+ * schema (`CreateLinkBody`) and rules (`prepare.ts`) as `POST /links` and answers skipped (the
+ * workspace already has a link at the same domain and key, or, for an input without a key, to the
+ * same destination URL), rejected (the message `POST /links` would give) or accepted, with the
+ * tags and domain the import must create for it; `insertBatch` then writes the accepted rows. A
+ * dry run is the first step alone, so it judges exactly as the real run. Re-running the same
+ * inputs creates nothing twice.
  *
  * @example
- * const importer = createLinkImporter({ store, dialect, bus, preparer, shortDomain });
- * const outcomes = await importer.importBatch(caller, [{ input: { url: 'https://a.example', key: 'a' } }], { dryRun: false, seen: new Set() });
+ * const importer = createLinkImporter({ store, dialect, bus, shortDomain, shortLinkProtocol, now, limitMessage });
+ * const judged = await importer.judgeBatch(caller, [{ input: { url: 'https://a.example', key: 'a' } }], { seen: new Set() });
+ * const outcomes = await importer.insertBatch(caller, judged.filter(isAccepted), new Map());
  */
 import type { ChangeBus } from '../db/change-bus.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError, formatZodError } from '../http/errors.js';
+import { slices } from '../time-slice.js';
 import { lookupKey, normaliseDomain, processKey } from './keys.js';
-import { createPreparer, newBatch, prepareFields, type Caller, type PrepareDeps } from './prepare.js';
+import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller, type PrepareDeps } from './prepare.js';
 import { CreateLinkBody, type CreateLinkInput } from './schema.js';
 import type { LinkRow, LinkStore, LinkWrite } from './store.js';
 
@@ -27,16 +32,39 @@ export type ImportOutcome =
   | { status: 'created' | 'skipped'; id: string | null; domain: string; key: string }
   | { status: 'rejected'; error: string; code: string };
 
-export interface ImportBatchOptions {
-  /** Report without writing. */
-  dryRun: boolean;
+/** What an accepted row needs the import to create first: its domain, its new tags (lower-cased names). */
+export interface ImportNeeds {
+  domain?: string;
+  tagNameKeys: string[];
+}
+
+/** A row the rules accept: its write (new tags as placeholders until they exist) and what it needs. */
+export interface AcceptedRow {
+  status: 'accepted';
+  write: LinkWrite;
+  needs: ImportNeeds;
+}
+
+export type JudgedRow = ImportOutcome | AcceptedRow;
+
+export const isAccepted = (j: JudgedRow): j is AcceptedRow => j.status === 'accepted';
+
+export interface JudgeOptions {
   /**
    * Identities (domain + key, or URL) met earlier in the same import: a repeat is skipped. The
    * caller keeps it across batches (a dry run writes nothing, so only this set remembers).
    */
   seen: Set<string>;
-  /** Dry run: domains and tag names (lower-cased) the import would have created before this batch. */
-  assume?: { domains: ReadonlySet<string>; tagNameKeys: ReadonlySet<string> };
+  /**
+   * Domains and tag names (lower-cased) the import may create, answered as present to the rules:
+   * free, allowed names only, so a domain of another workspace is judged as `POST /links` does.
+   */
+  creatable?: { domains: ReadonlySet<string>; tagNameKeys: ReadonlySet<string> };
+  /**
+   * Why a row may not have what it needs created (the plan's tag or domain limit), asked before
+   * the rules; `take` is told what an accepted row needs, so later rows count it.
+   */
+  quota?: { refuse(needs: ImportNeeds): ApiError | undefined; take(needs: ImportNeeds): void };
 }
 
 export interface LinkImporterDeps extends Omit<PrepareDeps, 'store'> {
@@ -49,24 +77,34 @@ export interface LinkImporterDeps extends Omit<PrepareDeps, 'store'> {
 
 const identityOfKey = (domain: string, keyLower: string) => `k\u0000${domain}\u0000${keyLower}`;
 const identityOfUrl = (url: string) => `u\u0000${url}`;
+/** The tag id an accepted row carries for a tag the import has yet to create. */
+const PENDING_TAG = 'pending\u0000';
+
+/**
+ * Rows per insert transaction. On SQLite an insert runs synchronously on the calling thread (with
+ * the search index's triggers, 40-80 µs a link): 50 rows hold it for a few milliseconds at most.
+ */
+const INSERT_CHUNK = 50;
 
 /**
  * The link store as one batch sees it: the keys of the batch's rows looked up in one query per
- * domain beforehand, domains and tags remembered once asked, and, in a dry run, what the import
- * would have created (domains, tags) answered as present, so the unchanged rules of `prepare.ts`
- * judge the rows as the real import would, at a few queries per batch instead of per row.
+ * domain beforehand, the primary domain, domains and tags remembered once asked, and what the
+ * import may create (domains, tags) answered as present, so the unchanged rules of `prepare.ts`
+ * judge the rows at a few queries per batch instead of per row.
  */
-function batchStore(store: LinkStore, known: ReadonlyMap<string, LinkRow | null>, assume: ImportBatchOptions['assume']): LinkStore {
+function batchStore(store: LinkStore, known: ReadonlyMap<string, LinkRow | null>, creatable: JudgeOptions['creatable']): LinkStore {
   const domains = new Map<string, boolean>();
   const tags = new Map<string, string | null>();
+  const primary = new Map<string, Promise<string | undefined>>();
   return {
     ...store,
     keyTaken: async (domain, keyLower) => {
       const hit = known.get(identityOfKey(domain, keyLower));
       return hit === undefined ? store.keyTaken(domain, keyLower) : hit !== null;
     },
+    primaryDomain: (ws) => primary.get(ws) ?? primary.set(ws, store.primaryDomain(ws)).get(ws)!,
     hasDomain: async (ws, slug) => {
-      if (assume?.domains.has(slug)) return true;
+      if (creatable?.domains.has(slug)) return true;
       if (!domains.has(slug)) domains.set(slug, await store.hasDomain(ws, slug));
       return domains.get(slug)!;
     },
@@ -74,13 +112,24 @@ function batchStore(store: LinkStore, known: ReadonlyMap<string, LinkRow | null>
       const missing = keys.filter((k) => !tags.has(k));
       if (missing.length) {
         const found = await store.tagsByNameKey(ws, missing);
-        for (const k of missing) tags.set(k, found.get(k) ?? (assume?.tagNameKeys.has(k) ? `tag_pending_${k}` : null));
+        for (const k of missing) tags.set(k, found.get(k) ?? (creatable?.tagNameKeys.has(k) ? PENDING_TAG + k : null));
       }
       const out = new Map<string, string>();
       for (const k of keys) if (tags.get(k)) out.set(k, tags.get(k)!);
       return out;
     },
   };
+}
+
+/** The names a valid body asks the import to create: its domain and tag names among the creatable ones. */
+function needsOf(data: CreateLinkInput, creatable: JudgeOptions['creatable']): ImportNeeds {
+  const needs: ImportNeeds = { tagNameKeys: [] };
+  if (!creatable) return needs;
+  const domain = data.domain ? normaliseDomain(data.domain) : null;
+  if (domain && creatable.domains.has(domain)) needs.domain = domain;
+  const tags = tagRequestOf(data);
+  if (tags && 'names' in tags) needs.tagNameKeys = [...new Set(tags.names.map((n) => n.toLowerCase()))].filter((k) => creatable.tagNameKeys.has(k));
+  return needs;
 }
 
 export function createLinkImporter(deps: LinkImporterDeps) {
@@ -130,15 +179,16 @@ export function createLinkImporter(deps: LinkImporterDeps) {
 
   return {
     /**
-     * Judges and (unless `dryRun`) creates the items in one transaction, answering one outcome per
-     * item in order. `caller.workspace.links_usage` is advanced by what was created, so the link
-     * quota holds across batches.
+     * Judges the items without writing, answering one row per item in order. An accepted row's
+     * new tags are placeholders that `insertBatch` replaces. `caller.workspace.links_usage` is
+     * not advanced: the caller counts accepted rows against the link quota across batches.
      */
-    async importBatch(caller: Caller, items: readonly ImportItem[], options: ImportBatchOptions): Promise<ImportOutcome[]> {
+    async judgeBatch(caller: Caller, items: readonly ImportItem[], options: JudgeOptions): Promise<JudgedRow[]> {
       const prefs: { primary?: string } = {};
       // Pass 1: the schema, and what each row is known by.
       const parsed: { item: ImportItem; error?: string; data?: CreateLinkInput; identity?: Awaited<ReturnType<typeof identityOf>> }[] = [];
       for (const item of items) {
+        await slices.pause();
         const body = CreateLinkBody.safeParse(item.input);
         parsed.push(body.success ? { item, data: body.data, identity: await identityOf(caller, body.data, prefs) } : { item, error: formatZodError(body.error) });
       }
@@ -150,30 +200,37 @@ export function createLinkImporter(deps: LinkImporterDeps) {
         for (const k of keys) known.set(identityOfKey(domain, k), null);
         for (const row of await store.findByDomainKeys(domain, [...keys])) known.set(identityOfKey(row.domain, row.key_lower), row);
       }
-      const preparing = createPreparer({ ...deps, store: batchStore(store, known, options.dryRun ? options.assume : undefined) });
+      const preparing = createPreparer({ ...deps, store: batchStore(store, known, options.creatable) });
       const batch = newBatch();
-      const outcomes: (ImportOutcome | LinkWrite)[] = [];
+      const judged: JudgedRow[] = [];
       let usage = Number(caller.workspace.links_usage);
-      // Pass 2: skipped, over the quota, or judged by the rules of POST /links.
+      // Pass 2: skipped, over a quota, or judged by the rules of POST /links.
       for (const p of parsed) {
+        await slices.pause();
         if (!p.data) {
-          outcomes.push({ status: 'rejected', error: p.error!, code: 'unprocessable_entity' });
+          judged.push({ status: 'rejected', error: p.error!, code: 'unprocessable_entity' });
           continue;
         }
         const { identity } = p;
         if (identity && options.seen.has(identity.id)) {
-          outcomes.push({ status: 'skipped', id: null, domain: identity.domain ?? '', key: identity.key ?? '' });
+          judged.push({ status: 'skipped', id: null, domain: identity.domain ?? '', key: identity.key ?? '' });
           continue;
         }
         const existing = identity?.keyLower ? known.get(identity.id) : identity?.url ? await store.findByUrl(caller.workspaceId, identity.url) : undefined;
         // A key held by another workspace is not "already imported": the rules refuse it below.
         if (existing && existing.workspace_id === caller.workspaceId) {
           if (identity) options.seen.add(identity.id);
-          outcomes.push({ status: 'skipped', id: existing.id, domain: existing.domain, key: existing.key });
+          judged.push({ status: 'skipped', id: existing.id, domain: existing.domain, key: existing.key });
           continue;
         }
         if (usage + 1 > Number(caller.workspace.links_limit)) {
-          outcomes.push({ status: 'rejected', code: 'forbidden', error: deps.limitMessage(Number(caller.workspace.links_limit), caller.workspace.plan) });
+          judged.push({ status: 'rejected', code: 'forbidden', error: deps.limitMessage(Number(caller.workspace.links_limit), caller.workspace.plan) });
+          continue;
+        }
+        const needs = needsOf(p.data, options.creatable);
+        const refusal = options.quota?.refuse(needs);
+        if (refusal) {
+          judged.push({ status: 'rejected', error: refusal.message, code: refusal.code });
           continue;
         }
         try {
@@ -181,20 +238,47 @@ export function createLinkImporter(deps: LinkImporterDeps) {
           if (p.item.createdAt !== undefined && p.item.createdAt <= write.row.created_at) write.row.created_at = p.item.createdAt;
           if (identity) options.seen.add(identity.id);
           usage++;
-          outcomes.push(write);
+          options.quota?.take(needs);
+          judged.push({ status: 'accepted', write, needs });
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
-          outcomes.push({ status: 'rejected', error: err.message, code: err.code });
+          judged.push({ status: 'rejected', error: err.message, code: err.code });
         }
       }
-      const writes = outcomes.filter((o): o is LinkWrite => 'row' in o);
-      if (options.dryRun) {
-        return outcomes.map((o) => ('row' in o ? { status: 'created', id: null, domain: o.row.domain, key: o.row.key } : o));
+      return judged;
+    },
+
+    /**
+     * Writes accepted rows, `INSERT_CHUNK` to a transaction, once the tags and domains they need
+     * exist (`tagIds`: the created tags' ids by lower-cased name), answering one outcome per row
+     * (fewer when `signal` aborts between two transactions: the rows written so far).
+     * After each transaction it waits as long as that one took, so an import holds the write
+     * lock at most half the time: on SQLite the click writer and API writes wait for it, and
+     * SQLite's busy handler, polling, would otherwise rarely meet the moment it is free.
+     * `caller.workspace.links_usage` is advanced by what was created, so the link quota holds
+     * across batches.
+     */
+    async insertBatch(caller: Caller, rows: readonly AcceptedRow[], tagIds: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<ImportOutcome[]> {
+      const writes = rows.map(({ write }) => ({
+        ...write,
+        tagIds: write.tagIds.map((id) => (id.startsWith(PENDING_TAG) ? (tagIds.get(id.slice(PENDING_TAG.length)) ?? missingTag(id)) : id)),
+      }));
+      const outcomes: ImportOutcome[] = [];
+      for (let i = 0; i < writes.length && !signal?.aborted; i += INSERT_CHUNK) {
+        await slices.pause();
+        const chunk = writes.slice(i, i + INSERT_CHUNK);
+        const started = performance.now();
+        const inserted = await insert(caller, chunk);
+        for (const w of chunk) outcomes.push(inserted.get(w)!);
+        if (i + INSERT_CHUNK < writes.length) await new Promise((r) => setTimeout(r, performance.now() - started));
       }
-      const inserted = await insert(caller, writes);
-      return outcomes.map((o) => ('row' in o ? inserted.get(o)! : o));
+      return outcomes;
     },
   };
+}
+
+function missingTag(placeholder: string): never {
+  throw new Error(`import: the tag "${placeholder.slice(PENDING_TAG.length)}" was not created before its rows were inserted`);
 }
 
 export type LinkImporter = ReturnType<typeof createLinkImporter>;

@@ -128,8 +128,10 @@ export function createLinkService(deps: LinkServiceDeps) {
   return {
     create: (caller: Caller, input: CreateLinkInput) => create(caller, input),
 
-    /** Imports (CSV, another service's API): one batch judged by the rules of `create`, idempotently (import-batch.ts). */
-    importBatch: importer.importBatch,
+    /** Imports (CSV, another service's API): a batch judged by the rules of `create` without writing, idempotently (import-batch.ts). */
+    judgeImport: importer.judgeBatch,
+    /** Imports: writes the rows `judgeImport` accepted, once the tags and domains they need exist. */
+    insertImport: importer.insertBatch,
 
     async get(caller: Caller, linkId: string): Promise<LinkResponse> {
       return respondOne(caller.workspaceId, await findOwned(caller, linkId));

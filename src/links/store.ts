@@ -3,9 +3,10 @@
  * workspace id first and filters by it, except the two marked lookups by (domain, key), which
  * serve the redirect and the service-wide uniqueness of keys.
  */
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
+import { CompiledQuery, sql, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
 import type { Database, LinksTable } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
+import { sqlText, type SqlTexts } from '../db/sql-texts.js';
 import type { CountGroup, SortField } from './schema.js';
 import type { LinkTagResponse } from './response.js';
 
@@ -82,6 +83,7 @@ export const SEARCH_INDEX_THRESHOLD = 5_000;
 const GROUP_COLUMNS = { domain: 'links.domain', userId: 'links.user_id', folderId: 'links.folder_id', tagId: 'link_tags.tag_id' } as const;
 
 export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
+  const texts: SqlTexts = new Map();
   /** The WHERE clause of lists and counts, every condition led by the workspace. */
   function filtered(workspaceId: string, f: LinkFilters) {
     let q = db.selectFrom('links').where('links.workspace_id', '=', workspaceId);
@@ -169,10 +171,14 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('links').selectAll().where('domain', '=', domain).where('key_lower', 'in', [...keyLowers]).execute();
     },
 
-    /** True when `domain/key` is taken by any workspace (keys are unique per domain service-wide). */
+    /**
+     * True when `domain/key` is taken by any workspace (keys are unique per domain service-wide).
+     * Compiled once: every random key is checked here (an import's keyless rows, one each).
+     */
     async keyTaken(domain: string, keyLower: string): Promise<boolean> {
-      const r = await db.selectFrom('links').select('id').where('domain', '=', domain).where('key_lower', '=', keyLower).executeTakeFirst();
-      return !!r;
+      const text = sqlText(texts, 'keyTaken', () => db.selectFrom('links').select('id').where('domain', '=', '').where('key_lower', '=', '').compile().sql);
+      const r = await db.executeQuery(CompiledQuery.raw(text, [domain, keyLower]));
+      return r.rows.length > 0;
     },
 
     async externalIdTaken(workspaceId: string, externalId: string): Promise<boolean> {

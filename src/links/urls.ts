@@ -15,6 +15,8 @@ export const URL_PARAM_FIELDS = [...UTM_COLUMNS, 'ref'] as const;
 export type UrlParamField = (typeof URL_PARAM_FIELDS)[number];
 
 function parse(value: string): URL | null {
+  // Not a URL: no need to build the exception that says so (imports meet many).
+  if (!value.includes(':')) return null;
   try {
     return new URL(value);
   } catch {
@@ -39,7 +41,8 @@ export function mergeUtm(url: string, params: Partial<Record<UrlParamField, stri
 
 /** The UTM columns read from a destination URL's query string (null where absent or empty). */
 export function utmFromUrl(url: string): Record<UtmColumn, string | null> {
-  const q = parse(url)?.searchParams;
+  // Without a `?` there is no query string to read (the common case: no URL to parse).
+  const q = url.includes('?') ? parse(url)?.searchParams : undefined;
   const out = {} as Record<UtmColumn, string | null>;
   for (const c of UTM_COLUMNS) out[c] = q?.get(c) || null;
   return out;

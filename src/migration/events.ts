@@ -12,9 +12,14 @@
  * count them again; if the server holds unfolded clicks of its own before them, they are stamped
  * just before the watermark instead.
  *
+ * A record's link is found by the domain its link goes to in the target (`domainOf`, the
+ * import's domain plan), so events follow links that moved to another domain. A record whose link
+ * was not copied, or that lacks what it needs, is returned as a rejection with its reason. With
+ * `dryRun` a page is judged (already there by id, or to be written) and nothing is written.
+ *
  * @example
- * const copy = createEventCopier({ database, events, workspaceId, links, customers });
- * const n = await copy('click', page.items);
+ * const copy = createEventCopier({ database, events, store, workspaceId, links, customers, domainOf: plan.target, retry });
+ * const { written, rejected } = await copy('click', page.items);
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
@@ -26,9 +31,18 @@ import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
 import type { MigrationStore } from './store.js';
-import { retryBusy } from './busy.js';
+
 
 export type CopiedKind = 'click' | 'lead' | 'sale';
+
+/** A record not written, and why. */
+export interface RejectedRecord {
+  /** The click id (clicks) or event id (leads, sales), as the source has it. */
+  sourceId: string;
+  /** `domain/key` of its link in the source. */
+  item: string;
+  reason: string;
+}
 
 /** What one page did. */
 export interface PageResult {
@@ -36,7 +50,7 @@ export interface PageResult {
   /** Already in the target (an earlier run). */
   skipped: number;
   /** Records whose link was not copied, or that were unreadable; not written. */
-  unattributed: number;
+  rejected: RejectedRecord[];
 }
 
 interface SourceClick {
@@ -80,20 +94,26 @@ export interface EventCopierDeps {
   links: ReadonlyMap<string, string>;
   /** Target customer ids by source customer id and by external id. */
   customers: ReadonlyMap<string, string>;
+  /** The target domain of a source domain (domain-plan.ts); the identity when absent. */
+  domainOf?: (sourceDomain: string) => string;
+  /** Judge pages without writing. */
+  dryRun?: boolean;
+  /** Runs a page's write again while the database is busy (busy.ts); called once when absent. */
+  retry?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 const text = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 
-/** The link key of a record: its nested link, else the deprecated flat copies. */
-function linkKeyOf(r: SourceRecord): string | undefined {
+/** The source domain and key of a record: its nested link, else the deprecated flat copies. */
+function linkOf(r: SourceRecord): { domain: string; key: string } | undefined {
   const domain = r.link?.domain ?? r.domain;
   const key = r.link?.key ?? r.key;
-  if (!domain || !key) return undefined;
-  return `${(normaliseDomain(domain) ?? domain).toLowerCase()}/${lookupKey(key)}`;
+  if (typeof domain !== 'string' || typeof key !== 'string' || !domain || !key) return undefined;
+  return { domain: normaliseDomain(domain) ?? domain.toLowerCase(), key };
 }
 
-/** The click dimensions of a record (a click, or the click a lead or sale is attributed to). */
-function clickRow(workspaceId: string, linkId: string, r: SourceRecord, timestamp: number, id: string): StoredEvent {
+/** The click dimensions of a record (a click, or the click a lead or sale is attributed to), on its link's target domain. */
+function clickRow(workspaceId: string, linkId: string, domain: string, r: SourceRecord, timestamp: number, id: string): StoredEvent {
   const c = r.click ?? {};
   const url = text(c.url);
   const utm = utmOf(url);
@@ -102,7 +122,7 @@ function clickRow(workspaceId: string, linkId: string, r: SourceRecord, timestam
     timestamp,
     id,
     link_id: linkId,
-    domain: (normaliseDomain(text(r.link?.domain ?? r.domain)) ?? text(r.link?.domain ?? r.domain)),
+    domain,
     key: text(r.link?.key ?? r.key),
     url,
     country: text(c.country, 'Unknown'),
@@ -126,21 +146,34 @@ export function createEventCopier(deps: EventCopierDeps) {
   const { db, capabilities } = deps.database;
   const counters = createLinkCounters(deps.database.dialect);
   const { workspaceId, store, events } = deps;
+  const domainOf = deps.domainOf ?? ((d: string) => d);
+  const retry = deps.retry ?? (<T>(work: () => Promise<T>) => work());
 
-  /** Rows of a page's records, with the records that name no copied link counted apart. */
-  function rowsOf(kind: CopiedKind, records: readonly SourceRecord[]): { rows: StoredEvent[]; unattributed: number } {
+  /** Rows of a page's records, and the records that cannot be written, with their reasons. */
+  function rowsOf(kind: CopiedKind, records: readonly SourceRecord[]): { rows: StoredEvent[]; rejected: RejectedRecord[] } {
     const rows: StoredEvent[] = [];
-    let unattributed = 0;
+    const rejected: RejectedRecord[] = [];
     for (const r of records) {
-      const key = linkKeyOf(r);
-      const linkId = key ? deps.links.get(key) : undefined;
+      const link = linkOf(r);
+      const domain = link ? domainOf(link.domain) : '';
+      const linkId = link ? deps.links.get(`${domain}/${lookupKey(link.key)}`) : undefined;
       const clickId = r.click?.id;
       const timestamp = msOf(r.timestamp ?? r.click?.timestamp, NaN);
-      if (!linkId || !clickId || Number.isNaN(timestamp) || (kind !== 'click' && !r.eventId)) {
-        unattributed++;
+      const sourceId = text(kind === 'click' ? clickId : r.eventId, '?');
+      const reason = !link
+        ? 'the record names no link'
+        : !linkId
+          ? 'its link was not copied'
+          : !clickId || Number.isNaN(timestamp)
+            ? 'the record has no click id or time'
+            : kind !== 'click' && !r.eventId
+              ? 'the record has no event id'
+              : undefined;
+      if (reason) {
+        rejected.push({ sourceId, item: link ? `${link.domain}/${link.key}` : '?', reason });
         continue;
       }
-      const click = clickRow(workspaceId, linkId, r, msOf(r.click?.timestamp, timestamp), clickId);
+      const click = clickRow(workspaceId, linkId!, domain, r, msOf(r.click?.timestamp, timestamp), clickId!);
       if (kind === 'click') {
         rows.push({ ...click, timestamp });
         continue;
@@ -158,7 +191,7 @@ export function createEventCopier(deps: EventCopierDeps) {
         }));
       }
     }
-    return { rows, unattributed };
+    return { rows, rejected };
   }
 
   /** `held`: the page's click ids already stored, asked before the transaction (the store asks on its own connection). */
@@ -184,7 +217,8 @@ export function createEventCopier(deps: EventCopierDeps) {
     return fresh;
   }
 
-  async function writeConversions(trx: Kysely<Database>, kind: 'lead' | 'sale', rows: StoredEvent[]): Promise<StoredEvent[]> {
+  /** The page's leads or sales not stored yet (a sale also not by its invoice id), each sale marked `new` or `recurring`. */
+  async function freshConversions(trx: Kysely<Database>, kind: 'lead' | 'sale', rows: StoredEvent[]): Promise<StoredEvent[]> {
     const held = await store.existingEventIds(trx, workspaceId, rows.map((r) => r.id));
     const fresh: StoredEvent[] = [];
     // A sale is a conversion (and `new`) when it is its customer's first on the link, as tracked.
@@ -199,6 +233,11 @@ export function createEventCopier(deps: EventCopierDeps) {
         fresh.push({ ...r, sale_type: first ? 'new' : 'recurring' });
       } else fresh.push(r);
     }
+    return fresh;
+  }
+
+  async function writeConversions(trx: Kysely<Database>, kind: 'lead' | 'sale', rows: StoredEvent[]): Promise<StoredEvent[]> {
+    const fresh = await freshConversions(trx, kind, rows);
     if (!fresh.length) return fresh;
     await events.append(fresh, trx);
     for (const r of fresh) {
@@ -215,19 +254,25 @@ export function createEventCopier(deps: EventCopierDeps) {
 
   /** Writes one page of records of one kind; all of it or nothing. */
   return async function copyPage(kind: CopiedKind, records: readonly unknown[]): Promise<PageResult> {
-    const { rows, unattributed } = rowsOf(kind, records as SourceRecord[]);
-    if (!rows.length) return { written: 0, skipped: 0, unattributed };
-    // One migration runs at a time per workspace, so no other writer adds these click ids between
-    // this look-up and the transaction.
-    const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
-    const written = await retryBusy(() =>
-      db.transaction().execute(async (trx) => {
+    const { rows, rejected } = rowsOf(kind, records as SourceRecord[]);
+    if (!rows.length) return { written: 0, skipped: 0, rejected };
+    if (deps.dryRun) {
+      const fresh = kind === 'click'
+        ? rows.length - (await events.existingClickIds(rows.map((r) => r.id))).length
+        : (await freshConversions(db, kind, rows)).length;
+      return { written: fresh, skipped: rows.length - fresh, rejected };
+    }
+    const written = await retry(async () => {
+      // One migration runs at a time per workspace, so no other writer adds these click ids between
+      // this look-up and the transaction.
+      const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
+      return db.transaction().execute(async (trx) => {
         // SQLite: the write lock first. A transaction that reads first and writes later fails at
         // once (no busy wait) when another connection (a running server) committed in between.
         const watermark = capabilities.singleWriter ? await store.lockedWatermark(trx) : null;
         return kind === 'click' ? writeClicks(trx, rows, held, watermark) : writeConversions(trx, kind, rows);
-      }),
-    );
-    return { written: written.length, skipped: rows.length - written.length, unattributed };
+      });
+    });
+    return { written: written.length, skipped: rows.length - written.length, rejected };
   };
 }

@@ -74,7 +74,7 @@ async function importIntoLiveServer(busy: boolean): Promise<void> {
       process.stderr.write = write;
     }
     assert.equal(code, 0, out.join('\n'));
-    assert.ok(out.includes('clicks: 12 copied, 0 already there, 0 without a copied link'), out.join('\n'));
+    assert.ok(out.includes('clicks: 12 copied, 0 already there, 0 rejected'), out.join('\n'));
     if (load) {
       await load.stop();
       assert.ok(load.answered.size > 0);

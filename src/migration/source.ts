@@ -1,8 +1,10 @@
 /**
  * The source side of a migration: a service that answers the published API (Dub's hosted
- * service, another Waymark), read page by page with the global `fetch`. Every request has a
- * timeout; 429 waits for `Retry-After` (or a backoff) and tries again; a 5xx is tried again a
- * few times, then the run stops, and a re-run continues where the target already holds the data.
+ * service, another Waymark) or Bitly's (bitly-source.ts), read with the global `fetch`. Every
+ * request has a timeout; a 429 waits for `Retry-After` or `X-RateLimit-Reset` (else a backoff up
+ * to a minute) and tries again for as long as `maxRateLimitWaitMs` allows; a 5xx or a network
+ * failure is tried again a few times, then the run stops, and a re-run continues where the target
+ * already holds the data.
  *
  * @example
  * const source = createSource({ baseUrl: 'https://api.dub.co', token: 'dub_…' });
@@ -14,8 +16,10 @@ export interface SourceOptions {
   token: string;
   /** Per request (default 30 s). */
   timeoutMs?: number;
-  /** Tries of one request answered 429 or 5xx, or failing in transit (default 8). */
+  /** Tries of one request answered 5xx, or failing in transit (default 8). */
   maxAttempts?: number;
+  /** Longest time one request waits out 429 answers (default 60 minutes: hourly limits reset within it). */
+  maxRateLimitWaitMs?: number;
   /** Longest wait honoured from one `Retry-After` (default 120 s). */
   maxRetryAfterMs?: number;
   /** Largest answer read (default 64 MiB: a page of 1,000 events with their links is a few MiB). */
@@ -61,6 +65,37 @@ export function parseSourceUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * How long a 429 asks to wait, in ms: `Retry-After` (seconds or an HTTP date), else
+ * `X-RateLimit-Reset` (the epoch second the limit resets, or seconds until then); undefined when
+ * neither is there or readable.
+ */
+export function rateLimitWaitMs(headers: Headers, now = Date.now()): number | undefined {
+  const after = retryAfterMs(headers.get('retry-after'), now);
+  if (after !== undefined) return after;
+  const reset = Number(headers.get('x-ratelimit-reset') ?? NaN);
+  if (!Number.isFinite(reset) || reset < 0) return undefined;
+  return reset > 1e9 ? Math.max(0, reset * 1000 - now) : reset * 1000;
+}
+
+/**
+ * The error a source answered, in a line: Dub's and Waymark's `{error: {code, message}}`, Bitly's
+ * `{message, description, errors}`, else the start of the text.
+ */
+export function describeErrorBody(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string }; message?: string; description?: string; errors?: { field?: string; message?: string }[] };
+    if (body.error?.message) return `${body.error.code ?? 'error'}: ${body.error.message}`;
+    if (body.message) {
+      const fields = (body.errors ?? []).map((e) => [e.field, e.message].filter(Boolean).join(' ')).filter(Boolean);
+      return [body.message, body.description, ...fields].filter(Boolean).join(': ');
+    }
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return text.slice(0, 300);
+}
+
 /** `Retry-After` in ms: seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   if (!header) return undefined;
@@ -78,6 +113,7 @@ export function createSource(options: SourceOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxAttempts = options.maxAttempts ?? 8;
   const maxRetryAfter = options.maxRetryAfterMs ?? 120_000;
+  const maxRateLimitWait = options.maxRateLimitWaitMs ?? 60 * 60_000;
   const maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let requests = 0;
@@ -91,7 +127,10 @@ export function createSource(options: SourceOptions) {
   /** One GET answered 2xx, as JSON; retried on 429, 5xx and network failures. */
   async function get<T>(path: string, params: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
     const url = urlOf(path, params);
-    for (let attempt = 1; ; attempt++) {
+    let failures = 0;
+    let limited = 0;
+    let waitedForLimit = 0;
+    for (;;) {
       requests++;
       let res: Response;
       try {
@@ -101,18 +140,23 @@ export function createSource(options: SourceOptions) {
           redirect: 'error',
         });
       } catch (err) {
-        if (attempt >= maxAttempts) throw new SourceError(`GET ${url.pathname}: ${(err as Error).message}`);
-        await wait(`network error on ${url.pathname}`, backoff(attempt));
+        if (++failures >= maxAttempts) throw new SourceError(`GET ${url.pathname}: ${(err as Error).message}`);
+        await wait(`network error on ${url.pathname}`, backoff(failures));
         continue;
       }
       if (res.ok) return JSON.parse(await readCapped(res, maxBody, url)) as T;
       const body = await res.text().catch(() => '');
-      const retryable = res.status === 429 || res.status >= 500;
-      if (!retryable || attempt >= maxAttempts) {
-        throw new SourceError(`GET ${url.pathname}${url.search} answered ${res.status}: ${body.slice(0, 300)}`, res.status);
+      const failed = (note = '') => new SourceError(`GET ${url.pathname}${url.search} answered ${res.status}${note}: ${describeErrorBody(body)}`, res.status);
+      if (res.status === 429) {
+        // A rate limit is a wait: as long as the source asks (capped), else a backoff up to a minute.
+        const ms = Math.min(rateLimitWaitMs(res.headers) ?? Math.min(60_000, 500 * 2 ** limited++), maxRetryAfter);
+        if (waitedForLimit + ms > maxRateLimitWait) throw failed(` for ${Math.round(waitedForLimit / 60_000)} min (run the import again later: it continues where it stopped)`);
+        waitedForLimit += ms;
+        await wait(`429 on ${url.pathname}`, ms);
+        continue;
       }
-      const asked = res.status === 429 ? retryAfterMs(res.headers.get('retry-after')) : undefined;
-      await wait(`${res.status} on ${url.pathname}`, Math.min(asked ?? backoff(attempt), maxRetryAfter));
+      if (res.status < 500 || ++failures >= maxAttempts) throw failed();
+      await wait(`${res.status} on ${url.pathname}`, backoff(failures));
     }
   }
 

@@ -5,6 +5,11 @@
  * key (domain slug, tag and folder name, link domain + key, customer external id), so a re-run
  * maps what is already there instead of copying it again.
  *
+ * With `dryRun` nothing is written: each copy is judged by the same look-ups and rules (existing,
+ * taken by another workspace, quotas, the link rules of links/prepare.ts) against what the
+ * database holds plus what the run would have created before it (`Planned`), and answers the
+ * outcome a run would have, with a placeholder id.
+ *
  * @example
  * const target = await createTarget({ database, config, workspace });
  * const tagId = await target.tag({ id: 'tag_src', name: 'Spring', color: 'red' });
@@ -19,13 +24,15 @@ import type { WorkspaceRow } from '../workspaces/store.js';
 import { createDomainStore } from '../domains/store.js';
 import { createDomainService } from '../domains/service.js';
 import { CreateDomainBody } from '../domains/schema.js';
+import { domainSlugProblem, reservedHostsOf } from '../domains/validation.js';
+import { limitReachedMessage } from '../workspaces/quota.js';
 import { createTagStore } from '../tags/store.js';
 import { createTagService } from '../tags/service.js';
 import { TAG_COLORS } from '../links/response.js';
 import { createFolderStore } from '../folders/store.js';
 import { createFolderService } from '../folders/service.js';
 import { FOLDER_ACCESS_LEVELS } from '../folders/schema.js';
-import { createLinkStore } from '../links/store.js';
+import { createLinkStore, type LinkStore } from '../links/store.js';
 import { createPreparer, type Caller } from '../links/prepare.js';
 import { CreateLinkBody } from '../links/schema.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
@@ -73,7 +80,27 @@ export function msOf(text: string | null | undefined, fallback: number): number 
 /** A resolver that finds nothing: copied domains start unverified whatever DOMAIN_VERIFICATION says. */
 const NO_DNS = { resolveCname: async () => [], resolve4: async () => [], resolve6: async () => [] };
 
-export async function createTarget(input: { database: OpenDatabase; config: Config; workspace: WorkspaceRow; now?: () => number }) {
+/** What a dry run would have created so far, for the checks of the items after it. */
+interface Planned {
+  domains: Set<string>;
+  tags: Map<string, string>;
+  folders: Map<string, string>;
+  /** `domain/key` (lookup form) of planned links, with their placeholder ids. */
+  links: Map<string, string>;
+  externalIds: Set<string>;
+}
+
+/** The link store as a dry run sees it: planned domains, keys and external ids count as there. */
+function withPlanned(store: LinkStore, workspaceId: string, planned: Planned): LinkStore {
+  return {
+    ...store,
+    hasDomain: async (ws, slug) => (ws === workspaceId && planned.domains.has(slug)) || store.hasDomain(ws, slug),
+    keyTaken: async (domain, keyLower) => planned.links.has(`${domain}/${keyLower}`) || store.keyTaken(domain, keyLower),
+    externalIdTaken: async (ws, externalId) => (ws === workspaceId && planned.externalIds.has(externalId)) || store.externalIdTaken(ws, externalId),
+  };
+}
+
+export async function createTarget(input: { database: OpenDatabase; config: Config; workspace: WorkspaceRow; now?: () => number; dryRun?: boolean }) {
   const { database, config } = input;
   const { db, dialect } = database;
   const wallClock = input.now ?? Date.now;
@@ -96,11 +123,29 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
   const folderStore = createFolderStore(db, dialect);
   const folders = createFolderService(folderStore, dialect, now);
   const linkStore = createLinkStore(db, dialect);
-  const preparer = createPreparer({ store: linkStore, shortDomain: config.shortDomain, shortLinkProtocol: config.shortLinkProtocol, now });
   const customers = createCustomerStore(db, dialect);
   const workspace = input.workspace;
   const workspaceId = workspace.id;
   const caller: Caller = { workspaceId, workspace, userId: null };
+  const dryRun = !!input.dryRun;
+  const planned: Planned = { domains: new Set(), tags: new Map(), folders: new Map(), links: new Map(), externalIds: new Set() };
+  const plannedId = (kind: string, name: string) => `planned:${kind}:${name}`;
+  const preparer = createPreparer({ store: dryRun ? withPlanned(linkStore, workspaceId, planned) : linkStore, shortDomain: config.shortDomain, shortLinkProtocol: config.shortLinkProtocol, now });
+  const reservedHosts = reservedHostsOf(config);
+  /** A dry run's quota check: what the database holds plus what the run would have added. */
+  const overLimit = (resource: 'tags' | 'folders' | 'domains', count: number, limit: number): CopyOutcome | undefined =>
+    count >= limit ? { result: 'rejected', reason: limitReachedMessage(resource, limit, workspace.plan) } : undefined;
+  /** A dry run's tag or folder by name: planned already, over the quota, or planned now. */
+  const planNamed = async (resource: 'tags' | 'folders', name: string, stored: () => Promise<number>, limit: number): Promise<CopyOutcome> => {
+    const names = planned[resource];
+    const nameKey = name.toLowerCase();
+    const known = names.get(nameKey);
+    if (known) return { result: 'existing', id: known };
+    const full = overLimit(resource, (await stored()) + names.size, limit);
+    if (full) return full;
+    names.set(nameKey, plannedId(resource, nameKey));
+    return { result: 'created', id: names.get(nameKey)! };
+  };
 
   const rejected = (err: unknown): CopyOutcome => {
     if (err instanceof ApiError) return { result: 'rejected', reason: err.message };
@@ -109,6 +154,15 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
 
   return {
     workspaceId,
+    dryRun,
+
+    /** Lower-cased `domain/key` → id of the links a dry run would have created (events are judged against them). */
+    plannedLinks: (): ReadonlyMap<string, string> => planned.links,
+
+    /** Whether the workspace has the domain here (or a dry run would have added it). */
+    async hasDomain(slug: string): Promise<boolean> {
+      return planned.domains.has(slug) || linkStore.hasDomain(workspaceId, slug);
+    },
 
     async domain(raw: unknown): Promise<CopyOutcome> {
       const parsedDomain = SourceDomain.safeParse(raw);
@@ -125,6 +179,15 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
         ...Object.fromEntries(['expiredUrl', 'notFoundUrl', 'placeholder', 'logo', 'assetLinks', 'appleAppSiteAssociation'].map((k) => [k, given[k] ?? undefined])),
       });
       if (!body.success) return { result: 'rejected', reason: formatZodError(body.error) };
+      if (dryRun) {
+        const problem = domainSlugProblem(slug, reservedHosts);
+        if (problem) return { result: 'rejected', reason: `custom: slug: ${problem}` };
+        if (await domainStore.findBySlugAnywhere(slug)) return { result: 'rejected', reason: 'Domain is already in use.' };
+        const full = overLimit('domains', (await domainStore.count(workspaceId)) + planned.domains.size, workspace.domains_limit);
+        if (full) return full;
+        planned.domains.add(slug);
+        return { result: 'created', id: plannedId('domain', slug) };
+      }
       try {
         const created = await at(msOf(src.createdAt, wallClock()), () => domains.create(workspace, body.data));
         if (src.primary && !created.primary) await domains.update(workspaceId, slug, { primary: true, expiredUrl: undefined, notFoundUrl: undefined, placeholder: undefined, assetLinks: undefined, appleAppSiteAssociation: undefined });
@@ -141,6 +204,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       const existing = await tagStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const color = (TAG_COLORS as readonly string[]).includes(src.color ?? '') ? (src.color as (typeof TAG_COLORS)[number]) : undefined;
+      if (dryRun) return planNamed('tags', src.name, () => tagStore.count(workspaceId), workspace.tags_limit);
       try {
         return { result: 'created', id: (await tags.create(workspace, { name: src.name, color })).id };
       } catch (err) {
@@ -155,6 +219,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       const existing = await folderStore.findByNameKey(workspaceId, src.name.toLowerCase());
       if (existing) return { result: 'existing', id: existing.id };
       const accessLevel = (FOLDER_ACCESS_LEVELS as readonly string[]).includes(src.accessLevel ?? '') ? (src.accessLevel as (typeof FOLDER_ACCESS_LEVELS)[number]) : 'write';
+      if (dryRun) return planNamed('folders', src.name, () => folderStore.count(workspaceId), workspace.folders_limit);
       try {
         const created = await at(msOf(src.createdAt, wallClock()), () => folders.create(workspace, { name: src.name, description: src.description ?? null, accessLevel }));
         return { result: 'created', id: created.id };
@@ -166,41 +231,63 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
     /**
      * A link with every field the create body takes, plus `createdAt`, `updatedAt`, `disabledAt`
      * and `userId` as the source has them; tags and folder by their ids in the target. Counters
-     * start at zero: the copied events count them (events.ts).
+     * start at zero (the copied events count them, events.ts), or at what `clicks` answers when the
+     * source gives only a total (Bitly), set in the same transaction as the link.
+     *
+     * `to.domain` is where the link goes (domain-plan.ts). A link moved to another domain than
+     * its source's is found again on a re-run only when it is the one an earlier run copied (the
+     * same creation time): a link of the workspace's own that happens to have the key is not
+     * taken for it.
      */
-    async link(raw: unknown, ids: { tags: ReadonlyMap<string, string>; folders: ReadonlyMap<string, string> }): Promise<CopyOutcome> {
+    async link(raw: unknown, ids: { tags: ReadonlyMap<string, string>; folders: ReadonlyMap<string, string> }, to: { domain: string; clicks?: () => Promise<number> }): Promise<CopyOutcome> {
       const parsedLink = SourceLink.safeParse(raw);
       if (!parsedLink.success) return { result: 'rejected', reason: formatZodError(parsedLink.error) };
       const src = parsedLink.data;
-      const domain = normaliseDomain(src.domain) ?? src.domain;
-      const existing = await linkStore.findByDomainKey(domain, lookupKey(src.key));
+      const domain = to.domain;
+      const moved = domain !== (normaliseDomain(src.domain) ?? src.domain.toLowerCase());
+      const created = msOf(src.createdAt, wallClock());
+      const keyLower = lookupKey(src.key);
+      const existing = await linkStore.findByDomainKey(domain, keyLower);
       if (existing) {
         // Keys are unique per domain across the service: another workspace's is a refusal.
-        if (existing.workspace_id === workspaceId) return { result: 'existing', id: existing.id };
-        return { result: 'rejected', reason: `${domain}/${src.key} belongs to another workspace of this installation` };
+        if (existing.workspace_id !== workspaceId) return { result: 'rejected', reason: `the key is taken on ${domain} by another workspace` };
+        if (moved && src.createdAt && Number(existing.created_at) !== created) return { result: 'rejected', reason: `the key is taken on ${domain} by another link of this workspace` };
+        return { result: 'existing', id: existing.id };
       }
+      const plannedLink = planned.links.get(`${domain}/${keyLower}`);
+      if (plannedLink) return { result: 'existing', id: plannedLink };
+      const real = (id: string | undefined) => (id && !id.startsWith('planned:') ? id : undefined);
       const tagIds: string[] = [];
       for (const t of src.tags ?? []) {
         const id = ids.tags.get(t.id) ?? (await tagStore.findByNameKey(workspaceId, t.name.toLowerCase()))?.id;
-        if (id) tagIds.push(id);
+        // A tag a dry run would have created exists in a real run: judged without it.
+        if (real(id)) tagIds.push(id!);
       }
       const folderId = src.folderId ? ids.folders.get(src.folderId) : null;
-      if (src.folderId && !folderId) return { result: 'rejected', reason: `folder ${src.folderId} was not copied` };
-      const body = { ...(raw as Record<string, unknown>), domain, tagIds, folderId, tagId: undefined, tagNames: undefined, webhookIds: undefined, keyLength: undefined, prefix: undefined };
+      if (src.folderId && !folderId) return { result: 'rejected', reason: 'its folder was not copied' };
+      const body = { ...(raw as Record<string, unknown>), domain, tagIds, folderId: real(folderId ?? undefined) ?? null, tagId: undefined, tagNames: undefined, webhookIds: undefined, keyLength: undefined, prefix: undefined };
       const parsed = CreateLinkBody.safeParse(body);
       if (!parsed.success) return { result: 'rejected', reason: formatZodError(parsed.error) };
-      const created = msOf(src.createdAt, wallClock());
       try {
         const write = await at(created, () => preparer.prepareNew(caller, parsed.data));
         write.row.updated_at = msOf(src.updatedAt, created);
         write.row.disabled_at = src.disabledAt ? msOf(src.disabledAt, created) : null;
         write.row.user_id = src.userId ?? null;
+        // Asked only for a link about to be created: a re-run asks the source nothing for the others.
+        if (to.clicks) write.row.clicks = await to.clicks();
+        if (dryRun) {
+          if (workspace.links_usage + planned.links.size + 1 > workspace.links_limit) return { result: 'rejected', reason: `the workspace's link limit (${workspace.links_limit}) is reached` };
+          const id = plannedId('link', `${domain}/${keyLower}`);
+          planned.links.set(`${domain}/${keyLower}`, id);
+          if (write.row.external_id) planned.externalIds.add(write.row.external_id);
+          return { result: 'created', id };
+        }
         const result = await linkStore.insertLinks(workspaceId, [write]);
         if (result === 'over_limit') return { result: 'rejected', reason: `the workspace's link limit (${workspace.links_limit}) is reached` };
         bus.publish({ type: 'link', domain: write.row.domain, key: write.row.key });
         return { result: 'created', id: write.row.id };
       } catch (err) {
-        if (dialect.isUniqueViolation(err)) return { result: 'rejected', reason: `${domain}/${src.key} or its externalId is taken` };
+        if (dialect.isUniqueViolation(err)) return { result: 'rejected', reason: `the key or the externalId is taken on ${domain}` };
         return rejected(err);
       }
     },
@@ -216,6 +303,7 @@ export async function createTarget(input: { database: OpenDatabase; config: Conf
       const externalId = src.externalId || src.id;
       const existing = (await customers.findByExternalId(workspaceId, externalId)) ?? (await customers.findById(workspaceId, src.id));
       if (existing) return { result: 'existing', id: existing.id };
+      if (dryRun) return { result: 'created', id: src.id };
       const created = msOf(src.createdAt, wallClock());
       const row = {
         workspace_id: workspaceId,

@@ -37,6 +37,18 @@ export interface TestAppOptions {
   subscribers?: readonly Subscriber[];
 }
 
+/**
+ * The DATABASE_URL another process (or the CLI) opens this database with: the SQLite file, or the
+ * server's URL with `?schema=` (through search_path alone, Kysely's migrator looks for its tables
+ * in every schema and trips over other tests' ones).
+ */
+export function databaseUrlOf(database: OpenDatabase): string {
+  if (!database.pgSchema) return `file:${database.sqlitePath}`;
+  const u = new URL(database.url);
+  u.searchParams.set('schema', database.pgSchema);
+  return u.toString();
+}
+
 /** Opens a fresh, migrated database on the engine under test. */
 export async function openTestDatabase(): Promise<{ database: OpenDatabase; url: string; dispose(): Promise<void> }> {
   const envUrl = process.env.DATABASE_URL ?? '';

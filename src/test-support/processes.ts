@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../db/open.js';
-import { openTestDatabase } from './harness.js';
+import { databaseUrlOf, openTestDatabase } from './harness.js';
 
 /** A TCP port free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {
@@ -39,14 +39,7 @@ export interface PrivateDatabase {
 export async function privateDatabase(): Promise<PrivateDatabase> {
   const { database, dispose } = await openTestDatabase();
   await database.close();
-  let url = `file:${database.sqlitePath}`;
-  if (database.pgSchema) {
-    // `?schema=` tells main.ts's migrator the schema too; through search_path alone, Kysely's
-    // migrator looks for its tables in every schema and trips over other tests' (or dropped) ones.
-    const u = new URL(database.url);
-    u.searchParams.set('schema', database.pgSchema);
-    url = u.toString();
-  }
+  const url = databaseUrlOf(database);
   const dir = mkdtempSync(join(tmpdir(), 'waymark-process-'));
   return {
     url,

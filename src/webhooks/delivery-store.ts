@@ -9,8 +9,8 @@
  * sending leaves the lease to expire, and the delivery is sent again (same event id).
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, WebhookDeliveriesTable } from '../db/tables.js';
-import type { DeliveryRow } from './schema.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
+import type { AttemptRow, DeliveryRow } from './schema.js';
 
 /** Consecutive failed attempts after which a webhook is disabled (the published rule). */
 export const DISABLE_AFTER_FAILURES = 20;
@@ -19,6 +19,17 @@ export interface Outcome {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The start of the receiver's answer (send.ts: `responseText`). */
+  response?: string | null;
+}
+
+/** The history row of an attempt recorded at `now` (it was sent `latencyMs` before). */
+function attemptRow(d: DeliveryRow, o: Outcome, now: number): WebhookAttemptsTable {
+  return {
+    delivery_id: d.id, attempt: Number(d.attempts), webhook_id: d.webhook_id, workspace_id: d.workspace_id,
+    sent_at: now - Math.max(0, Math.round(o.latencyMs)), status_code: o.statusCode, latency_ms: Math.round(o.latencyMs),
+    response: o.response ?? null, error: o.error,
+  };
 }
 
 /** What became of one claimed delivery. */
@@ -110,6 +121,9 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
             continue;
           }
           const o = r.outcome;
+          // Every attempt is kept (a delivery row holds only the last); the same attempt number
+          // twice is a recording replayed after a lost commit.
+          await trx.insertInto('webhook_attempts').values(attemptRow(d, o, now)).onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing()).execute();
           if (r.kind === 'success') {
             await trx
               .updateTable('webhook_deliveries')
@@ -138,8 +152,9 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
       });
     },
 
-    /** Deletes settled deliveries (delivered or given up) created before `before`, and click batches no webhook still works through. */
+    /** Deletes settled deliveries (delivered or given up) created before `before`, attempts sent before it, and click batches no webhook still works through. */
     async prune(before: number): Promise<void> {
+      await db.deleteFrom('webhook_attempts').where('sent_at', '<', before).execute();
       await db
         .deleteFrom('webhook_click_batches')
         .where('opened', '=', 1)
@@ -159,6 +174,20 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
+        .execute();
+    },
+
+    /** The attempts of these deliveries of the workspace's webhook, newest first. */
+    async attempts(workspaceId: string, webhookId: string, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
+      if (!deliveryIds.length) return [];
+      return db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('webhook_id', '=', webhookId)
+        .where('delivery_id', 'in', deliveryIds)
+        .orderBy('sent_at', 'desc')
+        .orderBy('attempt', 'desc')
         .execute();
     },
 

@@ -88,6 +88,8 @@ test('a receiver answering 500 gets the same event again, then a 2xx settles it 
   r.got.length = 0;
   let calls = 0;
   r.answer = () => (++calls <= 2 ? 500 : 200);
+  // The first answer is longer than the 1 KB an attempt keeps.
+  r.answerBody = () => (calls === 1 ? 'x'.repeat(3000) : calls === 2 ? 'boom' : 'ok');
   try {
     await t.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/retried' } });
     await r.until((got) => got.length === 3, 'three attempts');
@@ -106,14 +108,31 @@ test('a receiver answering 500 gets the same event again, then a 2xx settles it 
     assert.equal(deliveries[0]!.error, null);
     assert.equal(deliveries[0]!.eventId, r.got[0]!.headers['webhook-id']);
     assert.equal((await t.inject({ method: 'GET', url: `/webhooks/${hook.id}` })).json().consecutiveFailures, 0);
+    // Every attempt is kept, newest first: the failures before the success stay visible.
+    const attempts = (deliveries[0] as unknown as { attempts: { attempt: number; sentAt: string; statusCode: number | null; latencyMs: number | null; response: string | null; error: string | null }[] }).attempts;
+    assert.deepEqual(attempts.map((a) => [a.attempt, a.statusCode, a.response, a.error]), [
+      [3, 200, 'ok', null],
+      [2, 500, 'boom', 'receiver answered 500'],
+      [1, 500, 'x'.repeat(1024), 'receiver answered 500'],
+    ]);
+    const sentAt = attempts.map((a) => Date.parse(a.sentAt));
+    assert.ok(sentAt[0]! >= sentAt[1]! && sentAt[1]! >= sentAt[2]!, `newest first: ${attempts.map((a) => a.sentAt)}`);
+    for (const a of attempts) assert.ok(typeof a.latencyMs === 'number' && a.latencyMs >= 0);
 
     // Redelivery sends the same event again.
     const again = await t.inject({ method: 'POST', url: `/webhooks/${hook.id}/deliveries/${(deliveries[0] as unknown as { id: string }).id}/redeliver` });
     assert.equal(again.statusCode, 200, again.body);
     await r.until((got) => got.length === 4, 'the redelivery');
     assert.equal(r.got[3]!.headers['webhook-id'], r.got[0]!.headers['webhook-id']);
+    let listed: { attempts: { attempt: number }[] }[] = [];
+    for (const deadline2 = Date.now() + 10_000; Date.now() < deadline2; await new Promise((res) => setTimeout(res, 20))) {
+      listed = (await t.inject({ method: 'GET', url: `/webhooks/${hook.id}/deliveries` })).json();
+      if (listed[0]?.attempts.length === 4) break;
+    }
+    assert.deepEqual(listed[0]!.attempts.map((a) => a.attempt), [4, 3, 2, 1], 'the redelivery is one more attempt');
   } finally {
     r.answer = () => 204;
+    r.answerBody = () => '';
     await t.inject({ method: 'DELETE', url: `/webhooks/${hook.id}` });
   }
 });
@@ -176,4 +195,27 @@ test('clicks of a workspace without link.clicked webhooks, and unsubscribed even
   await t.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/quiet' } });
   const after = await t.ctx.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   assert.equal(Number(after.n), Number(before.n));
+});
+
+test('attempts are kept 30 days: the prune deletes older ones, and a replayed recording adds none', async () => {
+  const { createDeliveryStore } = await import('./delivery-store.js');
+  const { DELIVERY_RETENTION_MS } = await import('./dispatcher.js');
+  const db = t.ctx.database.db;
+  const store = createDeliveryStore(db, { skipLocked: false });
+  const hook = await webhook({ triggers: ['link.created'] });
+  const now = Date.now();
+  const delivery = {
+    id: 'whd_prune', webhook_id: hook.id, workspace_id: t.workspaceId, event_id: 'evt_prune', event: 'link.created', body: '{}',
+    attempts: 1, next_attempt_at: now, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: now - DELIVERY_RETENTION_MS - 10_000,
+  };
+  await db.insertInto('webhook_deliveries').values(delivery).execute();
+  const outcome = { statusCode: 503, latencyMs: 5, error: 'receiver answered 503', response: 'busy' };
+  await store.record([{ kind: 'failure', delivery, outcome, retryAt: now + 1000 }], now);
+  await store.record([{ kind: 'failure', delivery, outcome, retryAt: now + 1000 }], now);
+  const kept = () => db.selectFrom('webhook_attempts').select(['attempt', 'sent_at']).where('delivery_id', '=', 'whd_prune').execute();
+  assert.deepEqual((await kept()).map((a) => a.attempt), [1], 'the same attempt recorded twice is one row');
+  await db.insertInto('webhook_attempts').values({ delivery_id: 'whd_prune', attempt: 0, webhook_id: hook.id, workspace_id: t.workspaceId, sent_at: now - DELIVERY_RETENTION_MS - 1, status_code: 500, latency_ms: 1, response: null, error: 'old' }).execute();
+  await store.prune(now - DELIVERY_RETENTION_MS);
+  assert.deepEqual((await kept()).map((a) => a.attempt), [1], 'the attempt older than 30 days is gone, the recent one stays');
+  await t.inject({ method: 'DELETE', url: `/webhooks/${hook.id}` });
 });

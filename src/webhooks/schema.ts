@@ -4,13 +4,14 @@
  */
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
-import type { WebhooksTable, WebhookDeliveriesTable } from '../db/tables.js';
+import type { WebhooksTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../events/outbox.js';
 import { MAX_LIST_ITEMS } from '../http/lists.js';
 import { webUrlField, WEB_URL_MAX } from '../web-url.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
 export const LINK_SCOPES = ['workspace', 'folders', 'links'] as const;
 export type LinkScope = (typeof LINK_SCOPES)[number];
@@ -78,6 +79,20 @@ export const WebhookResponse = z
   .meta({ id: 'Webhook' });
 export type WebhookResponse = z.infer<typeof WebhookResponse>;
 
+/** One attempt of a delivery (every attempt is kept 30 days, newest first). */
+export const DeliveryAttemptResponse = z
+  .object({
+    attempt: z.number(),
+    sentAt: z.string(),
+    statusCode: z.number().nullable(),
+    latencyMs: z.number().nullable(),
+    /** The first 1 KB of the receiver's answer. */
+    response: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type DeliveryAttemptResponse = z.infer<typeof DeliveryAttemptResponse>;
+
 export const DeliveryResponse = z
   .object({
     id: z.string(),
@@ -91,6 +106,8 @@ export const DeliveryResponse = z
     nextRetryAt: z.string().nullable(),
     deliveredAt: z.string().nullable(),
     createdAt: z.string(),
+    /** Every attempt of this delivery still kept, newest first. */
+    attempts: z.array(DeliveryAttemptResponse),
   })
   .meta({ id: 'WebhookDelivery' });
 export type DeliveryResponse = z.infer<typeof DeliveryResponse>;
@@ -116,7 +133,19 @@ export function toWebhookResponse(row: WebhookRow): WebhookResponse {
   };
 }
 
-export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
+export function toAttemptResponse(row: AttemptRow): DeliveryAttemptResponse {
+  return {
+    attempt: Number(row.attempt),
+    sentAt: iso(row.sent_at)!,
+    statusCode: row.status_code === null ? null : Number(row.status_code),
+    latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
+    response: row.response,
+    error: row.error,
+  };
+}
+
+/** The delivery with its attempts (rows of any deliveries: this one's are picked, kept newest first). */
+export function toDeliveryResponse(row: DeliveryRow, attempts: readonly AttemptRow[] = []): DeliveryResponse {
   const status = row.delivered_at !== null ? 'delivered' : row.next_attempt_at !== null ? 'pending' : 'failed';
   return {
     id: row.id,
@@ -130,5 +159,6 @@ export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
     nextRetryAt: status === 'pending' ? iso(row.next_attempt_at) : null,
     deliveredAt: iso(row.delivered_at),
     createdAt: iso(row.created_at)!,
+    attempts: attempts.filter((a) => a.delivery_id === row.id).map(toAttemptResponse),
   };
 }

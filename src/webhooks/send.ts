@@ -20,6 +20,14 @@ import { createOutboundAgents, outboundRequest, type OutboundAgents } from '../o
 
 export const SEND_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4096;
+/** Bytes of an answer kept with its attempt (the deliveries' history). */
+export const RESPONSE_KEPT_BYTES = 1024;
+
+/** The start of an answer as text that every engine stores (PostgreSQL's text holds no NUL). */
+export function responseText(body: Buffer, answered: boolean): string | null {
+  if (!answered) return null;
+  return body.subarray(0, RESPONSE_KEPT_BYTES).toString('utf8').replaceAll('\u0000', '');
+}
 
 export function dubSignature(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
@@ -63,6 +71,8 @@ export interface Attempt {
   latencyMs: number;
   /** Null on a 2xx. */
   error: string | null;
+  /** The first `RESPONSE_KEPT_BYTES` of the receiver's answer as text; null when none came. */
+  response: string | null;
   /** The receiver's address is not allowed: failed for good, never retried. */
   refused: boolean;
   /** No answer within the timeout: the dispatcher backs the receiver off. */
@@ -88,5 +98,5 @@ export async function send(url: string, body: string, headers: Record<string, st
   });
   const status = a.statusCode;
   const error = a.error ?? (status !== null && status >= 200 && status < 300 ? null : `receiver answered ${status}`);
-  return { statusCode: status, latencyMs: a.latencyMs, error, refused: a.refused, timedOut: a.timedOut };
+  return { statusCode: status, latencyMs: a.latencyMs, error, response: responseText(a.body, status !== null), refused: a.refused, timedOut: a.timedOut };
 }

@@ -157,7 +157,9 @@ export function createWebhookService(deps: {
 
     async deliveries(workspaceId: string, id: string): Promise<DeliveryResponse[]> {
       await getRow(workspaceId, id);
-      return (await deliveries.list(workspaceId, id, DELIVERIES_LISTED)).map(toDeliveryResponse);
+      const rows = await deliveries.list(workspaceId, id, DELIVERIES_LISTED);
+      const attempts = await deliveries.attempts(workspaceId, id, rows.map((r) => r.id));
+      return rows.map((r) => toDeliveryResponse(r, attempts));
     },
 
     async redeliver(workspaceId: string, id: string, deliveryId: string): Promise<DeliveryResponse> {
@@ -167,7 +169,7 @@ export function createWebhookService(deps: {
       const t = now();
       await deliveries.redeliver(workspaceId, deliveryId, t);
       deps.nudge();
-      return toDeliveryResponse({ ...found, next_attempt_at: t, delivered_at: null });
+      return toDeliveryResponse({ ...found, next_attempt_at: t, delivered_at: null }, await deliveries.attempts(workspaceId, id, [deliveryId]));
     },
   };
 }

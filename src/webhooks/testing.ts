@@ -23,6 +23,8 @@ export async function startReceiver() {
     url: '',
     /** The status of the next answer; 204 unless replaced. A promise that never settles holds the request. */
     answer: (_r: Received): number | Promise<number> => 204,
+    /** The body of the next answer; empty unless replaced. */
+    answerBody: (_r: Received): string => '',
     /** Waits for `condition`; the bound is generous: on a loaded machine the dispatcher's thread takes seconds to start. */
     async until(condition: (got: Received[]) => boolean, what = 'deliveries', timeoutMs = 60_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
@@ -41,7 +43,7 @@ export async function startReceiver() {
       got.push(r);
       void Promise.resolve(receiver.answer(r)).then((status) => {
         res.statusCode = status;
-        res.end();
+        res.end(receiver.answerBody(r));
       });
     });
   });

@@ -25,12 +25,13 @@ export function ImportPage({ frame, report, error }: ImportView): JSX.Element {
       <FormError message={error} />
       <form method="post" action={`${base}/import`} enctype="multipart/form-data" class="stack">
         <CsrfField token={frame.csrf} />
+        {/* Before the file: the server reads the fields that precede it, then streams the file. */}
+        <label class="inline">
+          <input type="checkbox" name="dryRun" value="true" /> Dry run: check the file, change nothing
+        </label>
         <label>
           CSV file
           <input type="file" name="file" accept=".csv,text/csv" required />
-        </label>
-        <label class="inline">
-          <input type="checkbox" name="dryRun" value="true" /> Dry run: check the file, change nothing
         </label>
         <button type="submit">Import</button>
       </form>

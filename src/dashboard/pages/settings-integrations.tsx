@@ -4,7 +4,7 @@
  */
 import { escapeHtml } from '@kitajs/html';
 import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
-import type { DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
+import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';
 import { CsrfField, workspacePath } from '../layout.js';
@@ -182,6 +182,41 @@ export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookRespon
   );
 }
 
+/** Every kept attempt of a delivery, newest first: a failure before a success stays visible. */
+function DeliveryAttempts(v: { attempts: DeliveryAttemptResponse[] }): JSX.Element {
+  return (
+    <details class="attempts">
+      <summary>
+        {v.attempts.length} {v.attempts.length === 1 ? 'attempt' : 'attempts'}
+      </summary>
+      <ul>
+        {v.attempts.map((a) => (
+          <li data-attempt={a.attempt}>
+            #{a.attempt} <span safe>{a.sentAt}</span> · HTTP {a.statusCode ?? '–'} · {a.latencyMs ?? '–'} ms
+            {a.error ? (
+              <>
+                {' · '}
+                <span class="error" safe>
+                  {a.error}
+                </span>
+              </>
+            ) : (
+              ''
+            )}
+            {a.response ? (
+              <pre class="response" safe>
+                {a.response}
+              </pre>
+            ) : (
+              ''
+            )}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse; deliveries: DeliveryResponse[] }): JSX.Element {
   const { frame, webhook } = v;
   const owner = can(frame.role!, 'settings.manage');
@@ -214,6 +249,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
                 <th scope="col">Status</th>
                 <th scope="col" class="num">HTTP</th>
                 <th scope="col" class="optional">Error</th>
+                <th scope="col">Attempts</th>
               </tr>
             </thead>
             <tbody>
@@ -224,6 +260,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
                   <td>{escapeHtml(d.status)}</td>
                   <td class="num">{d.statusCode ?? ''}</td>
                   <td class="optional" safe>{d.error ?? ''}</td>
+                  <td>{d.attempts.length ? <DeliveryAttempts attempts={d.attempts} /> : ''}</td>
                 </tr>
               ))}
             </tbody>

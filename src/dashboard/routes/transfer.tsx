@@ -7,16 +7,20 @@
  *   downloads as the API's exports (`exports/send.ts`) for the session's workspace, with the
  *   API's query schemas and plan rule. Every role may download.
  *
- * The upload is read whole (up to `MAX_DASHBOARD_UPLOAD_BYTES`) because the CSRF field travels
- * inside the multipart body and is checked before the handler runs; larger files go through
- * `POST /links/import` or the CLI, which stream.
+ * The upload streams as `POST /links/import`'s does (imports/spool.ts), with its caps
+ * (IMPORT_MAX_BYTES, IMPORT_MAX_ROWS): the body's parser reads the small fields the form sends
+ * before the file (the CSRF token, the dry run box), so the CSRF check runs before any of the
+ * file is read, and hands the file over as the stream of the rest of the body. The import stops
+ * if the browser goes away.
  */
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import { assertPlan } from '../../http/auth.js';
-import type { ImportService } from '../../imports/service.js';
-import { boundaryOf, multipartField } from '../../imports/multipart.js';
+import type { CsvImporter } from '../../imports/service.js';
+import { boundaryOf, multipartParts } from '../../imports/multipart.js';
+import { assertDeclaredSize } from '../../imports/limits.js';
+import { spoolBody } from '../../imports/spool.js';
+import { clientGone } from '../../http/client-gone.js';
 import type { ExportService } from '../../exports/service.js';
 import { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from '../../exports/schema.js';
 import { sendAnalyticsExport, sendEventsExport, sendLinksExport } from '../../exports/send.js';
@@ -26,33 +30,83 @@ import { ImportPage } from '../pages/import.js';
 import { apiCallerOf } from '../services.js';
 import { callerOf } from './link-choices.js';
 
-export const MAX_DASHBOARD_UPLOAD_BYTES = 16 * 1024 * 1024;
-
-type Upload = { _csrf?: string; dryRun?: string; file: Buffer };
+type Upload = {
+  _csrf?: string;
+  dryRun?: string;
+  file?: AsyncIterable<Buffer>;
+  /** Stops receiving the body (and drops its temporary file): called once the answer is out. */
+  release(): void;
+};
 type Params = { slug: string };
 
-async function fieldOf(body: Buffer, boundary: string, name: string): Promise<Buffer | undefined> {
-  const parts: Buffer[] = [];
+/** The form's fields before the file are short: a token and a box. */
+const MAX_FIELD_BYTES = 1024;
+const MAX_FIELDS = 8;
+/** Rows the report page lists (the counts cover all): rendering a thousand rows held the loop ~100 ms. */
+const REPORT_ROWS = 200;
+
+/**
+ * The fields before the `file` part, and the file as the stream of the rest of the body (only the
+ * file part's content). A body without a file part gives no `file`.
+ */
+async function readUpload(body: AsyncIterable<Buffer>, boundary: string): Promise<Upload> {
+  const parts = multipartParts(body, boundary);
+  const upload: Upload = { release: () => void parts.return(undefined).catch(() => undefined) };
   try {
-    for await (const chunk of multipartField(Readable.from([body]), boundary, name)) parts.push(Buffer.from(chunk));
+    for (let fields = 0; ; fields++) {
+      const next = await parts.next();
+      if (next.done) return upload;
+      const part = next.value;
+      if (part.name === 'file') {
+        upload.file = part.content;
+        return upload;
+      }
+      if (fields >= MAX_FIELDS) throw new ApiError('bad_request', 'Malformed upload: too many fields before the file.');
+      const value = await part.text(MAX_FIELD_BYTES);
+      if (part.name === '_csrf' || part.name === 'dryRun') upload[part.name] = value;
+    }
   } catch (err) {
-    if (err instanceof ApiError && /has no "/.test(err.message)) return undefined;
+    upload.release();
     throw err;
   }
-  return Buffer.concat(parts);
 }
 
-export function transferRoutes(kit: Kit, imports: ImportService, exports: ExportService): FastifyPluginAsync {
+/** The file as it came, or undefined when it has no bytes (the form was sent without one). */
+async function nonEmpty(file: AsyncIterable<Buffer> | undefined): Promise<AsyncIterable<Buffer> | undefined> {
+  if (!file) return undefined;
+  const it = file[Symbol.asyncIterator]();
+  let first = await it.next();
+  while (!first.done && first.value.length === 0) first = await it.next();
+  if (first.done) return undefined;
+  const head = first.value;
+  return (async function* () {
+    yield head;
+    for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
+  })();
+}
+
+export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportService): FastifyPluginAsync {
   return async (app) => {
-    // Only this plugin's routes take multipart bodies: the form's fields, the file as a Buffer.
-    app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MAX_DASHBOARD_UPLOAD_BYTES }, (request, body, done) => {
+    // Only this plugin's routes take multipart bodies: the fields before the file, the file as a stream.
+    const { maxBytes, maxRows } = imports.requestLimits;
+    app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
       const boundary = boundaryOf(request.headers['content-type']);
       if (!boundary) return done(new ApiError('bad_request', 'Malformed multipart body: the Content-Type has no boundary.'));
-      const buf = body as Buffer;
-      Promise.all([fieldOf(buf, boundary, '_csrf'), fieldOf(buf, boundary, 'dryRun'), fieldOf(buf, boundary, 'file')]).then(
-        ([csrf, dryRun, file]) => done(null, { _csrf: csrf?.toString('utf8'), dryRun: dryRun?.toString('utf8'), file: file ?? Buffer.alloc(0) } satisfies Upload),
+      try {
+        assertDeclaredSize(request.headers['content-length'], maxBytes);
+      } catch (err) {
+        return done(err as ApiError);
+      }
+      readUpload(spoolBody(payload, { maxBytes }), boundary).then(
+        (upload) => done(null, upload),
         (err: Error) => done(err),
       );
+    });
+
+    // Whether the import ran or the request was refused before it (CSRF, role), the body is done with.
+    app.addHook('onResponse', async (request) => {
+      const body = request.body as Partial<Upload> | undefined;
+      if (typeof body?.release === 'function') body.release();
     });
 
     app.get<{ Params: Params }>('/dashboard/w/:slug/links/import', { schema: HIDDEN }, async (request, reply) => {
@@ -63,10 +117,17 @@ export function transferRoutes(kit: Kit, imports: ImportService, exports: Export
     app.post<{ Params: Params; Body: Upload | Record<string, string> }>('/dashboard/w/:slug/links/import', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      const body = request.body as Partial<Upload> | undefined;
-      if (!body?.file || body.file.length === 0) return sendPage(reply, <ImportPage frame={frame} error="Choose a CSV file to import." />, 422);
+      const body = request.body as Upload | undefined;
       try {
-        const report = await imports.importCsv(page.workspace, Readable.from([body.file]), { dryRun: body.dryRun === 'true', userId: page.userId });
+        const file = await nonEmpty(body?.file);
+        if (!file) return sendPage(reply, <ImportPage frame={frame} error="Choose a CSV file to import." />, 422);
+        const report = await imports.importCsv(page.workspace, file, {
+          dryRun: body?.dryRun === 'true',
+          userId: page.userId,
+          maxRows,
+          maxItems: REPORT_ROWS,
+          signal: clientGone(reply),
+        });
         return sendPage(reply, <ImportPage frame={frame} report={report} />);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
