@@ -72,7 +72,11 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   // While no dashboard user exists, each start prints a fresh one-time setup address.
-  const setupToken = (await modules.users.service.issueSetupToken()) ?? undefined;
+  // Not a reason to stop serving: a full disk refuses the write (the next start issues one).
+  const setupToken = (await modules.users.service.issueSetupToken().catch((err) => {
+    console.error('waymark: no setup address this time (the database refused the write; the next start issues one):', err instanceof Error ? err.message : err);
+    return null;
+  })) ?? undefined;
   console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 

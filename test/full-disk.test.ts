@@ -98,7 +98,7 @@ test('flood, fill, free: redirects answer throughout, and once space returns eve
     const api = { port: await freePort(), key: `wm_${randomBytes(12).toString('hex')}` };
     server = await serverOn(disk, spillDir, api.port, api.key);
     const link = await createLink(api.port, api.key, { url: 'https://example.com/full', key: 'full' });
-    const load = startClickLoad({ port: api.port, host: link.host, path: link.path, ipPrefix: '10.31', connections: 8, max: 90_000 });
+    const load = startClickLoad({ port: api.port, host: link.host, path: link.path, ipPrefix: '10.31', connections: 8, max: 65_000 });
     await answeredAtLeast(load, 3_000);
 
     const filler = disk.fill();
@@ -160,10 +160,12 @@ test('SIGTERM while the disk is full (spill folder elsewhere), a restart while s
     await load2.done;
     assert.equal(load2.answered.size, 3_000, `redirects answered while the disk is full\n${second.output().slice(-2000)}`);
 
-    // Space returns: the buffered clicks are stored by themselves.
+    // Space returns: the clicks buffered meanwhile are stored by themselves, without a restart.
+    const whileFull = await countersAndEvents(api, link.id);
     filler.free();
-    const partial = await settledAt(api, link.id, 1, 60_000);
-    trace.push(`second run after free: counter ${partial.counter}, events ${partial.events}`);
+    const healed = await settledAt(api, link.id, whileFull.events + load2.answered.size);
+    trace.push(`second run: counter ${whileFull.counter}, events ${whileFull.events} while full; ${healed.counter}, ${healed.events} after the free`);
+    assert.ok(healed.events >= whileFull.events + load2.answered.size, `the clicks buffered while full were stored once space returned\n${trace.join('\n')}\n${second.output().slice(-3000)}`);
     assert.equal(await stop(second), 0, second.output().slice(-3000));
 
     // The next start replays what the first one spilled (if its replay met the full disk, it is kept until then).
