@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     modules.redirect.beginShutdown(Date.now() + graceMs);
     // Out of time (a request or the database hangs): spill what is still in memory, exit.
     const timer = setTimeout(() => {
-      let code = 0;
+      // 1 if clicks were already given up (a spill that failed: a full disk), whatever is left now.
+      let code = modules.redirect.stats().writer.lost > 0 ? 1 : 0;
       try {
         modules.redirect.spillNow();
       } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * A small disk for tests of a full volume: a `tmpfs` of a few megabytes mounted on a temporary
  * folder (needs root, as CI runs), a filler file that takes every free byte, and the figures of
- * the volume. For test/full-disk.test.ts.
+ * the volume. For test/full-disk/ and events/duckdb/disk-room.test.ts.
  *
  * @example
  * const disk = mountSmallDisk(32);            // undefined when not root or mount fails
@@ -33,10 +33,30 @@ export function smallDiskUnavailable(): string | undefined {
   return undefined;
 }
 
+/** Mounted and not unmounted yet: unmounted if the test process is stopped (a runner's timeout sends SIGTERM). */
+const mounted = new Set<string>();
+let stopHandler = false;
+function unmountOnStop(): void {
+  if (stopHandler) return;
+  stopHandler = true;
+  process.once('SIGTERM', () => {
+    for (const dir of mounted) {
+      try {
+        execFileSync('umount', ['-l', dir]);
+      } catch {
+        /* best effort on the way out */
+      }
+    }
+    process.exit(143);
+  });
+}
+
 /** Mounts a tmpfs of `megabytes` on a new temporary folder. */
 export function mountSmallDisk(megabytes: number): SmallDisk {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-small-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', dir]);
+  mounted.add(dir);
+  unmountOnStop();
   let fillers = 0;
   return {
     dir,
@@ -74,6 +94,7 @@ export function mountSmallDisk(megabytes: number): SmallDisk {
     unmount() {
       try {
         execFileSync('umount', ['-l', dir]);
+        mounted.delete(dir);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
