@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     modules.redirect.beginShutdown(Date.now() + graceMs);
     // Out of time (a request or the database hangs): spill what is still in memory, exit.
     const timer = setTimeout(() => {
-      let code = 0;
+      // 1 if clicks were already given up (a spill that failed: a full disk), whatever is left now.
+      let code = modules.redirect.stats().writer.lost > 0 ? 1 : 0;
       try {
         modules.redirect.spillNow();
       } catch (err) {
@@ -88,7 +89,11 @@ async function main(): Promise<void> {
   readiness.started();
 
   // While no dashboard user exists, each start prints a fresh one-time setup address.
-  const setupToken = (await modules.users.service.issueSetupToken()) ?? undefined;
+  // Not a reason to stop serving: a full disk refuses the write (the next start issues one).
+  const setupToken = (await modules.users.service.issueSetupToken().catch((err) => {
+    console.error('waymark: no setup address this time (the database refused the write; the next start issues one):', err instanceof Error ? err.message : err);
+    return null;
+  })) ?? undefined;
   console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseIdentity, readSpillFile, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { databaseIdentity, readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
 import type { RawClick } from './click-record.js';
 import type { ClickSink } from './click-writer.js';
 
@@ -116,4 +116,18 @@ test('the spill folder: CLICK_SPILL_DIR, else beside the SQLite file, else ./dat
   assert.equal(spillDirFor(undefined, { url: ':memory:' }), undefined);
   assert.equal(databaseIdentity({ url: 'postgres://user:secret@db.internal/app', pgSchema: 'wm' }), 'postgres://db.internal:5432/app?schema=wm');
   assert.equal(databaseIdentity({ sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), 'sqlite:/data/w.db');
+});
+
+test('a spill folder on the data volume is named (a folder not made yet by its nearest parent); one on another volume is not', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spill-volume-'));
+  try {
+    const data = join(dir, 'waymark.db');
+    writeFileSync(data, '');
+    assert.equal(spillSharesVolume(join(dir, 'click-spill', 'not-yet'), [undefined, data]), data);
+    // /proc is a volume of its own on Linux.
+    if (process.platform === 'linux' && statSync('/proc').dev !== statSync(dir).dev) assert.equal(spillSharesVolume('/proc/self', [data]), undefined);
+    assert.equal(spillSharesVolume(join(dir, 'x'), []), undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -18,7 +18,7 @@
  * const file = writeSpillFile(dir, databaseIdentity(database), rows); // at shutdown
  * await replaySpilledClicks({ dir, database: identity, sink, batchRows: 2000 }); // at start
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { RawClick } from './click-record.js';
@@ -39,6 +39,28 @@ export function spillDirFor(spillDir: string | undefined, database: { sqlitePath
   if (database.sqlitePath) return join(dirname(database.sqlitePath), 'click-spill');
   if (/^postgres(ql)?:\/\//i.test(database.url)) return resolve('data', 'click-spill');
   return undefined;
+}
+
+/** The device of `path`, or of its nearest existing parent (a folder made at the first spill). */
+function deviceOf(path: string): number | undefined {
+  for (let p = resolve(path); ; p = dirname(p)) {
+    try {
+      return statSync(p).dev;
+    } catch {
+      if (dirname(p) === p) return undefined;
+    }
+  }
+}
+
+/**
+ * The first of `dataPaths` (the SQLite file, the click batch folder) on the same volume as the
+ * spill folder, or undefined. Spilling is for when the database cannot take the clicks in time;
+ * when that is because their shared disk is full, the spill file cannot be written either.
+ */
+export function spillSharesVolume(spillDir: string, dataPaths: readonly (string | undefined)[]): string | undefined {
+  const spill = deviceOf(spillDir);
+  if (spill === undefined) return undefined;
+  return dataPaths.find((p): p is string => p !== undefined && deviceOf(p) === spill);
 }
 
 /** Names the database a spill file belongs to, without credentials. */

@@ -26,7 +26,7 @@ import { createClickFold } from '../events/sql/click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
-import { databaseIdentity, replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { databaseIdentity, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
 import { createClickJournal, type ClickJournal } from '../events/column/click-journal.js';
 import { createJournalFeed } from '../events/column/journal-feed.js';
 import type { ClickSink } from './click-writer.js';
@@ -128,6 +128,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
         engine: column,
         dir: clickDir!,
         acknowledge: (seqs) => (workerSink ? workerSink.stored(seqs) : directJournal!.stored(seqs)),
+        counters: createLinkCounters(database.dialect),
         onError: (err) => onError(err, 'clicks not appended to the column store yet; the click journal keeps them and they are appended again'),
       })
     : undefined;
@@ -231,11 +232,18 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const lifecycle: Lifecycle = {
     async start() {
       checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
+      if (spillDir) {
+        const shared = spillSharesVolume(spillDir, [database.sqlitePath, clickDir]);
+        if (shared) {
+          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}: when that disk is full, a shutdown cannot spill the clicks it could not commit, and they are lost. Set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared });
+        }
+      }
       // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
       await ctx.sqlEvents.loadHorizon();
       if (journalFeed) {
         // What the last run committed and the column store did not acknowledge, then now and then.
-        await journalFeed.catchUp(0);
+        // A failure (a full disk) does not stop the start: the timer's rounds retry.
+        await journalFeed.catchUp(0).catch((err) => onError(err, 'click journal catch-up failed at start; retried every few seconds'));
         journalTimer = setInterval(() => {
           journalRound = journalRound.then(() => journalFeed.catchUp(JOURNAL_CATCH_UP_AGE_MS)).catch((err) => onError(err, 'click journal catch-up failed; the next round retries'));
         }, JOURNAL_CATCH_UP_MS);

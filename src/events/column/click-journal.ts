@@ -10,9 +10,11 @@
  * machine's power loss; a file whose row never committed is deleted at the next start (`recover`).
  *
  * - `counted`: the link counters (`clicks`, `lastClicked`) include the batch. Like the SQL store's
- *   coalesced fold, counters are added about once a second for every batch since (`fold`), so a
- *   busy link's row is written once per fold, not once per batch; the journal row's `bumps`
- *   (per-link counts) let a restart add what a crash left uncounted (`recover`).
+ *   coalesced fold, counters are added about once a second for every batch stored since (`fold`),
+ *   so a busy link's row is written once per fold, not once per batch; the journal row's `bumps`
+ *   (per-link counts) let a restart add what a crash left uncounted (`recover`). A batch is counted
+ *   only once the column store holds it, so the counters never run ahead of the events analytics
+ *   read, however long the column store refuses appends (a full disk: issue 26).
  * - `stored`: the column store holds the batch (the owner's acknowledgement, `stored(seqs)`, set
  *   in the next fold). A row whose acknowledgement was lost (a crash) is appended again at the
  *   next start: the column store skips a file it recorded as appended.
@@ -50,11 +52,11 @@ export interface ClickJournal {
   write(batch: readonly StoredEvent[]): Promise<JournaledBatch>;
   /** The column store holds these batches (applied at the next fold). */
   stored(seqs: readonly number[]): void;
-  /** Adds the counted-since batches to the link counters, sets the flags, deletes finished rows. */
+  /** Adds the batches stored since to the link counters, sets the flags, deletes finished rows. */
   fold(): Promise<void>;
   /** At start: the next batch number, and the batches a crash left uncounted. */
   recover(): Promise<void>;
-  /** Batches written and not counted yet, and acknowledgements not applied yet: what a fold has to do. */
+  /** Acknowledgements not applied yet, and stored batches not counted yet: what a fold has to do. */
   pending(): number;
   /** Which of these click ids are in batches the column store may not hold yet. */
   existingClickIds(ids: readonly string[]): Promise<string[]>;
@@ -96,6 +98,8 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
   let uncounted = new Map<number, LinkBump[]>();
   /** Acknowledged by the column store's owner, flag not set yet. */
   let acknowledged = new Set<number>();
+  /** Stored (the flag set by an earlier run), not counted yet. */
+  const storedUncounted = new Set<number>();
   // Writes and folds one at a time, in call order (a fold must see every committed write).
   let queue: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -139,11 +143,12 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
 
     fold() {
       return exclusive(async () => {
-        if (!uncounted.size && !acknowledged.size) return;
-        const counting = uncounted;
+        if (!acknowledged.size && !storedUncounted.size) return;
         const storing = acknowledged;
+        // Only batches the column store holds are counted: the counters follow the events.
+        const counting = new Map([...uncounted].filter(([s]) => storing.has(s) || storedUncounted.has(s)));
         let finished: { file: string }[] = [];
-        uncounted = new Map();
+        for (const s of counting.keys()) uncounted.delete(s);
         acknowledged = new Set();
         try {
           await db.transaction().execute(async (trx) => {
@@ -161,6 +166,7 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
           for (const s of storing) acknowledged.add(s);
           throw err;
         }
+        for (const s of counting.keys()) storedUncounted.delete(s);
         // After the commit; a file left by a crash here is removed by the next `recover`.
         for (const f of finished) rmSync(join(dir, f.file), { force: true });
       });
@@ -170,8 +176,12 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
       return exclusive(async () => {
         const top = await db.selectFrom('click_journal').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
         nextSeq = Math.max(nextSeq, Number(top?.seq ?? 0) + 1, now() * 1000);
-        const rows = await db.selectFrom('click_journal').select(['seq', 'bumps', 'counted', 'file']).execute();
-        for (const r of rows) if (Number(r.counted) === 0) uncounted.set(Number(r.seq), JSON.parse(r.bumps) as LinkBump[]);
+        const rows = await db.selectFrom('click_journal').select(['seq', 'bumps', 'counted', 'stored', 'file']).execute();
+        for (const r of rows) {
+          if (Number(r.counted) !== 0) continue;
+          uncounted.set(Number(r.seq), JSON.parse(r.bumps) as LinkBump[]);
+          if (Number(r.stored) === 1) storedUncounted.add(Number(r.seq));
+        }
         // Files no row names: written by a batch whose commit never happened, or left after their row went.
         mkdirSync(dir, { recursive: true });
         const named = new Set(rows.map((r) => r.file));
@@ -179,7 +189,7 @@ export function createClickJournal(deps: ClickJournalDeps): ClickJournal {
       });
     },
 
-    pending: () => uncounted.size + acknowledged.size,
+    pending: () => acknowledged.size + storedUncounted.size,
 
     async existingClickIds(ids) {
       const wanted = new Set(ids);

@@ -17,7 +17,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import type { JournaledBatch } from './click-journal.js';
+import { mergeBumps, type JournaledBatch } from './click-journal.js';
+import type { LinkBump, LinkCounters } from '../../links/counters.js';
 
 /** How `appendCsvFile` keeps an append idempotent. */
 export interface CsvAppendOptions {
@@ -54,6 +55,8 @@ export interface JournalFeedDeps {
   dir: string;
   /** Tells the journal's writer that the column store holds these batches. */
   acknowledge(seqs: readonly number[]): void;
+  /** The link counters, which `finish` adds the batches it stored to (the writer has stopped by then). */
+  counters?: Pick<LinkCounters, 'addClicks'>;
   onError?(err: unknown): void;
   now?: () => number;
 }
@@ -166,15 +169,22 @@ export function createJournalFeed(deps: JournalFeedDeps): JournalFeed {
 
     async finish() {
       await this.settled();
-      const rows = await db.selectFrom('click_journal').select(['seq', 'file', 'counted', 'stored']).execute();
+      const rows = await db.selectFrom('click_journal').select(['seq', 'file', 'counted', 'stored', 'bumps']).execute();
       // Not known stored: appended unless recorded (or its ids stored); marked stored only if that worked.
       const unsure = rows.filter((r) => Number(r.stored) === 0 && existsSync(join(dir, r.file)));
       if (unsure.length) await engine.appendCsvFile(unsure.map((r) => join(dir, r.file)), CATCH_UP_APPEND);
-      const storedNow = unsure.map((r) => Number(r.seq));
-      const finished = rows.filter((r) => Number(r.counted) === 1 && (Number(r.stored) === 1 || storedNow.includes(Number(r.seq))));
-      if (!storedNow.length && !finished.length) return 0;
+      const storedNow = new Set(unsure.map((r) => Number(r.seq)));
+      const stored = (r: { seq: unknown; stored: unknown }) => Number(r.stored) === 1 || storedNow.has(Number(r.seq));
+      // Stored, not counted yet (counters follow what is stored, click-journal.ts): counted here.
+      const countNow = deps.counters ? rows.filter((r) => Number(r.counted) === 0 && stored(r)) : [];
+      const finished = rows.filter((r) => (Number(r.counted) === 1 || countNow.includes(r)) && stored(r));
+      if (!storedNow.size && !finished.length) return 0;
       await db.transaction().execute(async (trx) => {
-        if (storedNow.length) await trx.updateTable('click_journal').set({ stored: 1 }).where('seq', 'in', storedNow).execute();
+        if (countNow.length) {
+          await deps.counters!.addClicks(trx, mergeBumps(countNow.map((r) => JSON.parse(r.bumps) as LinkBump[])), []);
+          await trx.updateTable('click_journal').set({ counted: 1 }).where('seq', 'in', countNow.map((r) => Number(r.seq))).execute();
+        }
+        if (storedNow.size) await trx.updateTable('click_journal').set({ stored: 1 }).where('seq', 'in', [...storedNow]).execute();
         await trx.deleteFrom('click_journal').where('counted', '=', 1).where('stored', '=', 1).execute();
       });
       for (const r of finished) rmSync(join(dir, r.file), { force: true });

@@ -17,7 +17,8 @@ import {
   BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
   type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
-import { basename } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow,
@@ -27,6 +28,7 @@ import { quoteIdent } from '../column/dialect.js';
 import { clickIdTime } from '../../redirect/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import type { CsvAppendOptions } from '../column/journal-feed.js';
+import { createDiskRoom } from './disk-room.js';
 import { columnType, rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
 
 export type { CsvAppendOptions };
@@ -219,6 +221,24 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     queue = run.catch(() => undefined);
     return run;
   }
+  // A full volume: the log's budget follows the free space, and no write is tried without room
+  // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
+  const file = options.path === ':memory:' ? undefined : resolve(options.path);
+  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`) });
+  /** `exclusive` for a write: refused (ENOSPC) before DuckDB sees it when the volume is full. */
+  function writing<T>(fn: () => Promise<T>): Promise<T> {
+    return exclusive(async () => {
+      await room.before();
+      return fn();
+    });
+  }
+  const walBytes = (): number => {
+    try {
+      return file ? statSync(`${file}.wal`).size : 0;
+    } catch {
+      return 0;
+    }
+  };
   async function transaction<T>(fn: () => Promise<T>): Promise<T> {
     await writer.run('BEGIN TRANSACTION');
     try {
@@ -346,7 +366,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       // One row per id, the first: a batch may carry a retried event twice.
       const seen = new Set<string>();
       const unique = rows.filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
-      return exclusive(async () => {
+      return writing(async () => {
         // Writes are serialised here, so nothing can store one of these ids between the look and the append.
         const stored = await storedAmong(unique, writer);
         const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
@@ -361,7 +381,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
       const source = (files: readonly string[]) => `read_csv([${files.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ')}], columns = ${CSV_COLUMNS},
         header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`;
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           let files = paths;
           if (once) {
@@ -392,7 +412,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       );
     },
 
-    forgetAppendedFiles: (before) => exclusive(() => write('DELETE FROM appended_files WHERE appended_at < $1::BIGINT', [{ type: 'int', value: before }])),
+    forgetAppendedFiles: (before) => writing(() => write('DELETE FROM appended_files WHERE appended_at < $1::BIGINT', [{ type: 'int', value: before }])),
 
     existingIds: (ids) => withReader((c) => existingIds(ids, c)),
     storedEvents: (keys) => withReader((c) => storedAmong(keys, c)),
@@ -429,7 +449,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     deleteEvents(target) {
       if (!target.values.length) return Promise.resolve(0);
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           const where = targetWhere(target);
           const removed = await write(`DELETE FROM events WHERE ${where.text}`, where.params);
@@ -441,7 +461,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     expire(before, limit) {
       if (limit <= 0) return Promise.resolve({ count: 0, conversionIds: [] } satisfies Expired);
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           await write(
             `CREATE OR REPLACE TEMP TABLE expiring AS SELECT id, kind FROM events WHERE "timestamp" < $1::BIGINT ORDER BY "timestamp", id LIMIT $2::BIGINT`,
@@ -473,7 +493,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     expireSummaries(before, limit) {
       if (limit <= 0) return Promise.resolve(0);
-      return exclusive(() =>
+      return writing(() =>
         write(
           `DELETE FROM event_summaries WHERE rowid IN (
              SELECT rowid FROM event_summaries WHERE bucket <= $1::BIGINT ORDER BY bucket LIMIT $2::BIGINT)`,
@@ -482,11 +502,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       );
     },
 
-    checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
+    // Only with room for the log's rows in the file (disk-room.ts); else a no-op until there is.
+    checkpoint: () => writing(async () => void (room.fits(walBytes()) && (await writer.run('CHECKPOINT')))),
 
     markCompacted(before, periodDays) {
       const { period, end } = periodsBefore(before, periodDays);
-      return exclusive(() =>
+      return writing(() =>
         write(
           `INSERT INTO event_compactions SELECT day, n, $2::BIGINT FROM (${rowsPerPeriod(period)})
            ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
@@ -507,7 +528,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       for (const { day } of due.slice(0, maxDays)) {
         const from = Number(day);
         // One day per turn of the writer queue: appends queued meanwhile run between days.
-        out.rows += await exclusive(() =>
+        out.rows += await writing(() =>
           transaction(async () => {
             const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
             await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
@@ -542,7 +563,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             }),
           );
         }
-        if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
+        // Without room the log stays as it is: the next open replays it.
+        if (options.path !== ':memory:' && room.fits(walBytes())) await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
         for (const statements of prepared.values()) for (const s of statements.values()) s.destroySync();
         for (const c of readers) c.closeSync();
