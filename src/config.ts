@@ -10,7 +10,10 @@ import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_ROWS } from './imports/limits.js';
+
+/** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
+export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
+export const DEFAULT_IMPORT_MAX_BYTES = 64 * 2 ** 20;
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
