@@ -23,10 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
-import type { OpenDatabase } from './open.js';
-
-/** Log size above which a checkpoint restarts the log; also the size the file is trimmed to. */
-export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+import { WAL_LIMIT_BYTES, type OpenDatabase } from './open.js';
 
 export interface CheckpointerOptions {
   /** Time between checkpoints (default 500 ms). */

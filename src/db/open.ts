@@ -18,8 +18,13 @@ import { ImmediateSqliteDialect } from './sqlite-driver.js';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
-import { WAL_LIMIT_BYTES } from './checkpointer.js';
 import { withStatementCache } from './statement-cache.js';
+
+/**
+ * SQLite: write-ahead log size above which a checkpoint restarts the log (db/checkpointer.ts);
+ * also the size a commit trims the file back to.
+ */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 // int8 (counts, sums, millisecond timestamps) and numeric come back from pg as strings;
 // every such value here stays far below 2^53, so numbers are safe and match SQLite's output.

@@ -4,7 +4,8 @@
  * a response that lacks one (behaviour.md §1.6).
  */
 import { z } from 'zod';
-import type { LinkRow } from './store.js';
+import type { Selectable } from 'kysely';
+import type { LinksTable } from '../db/tables.js';
 
 export const TAG_COLORS = ['red', 'yellow', 'green', 'blue', 'purple', 'brown', 'gray', 'pink'] as const;
 
@@ -99,6 +100,9 @@ export function buildShortLink(settings: Pick<LinkUrlSettings, 'shortLinkProtoco
 export function buildQrCodeUrl(settings: Pick<LinkUrlSettings, 'baseUrl'>, shortLink: string): string {
   return `${settings.baseUrl}/qr?url=${encodeURIComponent(`${shortLink}?qr=1`)}`;
 }
+
+/** A `links` row as stored (the store's `LinkRow`). */
+type LinkRow = Selectable<LinksTable>;
 
 export function toLinkResponse(row: LinkRow, tags: LinkTagResponse[], settings: LinkUrlSettings, webhookIds: string[] = []): LinkResponse {
   return {

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ColumnParam } from '../column/engine.js';
+import type { ColumnParam } from '../column/dialect.js';
 import { bindParams, clickHouseDialect as d } from './dialect.js';
 import { openChdbExecutor } from './chdb-executor.js';
 import type { ClickHouseExecutor } from './executor.js';

@@ -10,7 +10,7 @@
  * bindParams([{ type: 'text', value: 'US' }]);                      // → { p1: 'US' }
  */
 import { quoteIdent, type ColumnDialect } from '../column/dialect.js';
-import type { ColumnParam } from '../column/engine.js';
+import type { ColumnParam } from '../column/dialect.js';
 
 const TYPES = { text: 'String', int: 'Int64', texts: 'Array(String)' } as const;
 

@@ -21,8 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow,
-  type ColumnEngine, type EventKey, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';

@@ -7,7 +7,17 @@
  * duckDbDialect.placeholder({ type: 'text', value: 'US' }, 3); // → '$3::VARCHAR'
  * // a ClickHouse dialect: → "{p3:String}", or the value inlined and escaped where parameters cannot go
  */
-import type { ColumnParam } from './engine.js';
+/** A bound value: engines type parameters, so each says what it is. */
+export type ColumnParam =
+  | { type: 'text'; value: string }
+  | { type: 'int'; value: number }
+  | { type: 'texts'; value: readonly string[] };
+
+/** A read query: SQL text whose placeholders the dialect wrote, and the values they stand for, in order. */
+export interface ColumnQuery {
+  text: string;
+  params: readonly ColumnParam[];
+}
 
 export interface ColumnDialect {
   /** The text standing for parameter number `index` (1-based); may inline the value, escaped, instead. */

@@ -15,7 +15,7 @@
  * const [row] = await engine.query(countQuery);     // { clicks: 1n, … }
  */
 import type { EventRow, StoredEvent } from '../event-store.js';
-import type { ColumnDialect } from './dialect.js';
+import type { ColumnDialect, ColumnQuery } from './dialect.js';
 
 /** What identifies an event, and where a store looks for it. */
 export type EventKey = Pick<StoredEvent, 'id' | 'workspace_id' | 'timestamp'>;
@@ -36,18 +36,6 @@ export function spanOf(keys: readonly EventKey[]): EventSpan {
     to = Math.max(to, k.timestamp);
   }
   return { from: Math.trunc(from), to: Math.trunc(to), workspaces: [...new Set(keys.map((k) => k.workspace_id))] };
-}
-
-/** A bound value: engines type parameters, so each says what it is. */
-export type ColumnParam =
-  | { type: 'text'; value: string }
-  | { type: 'int'; value: number }
-  | { type: 'texts'; value: readonly string[] };
-
-/** A read query: SQL text whose placeholders the dialect wrote, and the values they stand for, in order. */
-export interface ColumnQuery {
-  text: string;
-  params: readonly ColumnParam[];
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { AggregateSpec, DimColumn, DimFilter, EventKind, MetadataMatch, TimeSpan } from '../event-store.js';
 import type { ColumnDialect } from './dialect.js';
-import type { ColumnParam, ColumnQuery } from './engine.js';
+import type { ColumnParam, ColumnQuery } from './dialect.js';
 import { SUMMARY_BUCKET_MS } from './engine.js';
 
 /** Raw timeseries rows are counted per quarter hour: every real zone offset is a multiple of 15 minutes. */

@@ -21,10 +21,9 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow,
-  type ColumnEngine, type ColumnParam, type EventKey, type EventSpan, type ColumnQuery, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
 } from '../column/engine.js';
-import { quoteIdent } from '../column/dialect.js';
+import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
 import { clickIdTime } from '../../redirect/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import type { CsvAppendOptions } from '../column/journal-feed.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
-import type { StoredEvent } from './event-writer.js';
+import type { StoredEvent } from '../event-store.js';
 import { DAY_MS, HOUR_MS, ROLLUP_DIMS, rollupValue, type DimColumn, type RollupDim } from './rollup-spec.js';
 import type { AnalyticsDailyTable, RollupTables } from './tables.js';
 import { memoize } from '../../memo.js';

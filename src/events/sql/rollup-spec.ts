@@ -14,7 +14,7 @@
  * Rows are per UTC day rather than per hour × link: at 10k clicks a day an hourly × link × value
  * table holds nearly one row per click and saves nothing over scanning events.
  */
-import type { StoredEvent } from './event-writer.js';
+import type { StoredEvent } from '../event-store.js';
 
 export type { DimColumn } from '../event-store.js';
 import type { DimColumn } from '../event-store.js';
