@@ -37,8 +37,13 @@ async function page(query: string) {
   return { res, ...readAnalyticsPage(res.body) };
 }
 
+/**
+ * The page with `query` against the API with the same query. Without a folder the API counts only
+ * links outside folders and the page every folder, so the page is asked for "Outside folders"
+ * (`folderId=unsorted`) then; the every-folder view has its own test below.
+ */
 async function assertPageEqualsApi(query: string) {
-  const shown = await page(query);
+  const shown = await page(/folderId=/.test(query) ? query : `${query}&folderId=unsorted`);
   const composite = `${query}&event=composite`;
   assert.deepEqual(shown.totals, await api(composite), `totals of ${query}`);
   const series = (await api(`${composite}&groupBy=timeseries`)) as any[];
@@ -81,6 +86,31 @@ describe('analytics page = GET /analytics for the same query', () => {
     await assertPageEqualsApi(`interval=all&folderId=${seed.folder}`);
     await assertPageEqualsApi('interval=all&domain=go.test&referer=google.com');
     await assertPageEqualsApi('interval=all&utm_source=news');
+  });
+
+  test('no folder chosen counts links in every folder; "Outside folders" is the API\'s default', async () => {
+    const all = await page('interval=all');
+    const outside = await api('interval=all&event=composite');
+    const inFolder = await api(`interval=all&event=composite&folderId=${seed.folder}`);
+    assert.ok(inFolder.clicks > 0 && outside.clicks > 0, 'the fixture has clicks inside and outside the folder');
+    for (const k of ['clicks', 'leads', 'sales', 'saleAmount'] as const) assert.equal(all.totals[k], outside[k] + inFolder[k], k);
+    const outsideSeries = (await api('interval=all&event=composite&groupBy=timeseries')) as any[];
+    const folderSeries = (await api(`interval=all&event=composite&groupBy=timeseries&folderId=${seed.folder}`)) as any[];
+    assert.deepEqual(all.series!.clicks, outsideSeries.map((p, i) => p.clicks + folderSeries[i].clicks), 'the chart counts every folder too');
+    const top = all.cards.get('top_links')!.map((r) => r.value);
+    assert.ok(top.includes('link_b'), `the folder's link is in Top links: ${top}`);
+    assert.ok(!(await page('interval=all&folderId=unsorted')).cards.get('top_links')!.some((r) => r.value === 'link_b'));
+    // The choice is explicit in the form, and the export link carries it.
+    assert.match(all.res.body, /<option value="" selected>All folders<\/option>|<option value="">All folders<\/option>/);
+    const unsorted = await page('interval=all&folderId=unsorted');
+    assert.match(unsorted.res.body, /<option value="unsorted" selected>Outside folders<\/option>/);
+    assert.match(unsorted.res.body, /\/analytics\/export\?[^"]*folderId=unsorted/);
+    // The export of the page's figures: every folder by default, the API's default for "unsorted".
+    const csv = async (q: string) => (await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&event=composite&groupBy=top_links${q}`)).body;
+    assert.match(await csv(''), /link_b/);
+    assert.doesNotMatch(await csv('&folderId=unsorted'), /link_b/);
+    // The API keeps its published behaviour.
+    assert.ok(!((await api('interval=all&event=composite&groupBy=top_links')) as any[]).some((r) => r.id === 'link_b'));
   });
 
   test("a card's row links to the page with that filter added; the filter's ✕ removes it", async () => {

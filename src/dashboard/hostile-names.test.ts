@@ -331,7 +331,7 @@ test('analytics, events, customers and public stats', async () => {
   await get(owner, `${base}/analytics?interval=all&${filters}`, { status: 200, shows: ['filter'] });
   await get(owner, `${base}/analytics?timezone=${enc(V.timezone)}`, { status: 200, shows: ['timezone'] });
 
-  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer'] });
+  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer', 'folder'] });
   await get(owner, `${base}/events?event=leads`, { status: 200, shows: ['leadName', 'customerName'] });
   await get(viewer, `${base}/events?event=sales`, { status: 200, shows: ['saleName', 'customerName'] });
   await get(owner, `${base}/customers`, { status: 200, shows: [...FRAME, 'customerName', 'customerEmail', 'customerCountry'] });

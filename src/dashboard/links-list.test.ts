@@ -41,14 +41,22 @@ test('the list filters by search, domain, tag, folder and archived, and sorts by
     const browser = await logIn(t, await addUser(t, 'viewer'));
     const base = `/dashboard/w/${await slugOf(t)}/links`;
 
-    assert.deepEqual(keys(await get(browser, base)), ['tagged', 'ongo', 'plain'], 'outside folders, not archived, newest first');
+    assert.deepEqual(keys(await get(browser, base)), ['infolder', 'tagged', 'ongo', 'plain'], 'every folder, not archived, newest first');
+    assert.deepEqual(keys(await get(browser, `${base}?folderId=unsorted`)), ['tagged', 'ongo', 'plain'], '"Outside folders"');
+    assert.match(await get(browser, `${base}?folderId=unsorted`), /<option value="unsorted" selected>Outside folders<\/option>/);
+    // The export follows the list: every folder by default, as the API for "unsorted".
+    const csv = async (q: string) => (await browser.get(`${base}/export${q}`)).body;
+    assert.match(await csv(''), /infolder/);
+    assert.doesNotMatch(await csv('?folderId=unsorted'), /infolder/);
+    const apiKeys = ((await t.app.inject({ method: 'GET', url: '/links', headers: t.headers })).json() as { key: string }[]).map((l) => l.key);
+    assert.ok(!apiKeys.includes('infolder'), 'GET /links keeps its published outside-folders default');
     assert.deepEqual(keys(await get(browser, `${base}?search=blog`)), ['tagged']);
     assert.deepEqual(keys(await get(browser, `${base}?search=ONGO`)), ['ongo'], 'search by key, any case');
     assert.deepEqual(keys(await get(browser, `${base}?domain=go.example.com`)), ['ongo']);
     assert.deepEqual(keys(await get(browser, `${base}?tagId=${tag}`)), ['tagged']);
     assert.deepEqual(keys(await get(browser, `${base}?folderId=${folder}`)), ['infolder']);
-    assert.deepEqual(keys(await get(browser, `${base}?showArchived=true`)), ['old', 'tagged', 'ongo', 'plain']);
-    assert.deepEqual(keys(await get(browser, `${base}?sortOrder=asc`)), ['plain', 'ongo', 'tagged']);
+    assert.deepEqual(keys(await get(browser, `${base}?showArchived=true`)), ['old', 'infolder', 'tagged', 'ongo', 'plain']);
+    assert.deepEqual(keys(await get(browser, `${base}?sortOrder=asc`)), ['plain', 'ongo', 'tagged', 'infolder']);
     // The filter form shows what is applied.
     assert.match(await get(browser, `${base}?tagId=${tag}`), new RegExp(`<option value="${tag}" selected>promo</option>`));
     assert.equal((await browser.get(`${base}?sortBy=title`)).statusCode, 422);
@@ -64,7 +72,7 @@ test('the list filters by search, domain, tag, folder and archived, and sorts by
     assert.deepEqual(keys(first).slice(0, 2), ['m59', 'm58']);
     const second = await get(browser, nextHref(first, 'next')!);
     assert.deepEqual(keys(second).slice(0, 3), ['m09', 'm08', 'm07']);
-    assert.equal(keys(second).length, 13);
+    assert.equal(keys(second).length, 14);
     assert.ok(nextHref(second, 'prev')!.includes('sortBy=clicks'));
     assert.equal(nextHref(second, 'next'), undefined);
   } finally {

@@ -1,6 +1,7 @@
 /**
  * The figures of an analytics page, read through the API's analytics service exactly as
- * `GET /analytics` reads them (same query schema, same service call, `event=composite`): the
+ * `GET /analytics` reads them (same query schema, same service call, `event=composite`), except
+ * that no folder chosen counts links in every folder (folder-view.ts): the
  * totals, the time series and the breakdown cards. Shared by the workspace's analytics page and
  * the public stats page of a link.
  *
@@ -11,6 +12,7 @@
 import type { AnalyticsService } from '../../analytics/service.js';
 import type { ApiMetrics, GroupedRow } from '../../analytics/shape.js';
 import type { AuthContext } from '../../workspaces/service.js';
+import { folderView } from '../folder-view.js';
 import { CARD_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
 
 export interface SeriesPoint extends ApiMetrics {
@@ -34,14 +36,16 @@ export interface AnalyticsData {
 }
 
 export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[]): Promise<AnalyticsData> {
+  // No folder chosen counts every folder; "Outside folders" is the API's default (folder-view.ts).
+  const { query: apiParams, view } = folderView(params);
   // Every query is validated before any runs: an invalid range or filter is one 422.
-  const countQ = analyticsQueryOf(params, 'count');
-  const seriesQ = analyticsQueryOf(params, 'timeseries');
-  const cardQs = cards.map((c) => analyticsQueryOf(params, c.groupBy));
+  const countQ = analyticsQueryOf(apiParams, 'count');
+  const seriesQ = analyticsQueryOf(apiParams, 'timeseries');
+  const cardQs = cards.map((c) => analyticsQueryOf(apiParams, c.groupBy));
   const [count, series, ...grouped] = await Promise.all([
-    analytics.retrieve(auth, countQ),
-    analytics.retrieve(auth, seriesQ),
-    ...cardQs.map((q) => analytics.retrieve(auth, q)),
+    analytics.retrieve(auth, countQ, view),
+    analytics.retrieve(auth, seriesQ, view),
+    ...cardQs.map((q) => analytics.retrieve(auth, q, view)),
   ]);
   return {
     count: count as ApiMetrics,

@@ -8,6 +8,7 @@ import { INTERVALS } from '../../analytics/range.js';
 import type { AnalyticsData } from '../analytics/load.js';
 import { FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type FilterParam, type PageParams } from '../analytics/query.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
 import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
 
 export interface AnalyticsView {
@@ -68,7 +69,14 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
           <label>
             {FILTERS.find((f) => f.param === param)!.label}
             <select name={param}>
-              <option value="">Any</option>
+              <option value="">{param === 'folderId' ? 'All folders' : 'Any'}</option>
+              {param === 'folderId' ? (
+                <option value={OUTSIDE_FOLDERS} selected={params.folderId === OUTSIDE_FOLDERS}>
+                  Outside folders
+                </option>
+              ) : (
+                ''
+              )}
               {(v.choices[param] ?? []).map((c) => (
                 <option value={c.value} selected={params[param] === c.value} safe>
                   {c.label}

@@ -5,6 +5,7 @@
 import { escapeHtml } from '@kitajs/html';
 import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
 
 export const EVENT_TABS = [
   { event: 'clicks', label: 'Clicks' },
@@ -69,16 +70,25 @@ export interface EventsView {
   page: number;
   events: EventRecord[];
   hasNext: boolean;
+  /** The folder filter: '' every folder, `unsorted` outside folders, or a folder id. */
+  folderId: string;
+  folders: { id: string; name: string }[];
 }
 
 export function EventsPage(v: EventsView): JSX.Element {
   const slug = v.frame.workspace.slug;
-  const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?event=${event}${page > 1 ? `&page=${page}` : ''}`);
+  const query = (event: EventTab, page = 1) => {
+    const q = new URLSearchParams({ event });
+    if (v.folderId) q.set('folderId', v.folderId);
+    if (page > 1) q.set('page', String(page));
+    return q.toString();
+  };
+  const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?${query(event, page)}`);
   return (
     <Layout frame={v.frame} title="Events" section="events">
       <div class="heading">
         <h1>Events</h1>
-        <a href={workspacePath(slug, `/events/export?event=${v.tab}`)} hx-boost="false">
+        <a href={workspacePath(slug, `/events/export?${query(v.tab)}`)} hx-boost="false">
           Export CSV
         </a>
       </div>
@@ -93,6 +103,26 @@ export function EventsPage(v: EventsView): JSX.Element {
           ))}
         </ul>
       </nav>
+      <form method="get" action={workspacePath(slug, '/events')} class="toolbar" aria-label="Filters">
+        <input type="hidden" name="event" value={v.tab} />
+        <label>
+          Folder
+          <select name="folderId">
+            <option value="">All folders</option>
+            <option value={OUTSIDE_FOLDERS} selected={v.folderId === OUTSIDE_FOLDERS}>
+              Outside folders
+            </option>
+            {v.folders.map((f) => (
+              <option value={f.id} selected={v.folderId === f.id} safe>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="secondary">
+          Apply
+        </button>
+      </form>
       {v.events.length === 0 ? <p>No {v.tab} on this page.</p> : <EventsTable slug={slug} events={v.events} />}
       <nav class="pager" aria-label="Pages">
         {v.page > 1 ? (

@@ -10,6 +10,7 @@ import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { SORT_FIELDS, type SortField } from '../../links/schema.js';
 import type { BulkOp } from '../routes/links-bulk.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
 
 export interface ListState {
   search: string;
@@ -84,7 +85,7 @@ function Filters({ v, base }: { v: LinksView; base: string }): JSX.Element {
       </label>
       <Select name="domain" label="Domain" value={s.domain} options={[['', 'All domains'], ...v.choices.domains.map((d): [string, string] => [d, d])]} />
       <Select name="tagId" label="Tag" value={s.tagId} options={[['', 'All tags'], ...v.choices.tags.map((t): [string, string] => [t.id, t.name])]} />
-      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
+      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'All folders'], [OUTSIDE_FOLDERS, 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
       <Select name="sortBy" label="Sort by" value={s.sortBy} options={SORT_FIELDS.map((f): [string, string] => [f, SORT_LABELS[f]])} />
       <Select name="sortOrder" label="Order" value={s.sortOrder} options={[['desc', 'Descending'], ['asc', 'Ascending']]} />
       <label class="inline">

@@ -21,6 +21,7 @@ import type { LinkService } from '../../links/service.js';
 import { SORT_FIELDS } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
+import { linkView } from '../folder-view.js';
 import { BULK_OPS, runBulk, selectedIds } from './links-bulk.js';
 
 export const LINKS_PAGE_SIZE = 50;
@@ -70,13 +71,14 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
         sortOrder: q.sortOrder,
       };
       const caller = callerOf(page);
+      const view = linkView(q.folderId);
       // By cursor, one extra row says whether another page follows (reading backwards it is the
       // first row). By number, the row after the page is asked for on its own (a one-row page).
       const [rows, after, c] = await Promise.all([
         byCursor
-          ? links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE + 1, ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) })
-          : links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE, page: pageNumber }),
-        byCursor ? [] : links.list(caller, { ...filters, pageSize: 1, page: pageNumber * LINKS_PAGE_SIZE + 1 }),
+          ? links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE + 1, ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) }, view)
+          : links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE, page: pageNumber }, view),
+        byCursor ? [] : links.list(caller, { ...filters, pageSize: 1, page: pageNumber * LINKS_PAGE_SIZE + 1 }, view),
         choices.load(page.workspace.id),
       ]);
       const more = byCursor ? rows.length > LINKS_PAGE_SIZE : after.length > 0;
