@@ -310,6 +310,9 @@ test('account, links, the link builder and its key check', async () => {
     status: 200,
     shows: [...FRAME, 'domain', 'linkKey', 'linkUrl', 'linkTitle', 'linkDescription', 'linkImage', 'linkExpiredUrl', 'linkIos', 'linkAndroid', 'linkGeoUrl', 'linkVariantUrl', 'linkUtmSource', 'linkUtmTerm', 'folder', 'tag'],
   });
+  // After a save: the notice and the summary print the short link (domain and key) again.
+  await get(owner, `${edit}?saved=created`, { status: 200, shows: ['domain', 'linkKey', 'linkTitle'] });
+  await get(owner, `${edit}?saved=${enc(V.path)}`, { status: 422 });
   await post(owner, edit, typed, { status: 422, shows: ['builderUrl', 'builderTitle', 'domain', 'folder', 'tag'] });
   await get(owner, `${links}/${enc(V.path)}/edit`, { status: 404 });
 

@@ -17,7 +17,7 @@ async function createLink(t: TestApp, body: Record<string, unknown>, headers = t
 const apiLink = async (t: TestApp, id: string, headers = t.headers) => (await t.app.inject({ method: 'GET', url: `/links/${id}`, headers })).json();
 
 /** The keys of the rows shown, in order. */
-const keys = (body: string) => [...body.matchAll(/<td><span>[^<]*\/([\w-]+)<\/span>/g)].map((m) => m[1]);
+const keys = (body: string) => [...body.matchAll(/class="short-link"[^>]*>[^<]*\/([\w-]+)<\/a>/g)].map((m) => m[1]);
 const nextHref = (body: string, rel: 'next' | 'prev') => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(body)?.[1]?.replaceAll('&amp;', '&');
 
 async function get(browser: Browser, url: string): Promise<string> {
@@ -158,6 +158,36 @@ test('viewers see no write controls and every links write is refused on the serv
     const after = await apiLink(t, link.id);
     assert.equal(after.archived, false);
     assert.deepEqual(after.tags, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("each row shows the link's clicks, leads, sales and revenue and opens the link's analytics", async () => {
+  const t = await createTestApp();
+  try {
+    const folder = await addFolder(t, 'Ads');
+    const a = await createLink(t, { url: 'https://example.com/a', key: 'a', folderId: folder });
+    const b = await createLink(t, { url: 'https://example.com/b', key: 'b' });
+    const db = t.ctx.database.db;
+    await db.updateTable('links').set({ clicks: 20_000, leads: 1_234, sales: 56, sale_amount: 1_234_567 }).where('id', '=', a.id).execute();
+    const viewer = await logIn(t, await addUser(t, 'viewer'));
+    const slug = await slugOf(t);
+    const page = await get(viewer, `/dashboard/w/${slug}/links`);
+    const row = (id: string) => new RegExp(`<tr data-link-id="${id}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? '';
+    const ra = row(a.id);
+    assert.match(ra, /<td class="num" data-clicks="20000">20,000<\/td>/);
+    assert.match(ra, /data-leads="1234">1,234</);
+    assert.match(ra, /data-sales="56">56</);
+    assert.match(ra, /data-sale-amount="1234567">\$12,345\.67</);
+    assert.match(row(b.id), /data-clicks="0">0</);
+    // The short link (and an "Analytics" link, for every role) opens the link's analytics.
+    const href = new RegExp(`<a class="short-link" href="([^"]+)"[^>]*>[^<]*/a</a>`).exec(ra)?.[1]?.replaceAll('&amp;', '&');
+    assert.equal(href, `/dashboard/w/${slug}/analytics?interval=all&linkId=${a.id}`);
+    assert.ok(ra.includes('>Analytics</a>'));
+    const analytics = await viewer.get(href!);
+    assert.equal(analytics.statusCode, 200);
+    assert.match(analytics.body, new RegExp(`<span>Link: ${a.id}</span>`));
   } finally {
     await t.close();
   }

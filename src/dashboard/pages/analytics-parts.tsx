@@ -8,11 +8,10 @@
  * <SeriesChart data={data} />
  * <BreakdownCard card={data.cards[0]} href={(value) => `?country=${value}`} />
  */
+import { formatMoney } from '../format.js';
 import type { AnalyticsData, CardData } from '../analytics/load.js';
 
 const number = new Intl.NumberFormat('en-US');
-/** Sale amounts are in cents (the API's unit). */
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Element {
   return (
@@ -31,7 +30,7 @@ export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Elemen
       </div>
       <div>
         <dt>Revenue</dt>
-        <dd safe>{money(count.saleAmount)}</dd>
+        <dd safe>{formatMoney(count.saleAmount)}</dd>
       </div>
     </dl>
   );

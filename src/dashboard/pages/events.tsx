@@ -2,6 +2,7 @@
  * Events (routes/activity.tsx): the workspace's clicks, leads or sales, newest first, a page at a
  * time, as `GET /events` lists them; and the table of events a customer's page reuses.
  */
+import { formatMoney } from '../format.js';
 import { escapeHtml } from '@kitajs/html';
 import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
@@ -14,7 +15,6 @@ export const EVENT_TABS = [
 ] as const;
 export type EventTab = (typeof EVENT_TABS)[number]['event'];
 
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 /** One row per event: when, what, which link, where from, and the customer of a lead or sale. */
 export function EventsTable({ slug, events }: { slug: string; events: EventRecord[] }): JSX.Element {
@@ -54,7 +54,7 @@ export function EventsTable({ slug, events }: { slug: string; events: EventRecor
                     ''
                   )}
                 </td>
-                <td class="num">{e.event === 'sale' ? escapeHtml(money(e.saleAmount)) : ''}</td>
+                <td class="num">{e.event === 'sale' ? escapeHtml(formatMoney(e.saleAmount)) : ''}</td>
               </tr>
             );
           })}

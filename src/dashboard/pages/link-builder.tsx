@@ -6,11 +6,16 @@
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
+import type { LinkResponse } from '../../links/schema.js';
+import { Totals } from './analytics-parts.js';
+import { linkAnalyticsHref } from './links.js';
 
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
   /** Absent when creating. */
-  link?: { id: string; shortLink: string };
+  link?: Pick<LinkResponse, 'id' | 'shortLink' | 'clicks' | 'leads' | 'sales' | 'saleAmount'>;
+  /** Just created or saved (the redirect after the POST says so). */
+  saved?: 'created' | 'saved';
   values: FormValues;
   errors: FieldErrors;
   domains: string[];
@@ -64,6 +69,39 @@ function qrHref(shortLink: string, format: 'png' | 'svg', size: number): string 
   return `/qr?${new URLSearchParams({ url: shortLink, format, size: String(size) })}`;
 }
 
+/** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
+function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']>; slug: string }): JSX.Element {
+  return (
+    <section class="link-summary" aria-label="This link">
+      <div>
+        <p class="short-link-line">
+          <a href={link.shortLink} class="short-link" safe>
+            {link.shortLink}
+          </a>{' '}
+          <button type="button" class="link copy" data-copy={link.shortLink} hidden>
+            Copy
+          </button>
+        </p>
+        <Totals count={{ clicks: link.clicks, leads: link.leads, sales: link.sales, saleAmount: link.saleAmount }} />
+        <p>
+          <a href={linkAnalyticsHref(slug, link.id)}>Analytics of this link</a>
+        </p>
+      </div>
+      <figure class="qr">
+        <img src={qrHref(link.shortLink, 'svg', 160)} width="160" height="160" alt={`QR code of ${link.shortLink}`} />
+        <figcaption>
+          <a href={qrHref(link.shortLink, 'png', 1000)} download="qr.png" hx-boost="false">
+            PNG
+          </a>{' '}
+          <a href={qrHref(link.shortLink, 'svg', 1000)} download="qr.svg" hx-boost="false">
+            SVG
+          </a>
+        </figcaption>
+      </figure>
+    </section>
+  );
+}
+
 export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
   const { frame, values, errors } = v;
   const base = workspacePath(frame.workspace.slug, '/links');
@@ -74,9 +112,23 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
   return (
     <Layout frame={frame} title={title} section="links">
       <h1>{title}</h1>
+      {v.link && v.saved ? (
+        <p class="notice saved" role="status">
+          <span>{v.saved === 'created' ? 'Link created: ' : 'Link saved: '}</span>
+          <a href={v.link.shortLink} class="short-link" safe>
+            {v.link.shortLink}
+          </a>{' '}
+          <button type="button" class="link copy" data-copy={v.link.shortLink} hidden>
+            Copy
+          </button>
+        </p>
+      ) : (
+        ''
+      )}
       <p>
         <a href={base}>Back to links</a>
       </p>
+      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} /> : ''}
       <FormError message={errors.form} />
       <form method="post" action={action} class="builder" id="link-builder" novalidate>
         <CsrfField token={frame.csrf} />
@@ -251,22 +303,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
         </p>
       </form>
 
-      {v.link ? (
-        <section aria-labelledby="qr-title" class="qr">
-          <h2 id="qr-title">QR code</h2>
-          <img src={qrHref(v.link.shortLink, 'svg', 240)} width="240" height="240" alt={`QR code of ${v.link.shortLink}`} />
-          <p>
-            <a href={qrHref(v.link.shortLink, 'png', 1000)} download="qr.png" hx-boost="false">
-              Download PNG
-            </a>{' '}
-            <a href={qrHref(v.link.shortLink, 'svg', 1000)} download="qr.svg" hx-boost="false">
-              Download SVG
-            </a>
-          </p>
-        </section>
-      ) : (
-        <p class="hint">The QR code appears here once the link is created.</p>
-      )}
+      {v.link ? '' : <p class="hint">The QR code and the link's figures appear at the top once the link is created.</p>}
     </Layout>
   );
 }

@@ -1,6 +1,7 @@
 /**
- * Links: the workspace's links, filtered, sorted and paged (routes/links.tsx), with a copy button
- * per short link and, for roles that may write, bulk actions on the ticked rows.
+ * Links: the workspace's links, filtered, sorted and paged (routes/links.tsx), each row with its
+ * clicks, leads, sales and revenue (the counters every link carries: no query per row), its short
+ * link opening the link's analytics, a copy button and, for roles that may write, bulk actions on the ticked rows.
  *
  * The bulk form sits above the table and its checkboxes join it through `form="bulk"`, so each
  * row can keep its own small forms (archive) without nesting forms.
@@ -11,6 +12,7 @@ import type { LinkResponse } from '../../links/schema.js';
 import { SORT_FIELDS, type SortField } from '../../links/schema.js';
 import type { BulkOp } from '../routes/links-bulk.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
+import { formatCount, formatMoney } from '../format.js';
 
 export interface ListState {
   search: string;
@@ -143,10 +145,15 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
   );
 }
 
-function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: string; csrf: string }): JSX.Element {
+/** A link's analytics: all time, filtered to the link (the page's `linkId` filter). */
+export function linkAnalyticsHref(slug: string, linkId: string): string {
+  return workspacePath(slug, `/analytics?${new URLSearchParams({ interval: 'all', linkId })}`);
+}
+
+function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; base: string; csrf: string; slug: string }): JSX.Element {
   const id = encodeURIComponent(l.id);
   return (
-    <tr>
+    <tr data-link-id={l.id}>
       {write ? (
         <td>
           <input type="checkbox" form="bulk" name={`sel_${l.id}`} value="on" data-select="" aria-label={`Select ${l.shortLink}`} />
@@ -155,7 +162,9 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
         ''
       )}
       <td>
-        <span safe>{l.shortLink}</span>{' '}
+        <a class="short-link" href={linkAnalyticsHref(slug, l.id)} title="Analytics of this link" safe>
+          {l.shortLink}
+        </a>{' '}
         <button type="button" class="link copy" data-copy={l.shortLink} hidden>
           Copy
         </button>
@@ -182,11 +191,24 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
       <td class="url" safe>
         {l.url}
       </td>
-      <td class="num">{l.clicks}</td>
+      <td class="num" data-clicks={String(l.clicks)} safe>
+        {formatCount(l.clicks)}
+      </td>
+      <td class="num optional" data-leads={String(l.leads)} safe>
+        {formatCount(l.leads)}
+      </td>
+      <td class="num optional" data-sales={String(l.sales)} safe>
+        {formatCount(l.sales)}
+      </td>
+      <td class="num optional" data-sale-amount={String(l.saleAmount)} safe>
+        {formatMoney(l.saleAmount)}
+      </td>
       <td class="optional" safe>{l.createdAt.slice(0, 10)}</td>
-      {write ? (
-        <td>
-          <a href={`${base}/${id}/edit`}>Edit</a>{' '}
+      <td>
+        <a href={linkAnalyticsHref(slug, l.id)}>Analytics</a>
+        {write ? ' ' : ''}
+        {write ? <a href={`${base}/${id}/edit`}>Edit</a> : ''}{' '}
+        {write ? (
           <form method="post" action={`${base}/${id}/archive`} class="inline">
             <CsrfField token={csrf} />
             <input type="hidden" name="archived" value={l.archived ? 'false' : 'true'} />
@@ -194,10 +216,10 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
               {l.archived ? 'Unarchive' : 'Archive'}
             </button>
           </form>
-        </td>
-      ) : (
-        ''
-      )}
+        ) : (
+          ''
+        )}
+      </td>
     </tr>
   );
 }
@@ -256,15 +278,24 @@ export function LinksPage(v: LinksView): JSX.Element {
                 <th scope="col" class="num">
                   Clicks
                 </th>
+                <th scope="col" class="num optional">
+                  Leads
+                </th>
+                <th scope="col" class="num optional">
+                  Sales
+                </th>
+                <th scope="col" class="num optional">
+                  Revenue
+                </th>
                 <th scope="col" class="optional">
                   Created
                 </th>
-                {write ? <th scope="col">Actions</th> : ''}
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
               {links.map((l) => (
-                <Row l={l} write={write} base={base} csrf={frame.csrf} />
+                <Row l={l} write={write} base={base} csrf={frame.csrf} slug={frame.workspace.slug} />
               ))}
             </tbody>
           </table>
