@@ -333,6 +333,9 @@ test('analytics, events, customers and public stats', async () => {
     .join('&');
   await get(owner, `${base}/analytics?interval=all&${filters}`, { status: 200, shows: ['filter'] });
   await get(owner, `${base}/analytics?timezone=${enc(V.timezone)}`, { status: 200, shows: ['timezone'] });
+  // The link picker: what is typed, and the links it finds (their domain and key).
+  await get(owner, `${base}/analytics?interval=all&linkSearch=${enc(V.search)}&show=countries`, { status: 200, shows: ['search', 'country'] });
+  await get(viewer, `${base}/analytics/link-options?linkSearch=&linkId=${enc(V.path)}`, { status: 200, shows: ['domain', 'linkKey'] });
 
   await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer', 'folder'] });
   await get(owner, `${base}/events?event=leads`, { status: 200, shows: ['leadName', 'customerName'] });

@@ -13,7 +13,7 @@ import type { AnalyticsService } from '../../analytics/service.js';
 import type { ApiMetrics, GroupedRow } from '../../analytics/shape.js';
 import type { AuthContext } from '../../workspaces/service.js';
 import { folderView } from '../folder-view.js';
-import { CARD_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
+import { CARD_ROWS, SHOW_ALL_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
 
 export interface SeriesPoint extends ApiMetrics {
   start: string;
@@ -21,10 +21,12 @@ export interface SeriesPoint extends ApiMetrics {
 
 export interface CardData {
   spec: CardSpec;
-  /** The first `CARD_ROWS` rows of the API's answer, in its order. */
+  /** The first `CARD_ROWS` rows of the API's answer (`SHOW_ALL_ROWS` when expanded), in its order. */
   rows: GroupedRow[];
   /** Rows the API answered in all. */
   total: number;
+  /** Whether this card shows all its rows (its "Show all" was chosen). */
+  expanded: boolean;
 }
 
 export interface AnalyticsData {
@@ -35,7 +37,8 @@ export interface AnalyticsData {
   timezone: string;
 }
 
-export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[]): Promise<AnalyticsData> {
+/** `expanded`: the grouping whose card shows all its rows (up to `SHOW_ALL_ROWS`). */
+export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[], expanded?: string): Promise<AnalyticsData> {
   // No folder chosen counts every folder; "Outside folders" is the API's default (folder-view.ts).
   const { query: apiParams, view } = folderView(params);
   // Every query is validated before any runs: an invalid range or filter is one 422.
@@ -52,7 +55,8 @@ export async function loadAnalytics(analytics: AnalyticsService, auth: AuthConte
     series: series as unknown as SeriesPoint[],
     cards: cards.map((spec, i) => {
       const rows = grouped[i] as GroupedRow[];
-      return { spec, rows: rows.slice(0, CARD_ROWS), total: rows.length };
+      const all = spec.groupBy === expanded;
+      return { spec, rows: rows.slice(0, all ? SHOW_ALL_ROWS : CARD_ROWS), total: rows.length, expanded: all };
     }),
     timezone: params.timezone || 'UTC',
   };

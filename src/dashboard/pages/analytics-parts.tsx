@@ -8,7 +8,7 @@
  * <SeriesChart data={data} />
  * <BreakdownCard card={data.cards[0]} href={(value) => `?country=${value}`} />
  */
-import { formatMoney } from '../format.js';
+import { formatCount, formatMoney } from '../format.js';
 import type { AnalyticsData, CardData } from '../analytics/load.js';
 
 const number = new Intl.NumberFormat('en-US');
@@ -85,8 +85,11 @@ function rowLabel(card: CardData, row: Record<string, unknown>): string {
   return String(row[card.spec.field] ?? '');
 }
 
-/** A breakdown card; with `href`, each row links to the page with that row's value as a filter. */
-export function BreakdownCard({ card, href }: { card: CardData; href?: (value: string) => string }): JSX.Element {
+/**
+ * A breakdown card; with `href`, each row links to the page with that row's value as a filter;
+ * with `toggle`, the address that shows all its rows (or, expanded, the top ones again).
+ */
+export function BreakdownCard({ card, href, toggle }: { card: CardData; href?: (value: string) => string; toggle?: string }): JSX.Element {
   return (
     <section class="breakdown" data-group={card.spec.groupBy} aria-labelledby={`card-${card.spec.groupBy}`}>
       <h2 id={`card-${card.spec.groupBy}`} safe>{card.spec.title}</h2>
@@ -127,6 +130,15 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
         </table>
       )}
       {card.total > card.rows.length ? <p class="hint" safe>{`Top ${card.rows.length} of ${card.total}.`}</p> : ''}
+      {toggle && (card.expanded || card.total > card.rows.length) ? (
+        <p class="show-all">
+          <a href={toggle} data-show-all={card.spec.groupBy} safe>
+            {card.expanded ? 'Show the top rows' : `Show all ${formatCount(card.total)}`}
+          </a>
+        </p>
+      ) : (
+        ''
+      )}
     </section>
   );
 }
