@@ -4,7 +4,7 @@
  * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
  * load and after every htmx swap; without JavaScript the page's table of the same figures stays
  * readable.
- * Data: { timezone, x: [unix seconds], clicks: [], leads: [], sales: [] }.
+ * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }.
  */
 (function () {
   'use strict';
@@ -28,14 +28,20 @@
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
       axes: [{}, { size: 50 }],
-      series: [
-        {},
-        { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' },
-        { label: 'Leads', stroke: '#b36b00', width: 2 },
-        { label: 'Sales', stroke: '#1b6e3a', width: 2 },
-      ],
+      series: [{}],
     };
-    charts.push(new uPlot(opts, [data.x || [], data.clicks || [], data.leads || [], data.sales || []], holder));
+    // Only the series the page sent (a public page without conversions sends clicks alone).
+    var lines = [];
+    [
+      ['clicks', { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' }],
+      ['leads', { label: 'Leads', stroke: '#b36b00', width: 2 }],
+      ['sales', { label: 'Sales', stroke: '#1b6e3a', width: 2 }],
+    ].forEach(function (s) {
+      if (!data[s[0]]) return;
+      opts.series.push(s[1]);
+      lines.push(data[s[0]]);
+    });
+    charts.push(new uPlot(opts, [data.x || []].concat(lines), holder));
   }
 
   var resizeTimer;

@@ -246,3 +246,44 @@ test('viewers get no builder and are refused every write; another workspace’s 
     await t.close();
   }
 });
+
+test('"Share stats" publishes the link\'s public page, with a copyable address; conversions only when ticked', async () => {
+  const t = await createTestApp();
+  try {
+    const link = await createLink(t, { url: 'https://example.com/shared', key: 'shared' });
+    const browser = await logIn(t, await addUser(t, 'member'));
+    const edit = `/dashboard/w/${await slugOf(t)}/links/${link.id}/edit`;
+    const before = await browser.get(edit);
+    assert.match(before.body, /<input type="checkbox" name="publicStats" value="on"\/>/);
+    assert.equal((await t.app.inject({ method: 'GET', url: `/stats/${encodeURIComponent(link.domain)}/shared` })).statusCode, 404);
+
+    const fields = { url: 'https://example.com/shared', domain: link.domain, key: 'shared' };
+    assert.equal((await browser.post(edit, { ...fields, publicStats: 'on' })).statusCode, 303);
+    assert.equal((await apiLink(t, link.id)).publicStats, true, 'the API\'s publicStats is set');
+    const page = await browser.get(edit);
+    const address = /<p class="stats-url"><span>Public stats: <\/span><a href="([^"]+)"/.exec(page.body)?.[1];
+    assert.equal(address, `${t.ctx.config.baseUrl}/stats/${encodeURIComponent(link.domain)}/shared`);
+    assert.ok(page.body.includes(`data-copy="${address}"`));
+    assert.match(page.body, /name="publicStats" value="on" checked/);
+    assert.match(page.body, /name="publicConversions" value="on"\/>/, 'conversions stay off');
+    const open = await t.app.inject({ method: 'GET', url: new URL(address!).pathname });
+    assert.equal(open.statusCode, 200);
+    assert.doesNotMatch(open.body, />Revenue</);
+
+    assert.equal((await browser.post(edit, { ...fields, publicStats: 'on', publicConversions: 'on' })).statusCode, 303);
+    assert.match((await t.app.inject({ method: 'GET', url: new URL(address!).pathname })).body, />Revenue</);
+    assert.match((await browser.get(edit)).body, /name="publicConversions" value="on" checked/);
+
+    // Unticking "Share stats" closes the page again.
+    assert.equal((await browser.post(edit, { ...fields })).statusCode, 303);
+    assert.equal((await apiLink(t, link.id)).publicStats, false);
+    assert.equal((await t.app.inject({ method: 'GET', url: new URL(address!).pathname })).statusCode, 404);
+
+    // Created with both ticked.
+    const res = await browser.post(`/dashboard/w/${await slugOf(t)}/links/new`, { url: 'https://example.com/born', domain: link.domain, key: 'born', publicStats: 'on', publicConversions: 'on' });
+    assert.equal(res.statusCode, 303, res.body);
+    assert.match((await t.app.inject({ method: 'GET', url: `/stats/${encodeURIComponent(link.domain)}/born` })).body, />Revenue</);
+  } finally {
+    await t.close();
+  }
+});

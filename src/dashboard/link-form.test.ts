@@ -13,6 +13,8 @@ test('on create, empty fields are left to the defaults; on edit they clear the v
   assert.equal(edited.key, undefined, 'an empty key is not a change');
   assert.equal(edited.geo, null);
   assert.equal(edited.testVariants, null);
+  assert.equal(edited.publicStats, false, 'an unticked "Share stats" turns it off');
+  assert.equal(formToRawBody({ ...fields, publicStats: 'on' }, 'create').publicStats, true);
 });
 
 test('tags, geo rows and variants become the API’s shapes; a non-number percentage is left for the schema to refuse', () => {

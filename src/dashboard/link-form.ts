@@ -7,7 +7,8 @@
  * Field names (the browser tests use them): url, domain, key, utm_source … utm_content,
  * tag_<tagId> (checkbox), folderId, expiresAt (UTC, `YYYY-MM-DDTHH:MM`), expiredUrl, password,
  * ios, android, geo_country_<i> / geo_url_<i>, variant_url_<i> / variant_percentage_<i>,
- * trackConversion, title, description, image.
+ * trackConversion, publicStats ("Share stats"), publicConversions (shown on the shared page; the
+ * route saves it, as it is no field of the API's link), title, description, image.
  *
  * @example
  * const body = formToBody({ url: 'https://a.example', utm_source: 'news', tag_tag_1: 'on' }, 'create');
@@ -42,6 +43,7 @@ export function linkToForm(link: LinkResponse): FormValues {
   for (const c of UTM_COLUMNS) v[c] = link[c] ?? '';
   v.expiresAt = toLocalInput(link.expiresAt);
   if (link.trackConversion) v.trackConversion = 'on';
+  if (link.publicStats) v.publicStats = 'on';
   for (const t of link.tags ?? []) v[`tag_${t.id}`] = 'on';
   Object.entries(link.geo ?? {}).forEach(([country, url], i) => {
     v[`geo_country_${i}`] = country;
@@ -80,6 +82,9 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
   }
   body.expiresAt = text('expiresAt') === '' ? (mode === 'edit' ? null : undefined) : text('expiresAt');
   body.trackConversion = values.trackConversion === 'on' || values.trackConversion === 'true';
+  // "Share stats"; whether the shared page shows conversions is the route's (not in the API's link).
+  const shared = values.publicStats === 'on' || values.publicStats === 'true';
+  if (shared || mode === 'edit') body.publicStats = shared;
   body.tagIds = Object.keys(values)
     .filter((k) => k.startsWith('tag_') && values[k])
     .map((k) => k.slice(4));

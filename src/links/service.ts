@@ -297,6 +297,20 @@ export function createLinkService(deps: LinkServiceDeps) {
       return preparer.checkKey(caller, q.domain, q.key);
     },
 
+    /**
+     * The dashboard's public stats settings of a link: shared (`publicStats`, the API's field) and
+     * whether the public page shows leads, sales and revenue (the dashboard's own setting).
+     */
+    async publicStatsOf(caller: Caller, linkId: string): Promise<{ shared: boolean; conversions: boolean }> {
+      const row = await findOwned(caller, linkId);
+      return { shared: row.public_stats === 1, conversions: row.public_stats_conversions === 1 };
+    },
+
+    async setPublicStatsConversions(caller: Caller, linkId: string, on: boolean): Promise<void> {
+      const row = await findOwned(caller, linkId);
+      await store.setPublicStatsConversions(caller.workspaceId, row.id, on);
+    },
+
     /** The link at `domain/key` in any workspace (the redirect lookup; see `store.findByDomainKey`). */
     findByDomainKey(domain: string, key: string): Promise<LinkRow | undefined> {
       return store.findByDomainKey(domain.toLowerCase(), lookupKey(key));

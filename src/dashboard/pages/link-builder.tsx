@@ -13,7 +13,9 @@ import { linkAnalyticsHref } from './links.js';
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
   /** Absent when creating. */
-  link?: Pick<LinkResponse, 'id' | 'shortLink' | 'clicks' | 'leads' | 'sales' | 'saleAmount'>;
+  link?: Pick<LinkResponse, 'id' | 'shortLink' | 'clicks' | 'leads' | 'sales' | 'saleAmount' | 'publicStats'>;
+  /** The link's public stats page (absolute), when editing. */
+  statsUrl?: string;
   /** Just created or saved (the redirect after the POST says so). */
   saved?: 'created' | 'saved';
   values: FormValues;
@@ -175,6 +177,29 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               <Err id="key" message={errors.key} />
             </label>
           </div>
+        </fieldset>
+
+        <fieldset class="share">
+          <legend>Share stats</legend>
+          <label class="inline">
+            <input type="checkbox" name="publicStats" value="on" checked={!!values.publicStats} /> Share stats: anyone with the address sees this link's clicks
+          </label>
+          <label class="inline">
+            <input type="checkbox" name="publicConversions" value="on" checked={!!values.publicConversions} /> Also show leads, sales and revenue
+          </label>
+          {v.link?.publicStats && v.statsUrl ? (
+            <p class="stats-url">
+              <span>Public stats: </span>
+              <a href={v.statsUrl} hx-boost="false" safe>
+                {v.statsUrl}
+              </a>{' '}
+              <button type="button" class="link copy" data-copy={v.statsUrl} hidden>
+                Copy
+              </button>
+            </p>
+          ) : (
+            <p class="hint">Save with “Share stats” ticked to get the page's address.</p>
+          )}
         </fieldset>
 
         <fieldset class="utm">

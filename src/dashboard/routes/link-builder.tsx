@@ -13,6 +13,7 @@ import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { LinkBuilderPage } from '../pages/link-builder.js';
+import { publicStatsPath } from '../pages/public-stats.js';
 import { errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
 import type { LinkService } from '../../links/service.js';
@@ -38,7 +39,8 @@ function valuesOf(body: Form | undefined): FormValues {
   return out;
 }
 
-export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
+/** `baseUrl`: this server's public address (BASE_URL), for the public stats page's address. */
+export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices, baseUrl: string): FastifyPluginAsync {
   async function show(
     reply: FastifyReply,
     page: WorkspacePage,
@@ -47,7 +49,15 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
   ) {
     const frame = { ...page.frame, workspace: page.frame.workspace! };
     const c = view.loaded ?? (await choices.load(page.workspace.id));
-    return sendPage(reply, <LinkBuilderPage frame={frame} link={view.link} values={view.values} errors={view.errors ?? {}} saved={view.saved} {...c} />, status);
+    return sendPage(reply, <LinkBuilderPage
+        frame={frame}
+        link={view.link}
+        values={view.values}
+        errors={view.errors ?? {}}
+        saved={view.saved}
+        statsUrl={view.link ? `${baseUrl}${publicStatsPath(view.link.domain, view.link.key)}` : undefined}
+        {...c}
+      />, status);
   }
   const editPath = (page: WorkspacePage, id: string, saved?: SavedNotice) =>
     workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit${saved ? `?saved=${saved}` : ''}`);
@@ -68,6 +78,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       if (!parsed.ok) return show(reply, page, { values, errors: parsed.errors }, 422);
       try {
         const link = await links.create(callerOf(page), parsed.input);
+        if (values.publicConversions === 'on') await links.setPublicStatsConversions(callerOf(page), link.id, true);
         return redirect(reply, editPath(page, link.id, 'created'));
       } catch (err) {
         return show(reply, page, { values, errors: errorsOfApiError(err) }, (err as ApiError).status);
@@ -77,8 +88,10 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
     app.get<{ Params: { slug: string; id: string }; Querystring: unknown }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const { saved } = parseInput(EditQuery, request.query);
-      const link = await links.get(callerOf(page), request.params.id);
-      return show(reply, page, { link, values: linkToForm(link), saved });
+      const [link, shared] = await Promise.all([links.get(callerOf(page), request.params.id), links.publicStatsOf(callerOf(page), request.params.id)]);
+      const values = linkToForm(link);
+      if (shared.conversions) values.publicConversions = 'on';
+      return show(reply, page, { link, values, saved });
     });
 
     app.post<{ Params: { slug: string; id: string }; Body: Form }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
@@ -89,6 +102,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       if (!parsed.ok) return show(reply, page, { link: existing, values, errors: parsed.errors }, 422);
       try {
         await links.update(callerOf(page), existing.id, parsed.input);
+        await links.setPublicStatsConversions(callerOf(page), existing.id, values.publicConversions === 'on');
         return redirect(reply, editPath(page, existing.id, 'saved'));
       } catch (err) {
         return show(reply, page, { link: existing, values, errors: errorsOfApiError(err) }, (err as ApiError).status);

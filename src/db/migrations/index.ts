@@ -18,6 +18,7 @@ import * as m0016 from './0016-link-search-index.js';
 import * as m0014 from './0014-column-store-upgrade.js';
 import * as m0017 from './0017-click-journal.js';
 import * as m0018 from './0018-webhook-click-batches.js';
+import * as m0019 from './0019-public-stats-conversions.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -36,6 +37,7 @@ const ALL: Record<string, DialectMigration> = {
   '0014-column-store-upgrade': m0014,
   '0017-click-journal': m0017,
   '0018-webhook-click-batches': m0018,
+  '0019-public-stats-conversions': m0019,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
