@@ -3,6 +3,7 @@
    need no re-initialisation. No inline script anywhere: the CSP forbids it.
    - [data-copy="text"] buttons copy their text (they start hidden: without JavaScript they could not work);
    - [data-select-all] toggles every [data-select] checkbox of its form;
+   - typing in a [data-preview] field ticks the form's "Custom link preview" ([name=proxy]);
    - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
      that URL fills them back. */
 (function () {
@@ -36,6 +37,11 @@
     var field = e.target;
     var form = field.form;
     if (!form) return;
+    // Typing a preview field turns "Custom link preview" on (it can be unticked again).
+    if (field.hasAttribute('data-preview') && field.value.trim()) {
+      var proxy = form.querySelector('[name=proxy]');
+      if (proxy) proxy.checked = true;
+    }
     var target = form.querySelector('[data-utm-target]');
     if (!target) return;
     var url;

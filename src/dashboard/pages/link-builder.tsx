@@ -3,6 +3,7 @@
  * plain POST; htmx checks the key as it is typed, and links.js keeps the destination's query in
  * step with the UTM fields. Field names are listed in link-form.ts.
  */
+import { escapeHtml } from '@kitajs/html';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
@@ -69,6 +70,36 @@ function Text(p: { name: string; label: string; values: FormValues; error?: stri
 
 function qrHref(shortLink: string, format: 'png' | 'svg', size: number): string {
   return `/qr?${new URLSearchParams({ url: shortLink, format, size: String(size) })}`;
+}
+
+/**
+ * The card a social network would show for the saved (or typed) preview fields: the title, the
+ * description and the destination's host. The image is named, not loaded: the page's CSP keeps
+ * other sites' images out of the dashboard.
+ */
+function PreviewCard({ values }: { values: FormValues }): JSX.Element {
+  const title = (values.title ?? '').trim();
+  const description = (values.description ?? '').trim();
+  const image = (values.image ?? '').trim();
+  if (!title && !description && !image) return <p class="hint">Fill the title, description or image to set a custom preview.</p>;
+  let host = '';
+  try {
+    host = new URL((values.url ?? '').trim()).host;
+  } catch {
+    host = '';
+  }
+  return (
+    <figure class="preview-card" aria-label="Preview card">
+      <div class="preview-image">{image ? escapeHtml(`Image: ${image}`) : 'No image'}</div>
+      <figcaption>
+        <span class="hint" safe>
+          {host}
+        </span>
+        <strong safe>{title || '(no title)'}</strong>
+        <span safe>{description}</span>
+      </figcaption>
+    </figure>
+  );
 }
 
 /** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
@@ -239,6 +270,10 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
             </select>
             <Err id="folderId" message={errors.folderId} />
           </label>
+          <label class="inline">
+            <input type="checkbox" name="trackConversion" value="on" checked={!!values.trackConversion} /> Track conversions (leads and sales
+            reported by your app are attributed to this link)
+          </label>
         </fieldset>
 
         <fieldset>
@@ -283,10 +318,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
 
         <fieldset>
           <legend>A/B test</legend>
-          <p class="hint">2 to 4 destinations; each takes 10–90 % of the traffic and together 100 %. Needs conversion tracking.</p>
-          <label class="inline">
-            <input type="checkbox" name="trackConversion" value="on" checked={!!values.trackConversion} /> Track conversions
-          </label>
+          <p class="hint">2 to 4 destinations; each takes 10–90 % of the traffic and together 100 %. Needs “Track conversions” (under Organise).</p>
           <table class="rows">
             <thead>
               <tr>
@@ -312,18 +344,23 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
 
         <fieldset>
           <legend>Social preview</legend>
-          <Text name="title" label="Title" values={values} maxlength="120" />
+          <label class="inline">
+            <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
+            title, description and image below instead of the destination's own
+          </label>
+          <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
           <label>
             Description
-            <textarea name="description" rows="2" maxlength="240" safe>
+            <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
               {values.description ?? ''}
             </textarea>
           </label>
-          <Text name="image" label="Image URL" type="url" values={values} />
+          <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
           <Err id="preview" message={errors.preview} />
+          <PreviewCard values={values} />
         </fieldset>
 
-        <p>
+        <p class="actions">
           <button type="submit">{v.link ? 'Save link' : 'Create link'}</button>
         </p>
       </form>

@@ -67,7 +67,8 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const loaded = await choices.load(page.workspace.id);
       // The workspace's primary domain first (the API's default), conversion tracking as the workspace's default.
-      const values: FormValues = { domain: loaded.domains[0] ?? '', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
+      // "Custom link preview" starts ticked: filling the preview fields is then enough.
+      const values: FormValues = { domain: loaded.domains[0] ?? '', proxy: 'on', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
       return show(reply, page, { values, loaded });
     });
 
