@@ -296,6 +296,8 @@ test('account, links, the link builder and its key check', async () => {
   await post(owner, `${links}/bulk`, { op: 'archive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: 'unarchive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: V.path }, { status: 422 });
+  await post(owner, `${links}/bulk`, { op: 'delete', back: V.path }, { status: 303 });
+  await get(owner, `${links}?empty=1&search=${enc(V.search)}`, { status: 200, shows: ['search'] });
 
   await get(owner, `${links}/new`, { status: 200, shows: [...FRAME, 'domain', 'folder', 'tag'] });
   await get(viewer, `${links}/new`, { status: 403 });

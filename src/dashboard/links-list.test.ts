@@ -126,7 +126,14 @@ test('bulk actions archive, tag, move and delete the selected links through the 
     assert.equal((await t.app.inject({ method: 'GET', url: `/links/${theirs.id}`, headers: other.headers })).statusCode, 200);
 
     // Refusals: no selection, unknown action, a tag of another workspace (the API's 422).
-    assert.equal((await browser.post(`${base}/bulk`, { op: 'archive' })).statusCode, 422);
+    // Nothing ticked: back to the list (as filtered) with a notice, not an error page; the buttons
+    // carry data-needs-selection, which links.js disables until a box is ticked.
+    const none = await browser.post(`${base}/bulk`, { op: 'archive', back: 'search=example' });
+    assert.equal(none.statusCode, 303);
+    assert.equal(none.headers.location, `${base}?search=example&empty=1`);
+    const noticePage = await get(browser, none.headers.location as string);
+    assert.match(noticePage, /<p class="error" role="status">Select at least one link first/);
+    assert.match(noticePage, /<button type="submit" name="op" value="delete" class="danger" data-needs-selection="">/);
     assert.equal((await browser.post(`${base}/bulk`, { op: 'explode', [`sel_${a.id}`]: 'on' })).statusCode, 422);
     const foreignTag = await addTag(t, 'foreign', { workspaceId: other.workspaceId });
     assert.equal((await browser.post(`${base}/bulk`, { op: 'tag', tagId: foreignTag, [`sel_${a.id}`]: 'on' })).statusCode, 422);

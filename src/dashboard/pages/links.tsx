@@ -24,11 +24,14 @@ export interface ListState {
   sortOrder: 'asc' | 'desc';
 }
 
-export interface BulkNotice {
-  op: BulkOp;
-  count: number;
-  failed: number;
-}
+/** What the last bulk action did, or `empty`: one was pressed with no link ticked. */
+export type BulkNotice =
+  | {
+      op: BulkOp;
+      count: number;
+      failed: number;
+    }
+  | 'empty';
 
 type Cursor = { before?: string; after?: string; page?: number };
 
@@ -106,10 +109,10 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
       <CsrfField token={v.frame.csrf} />
       <input type="hidden" name="back" value={listQuery(v.state)} />
       <span class="hint">With the selected links:</span>
-      <button type="submit" name="op" value="archive" class="secondary">
+      <button type="submit" name="op" value="archive" class="secondary" data-needs-selection="">
         Archive
       </button>
-      <button type="submit" name="op" value="unarchive" class="secondary">
+      <button type="submit" name="op" value="unarchive" class="secondary" data-needs-selection="">
         Unarchive
       </button>
       <span class="group">
@@ -121,7 +124,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
             </option>
           ))}
         </select>
-        <button type="submit" name="op" value="tag" class="secondary">
+        <button type="submit" name="op" value="tag" class="secondary" data-needs-selection="">
           Add tag
         </button>
       </span>
@@ -134,11 +137,11 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
             </option>
           ))}
         </select>
-        <button type="submit" name="op" value="move" class="secondary">
+        <button type="submit" name="op" value="move" class="secondary" data-needs-selection="">
           Move to folder
         </button>
       </span>
-      <button type="submit" name="op" value="delete" class="danger">
+      <button type="submit" name="op" value="delete" class="danger" data-needs-selection="">
         Delete
       </button>
     </form>
@@ -251,8 +254,8 @@ export function LinksPage(v: LinksView): JSX.Element {
         </a>
       </div>
       {v.notice ? (
-        <p class="notice" role="status" safe>
-          {`${v.notice.count} ${v.notice.count === 1 ? 'link' : 'links'} ${DONE[v.notice.op]}${v.notice.failed ? `; ${v.notice.failed} could not be changed.` : '.'}`}
+        <p class={v.notice === 'empty' ? 'error' : 'notice'} role="status" safe>
+          {noticeText(v.notice)}
         </p>
       ) : (
         ''
@@ -320,6 +323,11 @@ export function LinksPage(v: LinksView): JSX.Element {
       </nav>
     </Layout>
   );
+}
+
+function noticeText(n: BulkNotice): string {
+  if (n === 'empty') return 'Select at least one link first: tick the boxes of the links to change.';
+  return `${n.count} ${n.count === 1 ? 'link' : 'links'} ${DONE[n.op]}${n.failed ? `; ${n.failed} could not be changed.` : '.'}`;
 }
 
 /** The list's filters as the export's query (`GET /links/export` takes the same ones). */
