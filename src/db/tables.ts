@@ -144,6 +144,8 @@ export interface LinksTable {
   program_id: string | null;
   partner_id: string | null;
   public_stats: Flag;
+  /** The public stats page shows leads, sales and revenue too (migration 0019; dashboard only). */
+  public_stats_conversions: Flag;
   comments: string | null;
   clicks: number;
   leads: number;

@@ -113,10 +113,13 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await run.shot(page, 'link-builder');
   await assertAccessible(run, page, owner, 'link builder');
   await page.getByRole('button', { name: 'Create link' }).click();
-  await page.waitForURL(/\/links\/[^/]+\/edit$/);
-  const linkId = decodeURIComponent(/\/links\/([^/]+)\/edit$/.exec(page.url())![1]!);
+  await page.waitForURL(/\/links\/[^/]+\/edit\?saved=created$/);
+  const linkId = decodeURIComponent(/\/links\/([^/]+)\/edit\?/.exec(page.url())![1]!);
   const made = await run.api('GET', `/links/${linkId}`);
   assert.equal(made.status, 200);
+  // The confirmation names the short link, with a working Copy button (shown once the script runs).
+  await assert.doesNotReject(page.locator('.notice.saved', { hasText: made.json.shortLink }).waitFor());
+  await assert.doesNotReject(page.locator('.notice.saved button.copy').waitFor({ state: 'visible' }));
   const destination = new URL(made.json.url);
   assert.equal(`${destination.origin}${destination.pathname}`, LANDING);
   assert.deepEqual([destination.searchParams.get('utm_source'), destination.searchParams.get('utm_medium'), destination.searchParams.get('utm_campaign')], ['newsletter', 'email', 'spring']);
