@@ -162,7 +162,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await assert.doesNotReject(page.getByText(shortLink).waitFor());
   await page.getByRole('link', { name: 'Edit' }).click();
   await page.waitForURL(/\/edit$/);
-  await page.getByLabel('Title').fill('Spring sale');
+  await page.getByLabel('Title', { exact: true }).fill('Spring sale');
   // The form posts to the address it is on: wait for the POST's answer, not for the URL.
   const saved = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/edit'));
   await page.getByRole('button', { name: 'Save link' }).click();

@@ -22,7 +22,7 @@ test('flood, fill, free: redirects answer throughout, and once space returns eve
     const api = { port: await freePort(), key: `wm_${randomBytes(12).toString('hex')}` };
     server = await serverOn(disk, spillDir, api.port, api.key);
     const link = await createLink(api.port, api.key, { url: 'https://example.com/full', key: 'full' });
-    const load = startClickLoad({ port: api.port, host: link.host, path: link.path, ipPrefix: '10.31', connections: 8, max: 20_000 });
+    const load = startClickLoad({ port: api.port, host: link.host, path: link.path, ipPrefix: '10.31', connections: 8, max: 12_000 });
     await answeredAtLeast(load, 2_000);
 
     const filler = disk.fill();
