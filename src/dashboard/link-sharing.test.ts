@@ -7,26 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hit } from '../redirect/testing.js';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { addUser, logIn, slugOf } from './testing.js';
-
-async function apiLink(t: TestApp, id: string, headers = t.headers) {
-  const res = await t.app.inject({ method: 'GET', url: `/links/${id}`, headers });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-}
-
-async function createLink(t: TestApp, body: Record<string, unknown>, headers = t.headers): Promise<{ id: string; key: string; domain: string }> {
-  const res = await t.app.inject({ method: 'POST', url: '/links', headers, payload: body });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-}
-
-/** The link id of the edit page a create redirected to. */
-function createdId(location: string | undefined): string {
-  const m = /\/links\/(link_\w+)\/edit\?saved=created$/.exec(location ?? '');
-  assert.ok(m, `redirect to the edit page, got ${location}`);
-  return m[1]!;
-}
+import { addUser, apiLink, createdId, createLink, logIn, slugOf } from './testing.js';
 
 test('"Share stats" publishes the link\'s public page, with a copyable address; conversions only when ticked', async () => {
   const t = await createTestApp();
