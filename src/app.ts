@@ -26,7 +26,7 @@ import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
-import { eventStoreKind } from './events/open.js';
+import { eventStoreKind } from './events/store-kind.js';
 import { startEventLog } from './event-log.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
@@ -46,6 +46,11 @@ import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
+import { createTlsModule } from './tls/module.js';
+import { createMetrics } from './metrics/module.js';
+import { healthRoutes } from './health/routes.js';
+import { createReadiness, type Readiness } from './health/readiness.js';
+import type { StartingServer } from './health/starting-server.js';
 
 void _unused;
 
@@ -59,6 +64,10 @@ export interface BuildOptions {
   processLocalRateCounters?: boolean;
   /** Domain event subscribers (outbox/publisher.ts), besides the EVENTS_FILE sink. */
   subscribers?: readonly Subscriber[];
+  /** What `GET /ready` reports (main.ts moves it through the start); by default, serving. */
+  readiness?: Readiness;
+  /** A server already listening (main.ts, health/starting-server.ts), adopted instead of a new one. */
+  starting?: StartingServer;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -79,11 +88,12 @@ export async function buildApp(options: BuildOptions) {
   });
   // The event log EVENTS_URL names, owned by its own thread (src/event-log.ts): the click writer
   // hands it raw clicks, everything else reads and erases through `ctx.events`, its client.
-  // Upgrade lines are logged once the logger exists.
+  // It starts and opens the store while the routes are built below. Upgrade lines are logged once
+  // the logger exists.
   const upgradeLines: [Record<string, unknown>, string][] = [];
   const logLines: { level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }[] | null = [];
   let appReady = false;
-  const eventLog = await startEventLog({
+  const eventLog = startEventLog({
     config,
     database,
     kind: eventStoreKind(config, database),
@@ -113,6 +123,19 @@ export async function buildApp(options: BuildOptions) {
     outbox: domainEvents.outbox,
   };
 
+  // Off unless METRICS_TOKEN or METRICS_PORT is set. Built before the modules, so the event
+  // store's appends are timed from the first; reads the modules' own counters at scrape.
+  let replayedClicks = 0;
+  const metrics = createMetrics(config, {
+    redirect: () => redirect.stats(),
+    retention: () => retention.stats(),
+    replayed: () => replayedClicks,
+    db: database.db,
+    now,
+  });
+  metrics?.timeAppends(ctx.events, 'append', 'events');
+  metrics?.timeAppends(ctx.events, 'appendRawClicks', 'click_batch');
+
   // A link's webhookIds or folder decide whether webhooks hear about its clicks.
   ctx.bus.subscribe((change) => {
     if (change.type === 'link') webhooks.linksChanged();
@@ -131,6 +154,7 @@ export async function buildApp(options: BuildOptions) {
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
+  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,
@@ -150,21 +174,29 @@ export async function buildApp(options: BuildOptions) {
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
+  // Spill files replayed at this start (main.ts calls it), for waymark_clicks_replayed_total.
+  const replaySpilledClicks = redirect.replaySpilledClicks;
+  redirect.replaySpilledClicks = async () => {
+    const result = await replaySpilledClicks();
+    replayedClicks += result.written;
+    return result;
+  };
   // The reader closes last but one: the lifecycles before it may still read through it; the
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
   // The event log closes after the redirect (its last batches) and tracking, before the reader.
-  const lifecycles: Lifecycle[] = [webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
   let fastifyHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     fastifyHandler = handler;
-    return createServer((req, res) => {
+    const route = (req: IncomingMessage, res: ServerResponse) => {
       if (!redirect.tryHandle(req, res)) fastifyHandler!(req, res);
-    });
+    };
+    return options.starting ? options.starting.adopt(route) : createServer(route);
   };
 
   const app = Fastify({
@@ -205,12 +237,14 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
   await app.register(clientAddressPlugin, { rule: clientAddress });
+  metrics?.instrumentRequests(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   const limits = createRateLimits(database, {
     perMinute: config.rateLimitPerMinute,
     analyticsPerSecond: config.analyticsRateLimitPerSecond,
     qrPerMinute: config.qrRateLimitPerMinute,
+    tlsAllowPerMinute: config.tlsAllowRateLimitPerMinute,
     failedAuthPerMinute: config.failedAuthRateLimitPerMinute,
     log: app.log,
     inMemory: options.processLocalRateCounters,
@@ -218,14 +252,8 @@ export async function buildApp(options: BuildOptions) {
   await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
   await app.register(limits.plugin);
 
-  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await database.ping();
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
+  if (metrics) await app.register(metrics.routes, { onUnauthorized: limits.countFailedAuth });
+  await app.register(healthRoutes, { readiness: options.readiness ?? createReadiness('serving'), ping: () => database.ping() });
 
   await app.register(errorDocsRoutes);
   await app.register(workspaceRoutes, { workspaces });
@@ -241,7 +269,15 @@ export async function buildApp(options: BuildOptions) {
   await app.register(dashboard.routes);
   await app.register(imports.routes);
   await app.register(exports.routes);
+  await app.register(tls.routes);
 
+  // The log thread opened its store meanwhile (an upgrade may still run): the modules start on it.
+  try {
+    await eventLog.opened;
+  } catch (err) {
+    await eventLog.close();
+    throw err;
+  }
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting connections and drained requests: flush what is buffered.
@@ -249,5 +285,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
 }

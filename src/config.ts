@@ -10,7 +10,10 @@ import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_ROWS } from './imports/limits.js';
+
+/** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
+export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
+export const DEFAULT_IMPORT_MAX_BYTES = 64 * 2 ** 20;
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -67,6 +70,12 @@ const EnvSchema = z.object({
   ANALYTICS_RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().optional(),
   /** GET /qr calls per minute per client address (IPv6: per /64); the route needs no key. */
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** GET /tls/allow calls per minute per client address (the TLS terminator's questions, docs/deploy.md). */
+  TLS_ALLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Bearer token of GET /metrics on the main port (off without it, or on METRICS_PORT alone). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  /** A port of its own serving only GET /metrics, on HOST. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Requests answered 401 (missing, unknown or revoked key) per minute per client address; past it, 429. */
   FAILED_AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** Failed dashboard logins per 15 minutes from one client address (IPv6: per /64), any account; past it, 429. */
@@ -149,7 +158,7 @@ const EnvSchema = z.object({
    * Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite
    * file), `duckdb:<path>`, or a ClickHouse server: `clickhouse://user:pass@host:8123/db`,
    * `clickhouses://…` (HTTPS) or `http(s)://…` (docs/events-stores.md). Unset: `duckdb` with a
-   * SQLite database, `sql` with PostgreSQL (events/open.ts, `eventsUrlFor`).
+   * SQLite database, `sql` with PostgreSQL (events/store-kind.ts, `eventsUrlFor`).
    */
   EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?|(clickhouses?|https?):\/\/.+)$/i, 'must be "sql", "duckdb", "duckdb:<path>" or a clickhouse:// URL').optional(),
   /** DuckDB's memory limit (the column event store), e.g. 512MB or 2GB. */
@@ -179,6 +188,9 @@ export interface Config {
   rateLimitPerMinute?: number;
   analyticsRateLimitPerSecond?: number;
   qrRateLimitPerMinute: number;
+  tlsAllowRateLimitPerMinute: number;
+  /** GET /metrics: on the main port with this bearer token, and/or on a port of its own (src/metrics/). */
+  metrics: { token?: string; port?: number };
   failedAuthRateLimitPerMinute: number;
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
@@ -279,6 +291,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
+    tlsAllowRateLimitPerMinute: e.TLS_ALLOW_RATE_LIMIT_PER_MINUTE,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,

@@ -15,7 +15,7 @@
  *   their deliverers (`onCounted`).
  *
  * @example
- * const log = await startEventLog({ config, database, clickSubscriptions: () => outbox.clickSubscriptions(), onCounted, onLog });
+ * const log = startEventLog({ config, database, clickSubscriptions: () => outbox.clickSubscriptions(), onCounted, onLog });
  * ctx.events = log.events;
  * await log.events.appendRawClicks('b1', clicks);
  */
@@ -23,7 +23,7 @@ import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threa
 import type { Config } from './config.js';
 import type { Dialect } from './db/dialect.js';
 import type { OpenDatabase } from './db/open.js';
-import { startModuleWorker } from './worker-thread.js';
+import { DATABASE_PACKAGES, startModuleWorker } from './worker-thread.js';
 import { createLinkCounters, linkBumps, workspaceBumps } from './events/counters.js';
 import { openEventStores, type EventLogSettings } from './events/open.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
@@ -171,15 +171,18 @@ function localHalf(kind: 'sql' | 'duckdb' | 'clickhouse', database: OpenDatabase
 export interface EventLog {
   /** `ctx.events`. */
   events: EventLogClient;
+  /** Settles once the store is open (rejects if it could not be); calls made before wait for it. */
+  opened: Promise<void>;
   /** Counts what is stored, closes the store, ends the thread. */
   close(): Promise<void>;
 }
 
 /**
  * Starts the log (a worker with its own connection, or this thread for an in-memory database) and
- * resolves once its store is open, with the client.
+ * returns its client at once: the thread starts and opens the store meanwhile (`opened`), so the
+ * caller's own start (app.ts: the routes) runs alongside.
  */
-export async function startEventLog(options: {
+export function startEventLog(options: {
   config: Config;
   database: OpenDatabase;
   kind: 'sql' | 'duckdb' | 'clickhouse';
@@ -189,7 +192,7 @@ export async function startEventLog(options: {
   /** After a fold that wrote outbox rows or deliveries. */
   onCounted(written: readonly string[]): void;
   onLog(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
-}): Promise<EventLog> {
+}): EventLog {
   const { config, database } = options;
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
@@ -206,6 +209,8 @@ export async function startEventLog(options: {
   if (database.capabilities.writerThread) {
     worker = startModuleWorker(new URL('./event-log-thread.js', import.meta.url), {
       workerData: { url: database.url, pgSchema: database.pgSchema, config: logOptions } satisfies EventLogThreadData,
+      // The engine's package only for the store selected (events/open.ts loads no other).
+      preload: [...DATABASE_PACKAGES, 'maxmind', 'ua-parser-js', 'isbot', 'nanoid', ...(options.kind === 'duckdb' ? ['@duckdb/node-api'] : options.kind === 'clickhouse' ? ['@clickhouse/client'] : [])],
     });
     port = worker as unknown as LogPort;
   } else {
@@ -218,17 +223,20 @@ export async function startEventLog(options: {
   worker?.on('error', (err) => events.fail(err instanceof Error ? err : new Error(String(err))));
   worker?.on('exit', (code) => events.fail(new Error(`the event log thread stopped (exit code ${code})`)));
   served?.catch((err) => events.fail(err instanceof Error ? err : new Error(String(err))));
-  // The store is open once it answers (an upgrade runs first).
-  const described = await events.describe();
-  if (described.kind !== options.kind) throw new Error(`the event log opened a ${described.kind} store, not ${options.kind}`);
   const subscriptionsChanged = () => events.setListenerSettings({ clicks: options.clickSubscriptions() } satisfies ClickListenerSettings);
   subscriptionsChanged();
   options.watchClickSubscriptions(subscriptionsChanged);
+  // The store is open once it answers (an upgrade runs first); requests sent meanwhile wait for it.
+  const opened = events.describe().then((described) => {
+    if (described.kind !== options.kind) throw new Error(`the event log opened a ${described.kind} store, not ${options.kind}`);
+  });
+  opened.catch(() => undefined);
   return {
     events,
+    opened,
     async close() {
       await events.close().catch((err) => options.onLog('warn', 'the event log did not close cleanly; the next start counts what is left', { err: String((err as Error)?.message ?? err) }));
-      await served;
+      await served?.catch(() => undefined);
       if (worker) await worker.terminate();
     },
   };

@@ -1,13 +1,17 @@
 /**
- * Process entry: config → database → app → replay spilled clicks → listen. On SIGTERM/SIGINT,
- * within `CLICK_SHUTDOWN_GRACE_MS` (8 s, under docker's 10): stop accepting, finish requests in
- * flight, commit buffered clicks, spill to a file what cannot be committed in time
- * (redirect/click-spill.ts), close the database, exit 0 (1 if a click could be neither).
+ * Process entry: config → listen (health and readiness only, health/starting-server.ts) →
+ * database (migrations) → app → click writer → replay spilled clicks → serve. `GET /ready` says
+ * which step runs (health/readiness.ts). On SIGTERM/SIGINT, within `CLICK_SHUTDOWN_GRACE_MS` (8 s,
+ * under docker's 10): unready, stop accepting, finish requests in flight, commit buffered clicks,
+ * spill to a file what cannot be committed in time (redirect/click-spill.ts), close the database,
+ * exit 0 (1 if a click could be neither).
  */
 import { loadConfig, ConfigError } from './config.js';
 import { openDatabase } from './db/open.js';
 import { buildApp } from './app.js';
 import { startBanner } from './start-banner.js';
+import { createReadiness } from './health/readiness.js';
+import { listenWhileStarting } from './health/starting-server.js';
 
 async function main(): Promise<void> {
   let config;
@@ -20,14 +24,21 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The port answers from here on: /health 200, /ready 503 with the step, anything else 503.
+  const readiness = createReadiness();
+  const starting = await listenWhileStarting({ port: config.port, host: config.host, docsUrl: config.docsUrl, readiness });
+  readiness.enter('migrations');
   const database = await openDatabase(config.databaseUrl);
-  const { app, ctx, modules } = await buildApp({ config, database });
+  // Opens (and upgrades) the event store, starts the modules.
+  readiness.enter('event store');
+  const { app, ctx, modules } = await buildApp({ config, database, readiness, starting });
   // Signals are handled from here on: one that arrives while the process starts (the app's
   // modules already run: the event publisher may deliver) shuts it down like any other.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    readiness.stopping();
     const graceMs = config.clickShutdownGraceMs;
     app.log.info({ signal, graceMs }, 'shutting down');
     // Held redirects go out now; clicks are committed until shortly before the deadline, then
@@ -35,7 +46,8 @@ async function main(): Promise<void> {
     modules.redirect.beginShutdown(Date.now() + graceMs);
     // Out of time (a request or the database hangs): spill what is still in memory, exit.
     const timer = setTimeout(() => {
-      let code = 0;
+      // 1 if clicks were already given up (a spill that failed: a full disk), whatever is left now.
+      let code = modules.redirect.stats().writer.lost > 0 ? 1 : 0;
       try {
         modules.redirect.spillNow();
       } catch (err) {
@@ -58,6 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
+  readiness.enter('click writer');
   const boot = await ctx.workspaces.ensureDefault(config.apiKey);
   // The event log's thread loads the ~130 MB of GeoIP data that completing a click needs now, not
   // with the first click, which would otherwise wait about a second to be stored (and its answer
@@ -65,14 +78,22 @@ async function main(): Promise<void> {
   await modules.redirect.startWriter();
   if (stopping) return;
   // Clicks an earlier shutdown could not commit in time are written before anything new.
+  readiness.enter('spill replay');
   await modules.redirect.replaySpilledClicks();
   if (stopping) return;
 
+  // The server listens already: Fastify only takes note (and closes it at shutdown).
   await app.listen({ port: config.port, host: config.host });
   if (stopping) return;
+  starting.open();
+  readiness.started();
 
   // While no dashboard user exists, each start prints a fresh one-time setup address.
-  const setupToken = (await modules.users.service.issueSetupToken()) ?? undefined;
+  // Not a reason to stop serving: a full disk refuses the write (the next start issues one).
+  const setupToken = (await modules.users.service.issueSetupToken().catch((err) => {
+    console.error('waymark: no setup address this time (the database refused the write; the next start issues one):', err instanceof Error ? err.message : err);
+    return null;
+  })) ?? undefined;
   console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 

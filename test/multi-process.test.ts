@@ -2,7 +2,8 @@
  * The documented scale-out, proven with two real `src/main.ts` processes on one PostgreSQL schema:
  * rate limits are shared (the limit holds whichever process answers, not once per process), and
  * a link changed through one process redirects to its new destination on the other within a
- * second (LISTEN/NOTIFY, src/db/change-relay.ts).
+ * second (LISTEN/NOTIFY, src/db/change-relay.ts), and a domain added or deleted through one is
+ * allowed or refused a certificate by the other (GET /tls/allow) as fast.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -144,4 +145,29 @@ test('a link changed through one process redirects to its new destination on the
   // The issue's bound. The relay delivers in milliseconds (NOTIFY at A's commit, LISTEN on B):
   // the second is the requirement itself, with two orders of magnitude to spare on a busy machine.
   assert.ok(seenAfterMs <= 1_000, `B took ${seenAfterMs} ms`);
+});
+
+test('a domain added through one process is allowed a certificate by the other within a second, and refused once deleted', { skip: SKIP }, async (t) => {
+  const key = keys[2]!;
+  const allowedBy = async (server: RunningServer, domain: string) => (await call(server, 'GET', `/tls/allow?domain=${domain}`)).status;
+  assert.equal(await allowedBy(b, 'tls.multi.test'), 404);
+
+  const waitOnB = async (status: number) => {
+    const since = Date.now();
+    while (Date.now() - since < 10_000) {
+      if ((await allowedBy(b, 'tls.multi.test')) === status) return Date.now() - since;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return -1;
+  };
+  const created = await call(a, 'POST', '/domains', bearer(key), { slug: 'tls.multi.test' });
+  assert.equal(created.status, 201, created.body);
+  const allowedAfter = await waitOnB(200);
+  const deleted = await call(a, 'DELETE', '/domains/tls.multi.test', bearer(key));
+  assert.equal(deleted.status, 200, deleted.body);
+  const refusedAfter = await waitOnB(404);
+  t.diagnostic(`process B allowed the domain ${allowedAfter} ms after A added it, and refused it ${refusedAfter} ms after A deleted it`);
+  // Its full reload runs every minute: within a second, only the relay can have told it.
+  assert.ok(allowedAfter >= 0 && allowedAfter <= 1_000, `allowed after ${allowedAfter} ms`);
+  assert.ok(refusedAfter >= 0 && refusedAfter <= 1_000, `refused after ${refusedAfter} ms`);
 });

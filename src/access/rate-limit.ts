@@ -6,7 +6,9 @@
  *   (behaviour.md §3.4): analytics and events per second, everything else per minute, with limits
  *   from the workspace's plan unless the operator overrides them;
  * - per client address (`request.clientAddress`, under TRUST_PROXY; IPv6 per /64) for routes that
- *   need no key but cost work, declared with `config: { addressLimit: 'qr' }` (`GET /qr`);
+ *   need no key but cost work, declared with `config: { addressLimit: 'qr' }` (`GET /qr`) or
+ *   `'tls'` (`GET /tls/allow`, counted in this process's memory on every engine: its answer comes
+ *   from memory, and a TLS terminator asks the process beside it);
  * - per client address for requests that fail authentication (401): past the limit they are
  *   answered 429 instead. auth.ts calls `countFailedAuth`; valid keys from the same address are
  *   not affected, since only failures count.
@@ -15,7 +17,7 @@
  * logged: a rate limit must not turn a database hiccup into an API outage of its own.
  *
  * @example
- * const limits = createRateLimits(database, { qrPerMinute: 600, failedAuthPerMinute: 60, log: app.log });
+ * const limits = createRateLimits(database, { qrPerMinute: 600, tlsAllowPerMinute: 600, failedAuthPerMinute: 60, log: app.log });
  * await app.register(authPlugin, { workspaces, onUnauthorized: limits.countFailedAuth });
  * await app.register(limits.plugin);
  */
@@ -31,7 +33,7 @@ import type { OpenDatabase } from '../db/open.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Calls without a key are counted per client address against this limit. */
-    addressLimit?: 'qr';
+    addressLimit?: 'qr' | 'tls';
   }
 }
 
@@ -42,6 +44,8 @@ export interface RateLimitOptions {
   analyticsPerSecond?: number;
   /** `GET /qr` calls per minute per client address. */
   qrPerMinute: number;
+  /** `GET /tls/allow` calls per minute per client address. */
+  tlsAllowPerMinute: number;
   /** Failed authentications (401) per minute per client address. */
   failedAuthPerMinute: number;
   log: FastifyBaseLogger;
@@ -58,6 +62,9 @@ interface Bucket {
   limit: string;
 }
 
+/** Key prefix of the buckets counted in this process's memory. */
+const LOCAL = 'local:';
+
 function isAnalytics(request: FastifyRequest): boolean {
   const url = request.routeOptions.url ?? '';
   return url.startsWith('/analytics') || url.startsWith('/events');
@@ -66,6 +73,8 @@ function isAnalytics(request: FastifyRequest): boolean {
 export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options: RateLimitOptions) {
   const onError = (err: unknown, context: string) => options.log.warn({ err }, context);
   const counters: RateCounters = openRateCounters(database, { onError, inMemory: options.inMemory });
+  // Buckets whose key starts with LOCAL are counted here whatever the engine.
+  const local: RateCounters = openRateCounters(database, { onError, inMemory: true });
 
   const buckets = new WeakMap<FastifyRequest, Bucket | null>();
   /** The request's bucket, worked out once (the plugin asks for key, max and window separately). */
@@ -79,6 +88,8 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
         : { key: `k:${request.auth.keyHash}:m`, max: options.perMinute ?? plan.apiPerMinute, windowMs: 60_000, limit: 'per minute for this key' };
     } else if (request.routeOptions.config.addressLimit === 'qr') {
       bucket = { key: `ip:${addressKey(request.clientAddress)}:qr`, max: options.qrPerMinute, windowMs: 60_000, limit: 'QR codes per minute from this address' };
+    } else if (request.routeOptions.config.addressLimit === 'tls') {
+      bucket = { key: `${LOCAL}ip:${addressKey(request.clientAddress)}:tls`, max: options.tlsAllowPerMinute, windowMs: 60_000, limit: 'certificate questions per minute from this address' };
     } else {
       bucket = null; // health, docs, the client script, 404s
     }
@@ -90,7 +101,7 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
   class SharedStore {
     // The plugin passes the request's window as a third argument, which its type declarations omit.
     incr(key: string, cb: (err: Error | null, result?: { current: number; ttl: number }) => void, timeWindow = 60_000): void {
-      counters.hit(key, timeWindow).then(
+      (key.startsWith(LOCAL) ? local : counters).hit(key, timeWindow).then(
         (c) => cb(null, { current: c.hits, ttl: c.resetInMs }),
         (err: Error) => {
           onError(err, 'rate limit counter failed; request let through');
@@ -120,7 +131,10 @@ export function createRateLimits(database: Pick<OpenDatabase, 'pgPool'>, options
         errorResponseBuilder: (request, context) =>
           new ApiError('rate_limit_exceeded', `Too many requests: the limit is ${context.max} ${bucketOf(request)!.limit}. Retry in ${context.after}.`),
       });
-      app.addHook('onClose', () => counters.close());
+      app.addHook('onClose', async () => {
+        await counters.close();
+        await local.close();
+      });
     },
     { name: 'waymark-rate-limit', dependencies: ['waymark-auth'] },
   );

@@ -32,6 +32,14 @@ export interface AnalyticsServiceDeps {
 }
 
 
+/**
+ * How a caller reads beyond the published query: the dashboard counts links in every folder when
+ * no folder is asked for (`everyFolder`); the API never passes it.
+ */
+export interface ReadView {
+  everyFolder?: boolean;
+}
+
 /** Shaped links an export keeps between pages (a few MB at most). */
 const LINK_CACHE_MAX = 5_000;
 
@@ -86,21 +94,21 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     return row.id;
   }
 
-  async function resolveScope(workspaceId: string, filters: ParsedFilters): Promise<LinkScope> {
+  async function resolveScope(workspaceId: string, filters: ParsedFilters, view: ReadView): Promise<LinkScope> {
     const links = { ...filters.links };
     if (filters.lookup) links.ids = { op: 'in', values: [await resolveLookup(workspaceId, filters.lookup)] };
-    const input = { workspaceId, links, named: links.ids?.op === 'in' };
+    const input = { workspaceId, links, named: links.ids?.op === 'in', everyFolder: view.everyFolder === true };
     if (links.matchesNothing || !hasLinkFilter(links)) return buildScope(input);
     return buildScope(input, await events.scopeLinkIds(input, MAX_INLINE_IDS));
   }
 
-  async function prepare(auth: AuthContext, q: AnalyticsQuery | EventsQuery, timeseries: boolean) {
+  async function prepare(auth: AuthContext, q: AnalyticsQuery | EventsQuery, timeseries: boolean, view: ReadView) {
     assertUsage(auth);
     const ws = auth.workspace;
     const range = resolveRange(q, { now: deps.now(), workspaceCreatedAt: Number(ws.created_at), timeseries });
     assertRangeAllowedForPlan(ws.plan, q, range, Number(ws.created_at));
     const filters = parseFilters(q);
-    const scope = await resolveScope(auth.workspaceId, filters);
+    const scope = await resolveScope(auth.workspaceId, filters, view);
     return { range, filters, scope };
   }
 
@@ -175,11 +183,11 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
 
   return {
     /** `GET /analytics`. */
-    async retrieve(auth: AuthContext, q: AnalyticsQuery): Promise<ApiMetrics | GroupedRow[]> {
+    async retrieve(auth: AuthContext, q: AnalyticsQuery, view: ReadView = {}): Promise<ApiMetrics | GroupedRow[]> {
       if (auth.workspace.plan === 'free') throw new ApiError('forbidden', 'Analytics API is only available on paid plans.');
       const groupBy: GroupBy = q.type ?? q.groupBy ?? 'count';
       const timeseries = groupBy === 'timeseries';
-      const { range, filters, scope } = await prepare(auth, q, timeseries);
+      const { range, filters, scope } = await prepare(auth, q, timeseries, view);
       const event = q.event;
       const empty = { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
 
@@ -200,8 +208,8 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     },
 
     /** `GET /events`. */
-    async listEvents(auth: AuthContext, q: EventsQuery): Promise<EventRecord[]> {
-      const { range, filters, scope } = await prepare(auth, q, false);
+    async listEvents(auth: AuthContext, q: EventsQuery, view: ReadView = {}): Promise<EventRecord[]> {
+      const { range, filters, scope } = await prepare(auth, q, false, view);
       if (scope.empty) return [];
       const kind = KINDS[q.event][0]!;
       const spec = specOf(auth.workspaceId, [kind], [], false, filters, scope);
@@ -214,8 +222,8 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
      * walked by keyset, for exports. The checks run now (they throw before anything is sent);
      * the pages are read as the returned iterator is pulled, so a slow reader holds one page.
      */
-    async eventPages(auth: AuthContext, q: Omit<EventsQuery, 'page' | 'limit'>, pageSize = 1000): Promise<AsyncGenerator<EventRecord[]>> {
-      const { range, filters, scope } = await prepare(auth, { ...q, page: 1, limit: pageSize }, false);
+    async eventPages(auth: AuthContext, q: Omit<EventsQuery, 'page' | 'limit'>, pageSize = 1000, view: ReadView = {}): Promise<AsyncGenerator<EventRecord[]>> {
+      const { range, filters, scope } = await prepare(auth, { ...q, page: 1, limit: pageSize }, false, view);
       const spec = specOf(auth.workspaceId, [KINDS[q.event][0]!], [], false, filters, scope);
       const order = resolveSortOrder(q.sortOrder, q.order);
       return (async function* () {

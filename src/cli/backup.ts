@@ -13,7 +13,7 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { isPostgresUrl, localFilesFor, openDatabase, sqliteFileFromUrl } from '../db/open.js';
 import { backupSqlite, restoreSqlite, BackupError } from '../backup/sqlite.js';
-import { eventsUrlFor, isDuckDbLocked } from '../events/open.js';
+import { eventsUrlFor, isDuckDbLocked } from '../events/store-kind.js';
 import { duckDbPathFor } from '../events/duckdb/path.js';
 import { openDuckDbEngine } from '../events/duckdb/engine.js';
 import { backupEventFile, requestBackup } from '../events/column/backup-requests.js';

@@ -32,17 +32,36 @@ after(() => t.close());
 
 const idsIn = (html: string) => [...html.matchAll(/data-event-id="([^"]+)"/g)].map((m) => m[1]);
 
+test('the events page and its export count links in every folder unless "Outside folders" is chosen', async () => {
+  const apiIds = async (q: string) => ((await t.inject({ method: 'GET', url: `/events?interval=all&limit=100&${q}` })).json() as any[]).map((e) => (e.event === 'click' ? e.click.id : e.eventId));
+  for (const event of ['leads', 'sales']) {
+    const outside = await apiIds(`event=${event}`);
+    const inFolder = await apiIds(`event=${event}&folderId=${seed.folder}`);
+    assert.ok(inFolder.length > 0, `the fixture has ${event} in the folder`);
+    const res = await viewer.get(`/dashboard/w/${slug}/events?event=${event}`);
+    assert.deepEqual(new Set(idsIn(res.body)), new Set([...outside, ...inFolder]), event);
+    assert.match(res.body, /<option value="unsorted">Outside folders<\/option>/);
+    const folder = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&folderId=${seed.folder}`);
+    assert.deepEqual(new Set(idsIn(folder.body)), new Set(inFolder));
+    assert.match(folder.body, new RegExp(`events/export\\?event=${event}&(amp;)?folderId=${seed.folder}`));
+  }
+  const csv = async (q: string) => (await viewer.get(`/dashboard/w/${slug}/events/export?event=sales${q}`)).body;
+  assert.match(await csv(''), /go\.test\/b/);
+  assert.doesNotMatch(await csv('&folderId=unsorted'), /go\.test\/b/);
+});
+
 test('the events page pages through what GET /events answers, for each tab', async () => {
   for (const event of ['clicks', 'leads', 'sales']) {
     for (const page of [1, 2]) {
-      const res = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&page=${page}`);
+      // "Outside folders" is the API's default; the every-folder view is tested below.
+      const res = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&folderId=unsorted&page=${page}`);
       assert.equal(res.statusCode, 200, res.body.slice(0, 300));
       const api = await t.inject({ method: 'GET', url: `/events?event=${event}&page=${page}&limit=${EVENTS_PAGE_SIZE}&interval=all` });
       const expected = (api.json() as any[]).map((e) => (e.event === 'click' ? e.click.id : e.eventId));
       assert.deepEqual(idsIn(res.body), expected, `${event} page ${page}`);
       if (event === 'clicks' && page === 1) {
         assert.equal(expected.length, EVENTS_PAGE_SIZE);
-        assert.match(res.body, /href="[^"]*events\?event=clicks(&amp;|&)page=2" rel="next">Older/);
+        assert.match(res.body, /href="[^"]*events\?event=clicks(&amp;|&)folderId=unsorted(&amp;|&)page=2" rel="next">Older/);
       }
       if (event === 'clicks' && page === 2) {
         assert.ok(expected.length > 0 && expected.length < EVENTS_PAGE_SIZE);

@@ -37,8 +37,13 @@ async function page(query: string) {
   return { res, ...readAnalyticsPage(res.body) };
 }
 
+/**
+ * The page with `query` against the API with the same query. Without a folder the API counts only
+ * links outside folders and the page every folder, so the page is asked for "Outside folders"
+ * (`folderId=unsorted`) then; the every-folder view has its own test below.
+ */
 async function assertPageEqualsApi(query: string) {
-  const shown = await page(query);
+  const shown = await page(/folderId=/.test(query) ? query : `${query}&folderId=unsorted`);
   const composite = `${query}&event=composite`;
   assert.deepEqual(shown.totals, await api(composite), `totals of ${query}`);
   const series = (await api(`${composite}&groupBy=timeseries`)) as any[];
@@ -81,6 +86,31 @@ describe('analytics page = GET /analytics for the same query', () => {
     await assertPageEqualsApi(`interval=all&folderId=${seed.folder}`);
     await assertPageEqualsApi('interval=all&domain=go.test&referer=google.com');
     await assertPageEqualsApi('interval=all&utm_source=news');
+  });
+
+  test('no folder chosen counts links in every folder; "Outside folders" is the API\'s default', async () => {
+    const all = await page('interval=all');
+    const outside = await api('interval=all&event=composite');
+    const inFolder = await api(`interval=all&event=composite&folderId=${seed.folder}`);
+    assert.ok(inFolder.clicks > 0 && outside.clicks > 0, 'the fixture has clicks inside and outside the folder');
+    for (const k of ['clicks', 'leads', 'sales', 'saleAmount'] as const) assert.equal(all.totals[k], outside[k] + inFolder[k], k);
+    const outsideSeries = (await api('interval=all&event=composite&groupBy=timeseries')) as any[];
+    const folderSeries = (await api(`interval=all&event=composite&groupBy=timeseries&folderId=${seed.folder}`)) as any[];
+    assert.deepEqual(all.series!.clicks, outsideSeries.map((p, i) => p.clicks + folderSeries[i].clicks), 'the chart counts every folder too');
+    const top = all.cards.get('top_links')!.map((r) => r.value);
+    assert.ok(top.includes('link_b'), `the folder's link is in Top links: ${top}`);
+    assert.ok(!(await page('interval=all&folderId=unsorted')).cards.get('top_links')!.some((r) => r.value === 'link_b'));
+    // The choice is explicit in the form, and the export link carries it.
+    assert.match(all.res.body, /<option value="" selected>All folders<\/option>|<option value="">All folders<\/option>/);
+    const unsorted = await page('interval=all&folderId=unsorted');
+    assert.match(unsorted.res.body, /<option value="unsorted" selected>Outside folders<\/option>/);
+    assert.match(unsorted.res.body, /\/analytics\/export\?[^"]*folderId=unsorted/);
+    // The export of the page's figures: every folder by default, the API's default for "unsorted".
+    const csv = async (q: string) => (await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&event=composite&groupBy=top_links${q}`)).body;
+    assert.match(await csv(''), /link_b/);
+    assert.doesNotMatch(await csv('&folderId=unsorted'), /link_b/);
+    // The API keeps its published behaviour.
+    assert.ok(!((await api('interval=all&event=composite&groupBy=top_links')) as any[]).some((r) => r.id === 'link_b'));
   });
 
   test("a card's row links to the page with that filter added; the filter's ✕ removes it", async () => {
@@ -131,4 +161,55 @@ test('a link title with markup is escaped on the analytics page', async () => {
   } finally {
     await t2.close();
   }
+});
+
+describe('finding a link and seeing a whole card', () => {
+  const options = (html: string) => [...html.matchAll(/<option value="([^"]*)"[^>]*>/g)].map((m) => m[1]);
+
+  test('the link picker searches as it is typed (htmx fragment) and on Apply without JavaScript', async () => {
+    const shown = await page('interval=all');
+    assert.match(shown.res.body, /<input type="search" name="linkSearch"[^>]*hx-get="\/dashboard\/w\/[^"]+\/analytics\/link-options"[^>]*hx-target="#link-choices"/);
+    const fragment = async (q: string) => {
+      const res = await viewer.get(`/dashboard/w/${slug}/analytics/link-options?${q}`, { 'hx-request': 'true' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.doesNotMatch(res.body, /<html/);
+      return options(res.body);
+    };
+    assert.deepEqual(await fragment('linkSearch=go.test/b'), ['', 'link_b'], 'a link in a folder is found');
+    assert.deepEqual(await fragment('linkSearch=EXAMPLE.COM/C'), ['', 'link_c'], 'by destination, any case');
+    assert.ok((await fragment('linkSearch=')).includes('link_root'), 'empty: the newest links');
+    // The chosen link stays listed (and selected) whatever is typed; another workspace's link never shows.
+    assert.deepEqual(await fragment('linkSearch=nothing-matches&linkId=link_a'), ['', 'link_a']);
+    assert.deepEqual(await fragment('linkSearch=nothing-matches&linkId=link_foreign'), ['']);
+    // Without JavaScript, Apply sends the search with the form: the select lists the matches.
+    const applied = await page('interval=all&linkSearch=go.test/c');
+    const select = /<select name="linkId" id="link-choices">([\s\S]*?)<\/select>/.exec(applied.res.body)![1]!;
+    assert.deepEqual(options(select), ['', 'link_c']);
+    assert.match(applied.res.body, /name="linkSearch" value="go.test\/c"/);
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/link-options?linkSearch=${'x'.repeat(201)}`)).statusCode, 422);
+  });
+
+  test('a card with more rows than it shows gets "Show all", which shows every row and back', async () => {
+    const c1 = seed.events.find((e) => e.id === 'c1')!;
+    const countries = ['AR', 'AT', 'AU', 'BE', 'BR', 'CA', 'CH', 'CL', 'CN', 'CZ', 'DK', 'ES', 'FI'];
+    await t.ctx.events.append(countries.map((country, i) => ({ ...c1, id: `cc${i}`, click_id: `cc${i}`, country, timestamp: SEED_NOW - 3 * 86_400_000 - i * 60_000 })));
+    const all = (await api('interval=all&event=composite&groupBy=countries')) as any[];
+    assert.ok(all.length > CARD_ROWS);
+    // "Outside folders", to compare with the API's default.
+    const shown = await page('interval=all&device=Desktop&folderId=unsorted');
+    assert.equal(shown.cards.get('countries')!.length, CARD_ROWS);
+    const link = new RegExp(`<a href="([^"]+)" data-show-all="countries">Show all ([\\d,]+)</a>`).exec(shown.res.body);
+    const filtered = (await api('interval=all&event=composite&groupBy=countries&device=Desktop')) as any[];
+    assert.ok(link, 'the countries card offers Show all');
+    assert.equal(Number(link![2]!.replace(',', '')), filtered.length);
+    const url = new URL(link![1]!.replaceAll('&amp;', '&'), 'http://x');
+    assert.equal(url.searchParams.get('show'), 'countries');
+    assert.equal(url.searchParams.get('device'), 'Desktop', 'the filters stay');
+    const expanded = await page(url.search.slice(1));
+    assert.deepEqual(expanded.cards.get('countries')!.map((r) => r.value), filtered.map((r) => r.country));
+    assert.equal(expanded.cards.get('cities')!.length <= CARD_ROWS, true, 'only that card grows');
+    const back = new RegExp(`<a href="([^"]+)" data-show-all="countries">Show the top rows</a>`).exec(expanded.res.body);
+    assert.ok(back && !back[1]!.includes('show='));
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?show=nonsense`)).statusCode, 422);
+  });
 });

@@ -4,11 +4,30 @@
  * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
  * load and after every htmx swap; without JavaScript the page's table of the same figures stays
  * readable.
- * Data: { timezone, x: [unix seconds], clicks: [], leads: [], sales: [] }.
+ * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }.
  */
 (function () {
   'use strict';
   var charts = [];
+
+  // Axis text and grid in the page's theme colours (light or dark: dashboard.css's variables).
+  function themeColours() {
+    var css = getComputedStyle(document.documentElement);
+    return { fg: css.getPropertyValue('--muted').trim() || '#5b6169', line: css.getPropertyValue('--line').trim() || '#d8dbe0' };
+  }
+  function axis(theme) {
+    return { stroke: theme.fg, grid: { stroke: theme.line, width: 1 }, ticks: { stroke: theme.line, width: 1 } };
+  }
+  // The y axis as wide as its longest label ("20,000" must not lose its first digits).
+  function axisSize(u, values) {
+    if (!values || !values.length) return 40;
+    var ctx = u.ctx;
+    ctx.save();
+    ctx.font = u.axes[1].font[0];
+    var widest = values.reduce(function (w, v) { return Math.max(w, ctx.measureText(String(v)).width); }, 0);
+    ctx.restore();
+    return Math.ceil(widest / (window.devicePixelRatio || 1)) + 24;
+  }
 
   function draw() {
     charts.forEach(function (c) { c.destroy(); });
@@ -19,6 +38,7 @@
     try { data = JSON.parse(holder.getAttribute('data-series') || '{}'); } catch (e) { return; }
     holder.textContent = '';
     var zone = data.timezone || 'UTC';
+    var theme = themeColours();
     var width = Math.max(280, holder.clientWidth || 600);
     var opts = {
       width: width,
@@ -27,15 +47,21 @@
       legend: { live: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
-      axes: [{}, { size: 50 }],
-      series: [
-        {},
-        { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' },
-        { label: 'Leads', stroke: '#b36b00', width: 2 },
-        { label: 'Sales', stroke: '#1b6e3a', width: 2 },
-      ],
+      axes: [axis(theme), Object.assign(axis(theme), { size: axisSize })],
+      series: [{}],
     };
-    charts.push(new uPlot(opts, [data.x || [], data.clicks || [], data.leads || [], data.sales || []], holder));
+    // Only the series the page sent (a public page without conversions sends clicks alone).
+    var lines = [];
+    [
+      ['clicks', { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' }],
+      ['leads', { label: 'Leads', stroke: '#b36b00', width: 2 }],
+      ['sales', { label: 'Sales', stroke: '#1b6e3a', width: 2 }],
+    ].forEach(function (s) {
+      if (!data[s[0]]) return;
+      opts.series.push(s[1]);
+      lines.push(data[s[0]]);
+    });
+    charts.push(new uPlot(opts, [data.x || []].concat(lines), holder));
   }
 
   var resizeTimer;

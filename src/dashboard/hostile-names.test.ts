@@ -296,6 +296,8 @@ test('account, links, the link builder and its key check', async () => {
   await post(owner, `${links}/bulk`, { op: 'archive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: 'unarchive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: V.path }, { status: 422 });
+  await post(owner, `${links}/bulk`, { op: 'delete', back: V.path }, { status: 303 });
+  await get(owner, `${links}?empty=1&search=${enc(V.search)}`, { status: 200, shows: ['search'] });
 
   await get(owner, `${links}/new`, { status: 200, shows: [...FRAME, 'domain', 'folder', 'tag'] });
   await get(viewer, `${links}/new`, { status: 403 });
@@ -310,6 +312,9 @@ test('account, links, the link builder and its key check', async () => {
     status: 200,
     shows: [...FRAME, 'domain', 'linkKey', 'linkUrl', 'linkTitle', 'linkDescription', 'linkImage', 'linkExpiredUrl', 'linkIos', 'linkAndroid', 'linkGeoUrl', 'linkVariantUrl', 'linkUtmSource', 'linkUtmTerm', 'folder', 'tag'],
   });
+  // After a save: the notice and the summary print the short link (domain and key) again.
+  await get(owner, `${edit}?saved=created`, { status: 200, shows: ['domain', 'linkKey', 'linkTitle'] });
+  await get(owner, `${edit}?saved=${enc(V.path)}`, { status: 422 });
   await post(owner, edit, typed, { status: 422, shows: ['builderUrl', 'builderTitle', 'domain', 'folder', 'tag'] });
   await get(owner, `${links}/${enc(V.path)}/edit`, { status: 404 });
 
@@ -330,8 +335,11 @@ test('analytics, events, customers and public stats', async () => {
     .join('&');
   await get(owner, `${base}/analytics?interval=all&${filters}`, { status: 200, shows: ['filter'] });
   await get(owner, `${base}/analytics?timezone=${enc(V.timezone)}`, { status: 200, shows: ['timezone'] });
+  // The link picker: what is typed, and the links it finds (their domain and key).
+  await get(owner, `${base}/analytics?interval=all&linkSearch=${enc(V.search)}&show=countries`, { status: 200, shows: ['search', 'country'] });
+  await get(viewer, `${base}/analytics/link-options?linkSearch=&linkId=${enc(V.path)}`, { status: 200, shows: ['domain', 'linkKey'] });
 
-  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer'] });
+  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer', 'folder'] });
   await get(owner, `${base}/events?event=leads`, { status: 200, shows: ['leadName', 'customerName'] });
   await get(viewer, `${base}/events?event=sales`, { status: 200, shows: ['saleName', 'customerName'] });
   await get(owner, `${base}/customers`, { status: 200, shows: [...FRAME, 'customerName', 'customerEmail', 'customerCountry'] });

@@ -7,26 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { addDomain, addFolder, addTag } from '../links/test-fixtures.js';
-import { addUser, logIn, slugOf } from './testing.js';
-
-async function apiLink(t: TestApp, id: string, headers = t.headers) {
-  const res = await t.app.inject({ method: 'GET', url: `/links/${id}`, headers });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-}
-
-async function createLink(t: TestApp, body: Record<string, unknown>, headers = t.headers): Promise<{ id: string; key: string; domain: string }> {
-  const res = await t.app.inject({ method: 'POST', url: '/links', headers, payload: body });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json();
-}
-
-/** The link id of the edit page a create redirected to. */
-function createdId(location: string | undefined): string {
-  const m = /\/links\/(link_\w+)\/edit$/.exec(location ?? '');
-  assert.ok(m, `redirect to the edit page, got ${location}`);
-  return m[1]!;
-}
+import { addUser, apiLink, createdId, createLink, logIn, slugOf } from './testing.js';
 
 /** The message printed at a field (`<p class="error" id="err-<field>">`). */
 function fieldError(body: string, field: string): string | undefined {
@@ -115,6 +96,17 @@ test('a link built with UTM, tags, folder, expiry, password, devices, geo and va
     assert.match(String(image.headers['content-type']), /image\/svg\+xml/);
     const png = /<a href="([^"]+)" download="qr.png"/.exec(edit.body)![1]!.replaceAll('&amp;', '&');
     assert.equal((await t.app.inject({ method: 'GET', url: png })).headers['content-type'], 'image/png');
+    // After Create: a notice with the full short link and Copy; the summary's figures; the link's analytics.
+    const notice = /<p class="notice saved" role="status">([\s\S]*?)<\/p>/.exec(edit.body)?.[1] ?? '';
+    assert.match(notice, /Link created: /);
+    assert.ok(notice.includes(`>${link.shortLink}</a>`), notice);
+    assert.ok(notice.includes(`data-copy="${link.shortLink}"`), notice);
+    assert.match(edit.body, /<dl class="totals" id="totals" data-clicks="0" data-leads="0" data-sales="0" data-sale-amount="0">/);
+    assert.ok(edit.body.includes(`/analytics?interval=all&linkId=${link.id}">Analytics of this link`));
+    // The plain edit page has the summary but no notice.
+    const plain = await browser.get((res.headers.location as string).replace(/\?.*$/, ''));
+    assert.doesNotMatch(plain.body, /class="notice saved"/);
+    assert.ok(plain.body.includes(`data-copy="${link.shortLink}"`));
   } finally {
     await t.close();
   }
@@ -129,7 +121,8 @@ test('editing a link changes what the API returns; emptied fields are cleared', 
     await browser.get(edit);
     const res = await browser.post(edit, { url: 'https://example.com/new', domain: link.domain, key: link.key, utm_source: '', utm_campaign: 'c', title: 'New', password: '', geo_country_0: '', geo_url_0: '' });
     assert.equal(res.statusCode, 303, res.body);
-    assert.equal(res.headers.location, edit);
+    assert.equal(res.headers.location, `${edit}?saved=saved`);
+    assert.match((await browser.get(res.headers.location as string)).body, /<p class="notice saved" role="status"><span>Link saved: <\/span>/);
     const after = await apiLink(t, link.id);
     assert.equal(after.url, 'https://example.com/new?utm_campaign=c');
     assert.equal(after.utm_source, null);

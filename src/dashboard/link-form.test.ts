@@ -1,7 +1,7 @@
 /** The builder's form ↔ body mapping (link-form.ts): pure, no database. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorsOf, formToBody, formToRawBody, geoRowCount } from './link-form.js';
+import { errorsOf, formToBody, formToRawBody, geoRowCount, linkToForm } from './link-form.js';
 
 test('on create, empty fields are left to the defaults; on edit they clear the value', () => {
   const fields = { url: ' https://a.example/?utm_source=x ', key: '', title: '', utm_source: '', utm_medium: 'mail', password: ' p ' };
@@ -13,6 +13,8 @@ test('on create, empty fields are left to the defaults; on edit they clear the v
   assert.equal(edited.key, undefined, 'an empty key is not a change');
   assert.equal(edited.geo, null);
   assert.equal(edited.testVariants, null);
+  assert.equal(edited.publicStats, false, 'an unticked "Share stats" turns it off');
+  assert.equal(formToRawBody({ ...fields, publicStats: 'on' }, 'create').publicStats, true);
 });
 
 test('tags, geo rows and variants become the API’s shapes; a non-number percentage is left for the schema to refuse', () => {
@@ -44,4 +46,14 @@ test('a refusal is printed at the field it names, or by what it is about', () =>
   assert.deepEqual(Object.keys(errorsOf('Missing destination URL')), ['url']);
   assert.deepEqual(Object.keys(errorsOf('You can only use password protection and link expiration on a Pro plan and above. Upgrade to Pro to use these features.')), ['form']);
   assert.deepEqual(Object.keys(errorsOf("You've reached your monthly limit of 25 links on the Free plan. Please upgrade for higher limits.")), ['form']);
+});
+
+test('"Custom link preview" is saved only when a preview field is filled', () => {
+  const base = { url: 'https://a.example/', proxy: 'on' };
+  assert.equal(formToRawBody({ ...base, title: 'Sale' }, 'create').proxy, true);
+  assert.equal(formToRawBody({ ...base, image: 'https://a.example/i.png' }, 'edit').proxy, true);
+  assert.equal(formToRawBody(base, 'create').proxy, undefined, 'ticked but empty: the destination\'s own card');
+  assert.equal(formToRawBody(base, 'edit').proxy, false);
+  assert.equal(formToRawBody({ url: base.url, title: 'Sale' }, 'edit').proxy, false, 'unticked');
+  assert.equal(linkToForm({ ...({} as any), url: 'https://a.example/', domain: 'd', key: 'k', proxy: true }).proxy, 'on');
 });

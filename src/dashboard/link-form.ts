@@ -7,7 +7,9 @@
  * Field names (the browser tests use them): url, domain, key, utm_source … utm_content,
  * tag_<tagId> (checkbox), folderId, expiresAt (UTC, `YYYY-MM-DDTHH:MM`), expiredUrl, password,
  * ios, android, geo_country_<i> / geo_url_<i>, variant_url_<i> / variant_percentage_<i>,
- * trackConversion, title, description, image.
+ * trackConversion, proxy ("Custom link preview": saved only with a title, description or image),
+ * publicStats ("Share stats"), publicConversions (shown on the shared page; the
+ * route saves it, as it is no field of the API's link), title, description, image.
  *
  * @example
  * const body = formToBody({ url: 'https://a.example', utm_source: 'news', tag_tag_1: 'on' }, 'create');
@@ -42,6 +44,8 @@ export function linkToForm(link: LinkResponse): FormValues {
   for (const c of UTM_COLUMNS) v[c] = link[c] ?? '';
   v.expiresAt = toLocalInput(link.expiresAt);
   if (link.trackConversion) v.trackConversion = 'on';
+  if (link.publicStats) v.publicStats = 'on';
+  if (link.proxy) v.proxy = 'on';
   for (const t of link.tags ?? []) v[`tag_${t.id}`] = 'on';
   Object.entries(link.geo ?? {}).forEach(([country, url], i) => {
     v[`geo_country_${i}`] = country;
@@ -80,6 +84,13 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
   }
   body.expiresAt = text('expiresAt') === '' ? (mode === 'edit' ? null : undefined) : text('expiresAt');
   body.trackConversion = values.trackConversion === 'on' || values.trackConversion === 'true';
+  // "Share stats"; whether the shared page shows conversions is the route's (not in the API's link).
+  // "Custom link preview": crawlers get the card only when it has something to show.
+  const previewFilled = ['title', 'description', 'image'].some((f) => text(f) !== '');
+  const proxy = (values.proxy === 'on' || values.proxy === 'true') && previewFilled;
+  if (proxy || mode === 'edit') body.proxy = proxy;
+  const shared = values.publicStats === 'on' || values.publicStats === 'true';
+  if (shared || mode === 'edit') body.publicStats = shared;
   body.tagIds = Object.keys(values)
     .filter((k) => k.startsWith('tag_') && values[k])
     .map((k) => k.slice(4));

@@ -17,7 +17,7 @@ async function createLink(t: TestApp, body: Record<string, unknown>, headers = t
 const apiLink = async (t: TestApp, id: string, headers = t.headers) => (await t.app.inject({ method: 'GET', url: `/links/${id}`, headers })).json();
 
 /** The keys of the rows shown, in order. */
-const keys = (body: string) => [...body.matchAll(/<td><span>[^<]*\/([\w-]+)<\/span>/g)].map((m) => m[1]);
+const keys = (body: string) => [...body.matchAll(/class="short-link"[^>]*>[^<]*\/([\w-]+)<\/a>/g)].map((m) => m[1]);
 const nextHref = (body: string, rel: 'next' | 'prev') => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(body)?.[1]?.replaceAll('&amp;', '&');
 
 async function get(browser: Browser, url: string): Promise<string> {
@@ -41,14 +41,22 @@ test('the list filters by search, domain, tag, folder and archived, and sorts by
     const browser = await logIn(t, await addUser(t, 'viewer'));
     const base = `/dashboard/w/${await slugOf(t)}/links`;
 
-    assert.deepEqual(keys(await get(browser, base)), ['tagged', 'ongo', 'plain'], 'outside folders, not archived, newest first');
+    assert.deepEqual(keys(await get(browser, base)), ['infolder', 'tagged', 'ongo', 'plain'], 'every folder, not archived, newest first');
+    assert.deepEqual(keys(await get(browser, `${base}?folderId=unsorted`)), ['tagged', 'ongo', 'plain'], '"Outside folders"');
+    assert.match(await get(browser, `${base}?folderId=unsorted`), /<option value="unsorted" selected>Outside folders<\/option>/);
+    // The export follows the list: every folder by default, as the API for "unsorted".
+    const csv = async (q: string) => (await browser.get(`${base}/export${q}`)).body;
+    assert.match(await csv(''), /infolder/);
+    assert.doesNotMatch(await csv('?folderId=unsorted'), /infolder/);
+    const apiKeys = ((await t.app.inject({ method: 'GET', url: '/links', headers: t.headers })).json() as { key: string }[]).map((l) => l.key);
+    assert.ok(!apiKeys.includes('infolder'), 'GET /links keeps its published outside-folders default');
     assert.deepEqual(keys(await get(browser, `${base}?search=blog`)), ['tagged']);
     assert.deepEqual(keys(await get(browser, `${base}?search=ONGO`)), ['ongo'], 'search by key, any case');
     assert.deepEqual(keys(await get(browser, `${base}?domain=go.example.com`)), ['ongo']);
     assert.deepEqual(keys(await get(browser, `${base}?tagId=${tag}`)), ['tagged']);
     assert.deepEqual(keys(await get(browser, `${base}?folderId=${folder}`)), ['infolder']);
-    assert.deepEqual(keys(await get(browser, `${base}?showArchived=true`)), ['old', 'tagged', 'ongo', 'plain']);
-    assert.deepEqual(keys(await get(browser, `${base}?sortOrder=asc`)), ['plain', 'ongo', 'tagged']);
+    assert.deepEqual(keys(await get(browser, `${base}?showArchived=true`)), ['old', 'infolder', 'tagged', 'ongo', 'plain']);
+    assert.deepEqual(keys(await get(browser, `${base}?sortOrder=asc`)), ['plain', 'ongo', 'tagged', 'infolder']);
     // The filter form shows what is applied.
     assert.match(await get(browser, `${base}?tagId=${tag}`), new RegExp(`<option value="${tag}" selected>promo</option>`));
     assert.equal((await browser.get(`${base}?sortBy=title`)).statusCode, 422);
@@ -64,7 +72,7 @@ test('the list filters by search, domain, tag, folder and archived, and sorts by
     assert.deepEqual(keys(first).slice(0, 2), ['m59', 'm58']);
     const second = await get(browser, nextHref(first, 'next')!);
     assert.deepEqual(keys(second).slice(0, 3), ['m09', 'm08', 'm07']);
-    assert.equal(keys(second).length, 13);
+    assert.equal(keys(second).length, 14);
     assert.ok(nextHref(second, 'prev')!.includes('sortBy=clicks'));
     assert.equal(nextHref(second, 'next'), undefined);
   } finally {
@@ -118,7 +126,14 @@ test('bulk actions archive, tag, move and delete the selected links through the 
     assert.equal((await t.app.inject({ method: 'GET', url: `/links/${theirs.id}`, headers: other.headers })).statusCode, 200);
 
     // Refusals: no selection, unknown action, a tag of another workspace (the API's 422).
-    assert.equal((await browser.post(`${base}/bulk`, { op: 'archive' })).statusCode, 422);
+    // Nothing ticked: back to the list (as filtered) with a notice, not an error page; the buttons
+    // carry data-needs-selection, which links.js disables until a box is ticked.
+    const none = await browser.post(`${base}/bulk`, { op: 'archive', back: 'search=example' });
+    assert.equal(none.statusCode, 303);
+    assert.equal(none.headers.location, `${base}?search=example&empty=1`);
+    const noticePage = await get(browser, none.headers.location as string);
+    assert.match(noticePage, /<p class="error" role="status">Select at least one link first/);
+    assert.match(noticePage, /<button type="submit" name="op" value="delete" class="danger" data-needs-selection="">/);
     assert.equal((await browser.post(`${base}/bulk`, { op: 'explode', [`sel_${a.id}`]: 'on' })).statusCode, 422);
     const foreignTag = await addTag(t, 'foreign', { workspaceId: other.workspaceId });
     assert.equal((await browser.post(`${base}/bulk`, { op: 'tag', tagId: foreignTag, [`sel_${a.id}`]: 'on' })).statusCode, 422);
@@ -150,6 +165,36 @@ test('viewers see no write controls and every links write is refused on the serv
     const after = await apiLink(t, link.id);
     assert.equal(after.archived, false);
     assert.deepEqual(after.tags, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("each row shows the link's clicks, leads, sales and revenue and opens the link's analytics", async () => {
+  const t = await createTestApp();
+  try {
+    const folder = await addFolder(t, 'Ads');
+    const a = await createLink(t, { url: 'https://example.com/a', key: 'a', folderId: folder });
+    const b = await createLink(t, { url: 'https://example.com/b', key: 'b' });
+    const db = t.ctx.database.db;
+    await db.updateTable('links').set({ clicks: 20_000, leads: 1_234, sales: 56, sale_amount: 1_234_567 }).where('id', '=', a.id).execute();
+    const viewer = await logIn(t, await addUser(t, 'viewer'));
+    const slug = await slugOf(t);
+    const page = await get(viewer, `/dashboard/w/${slug}/links`);
+    const row = (id: string) => new RegExp(`<tr data-link-id="${id}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? '';
+    const ra = row(a.id);
+    assert.match(ra, /<td class="num" data-clicks="20000">20,000<\/td>/);
+    assert.match(ra, /data-leads="1234">1,234</);
+    assert.match(ra, /data-sales="56">56</);
+    assert.match(ra, /data-sale-amount="1234567">\$12,345\.67</);
+    assert.match(row(b.id), /data-clicks="0">0</);
+    // The short link (and an "Analytics" link, for every role) opens the link's analytics.
+    const href = new RegExp(`<a class="short-link" href="([^"]+)"[^>]*>[^<]*/a</a>`).exec(ra)?.[1]?.replaceAll('&amp;', '&');
+    assert.equal(href, `/dashboard/w/${slug}/analytics?interval=all&linkId=${a.id}`);
+    assert.ok(ra.includes('>Analytics</a>'));
+    const analytics = await viewer.get(href!);
+    assert.equal(analytics.statusCode, 200);
+    assert.match(analytics.body, new RegExp(`<span>Link: ${a.id}</span>`));
   } finally {
     await t.close();
   }

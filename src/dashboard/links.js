@@ -3,12 +3,22 @@
    need no re-initialisation. No inline script anywhere: the CSP forbids it.
    - [data-copy="text"] buttons copy their text (they start hidden: without JavaScript they could not work);
    - [data-select-all] toggles every [data-select] checkbox of its form;
+   - [data-needs-selection] buttons are disabled while no [data-select] box of their form is ticked;
+   - typing in a [data-preview] field ticks the form's "Custom link preview" ([name=proxy]);
    - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
      that URL fills them back. */
 (function () {
   'use strict';
   function reveal(root) {
     root.querySelectorAll('[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
+    root.querySelectorAll('form').forEach(selectionChanged);
+  }
+  // Bulk buttons ([data-needs-selection]) stay disabled until a row of their form is ticked.
+  function selectionChanged(form) {
+    var buttons = form.querySelectorAll('[data-needs-selection]');
+    if (!buttons.length) return;
+    var any = Array.prototype.some.call(form.elements, function (box) { return box.hasAttribute('data-select') && box.checked; });
+    buttons.forEach(function (b) { b.disabled = !any; });
   }
   document.addEventListener('DOMContentLoaded', function () { reveal(document); });
   document.addEventListener('htmx:load', function (e) { reveal(e.target); });
@@ -31,11 +41,20 @@
       if (box.hasAttribute('data-select')) box.checked = all.checked;
     });
   });
+  document.addEventListener('change', function (e) {
+    var box = e.target;
+    if (box.form && (box.hasAttribute('data-select') || box.hasAttribute('data-select-all'))) selectionChanged(box.form);
+  });
 
   document.addEventListener('input', function (e) {
     var field = e.target;
     var form = field.form;
     if (!form) return;
+    // Typing a preview field turns "Custom link preview" on (it can be unticked again).
+    if (field.hasAttribute('data-preview') && field.value.trim()) {
+      var proxy = form.querySelector('[name=proxy]');
+      if (proxy) proxy.checked = true;
+    }
     var target = form.querySelector('[data-utm-target]');
     if (!target) return;
     var url;

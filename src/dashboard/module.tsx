@@ -75,7 +75,7 @@ export function createDashboardModule(
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(linkRoutes(kit, links, choices));
-      await scope.register(linkBuilderRoutes(kit, links, choices));
+      await scope.register(linkBuilderRoutes(kit, links, choices, ctx.config.baseUrl));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));

@@ -16,6 +16,8 @@ before(async () => {
   const other = await t.addWorkspace();
   await seedAnalytics(t.database.db, t.ctx.events, t.workspaceId, other.workspaceId);
   await t.database.db.updateTable('links').set({ public_stats: 1 }).where('id', 'in', ['link_b', 'link_foreign']).execute();
+  // link_b's owner chose to show conversions too; link_foreign's did not.
+  await t.database.db.updateTable('links').set({ public_stats_conversions: 1 }).where('id', '=', 'link_b').execute();
 });
 after(() => t.close());
 
@@ -57,4 +59,23 @@ test("another workspace's public link shows only its own figures", async () => {
   const page = readAnalyticsPage(res.body);
   assert.equal(page.totals.clicks, 1);
   assert.doesNotMatch(res.body, /go\.test/);
+});
+
+test('conversions and revenue stay off the public page unless the owner turned them on', async () => {
+  const db = t.database.db;
+  await db.updateTable('links').set({ public_stats_conversions: 0 }).where('id', '=', 'link_b').execute();
+  try {
+    const res = await get('/stats/go.test/b?interval=all');
+    assert.equal(res.statusCode, 200);
+    const api = await t.inject({ method: 'GET', url: '/analytics?interval=all&event=composite&linkId=link_b' }).then((r) => r.json());
+    assert.ok(api.leads > 0 && api.saleAmount > 0, 'the link has conversions to hide');
+    const page = readAnalyticsPage(res.body);
+    assert.equal(page.totals.clicks, api.clicks);
+    assert.doesNotMatch(res.body, /data-leads|data-sales|data-sale-amount|>Leads<|>Sales<|>Revenue<|"leads"|"sales"/);
+    assert.ok(page.series!.clicks.length > 0);
+    assert.equal(page.series!.leads, undefined, 'the chart gets clicks only');
+  } finally {
+    await db.updateTable('links').set({ public_stats_conversions: 1 }).where('id', '=', 'link_b').execute();
+  }
+  assert.match((await get('/stats/go.test/b?interval=all')).body, />Revenue</);
 });

@@ -84,3 +84,24 @@ export async function logIn(t: TestApp, user: { email: string; password: string 
 export async function slugOf(t: TestApp, workspaceId = t.workspaceId): Promise<string> {
   return (await t.ctx.workspaces.findWorkspace(workspaceId))!.slug;
 }
+
+/** A link as `GET /links/{id}` answers it (200 asserted). */
+export async function apiLink(t: TestApp, id: string, headers = t.headers) {
+  const res = await t.app.inject({ method: 'GET', url: `/links/${id}`, headers });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
+
+/** A link made through `POST /links` (200 asserted). */
+export async function createLink(t: TestApp, body: Record<string, unknown>, headers = t.headers): Promise<{ id: string; key: string; domain: string }> {
+  const res = await t.app.inject({ method: 'POST', url: '/links', headers, payload: body });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+}
+
+/** The link id of the edit page the builder's create redirected to. */
+export function createdId(location: string | undefined): string {
+  const m = /\/links\/(link_\w+)\/edit\?saved=created$/.exec(location ?? '');
+  assert.ok(m, `redirect to the edit page, got ${location}`);
+  return m[1]!;
+}

@@ -80,13 +80,16 @@ test('dry run writes nothing; viewers are refused; the CSRF field is required', 
 });
 
 test('the download links give the same files as the API exports', async () => {
+  // Without a folder the dashboard counts every folder and the API only links outside folders:
+  // "Outside folders" (folderId=unsorted) is the API's default (analytics-page.test.ts and
+  // links-list.test.ts check the every-folder files).
   const pairs: [string, string][] = [
-    [`/dashboard/w/${slug}/links/export`, '/links/export'],
+    [`/dashboard/w/${slug}/links/export?folderId=unsorted`, '/links/export'],
     [`/dashboard/w/${slug}/links/export?search=imp`, '/links/export?search=imp'],
-    [`/dashboard/w/${slug}/events/export?event=clicks`, '/events/export?event=clicks'],
-    [`/dashboard/w/${slug}/events/export?event=sales`, '/events/export?event=sales'],
-    [`/dashboard/w/${slug}/analytics/export?event=composite&groupBy=timeseries&interval=30d`, '/analytics/export?event=composite&groupBy=timeseries&interval=30d'],
-    [`/dashboard/w/${slug}/analytics/export?groupBy=countries&interval=all`, '/analytics/export?groupBy=countries&interval=all'],
+    [`/dashboard/w/${slug}/events/export?event=clicks&folderId=unsorted`, '/events/export?event=clicks'],
+    [`/dashboard/w/${slug}/events/export?event=sales&folderId=unsorted`, '/events/export?event=sales'],
+    [`/dashboard/w/${slug}/analytics/export?event=composite&groupBy=timeseries&interval=30d&folderId=unsorted`, '/analytics/export?event=composite&groupBy=timeseries&interval=30d'],
+    [`/dashboard/w/${slug}/analytics/export?groupBy=countries&interval=all&folderId=unsorted`, '/analytics/export?groupBy=countries&interval=all'],
   ];
   for (const [page, api] of pairs) {
     const mine = await viewer.get(page);

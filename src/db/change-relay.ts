@@ -34,6 +34,30 @@ function isChange(value: unknown): value is Change {
   return !!c && typeof c.domain === 'string' && (c.type === 'domain' || (c.type === 'link' && typeof c.key === 'string'));
 }
 
+/** Bytes of JSON per notification: PostgreSQL refuses payloads of 8,000 bytes or more. */
+const PAYLOAD_BYTES = 7_000;
+
+/** The payloads carrying `changes` in order, each holding as many as fit under PAYLOAD_BYTES. */
+export function notificationPayloads(origin: string, changes: readonly Change[]): string[] {
+  const payloads: string[] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  const close = () => {
+    if (batch.length) payloads.push(`{"o":${JSON.stringify(origin)},"cs":[${batch.join(',')}]}`);
+    batch = [];
+    bytes = 0;
+  };
+  for (const change of changes) {
+    const text = JSON.stringify(change);
+    const size = Buffer.byteLength(text);
+    if (bytes + size + 64 > PAYLOAD_BYTES) close();
+    batch.push(text);
+    bytes += size + 1;
+  }
+  close();
+  return payloads;
+}
+
 export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   const channel = `waymark_changes${options.schema ? `_${options.schema}` : ''}`;
   // Our own notifications come back to us; the bus already delivered them locally.
@@ -46,8 +70,10 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   const onNotification = (msg: pg.Notification) => {
     if (msg.channel !== channel || !msg.payload) return;
     try {
-      const { o, c } = JSON.parse(msg.payload) as { o: string; c: unknown };
-      if (o !== origin && isChange(c)) options.bus.deliver(c);
+      // `cs`: the changes of one turn, sent together; `c`: one change (as older versions send).
+      const { o, c, cs } = JSON.parse(msg.payload) as { o: string; c?: unknown; cs?: unknown[] };
+      if (o === origin) return;
+      for (const change of cs ?? [c]) if (isChange(change)) options.bus.deliver(change);
     } catch {
       /* not ours */
     }
@@ -70,6 +96,17 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
       throw err;
     }
     client = c;
+  }
+
+  // The changes published in one turn (an import's batch announces hundreds) go out as a few
+  // notifications, each under PostgreSQL's 8,000-byte payload limit, not one query per change.
+  let pending: Change[] = [];
+  function flush() {
+    const changes = pending;
+    pending = [];
+    for (const payload of notificationPayloads(origin, changes)) {
+      sql`select pg_notify(${channel}, ${payload})`.execute(options.db).catch((err) => options.onError(err, 'change notification failed'));
+    }
   }
 
   function lost(dead: pg.Client) {
@@ -105,13 +142,14 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
       await connect();
       options.bus.setRemote({
         send(change) {
-          const payload = JSON.stringify({ o: origin, c: change });
-          sql`select pg_notify(${channel}, ${payload})`.execute(options.db).catch((err) => options.onError(err, 'change notification failed'));
+          pending.push(change);
+          if (pending.length === 1) setImmediate(flush);
         },
       });
     },
     async close() {
       closing = true;
+      if (pending.length) flush();
       options.bus.setRemote(null);
       if (retry) clearTimeout(retry);
       const c = client;

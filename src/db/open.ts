@@ -103,7 +103,7 @@ export interface OpenDatabase {
   /** The engine for people (the start banner): `PostgreSQL`, `SQLite (<file>)` or `SQLite (:memory:)`. */
   engine: string;
   /**
-   * Answers when the database serves the tables (GET /health): reads one workspace row. Throws
+   * Answers when the database serves the tables (GET /ready): reads one workspace row. Throws
    * when the database cannot be reached or is not migrated.
    */
   ping(): Promise<void>;
@@ -232,6 +232,13 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
     max: options.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // A connection lost while it waits in the pool, or while it is checked out between two queries
+  // (a transaction, the retention lock), reports an 'error' event that would end the process
+  // without a listener. The pool drops such a connection (at once, or when it is released) and
+  // opens a new one when needed; the queries it fails report themselves, and GET /ready says 503.
+  const lost = () => {};
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

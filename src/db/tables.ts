@@ -143,6 +143,8 @@ export interface LinksTable {
   program_id: string | null;
   partner_id: string | null;
   public_stats: Flag;
+  /** The public stats page shows leads, sales and revenue too (migration 0019; dashboard only). */
+  public_stats_conversions: Flag;
   comments: string | null;
   clicks: number;
   leads: number;
@@ -240,13 +242,13 @@ export interface ClickRollupStateTable {
   folded_before: number | null;
 }
 
-/** Ids of click batches the metadata database has stored (migration 0020, events/click-log.ts). */
+/** Ids of click batches the metadata database has stored (migration 0021, events/click-log.ts). */
 export interface ClickBatchesTable {
   batch_id: string;
   appended_at: number;
 }
 
-/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0020, events/log/fold.ts). */
+/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0021, events/log/fold.ts). */
 export interface EventLogFoldsTable {
   log_id: string;
   folded_seq: number;

@@ -128,6 +128,11 @@ export interface ScopeInput {
   links: LinkFilters;
   /** Links named by id (`linkId`, `domain`+`key`, `externalId`): disabled ones still count. */
   named: boolean;
+  /**
+   * Links in every folder count when no folder is asked for (the dashboard's view). Unset: the
+   * published default, where only links outside folders count.
+   */
+  everyFolder?: boolean;
 }
 
 /**

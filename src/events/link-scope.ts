@@ -6,7 +6,8 @@
  * Two shapes:
  * - `workspace`: no link filter. Every link counts except the left-out ones: disabled links
  *   ("its stats are excluded from overall stats", spec: Link.disabledAt) and, when no `folderId`
- *   is given, links in folders (spec: "folderId — when absent, unsorted links are used").
+ *   is given, links in folders (spec: "folderId — when absent, unsorted links are used"),
+ *   unless the caller asks for every folder (`everyFolder`: the dashboard).
  * - `set`: a link filter. Only matching links count; disabled links only when named by id.
  */
 import type { LinkFilters, LinkScope, ScopeInput } from './event-store.js';
@@ -16,9 +17,12 @@ export type { LinkScope, ScopeInput } from './event-store.js';
 /** Ids inline up to this many; beyond, a store resolves the scope itself. */
 export const MAX_INLINE_IDS = 1000;
 
-/** Whether the spec's unsorted-links default applies: no folder filter and no link named by id. */
+/**
+ * Whether the spec's unsorted-links default applies: no folder filter, no link named by id, and
+ * not the dashboard's every-folder view.
+ */
 export function usesUnsortedDefault(input: ScopeInput): boolean {
-  return input.links.folderId === undefined && !input.named;
+  return input.links.folderId === undefined && !input.named && !input.everyFolder;
 }
 
 /** True when a link filter beyond the defaults is present (→ `set` mode). */

@@ -4,16 +4,16 @@
  * or a ClickHouse URL the column store over the metadata database, after the upgrades an older
  * installation needs (its click journal, its SQL event log: `openEventStores`).
  *
- * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL, whose
- * deployments may run several processes (a DuckDB file belongs to one process;
- * `eventsUrlFor`).
+ * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL
+ * (store-kind.ts). Only the engine selected is loaded: DuckDB's native module and ClickHouse's
+ * client are imported on demand, so a process on the SQL store loads neither.
  *
  * @example
  * const stores = await openEventStores({ config, database });
  * await stores.events.aggregate(…);
  * await stores.close();
  */
-import type { Capabilities, OpenDatabase } from '../db/open.js';
+import type { OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
@@ -21,19 +21,13 @@ import type { ClickLog } from './click-log.js';
 import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
-import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
-import { upgradeToColumnStore } from './column/upgrade.js';
-import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS, openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
+import type { ColumnEventStore } from './column/store.js';
+import type { DuckDbEngine } from './duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
-import { replayClickJournal } from './duckdb/journal-upgrade.js';
-import { openClickHouseEngine } from './clickhouse/engine.js';
-import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './duckdb/compaction.js';
+import { eventsUrlFor, isClickHouseUrl, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
 
-/** The event store an unset `EVENTS_URL` means for this database: DuckDB beside SQLite, the SQL store on PostgreSQL. */
-export function eventsUrlFor(eventsUrl: string | undefined, capabilities: Pick<Capabilities, 'singleProcess'>): string {
-  if (eventsUrl) return eventsUrl;
-  return capabilities.singleProcess ? 'duckdb' : 'sql';
-}
+export { eventStoreKind, eventsUrlFor, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
 
 /** The settings of the event log (config.ts reads them from the environment). */
 export interface EventLogSettings {
@@ -46,9 +40,6 @@ export interface EventLogSettings {
 
 /** The event log's store, as the log thread (or a command-line tool) holds it: the interface plus its click batches. */
 export type LogStore = EventStore<Kysely<Database>> & { readonly clickLog: ClickLog };
-
-/** Which store `EVENTS_URL` selected. */
-export type EventStoreKind = 'sql' | 'duckdb' | 'clickhouse';
 
 export interface EventStores {
   kind: EventStoreKind;
@@ -72,15 +63,6 @@ export interface OpenEventStoresOptions {
   onFeedError?: (err: unknown) => void;
 }
 
-/** Whether an error is DuckDB's refusal of a file another process holds. */
-export const isDuckDbLocked = (err: unknown): boolean => /could not set lock|conflicting lock/i.test(String((err as Error)?.message));
-
-/** The kind of store `EVENTS_URL` (or its default for this database) selects. */
-export function eventStoreKind(config: Pick<EventLogSettings, 'eventsUrl'>, database: Pick<OpenDatabase, 'capabilities'>): EventStoreKind {
-  const url = eventsUrlFor(config.eventsUrl, database.capabilities);
-  return url === 'sql' ? 'sql' : isClickHouseUrl(url) ? 'clickhouse' : 'duckdb';
-}
-
 /**
  * Opens the store, after the upgrades an earlier version's data needs (each a no-op once done):
  * clicks the SQL store's old fold left uncounted, the click journal's batches, and the move of
@@ -96,10 +78,15 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     return { kind: 'sql', events, close: async () => undefined };
   }
 
+  // Only the engine selected is loaded (each brings a native module or a client library).
+  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./column/upgrade.js')]);
   let duckDb: DuckDbEngine | undefined;
+  // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
+  let markCompacted: (() => Promise<unknown>) | undefined;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
+    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/engine.js'), import('./duckdb/journal-upgrade.js')]);
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
@@ -108,6 +95,8 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
       }
       throw err;
     }
+    const engine = duckDb;
+    markCompacted = () => engine.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
     try {
       await replayClickJournal({ db: database.db, dialect: database.dialect, engine: duckDb, eventFile: path, log: options.log });
     } catch (err) {
@@ -116,16 +105,21 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     }
   }
   // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
-  const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(url) }));
+  const engine = duckDb ?? (await openClickHouse(url));
   try {
     // An installation that kept its events in the SQL store moves them first (resumable).
     const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
-    // The history just copied is in workspace order already: the first compaction need not rewrite it.
-    if (upgrade.outcome === 'complete' && duckDb) await duckDb.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
+    if (upgrade.outcome === 'complete' && markCompacted) await markCompacted();
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
     return { kind: duckDb ? 'duckdb' : 'clickhouse', events: column, column, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** A ClickHouse server's engine; its client library is loaded only when one is named. */
+async function openClickHouse(url: string) {
+  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/engine.js'), import('./clickhouse/executor.js')]);
+  return openClickHouseEngine({ executor: openServerExecutor(url) });
 }

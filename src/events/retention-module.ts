@@ -57,12 +57,16 @@ export function createRetention(deps: {
     database.dialect.exclusively(database.db, RETENTION_LOCK_KEY, () => purge(deps.events, pass, { batch, pauseMs, stopped: () => closing }));
   const onWorker = !deps.inProcess && database.capabilities.singleWriter && database.capabilities.writerThread;
 
+  // Rows deleted since start (metrics).
+  const deleted: PurgeResult = { events: 0, summaries: 0 };
   async function run(): Promise<PurgeResult | undefined> {
     const pass = retentionPass(deps.now(), settings);
     if (!pass) return undefined;
-    if (!onWorker) return inProcess(pass);
-    worker ??= startWorkerRunner({ url: database.url, nice: deps.config.clickWriterNice });
-    return worker.purge(pass, batch, pauseMs);
+    worker ??= onWorker ? startWorkerRunner({ url: database.url, nice: deps.config.clickWriterNice }) : undefined;
+    const result = worker ? await worker.purge(pass, batch, pauseMs) : await inProcess(pass);
+    deleted.events += result?.events ?? 0;
+    deleted.summaries += result?.summaries ?? 0;
+    return result;
   }
 
   const lifecycle: Lifecycle = {
@@ -79,6 +83,8 @@ export function createRetention(deps: {
     lifecycle,
     /** A pass now, whatever the timer (tests, operators' scripts). */
     runNow: () => (timer ? timer.runNow() : run()),
+    /** Rows the passes of this process deleted since start. */
+    stats: () => ({ deleted: { ...deleted } }),
   };
 }
 

@@ -62,10 +62,11 @@ test('a large export read as fast as it comes leaves the event loop free', async
   });
   assert.deepEqual(res, { status: 200, lines: EVENTS + 1 }, 'every event and the header');
   const figures = JSON.stringify(held);
-  // The longest stall under 50 ms: in this thread's CPU time, and on the wall clock beyond the
-  // time the thread did not run (a shared machine's other processes; test-support/event-loop.ts).
-  assert.ok(held.maxCpuMs < 50, figures);
-  assert.ok(held.maxDelayMs < 50 + held.maxWaitMs, figures);
+  // The longest stall under 50 ms: in this thread's CPU time less garbage collection, and on the
+  // wall clock beyond the time the thread did not run or collected (a shared machine's other
+  // processes, the collector's pauses; test-support/event-loop.ts).
+  assert.ok(held.maxWorkCpuMs < 50, figures);
+  assert.ok(held.maxDelayMs < 50 + held.maxWaitMs + held.maxGcMs, figures);
   assert.ok(held.turns > 20, figures);
 });
 

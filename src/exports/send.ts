@@ -11,6 +11,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../workspaces/service.js';
+import type { ReadView } from '../analytics/service.js';
 import { analyticsCsv, CSV_TYPE, eventsBody, linksCsv } from './bodies.js';
 import type { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
@@ -35,15 +36,15 @@ async function download(reply: FastifyReply, exports: ExportService, workspaceId
   return reply.header('content-type', d.type).header('content-disposition', `attachment; filename="${d.filename}"`).send(d.body);
 }
 
-export function sendLinksExport(reply: FastifyReply, exports: ExportService, caller: Parameters<ExportService['linkPages']>[0], q: LinksExportQuery) {
-  return download(reply, exports, caller.workspaceId, async () => ({ type: CSV_TYPE, filename: 'links.csv', body: linksCsv(await exports.linkPages(caller, q)) }));
+export function sendLinksExport(reply: FastifyReply, exports: ExportService, caller: Parameters<ExportService['linkPages']>[0], q: LinksExportQuery, view: ReadView = {}) {
+  return download(reply, exports, caller.workspaceId, async () => ({ type: CSV_TYPE, filename: 'links.csv', body: linksCsv(await exports.linkPages(caller, q, view)) }));
 }
 
-export function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: EventsExportQuery) {
-  return download(reply, exports, auth.workspaceId, async () => ({ ...eventsBody(q, await exports.eventPages(auth, q)), filename: `${q.event}.${q.format}` }));
+export function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: EventsExportQuery, view: ReadView = {}) {
+  return download(reply, exports, auth.workspaceId, async () => ({ ...eventsBody(q, await exports.eventPages(auth, q, view)), filename: `${q.event}.${q.format}` }));
 }
 
-export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: AnalyticsExportQuery) {
+export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: AnalyticsExportQuery, view: ReadView = {}) {
   const groupBy = q.type ?? q.groupBy ?? 'count';
-  return download(reply, exports, auth.workspaceId, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q)) }));
+  return download(reply, exports, auth.workspaceId, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q, view)) }));
 }

@@ -1,6 +1,6 @@
 /**
  * The exports: every link, event or analytics row that the matching list answers for the same
- * filters, as pages pulled on demand, without link passwords (cells.ts: `exportedLink`). Each call
+ * filters (or, with `view.everyFolder`, what the dashboard lists: every folder's), as pages pulled on demand, without link passwords (cells.ts: `exportedLink`). Each call
  * checks its input first (the error is then an ordinary JSON answer); the pages are read only as
  * the response is written.
  *
@@ -8,7 +8,7 @@
  * const pages = await exports.linkPages(caller, { sortOrder: 'asc' });
  * for await (const page of pages) for (const link of page) console.log(link.shortLink);
  */
-import type { AnalyticsService } from '../analytics/service.js';
+import type { AnalyticsService, ReadView } from '../analytics/service.js';
 import type { EventRecord } from '../analytics/schema.js';
 import type { ListLinksQuery } from '../links/schema.js';
 import type { Caller, LinkService } from '../links/service.js';
@@ -44,32 +44,32 @@ export function createExportService(deps: ExportDeps) {
     running: (workspaceId: string) => gate.running(workspaceId),
 
     /** Every link `GET /links` lists for these filters, by creation time (cursor pages). */
-    async linkPages(caller: Caller, q: LinksExportQuery): Promise<AsyncGenerator<Omit<LinkResponse, 'password'>[]>> {
+    async linkPages(caller: Caller, q: LinksExportQuery, view: ReadView = {}): Promise<AsyncGenerator<Omit<LinkResponse, 'password'>[]>> {
       const query = (startingAfter?: string) => ({ ...q, sortBy: 'createdAt', pageSize: LINK_PAGE, startingAfter }) as ListLinksQuery;
       // The first page now: a bad filter is answered before the response starts.
-      const first = await deps.links.list(caller, query());
+      const first = await deps.links.list(caller, query(), view);
       return (async function* () {
         let page = first;
         while (page.length) {
           yield page.map(exportedLink);
           if (page.length < LINK_PAGE) return;
-          page = await deps.links.list(caller, query(page[page.length - 1]!.id));
+          page = await deps.links.list(caller, query(page[page.length - 1]!.id), view);
         }
       })();
     },
 
     /** Every event `GET /events` lists for these filters, walked by keyset (links without their password). */
-    async eventPages(auth: AuthContext, q: EventsExportQuery): Promise<AsyncGenerator<ExportedEvent<EventRecord>[]>> {
+    async eventPages(auth: AuthContext, q: EventsExportQuery, view: ReadView = {}): Promise<AsyncGenerator<ExportedEvent<EventRecord>[]>> {
       const { format: _format, ...filters } = q;
-      const pages = await deps.analytics.eventPages(auth, filters, EVENT_PAGE);
+      const pages = await deps.analytics.eventPages(auth, filters, EVENT_PAGE, view);
       return (async function* () {
         for await (const page of pages) yield page.map(exportedEvent);
       })();
     },
 
     /** The rows of `GET /analytics` (a `count` is one row), with their columns in order of appearance. */
-    async analyticsRows(auth: AuthContext, q: AnalyticsExportQuery): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
-      const answer = await deps.analytics.retrieve(auth, q);
+    async analyticsRows(auth: AuthContext, q: AnalyticsExportQuery, view: ReadView = {}): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+      const answer = await deps.analytics.retrieve(auth, q, view);
       const rows = (Array.isArray(answer) ? answer : [answer]) as unknown as Record<string, unknown>[];
       const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
       return { columns, rows };

@@ -66,8 +66,9 @@ test('a fast reader of a large export does not hold the event loop: rows are bui
   const figures = JSON.stringify(held);
   assert.ok(bytes > 4_000_000, `bytes: ${bytes}`);
   assert.ok(held.turns > 20, figures);
-  // The longest stall under 50 ms: in this thread's CPU time, and on the wall clock beyond the
-  // time the thread did not run (a shared machine's other processes; test-support/event-loop.ts).
-  assert.ok(held.maxCpuMs < 50, figures);
-  assert.ok(held.maxDelayMs < 50 + held.maxWaitMs, figures);
+  // The longest stall under 50 ms: in this thread's CPU time less garbage collection, and on the
+  // wall clock beyond the time the thread did not run or collected (a shared machine's other
+  // processes, the collector's pauses; test-support/event-loop.ts).
+  assert.ok(held.maxWorkCpuMs < 50, figures);
+  assert.ok(held.maxDelayMs < 50 + held.maxWaitMs + held.maxGcMs, figures);
 });

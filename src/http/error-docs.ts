@@ -20,6 +20,7 @@ const EXPLANATIONS: Record<ErrorCode, string> = {
   payload_too_large: 'The request body is larger than the server accepts: 4 MB, or for a CSV import the file size the message names (<code>IMPORT_MAX_BYTES</code>, 64 MiB by default).',
   uri_too_long: 'A path parameter is longer than 512 characters.',
   request_header_fields_too_large: 'The request headers together are larger than 16 KB.',
+  service_unavailable: 'The process is starting (migrations, replaying clicks); <code>Retry-After</code> says when to try again. <code>GET /ready</code> answers 200 once it serves.',
 };
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .25rem}';

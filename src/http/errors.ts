@@ -33,6 +33,7 @@ export const PROTOCOL_ERROR_STATUS = {
   payload_too_large: 413,
   uri_too_long: 414,
   request_header_fields_too_large: 431,
+  service_unavailable: 503,
 } as const;
 
 export type SpecErrorCode = keyof typeof ERROR_STATUS;

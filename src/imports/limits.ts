@@ -14,9 +14,8 @@ import type { CsvImporter } from './service.js';
 /** Imports over HTTP one workspace may run at once; more are answered 429. */
 export const IMPORTS_PER_WORKSPACE = 2;
 
-/** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (config.ts). */
-export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
-export const DEFAULT_IMPORT_MAX_BYTES = 64 * 2 ** 20;
+/** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES, set in config.ts (the settings import nothing of the imports). */
+export { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_ROWS } from '../config.js';
 
 /** `64 MiB`, `512 KiB`, `1000 bytes`. */
 export function sizeLabel(bytes: number): string {

@@ -46,7 +46,7 @@ async function main() {
         track_conversion: 0, proxy: 0, title: null, description: null, image: null, video: null, utm_source: null, utm_medium: null, utm_campaign: null,
         utm_term: null, utm_content: null, rewrite: 0, do_index: 0, ios: null, android: null, geo: null, test_variants: null, test_started_at: null,
         test_completed_at: null, user_id: `key_${j % 5}`, folder_id: j % 7 === 0 ? folders[j % 2]! : null, external_id: `ext${j}`, tenant_id: `tenant_${j % 100}`,
-        program_id: null, partner_id: null, public_stats: 0, comments: null, clicks: (j * 7919) % 10_000, leads: 0, conversions: 0, sales: 0,
+        program_id: null, partner_id: null, public_stats: 0, public_stats_conversions: 0, comments: null, clicks: (j * 7919) % 10_000, leads: 0, conversions: 0, sales: 0,
         sale_amount: (j * 104_729) % 100_000, last_clicked: j % 3 === 0 ? null : t0 + ((j * 31) % N) * 1000, created_at: t0 + j * 1000, updated_at: t0 + j * 1000,
       });
       if (mine && j % 4 === 0) linkTags.push({ link_id: id, tag_id: 'tag_a', workspace_id: t.workspaceId, position: 0 });

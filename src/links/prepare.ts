@@ -71,7 +71,7 @@ const EMPTY_COLUMNS = {
   tenant_id: null,
   program_id: null,
   partner_id: null,
-  public_stats: 0,
+  public_stats: 0, public_stats_conversions: 0,
   comments: null,
   clicks: 0,
   leads: 0,

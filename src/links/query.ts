@@ -10,19 +10,25 @@ import type { LinkFilters } from './store.js';
 /** Default page size of GET /links (the spec's Limits table). */
 export const DEFAULT_PAGE_SIZE = 50;
 
+/** How a caller lists beyond the published query: the dashboard lists every folder's links by default. */
+export interface LinkView {
+  everyFolder?: boolean;
+}
+
 /**
  * Filters of a list or count. As published (behaviour.md §2.1): without `folderId`, and without
  * a search, domain, tag or tenant filter, only links outside folders are selected; `folderId`
- * selects one folder (`unsorted` = outside folders). Archived links only with `showArchived`.
+ * selects one folder (`unsorted` = outside folders); `view.everyFolder` (the dashboard) drops the
+ * outside-folders default. Archived links only with `showArchived`.
  */
-export function linkFilters(q: ListLinksQuery | CountLinksQuery): LinkFilters & { tagNameKeys?: string[] } {
+export function linkFilters(q: ListLinksQuery | CountLinksQuery, view: LinkView = {}): LinkFilters & { tagNameKeys?: string[] } {
   // tagIds wins over tagNames, which the service resolves to ids (case-insensitively).
   const tagIds = q.tagIds?.length ? q.tagIds : q.tagId ? [q.tagId] : undefined;
   const tagNameKeys = !tagIds && q.tagNames?.length ? q.tagNames.map((n) => n.toLowerCase()) : undefined;
   const narrowed = !!(q.search || q.domain || tagIds || tagNameKeys || q.tenantId);
   let folderId: string | null | undefined;
   if (q.folderId) folderId = q.folderId === 'unsorted' ? null : q.folderId;
-  else folderId = narrowed ? undefined : null;
+  else folderId = narrowed || view.everyFolder ? undefined : null;
   return {
     domain: q.domain ? (normaliseDomain(q.domain) ?? q.domain.toLowerCase()) : undefined,
     tagIds,

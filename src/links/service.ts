@@ -12,7 +12,7 @@ import { planLabel } from '../workspaces/plans.js';
 import { toLinkResponse, type LinkResponse } from './response.js';
 import { CreateLinkBody, LIMITS, type BulkUpdateData, type CountLinksQuery, type CreateLinkInput, type ListLinksQuery, type UpdateLinkInput } from './schema.js';
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } from './prepare.js';
-import { linkFilters, linkPage } from './query.js';
+import { linkFilters, linkPage, type LinkView } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
 import { loadLinkExtras, SEARCH_INDEX_THRESHOLD, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
 import type { Outbox } from '../outbox/outbox.js';
@@ -57,8 +57,8 @@ export function createLinkService(deps: LinkServiceDeps) {
   const respondOne = async (workspaceId: string, row: LinkRow) => (await respond(workspaceId, [row]))[0]!;
 
   /** List/count filters with tag names resolved and the tag filter's plan chosen by the tag's size. */
-  async function filtersFor(caller: Caller, q: ListLinksQuery | CountLinksQuery): Promise<LinkFilters> {
-    const { tagNameKeys, ...filters } = linkFilters(q);
+  async function filtersFor(caller: Caller, q: ListLinksQuery | CountLinksQuery, view: LinkView = {}): Promise<LinkFilters> {
+    const { tagNameKeys, ...filters } = linkFilters(q, view);
     if (tagNameKeys) filters.tagIds = await store.tagIdsByNameKeys(caller.workspaceId, tagNameKeys);
     if (filters.tagIds?.length) {
       const tagged = await store.countTagged(caller.workspaceId, filters.tagIds, TAG_PROBE_THRESHOLD);
@@ -265,7 +265,8 @@ export function createLinkService(deps: LinkServiceDeps) {
       return { deletedCount: deleted.length };
     },
 
-    async list(caller: Caller, q: ListLinksQuery): Promise<LinkResponse[]> {
+    /** `GET /links`; `view` is the dashboard's (every folder by default). */
+    async list(caller: Caller, q: ListLinksQuery, view: LinkView = {}): Promise<LinkResponse[]> {
       const page = linkPage(q);
       let after: { createdAt: number; id: string } | undefined;
       const cursorId = q.startingAfter ?? q.endingBefore;
@@ -273,7 +274,7 @@ export function createLinkService(deps: LinkServiceDeps) {
         after = await store.cursorOf(caller.workspaceId, cursorId);
         if (!after) throw new ApiError('unprocessable_entity', 'Invalid cursor: the provided ID does not exist.');
       }
-      const rows = await store.list(caller.workspaceId, await filtersFor(caller, q), { ...page, after });
+      const rows = await store.list(caller.workspaceId, await filtersFor(caller, q, view), { ...page, after });
       // endingBefore walks the order backwards from the cursor; the page is shown in the asked order.
       if (q.endingBefore) rows.reverse();
       return respond(caller.workspaceId, rows);
@@ -296,6 +297,20 @@ export function createLinkService(deps: LinkServiceDeps) {
      */
     checkKey(caller: Caller, q: { domain?: string; key: string }): Promise<{ domain: string; key: string }> {
       return preparer.checkKey(caller, q.domain, q.key);
+    },
+
+    /**
+     * The dashboard's public stats settings of a link: shared (`publicStats`, the API's field) and
+     * whether the public page shows leads, sales and revenue (the dashboard's own setting).
+     */
+    async publicStatsOf(caller: Caller, linkId: string): Promise<{ shared: boolean; conversions: boolean }> {
+      const row = await findOwned(caller, linkId);
+      return { shared: row.public_stats === 1, conversions: row.public_stats_conversions === 1 };
+    },
+
+    async setPublicStatsConversions(caller: Caller, linkId: string, on: boolean): Promise<void> {
+      const row = await findOwned(caller, linkId);
+      await store.setPublicStatsConversions(caller.workspaceId, row.id, on);
     },
 
     /** The link at `domain/key` in any workspace (the redirect lookup; see `store.findByDomainKey`). */

@@ -125,6 +125,11 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
   }
 
   return {
+    /** Whether the link's public stats show conversions (the dashboard's setting; not in the API's link). */
+    async setPublicStatsConversions(workspaceId: string, id: string, on: boolean): Promise<void> {
+      await db.updateTable('links').set({ public_stats_conversions: on ? 1 : 0 }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    },
+
     async findById(workspaceId: string, id: string): Promise<LinkRow | undefined> {
       return db.selectFrom('links').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
     },

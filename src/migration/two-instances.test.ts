@@ -82,6 +82,10 @@ before(async () => {
     await api('POST', '/track/lead', { clickId, eventName: 'Sign up', customerExternalId: customer, mode: 'wait' });
     for (const [n, amount] of amounts.entries()) await api('POST', '/track/sale', { customerExternalId: customer, amount, invoiceId: `inv_${customer}_${n}`, paymentProcessor: 'stripe' });
   }
+  // Link counters follow the stored clicks a fold later (about a second): compare settled sources.
+  const counted = async () => ((await api('GET', '/links?sortBy=createdAt')) as { clicks: number }[]).reduce((n, l) => n + l.clicks, 0);
+  for (let i = 0; i < 600 && (await counted()) !== 10; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await counted(), 10, 'the source counted its 10 clicks');
 });
 
 after(async () => {

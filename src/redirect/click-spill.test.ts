@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSpillFile, replaySpilledClicks, spillDirFor, writeSpillFile, type ReplayOptions } from './click-spill.js';
+import { readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile, type ReplayOptions } from './click-spill.js';
 import { localFilesFor } from '../db/open.js';
 import type { RawClick } from '../events/log/raw-click.js';
 
@@ -114,4 +114,18 @@ test('the spill folder: CLICK_SPILL_DIR, else beside the SQLite file, else ./dat
   assert.equal(spillDirFor(undefined, localFilesFor('file:/data/w.db')), '/data/click-spill');
   assert.equal(spillDirFor(undefined, localFilesFor('postgres://u:p@db:5432/app')), join(process.cwd(), 'data', 'click-spill'));
   assert.equal(spillDirFor(undefined, localFilesFor(':memory:')), undefined);
+});
+
+test('a spill folder on the data volume is named (a folder not made yet by its nearest parent); one on another volume is not', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spill-volume-'));
+  try {
+    const data = join(dir, 'waymark.db');
+    writeFileSync(data, '');
+    assert.equal(spillSharesVolume(join(dir, 'click-spill', 'not-yet'), [undefined, data]), data);
+    // /proc is a volume of its own on Linux.
+    if (process.platform === 'linux' && statSync('/proc').dev !== statSync(dir).dev) assert.equal(spillSharesVolume('/proc/self', [data]), undefined);
+    assert.equal(spillSharesVolume(join(dir, 'x'), []), undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

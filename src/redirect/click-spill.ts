@@ -19,8 +19,8 @@
  * const file = writeSpillFile(dir, database.identity, rows); // at shutdown
  * await replaySpilledClicks({ dir, database: identity, log: events, batchRows: 2000 }); // at start
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
 import type { RawClick } from '../events/log/raw-click.js';
@@ -39,6 +39,28 @@ const WRITE_CHUNK = 1_000;
 export function spillDirFor(spillDir: string | undefined, localFiles: LocalFiles | undefined): string | undefined {
   if (spillDir) return resolve(spillDir);
   return localFiles ? localFile(localFiles, 'click-spill') : undefined;
+}
+
+/** The device of `path`, or of its nearest existing parent (a folder made at the first spill). */
+function deviceOf(path: string): number | undefined {
+  for (let p = resolve(path); ; p = dirname(p)) {
+    try {
+      return statSync(p).dev;
+    } catch {
+      if (dirname(p) === p) return undefined;
+    }
+  }
+}
+
+/**
+ * The first of `dataPaths` (the SQLite file, the event log's file) on the same volume as the
+ * spill folder, or undefined. Spilling is for when the database cannot take the clicks in time;
+ * when that is because their shared disk is full, the spill file cannot be written either.
+ */
+export function spillSharesVolume(spillDir: string, dataPaths: readonly (string | undefined)[]): string | undefined {
+  const spill = deviceOf(spillDir);
+  if (spill === undefined) return undefined;
+  return dataPaths.find((p): p is string => p !== undefined && deviceOf(p) === spill);
 }
 
 const Header = z.object({

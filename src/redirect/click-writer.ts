@@ -82,6 +82,8 @@ export interface ClickWriterStats {
   lost: number;
   /** Answers of new clicks are being held now (`holding`). */
   holding: boolean;
+  /** Age in ms of the oldest click not committed yet; 0 when none waits. */
+  lagMs: number;
 }
 
 export interface ClickWriter<Row extends ClickRow = RawClick> {
@@ -138,7 +140,7 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
   // Rows were spilled: the write in flight, if any, is no longer ours to retry.
   let abandoned = false;
   let consecutiveFailures = 0;
-  const stats: ClickWriterStats = { queued: 0, flushed: 0, buffered: 0, dropped: 0, flushes: 0, failures: 0, held: 0, heldTooLong: 0, spilled: 0, lost: 0, holding: false };
+  const stats: ClickWriterStats = { queued: 0, flushed: 0, buffered: 0, dropped: 0, flushes: 0, failures: 0, held: 0, heldTooLong: 0, spilled: 0, lost: 0, holding: false, lagMs: 0 };
   const held = createHeldAnswers({
     maxHoldMs: options.maxHoldMs ?? 2_000,
     onError: options.onError,
@@ -361,7 +363,8 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
     },
 
     stats() {
-      return { ...stats, buffered: queue.length + (current?.rows.length ?? 0), holding: writer.holding };
+      const oldest = oldestStamp();
+      return { ...stats, buffered: queue.length + (current?.rows.length ?? 0), holding: writer.holding, lagMs: oldest === undefined ? 0 : Math.max(0, now() - oldest) };
     },
   };
   return writer;

@@ -23,7 +23,9 @@ import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
-import { replaySpilledClicks, spillDirFor, writeSpillFile } from './click-spill.js';
+import { replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
+import { eventStoreKind, eventsUrlFor } from '../events/store-kind.js';
+import { duckDbPathFor } from '../events/duckdb/path.js';
 
 /**
  * The end of the shutdown grace kept for after the last store attempt: the spill file (write and
@@ -125,6 +127,13 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const lifecycle: Lifecycle = {
     async start() {
       checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
+      if (spillDir) {
+        const eventFile = eventStoreKind(config, database) === 'duckdb' ? duckDbPathFor(eventsUrlFor(config.eventsUrl, database.capabilities), database.localFiles) : undefined;
+        const shared = spillSharesVolume(spillDir, [database.sqlitePath, eventFile === ':memory:' ? undefined : eventFile]);
+        if (shared) {
+          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}: when that disk is full, a shutdown cannot spill the clicks it could not store, and they are lost. Set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared });
+        }
+      }
       if (database.capabilities.changeRelay) {
         relay = createChangeRelay({
           url: database.url,

@@ -80,7 +80,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     // the limits themselves are tested with low values (access/rate-limit.test.ts).
     // The event store: the SQL store unless a test names one (many suites read its tables), or
     // TEST_EVENTS_URL for a whole run (`npm run test:duckdb` runs the SDK suites on DuckDB).
-    { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, eventsUrl: process.env.TEST_EVENTS_URL || 'sql', ...options.config },
+    { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, tlsAllowRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, eventsUrl: process.env.TEST_EVENTS_URL || 'sql', ...options.config },
   );
   const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });

@@ -20,6 +20,7 @@ export function linkRow(fields: LinkRowFields, createdAt: number): Insertable<Li
     rewrite: 0,
     do_index: 0,
     public_stats: 0,
+    public_stats_conversions: 0,
     clicks: 0,
     leads: 0,
     conversions: 0,

@@ -62,10 +62,10 @@ export interface RunningServer {
 }
 
 /**
- * Starts `src/main.ts` on the database (listening on 127.0.0.1, client addresses from
- * X-Forwarded-For, `key` as WAYMARK_API_KEY) and waits until it prints that it is running.
+ * Spawns `src/main.ts` on the database (listening on 127.0.0.1, client addresses from
+ * X-Forwarded-For, `key` as WAYMARK_API_KEY) and returns at once, while it starts.
  */
-export async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}): Promise<RunningServer> {
+export function spawnServer(url: string, port: number, key: string, env: Record<string, string> = {}): RunningServer {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     // The SQL store unless the test names one: these suites read its tables from outside the process.
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', EVENTS_URL: process.env.EVENTS_URL ?? 'sql', ...env },
@@ -75,14 +75,21 @@ export async function startServer(url: string, port: number, key: string, env: R
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, port, exited, output: () => output };
+}
+
+/** `spawnServer`, then waits until it prints that it is running. */
+export async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const server = spawnServer(url, port, key, env);
+  const { child } = server;
   // A generous bound for a start (tsx compiles on the fly, GeoIP data loads) on a busy CI machine.
   const deadline = Date.now() + 60_000;
-  while (!output.includes('Waymark is running')) {
+  while (!server.output().includes('Waymark is running')) {
     if (Date.now() > deadline || child.exitCode !== null) {
       if (child.exitCode === null) child.kill('SIGKILL');
-      throw new Error(`server did not start:\n${output}`);
+      throw new Error(`server did not start:\n${server.output()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, port, exited, output: () => output };
+  return server;
 }

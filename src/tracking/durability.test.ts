@@ -59,7 +59,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts `src/main.ts` and resolves once /health answers. */
+/** Starts `src/main.ts` and resolves once /ready answers 200 (/health answers from the start's first step). */
 async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -73,7 +73,7 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base };
+      if ((await fetch(`${base}/ready`)).ok) return { child, base };
     } catch {
       // not listening yet
     }

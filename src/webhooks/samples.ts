@@ -10,7 +10,7 @@ import type { LinkRow } from '../links/store.js';
 function sampleLink(workspaceId: string, t: number): LinkResponse {
   const known: Partial<LinkRow> = {
     id: 'link_sample', workspace_id: workspaceId, domain: 'example.com', key: 'sample', url: 'https://example.com/landing',
-    short_link: 'https://example.com/sample', archived: 0, track_conversion: 0, proxy: 0, rewrite: 0, do_index: 0, public_stats: 0,
+    short_link: 'https://example.com/sample', archived: 0, track_conversion: 0, proxy: 0, rewrite: 0, do_index: 0, public_stats: 0, public_stats_conversions: 0,
     clicks: 0, leads: 0, conversions: 0, sales: 0, sale_amount: 0, created_at: t, updated_at: t,
   };
   // Every other column of the row is null in a sample.

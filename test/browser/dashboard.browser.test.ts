@@ -113,10 +113,13 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await run.shot(page, 'link-builder');
   await assertAccessible(run, page, owner, 'link builder');
   await page.getByRole('button', { name: 'Create link' }).click();
-  await page.waitForURL(/\/links\/[^/]+\/edit$/);
-  const linkId = decodeURIComponent(/\/links\/([^/]+)\/edit$/.exec(page.url())![1]!);
+  await page.waitForURL(/\/links\/[^/]+\/edit\?saved=created$/);
+  const linkId = decodeURIComponent(/\/links\/([^/]+)\/edit\?/.exec(page.url())![1]!);
   const made = await run.api('GET', `/links/${linkId}`);
   assert.equal(made.status, 200);
+  // The confirmation names the short link, with a working Copy button (shown once the script runs).
+  await assert.doesNotReject(page.locator('.notice.saved', { hasText: made.json.shortLink }).waitFor());
+  await assert.doesNotReject(page.locator('.notice.saved button.copy').waitFor({ state: 'visible' }));
   const destination = new URL(made.json.url);
   assert.equal(`${destination.origin}${destination.pathname}`, LANDING);
   assert.deepEqual([destination.searchParams.get('utm_source'), destination.searchParams.get('utm_medium'), destination.searchParams.get('utm_campaign')], ['newsletter', 'email', 'spring']);
@@ -159,7 +162,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await assert.doesNotReject(page.getByText(shortLink).waitFor());
   await page.getByRole('link', { name: 'Edit' }).click();
   await page.waitForURL(/\/edit$/);
-  await page.getByLabel('Title').fill('Spring sale');
+  await page.getByLabel('Title', { exact: true }).fill('Spring sale');
   // The form posts to the address it is on: wait for the POST's answer, not for the URL.
   const saved = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/edit'));
   await page.getByRole('button', { name: 'Save link' }).click();

@@ -1,6 +1,7 @@
 /**
  * The figures of an analytics page, read through the API's analytics service exactly as
- * `GET /analytics` reads them (same query schema, same service call, `event=composite`): the
+ * `GET /analytics` reads them (same query schema, same service call, `event=composite`), except
+ * that no folder chosen counts links in every folder (folder-view.ts): the
  * totals, the time series and the breakdown cards. Shared by the workspace's analytics page and
  * the public stats page of a link.
  *
@@ -11,7 +12,8 @@
 import type { AnalyticsService } from '../../analytics/service.js';
 import type { ApiMetrics, GroupedRow } from '../../analytics/shape.js';
 import type { AuthContext } from '../../workspaces/service.js';
-import { CARD_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
+import { folderView } from '../folder-view.js';
+import { CARD_ROWS, SHOW_ALL_ROWS, analyticsQueryOf, type CardSpec, type PageParams } from './query.js';
 
 export interface SeriesPoint extends ApiMetrics {
   start: string;
@@ -19,10 +21,12 @@ export interface SeriesPoint extends ApiMetrics {
 
 export interface CardData {
   spec: CardSpec;
-  /** The first `CARD_ROWS` rows of the API's answer, in its order. */
+  /** The first `CARD_ROWS` rows of the API's answer (`SHOW_ALL_ROWS` when expanded), in its order. */
   rows: GroupedRow[];
   /** Rows the API answered in all. */
   total: number;
+  /** Whether this card shows all its rows (its "Show all" was chosen). */
+  expanded: boolean;
 }
 
 export interface AnalyticsData {
@@ -33,22 +37,26 @@ export interface AnalyticsData {
   timezone: string;
 }
 
-export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[]): Promise<AnalyticsData> {
+/** `expanded`: the grouping whose card shows all its rows (up to `SHOW_ALL_ROWS`). */
+export async function loadAnalytics(analytics: AnalyticsService, auth: AuthContext, params: PageParams, cards: CardSpec[], expanded?: string): Promise<AnalyticsData> {
+  // No folder chosen counts every folder; "Outside folders" is the API's default (folder-view.ts).
+  const { query: apiParams, view } = folderView(params);
   // Every query is validated before any runs: an invalid range or filter is one 422.
-  const countQ = analyticsQueryOf(params, 'count');
-  const seriesQ = analyticsQueryOf(params, 'timeseries');
-  const cardQs = cards.map((c) => analyticsQueryOf(params, c.groupBy));
+  const countQ = analyticsQueryOf(apiParams, 'count');
+  const seriesQ = analyticsQueryOf(apiParams, 'timeseries');
+  const cardQs = cards.map((c) => analyticsQueryOf(apiParams, c.groupBy));
   const [count, series, ...grouped] = await Promise.all([
-    analytics.retrieve(auth, countQ),
-    analytics.retrieve(auth, seriesQ),
-    ...cardQs.map((q) => analytics.retrieve(auth, q)),
+    analytics.retrieve(auth, countQ, view),
+    analytics.retrieve(auth, seriesQ, view),
+    ...cardQs.map((q) => analytics.retrieve(auth, q, view)),
   ]);
   return {
     count: count as ApiMetrics,
     series: series as unknown as SeriesPoint[],
     cards: cards.map((spec, i) => {
       const rows = grouped[i] as GroupedRow[];
-      return { spec, rows: rows.slice(0, CARD_ROWS), total: rows.length };
+      const all = spec.groupBy === expanded;
+      return { spec, rows: rows.slice(0, all ? SHOW_ALL_ROWS : CARD_ROWS), total: rows.length, expanded: all };
     }),
     timezone: params.timezone || 'UTC',
   };

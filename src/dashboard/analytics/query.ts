@@ -60,6 +60,8 @@ export const CARDS: CardSpec[] = [
 
 /** Rows a card shows; the API's answer is longer (up to 5,000 rows). */
 export const CARD_ROWS = 10;
+/** Rows of the one card whose "Show all" was chosen (`?show=<groupBy>`). */
+export const SHOW_ALL_ROWS = 1000;
 
 export const INTERVAL_LABELS: Record<(typeof INTERVALS)[number], string> = {
   '24h': 'Last 24 hours',

@@ -8,13 +8,23 @@
  * <SeriesChart data={data} />
  * <BreakdownCard card={data.cards[0]} href={(value) => `?country=${value}`} />
  */
+import { formatCount, formatMoney } from '../format.js';
 import type { AnalyticsData, CardData } from '../analytics/load.js';
 
 const number = new Intl.NumberFormat('en-US');
-/** Sale amounts are in cents (the API's unit). */
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
-export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Element {
+/** `conversions: false` (a public page without them): clicks only, nothing else printed. */
+export function Totals({ count, conversions = true }: { count: AnalyticsData['count']; conversions?: boolean }): JSX.Element {
+  if (!conversions) {
+    return (
+      <dl class="totals" id="totals" data-clicks={String(count.clicks)}>
+        <div>
+          <dt>Clicks</dt>
+          <dd safe>{number.format(count.clicks)}</dd>
+        </div>
+      </dl>
+    );
+  }
   return (
     <dl class="totals" id="totals" data-clicks={String(count.clicks)} data-leads={String(count.leads)} data-sales={String(count.sales)} data-sale-amount={String(count.saleAmount)}>
       <div>
@@ -31,19 +41,18 @@ export function Totals({ count }: { count: AnalyticsData['count'] }): JSX.Elemen
       </div>
       <div>
         <dt>Revenue</dt>
-        <dd safe>{money(count.saleAmount)}</dd>
+        <dd safe>{formatMoney(count.saleAmount)}</dd>
       </div>
     </dl>
   );
 }
 
-export function SeriesChart({ data }: { data: AnalyticsData }): JSX.Element {
+export function SeriesChart({ data, conversions = true }: { data: AnalyticsData; conversions?: boolean }): JSX.Element {
   const series = {
     timezone: data.timezone,
     x: data.series.map((p) => Math.round(Date.parse(p.start.replace(/([+-]\d\d)(\d\d)$/, '$1:$2')) / 1000)),
     clicks: data.series.map((p) => p.clicks),
-    leads: data.series.map((p) => p.leads),
-    sales: data.series.map((p) => p.sales),
+    ...(conversions ? { leads: data.series.map((p) => p.leads), sales: data.series.map((p) => p.sales) } : {}),
   };
   return (
     <figure class="chart">
@@ -58,8 +67,8 @@ export function SeriesChart({ data }: { data: AnalyticsData }): JSX.Element {
               <tr>
                 <th scope="col" safe>{`Start (${data.timezone})`}</th>
                 <th scope="col" class="num">Clicks</th>
-                <th scope="col" class="num">Leads</th>
-                <th scope="col" class="num">Sales</th>
+                {conversions ? <th scope="col" class="num">Leads</th> : ''}
+                {conversions ? <th scope="col" class="num">Sales</th> : ''}
               </tr>
             </thead>
             <tbody>
@@ -67,8 +76,8 @@ export function SeriesChart({ data }: { data: AnalyticsData }): JSX.Element {
                 <tr>
                   <td safe>{p.start}</td>
                   <td class="num">{p.clicks}</td>
-                  <td class="num">{p.leads}</td>
-                  <td class="num">{p.sales}</td>
+                  {conversions ? <td class="num">{p.leads}</td> : ''}
+                  {conversions ? <td class="num">{p.sales}</td> : ''}
                 </tr>
               ))}
             </tbody>
@@ -86,8 +95,11 @@ function rowLabel(card: CardData, row: Record<string, unknown>): string {
   return String(row[card.spec.field] ?? '');
 }
 
-/** A breakdown card; with `href`, each row links to the page with that row's value as a filter. */
-export function BreakdownCard({ card, href }: { card: CardData; href?: (value: string) => string }): JSX.Element {
+/**
+ * A breakdown card; with `href`, each row links to the page with that row's value as a filter;
+ * with `toggle`, the address that shows all its rows (or, expanded, the top ones again).
+ */
+export function BreakdownCard({ card, href, toggle, conversions = true }: { card: CardData; href?: (value: string) => string; toggle?: string; conversions?: boolean }): JSX.Element {
   return (
     <section class="breakdown" data-group={card.spec.groupBy} aria-labelledby={`card-${card.spec.groupBy}`}>
       <h2 id={`card-${card.spec.groupBy}`} safe>{card.spec.title}</h2>
@@ -99,8 +111,8 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
             <tr>
               <th scope="col" safe>{card.spec.title}</th>
               <th scope="col" class="num">Clicks</th>
-              <th scope="col" class="num">Leads</th>
-              <th scope="col" class="num">Sales</th>
+              {conversions ? <th scope="col" class="num">Leads</th> : ''}
+              {conversions ? <th scope="col" class="num">Sales</th> : ''}
             </tr>
           </thead>
           <tbody>
@@ -108,7 +120,12 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
               const value = String(row[card.spec.field] ?? '');
               const label = rowLabel(card, row);
               return (
-                <tr data-value={value} data-clicks={String(row.clicks)} data-leads={String(row.leads)} data-sales={String(row.sales)} data-sale-amount={String(row.saleAmount)}>
+                <tr
+                  data-value={value}
+                  data-clicks={String(row.clicks)}
+                  data-leads={conversions ? String(row.leads) : undefined}
+                  data-sales={conversions ? String(row.sales) : undefined}
+                  data-sale-amount={conversions ? String(row.saleAmount) : undefined}>
                   <td class="url">
                     {href ? (
                       <a href={href(value)} title={`Filter by ${label}`} safe>
@@ -119,8 +136,8 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
                     )}
                   </td>
                   <td class="num" safe>{number.format(row.clicks)}</td>
-                  <td class="num" safe>{number.format(row.leads)}</td>
-                  <td class="num" safe>{number.format(row.sales)}</td>
+                  {conversions ? <td class="num" safe>{number.format(row.leads)}</td> : ''}
+                  {conversions ? <td class="num" safe>{number.format(row.sales)}</td> : ''}
                 </tr>
               );
             })}
@@ -128,6 +145,15 @@ export function BreakdownCard({ card, href }: { card: CardData; href?: (value: s
         </table>
       )}
       {card.total > card.rows.length ? <p class="hint" safe>{`Top ${card.rows.length} of ${card.total}.`}</p> : ''}
+      {toggle && (card.expanded || card.total > card.rows.length) ? (
+        <p class="show-all">
+          <a href={toggle} data-show-all={card.spec.groupBy} safe>
+            {card.expanded ? 'Show the top rows' : `Show all ${formatCount(card.total)}`}
+          </a>
+        </p>
+      ) : (
+        ''
+      )}
     </section>
   );
 }

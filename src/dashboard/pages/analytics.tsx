@@ -8,6 +8,7 @@ import { INTERVALS } from '../../analytics/range.js';
 import type { AnalyticsData } from '../analytics/load.js';
 import { FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type FilterParam, type PageParams } from '../analytics/query.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
 import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
 
 export interface AnalyticsView {
@@ -16,6 +17,25 @@ export interface AnalyticsView {
   data: AnalyticsData;
   /** Choices for the link/domain/tag/folder filters: value → label. */
   choices: Partial<Record<FilterParam, { value: string; label: string }[]>>;
+  /** What was typed in the link search (the choices of `linkId` are its matches). */
+  linkSearch: string;
+}
+
+/**
+ * The `<option>`s of the link picker: "Any link" and the links found (the chosen one included).
+ * Also the htmx fragment the search field swaps into the `<select>` as it is typed.
+ */
+export function LinkOptions({ links, selected }: { links: { value: string; label: string }[]; selected?: string }): JSX.Element {
+  return (
+    <>
+      <option value="">Any link</option>
+      {links.map((c) => (
+        <option value={c.value} selected={selected === c.value} safe>
+          {c.label}
+        </option>
+      ))}
+    </>
+  );
 }
 
 const COMMON_ZONES = ['UTC', 'America/Los_Angeles', 'America/New_York', 'Europe/London', 'Europe/Berlin', 'Asia/Tokyo', 'Australia/Sydney'];
@@ -64,11 +84,41 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
             ))}
           </select>
         </label>
-        {(['linkId', 'domain', 'tagIds', 'folderId'] as const).map((param) => (
+        <label>
+          Find a link
+          <input
+            type="search"
+            name="linkSearch"
+            value={v.linkSearch}
+            maxlength="200"
+            placeholder="Key or destination"
+            autocomplete="off"
+            hx-get={`${base}/link-options`}
+            hx-trigger="input changed delay:300ms, search"
+            hx-target="#link-choices"
+            hx-swap="innerHTML"
+            hx-include="this, #link-choices"
+            aria-controls="link-choices"
+          />
+        </label>
+        <label>
+          Link
+          <select name="linkId" id="link-choices">
+            <LinkOptions links={v.choices.linkId ?? []} selected={params.linkId} />
+          </select>
+        </label>
+        {(['domain', 'tagIds', 'folderId'] as const).map((param) => (
           <label>
             {FILTERS.find((f) => f.param === param)!.label}
             <select name={param}>
-              <option value="">Any</option>
+              <option value="">{param === 'folderId' ? 'All folders' : 'Any'}</option>
+              {param === 'folderId' ? (
+                <option value={OUTSIDE_FOLDERS} selected={params.folderId === OUTSIDE_FOLDERS}>
+                  Outside folders
+                </option>
+              ) : (
+                ''
+              )}
               {(v.choices[param] ?? []).map((c) => (
                 <option value={c.value} selected={params[param] === c.value} safe>
                   {c.label}
@@ -116,7 +166,11 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
       <SeriesChart data={data} />
       <div class="cards">
         {data.cards.map((card) => (
-          <BreakdownCard card={card} href={(value) => href(withFilter(params, card.spec.filter, value))} />
+          <BreakdownCard
+            card={card}
+            href={(value) => href(withFilter(params, card.spec.filter, value))}
+            toggle={`${card.expanded ? href(params) : href({ ...params, show: card.spec.groupBy } as PageParams)}#card-${card.spec.groupBy}`}
+          />
         ))}
       </div>
     </Layout>

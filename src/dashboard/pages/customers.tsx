@@ -1,11 +1,11 @@
 /** Customers (routes/activity.tsx): the list, searchable and paged, and one customer's detail. */
+import { formatMoney } from '../format.js';
 import type { EventRecord } from '../../analytics/schema.js';
 import type { CustomerResponse } from '../../customers/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { EventsTable } from './events.js';
 
 type WorkspaceFrame = Frame & { workspace: { slug: string } };
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 export interface CustomersView {
   frame: WorkspaceFrame;
@@ -55,7 +55,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
                   <td safe>{c.email ?? ''}</td>
                   <td safe>{c.country ?? ''}</td>
                   <td class="num">{c.sales}</td>
-                  <td class="num optional" safe>{money(c.saleAmount)}</td>
+                  <td class="num optional" safe>{formatMoney(c.saleAmount)}</td>
                 </tr>
               ))}
             </tbody>
@@ -97,7 +97,7 @@ export function CustomerPage({ frame, customer, events }: { frame: WorkspaceFram
           )}
         </dd>
         <dt>Sales</dt>
-        <dd safe>{`${customer.sales} (${money(customer.saleAmount)})`}</dd>
+        <dd safe>{`${customer.sales} (${formatMoney(customer.saleAmount)})`}</dd>
         <dt>Customer since</dt>
         <dd safe>{customer.createdAt}</dd>
       </dl>

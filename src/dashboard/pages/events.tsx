@@ -2,9 +2,11 @@
  * Events (routes/activity.tsx): the workspace's clicks, leads or sales, newest first, a page at a
  * time, as `GET /events` lists them; and the table of events a customer's page reuses.
  */
+import { formatMoney } from '../format.js';
 import { escapeHtml } from '@kitajs/html';
 import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
 
 export const EVENT_TABS = [
   { event: 'clicks', label: 'Clicks' },
@@ -13,7 +15,6 @@ export const EVENT_TABS = [
 ] as const;
 export type EventTab = (typeof EVENT_TABS)[number]['event'];
 
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 /** One row per event: when, what, which link, where from, and the customer of a lead or sale. */
 export function EventsTable({ slug, events }: { slug: string; events: EventRecord[] }): JSX.Element {
@@ -53,7 +54,7 @@ export function EventsTable({ slug, events }: { slug: string; events: EventRecor
                     ''
                   )}
                 </td>
-                <td class="num">{e.event === 'sale' ? escapeHtml(money(e.saleAmount)) : ''}</td>
+                <td class="num">{e.event === 'sale' ? escapeHtml(formatMoney(e.saleAmount)) : ''}</td>
               </tr>
             );
           })}
@@ -69,16 +70,25 @@ export interface EventsView {
   page: number;
   events: EventRecord[];
   hasNext: boolean;
+  /** The folder filter: '' every folder, `unsorted` outside folders, or a folder id. */
+  folderId: string;
+  folders: { id: string; name: string }[];
 }
 
 export function EventsPage(v: EventsView): JSX.Element {
   const slug = v.frame.workspace.slug;
-  const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?event=${event}${page > 1 ? `&page=${page}` : ''}`);
+  const query = (event: EventTab, page = 1) => {
+    const q = new URLSearchParams({ event });
+    if (v.folderId) q.set('folderId', v.folderId);
+    if (page > 1) q.set('page', String(page));
+    return q.toString();
+  };
+  const href = (event: EventTab, page = 1) => workspacePath(slug, `/events?${query(event, page)}`);
   return (
     <Layout frame={v.frame} title="Events" section="events">
       <div class="heading">
         <h1>Events</h1>
-        <a href={workspacePath(slug, `/events/export?event=${v.tab}`)} hx-boost="false">
+        <a href={workspacePath(slug, `/events/export?${query(v.tab)}`)} hx-boost="false">
           Export CSV
         </a>
       </div>
@@ -93,6 +103,26 @@ export function EventsPage(v: EventsView): JSX.Element {
           ))}
         </ul>
       </nav>
+      <form method="get" action={workspacePath(slug, '/events')} class="toolbar" aria-label="Filters">
+        <input type="hidden" name="event" value={v.tab} />
+        <label>
+          Folder
+          <select name="folderId">
+            <option value="">All folders</option>
+            <option value={OUTSIDE_FOLDERS} selected={v.folderId === OUTSIDE_FOLDERS}>
+              Outside folders
+            </option>
+            {v.folders.map((f) => (
+              <option value={f.id} selected={v.folderId === f.id} safe>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="secondary">
+          Apply
+        </button>
+      </form>
       {v.events.length === 0 ? <p>No {v.tab} on this page.</p> : <EventsTable slug={slug} events={v.events} />}
       <nav class="pager" aria-label="Pages">
         {v.page > 1 ? (

@@ -3,14 +3,22 @@
  * plain POST; htmx checks the key as it is typed, and links.js keeps the destination's query in
  * step with the UTM fields. Field names are listed in link-form.ts.
  */
+import { escapeHtml } from '@kitajs/html';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
+import type { LinkResponse } from '../../links/schema.js';
+import { Totals } from './analytics-parts.js';
+import { linkAnalyticsHref } from './links.js';
 
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
   /** Absent when creating. */
-  link?: { id: string; shortLink: string };
+  link?: Pick<LinkResponse, 'id' | 'shortLink' | 'clicks' | 'leads' | 'sales' | 'saleAmount' | 'publicStats'>;
+  /** The link's public stats page (absolute), when editing. */
+  statsUrl?: string;
+  /** Just created or saved (the redirect after the POST says so). */
+  saved?: 'created' | 'saved';
   values: FormValues;
   errors: FieldErrors;
   domains: string[];
@@ -64,6 +72,69 @@ function qrHref(shortLink: string, format: 'png' | 'svg', size: number): string 
   return `/qr?${new URLSearchParams({ url: shortLink, format, size: String(size) })}`;
 }
 
+/**
+ * The card a social network would show for the saved (or typed) preview fields: the title, the
+ * description and the destination's host. The image is named, not loaded: the page's CSP keeps
+ * other sites' images out of the dashboard.
+ */
+function PreviewCard({ values }: { values: FormValues }): JSX.Element {
+  const title = (values.title ?? '').trim();
+  const description = (values.description ?? '').trim();
+  const image = (values.image ?? '').trim();
+  if (!title && !description && !image) return <p class="hint">Fill the title, description or image to set a custom preview.</p>;
+  let host = '';
+  try {
+    host = new URL((values.url ?? '').trim()).host;
+  } catch {
+    host = '';
+  }
+  return (
+    <figure class="preview-card" aria-label="Preview card">
+      <div class="preview-image">{image ? escapeHtml(`Image: ${image}`) : 'No image'}</div>
+      <figcaption>
+        <span class="hint" safe>
+          {host}
+        </span>
+        <strong safe>{title || '(no title)'}</strong>
+        <span safe>{description}</span>
+      </figcaption>
+    </figure>
+  );
+}
+
+/** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
+function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']>; slug: string }): JSX.Element {
+  return (
+    <section class="link-summary" aria-label="This link">
+      <div>
+        <p class="short-link-line">
+          <a href={link.shortLink} class="short-link" safe>
+            {link.shortLink}
+          </a>{' '}
+          <button type="button" class="link copy" data-copy={link.shortLink} hidden>
+            Copy
+          </button>
+        </p>
+        <Totals count={{ clicks: link.clicks, leads: link.leads, sales: link.sales, saleAmount: link.saleAmount }} />
+        <p>
+          <a href={linkAnalyticsHref(slug, link.id)}>Analytics of this link</a>
+        </p>
+      </div>
+      <figure class="qr">
+        <img src={qrHref(link.shortLink, 'svg', 160)} width="160" height="160" alt={`QR code of ${link.shortLink}`} />
+        <figcaption>
+          <a href={qrHref(link.shortLink, 'png', 1000)} download="qr.png" hx-boost="false">
+            PNG
+          </a>{' '}
+          <a href={qrHref(link.shortLink, 'svg', 1000)} download="qr.svg" hx-boost="false">
+            SVG
+          </a>
+        </figcaption>
+      </figure>
+    </section>
+  );
+}
+
 export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
   const { frame, values, errors } = v;
   const base = workspacePath(frame.workspace.slug, '/links');
@@ -74,9 +145,23 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
   return (
     <Layout frame={frame} title={title} section="links">
       <h1>{title}</h1>
+      {v.link && v.saved ? (
+        <p class="notice saved" role="status">
+          <span>{v.saved === 'created' ? 'Link created: ' : 'Link saved: '}</span>
+          <a href={v.link.shortLink} class="short-link" safe>
+            {v.link.shortLink}
+          </a>{' '}
+          <button type="button" class="link copy" data-copy={v.link.shortLink} hidden>
+            Copy
+          </button>
+        </p>
+      ) : (
+        ''
+      )}
       <p>
         <a href={base}>Back to links</a>
       </p>
+      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} /> : ''}
       <FormError message={errors.form} />
       <form method="post" action={action} class="builder" id="link-builder" novalidate>
         <CsrfField token={frame.csrf} />
@@ -125,6 +210,29 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
           </div>
         </fieldset>
 
+        <fieldset class="share">
+          <legend>Share stats</legend>
+          <label class="inline">
+            <input type="checkbox" name="publicStats" value="on" checked={!!values.publicStats} /> Share stats: anyone with the address sees this link's clicks
+          </label>
+          <label class="inline">
+            <input type="checkbox" name="publicConversions" value="on" checked={!!values.publicConversions} /> Also show leads, sales and revenue
+          </label>
+          {v.link?.publicStats && v.statsUrl ? (
+            <p class="stats-url">
+              <span>Public stats: </span>
+              <a href={v.statsUrl} hx-boost="false" safe>
+                {v.statsUrl}
+              </a>{' '}
+              <button type="button" class="link copy" data-copy={v.statsUrl} hidden>
+                Copy
+              </button>
+            </p>
+          ) : (
+            <p class="hint">Save with “Share stats” ticked to get the page's address.</p>
+          )}
+        </fieldset>
+
         <fieldset class="utm">
           <legend>UTM parameters</legend>
           <p class="hint">Added to the destination's query string.</p>
@@ -161,6 +269,10 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               ))}
             </select>
             <Err id="folderId" message={errors.folderId} />
+          </label>
+          <label class="inline">
+            <input type="checkbox" name="trackConversion" value="on" checked={!!values.trackConversion} /> Track conversions (leads and sales
+            reported by your app are attributed to this link)
           </label>
         </fieldset>
 
@@ -206,10 +318,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
 
         <fieldset>
           <legend>A/B test</legend>
-          <p class="hint">2 to 4 destinations; each takes 10–90 % of the traffic and together 100 %. Needs conversion tracking.</p>
-          <label class="inline">
-            <input type="checkbox" name="trackConversion" value="on" checked={!!values.trackConversion} /> Track conversions
-          </label>
+          <p class="hint">2 to 4 destinations; each takes 10–90 % of the traffic and together 100 %. Needs “Track conversions” (under Organise).</p>
           <table class="rows">
             <thead>
               <tr>
@@ -235,38 +344,28 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
 
         <fieldset>
           <legend>Social preview</legend>
-          <Text name="title" label="Title" values={values} maxlength="120" />
+          <label class="inline">
+            <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
+            title, description and image below instead of the destination's own
+          </label>
+          <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
           <label>
             Description
-            <textarea name="description" rows="2" maxlength="240" safe>
+            <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
               {values.description ?? ''}
             </textarea>
           </label>
-          <Text name="image" label="Image URL" type="url" values={values} />
+          <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
           <Err id="preview" message={errors.preview} />
+          <PreviewCard values={values} />
         </fieldset>
 
-        <p>
+        <p class="actions">
           <button type="submit">{v.link ? 'Save link' : 'Create link'}</button>
         </p>
       </form>
 
-      {v.link ? (
-        <section aria-labelledby="qr-title" class="qr">
-          <h2 id="qr-title">QR code</h2>
-          <img src={qrHref(v.link.shortLink, 'svg', 240)} width="240" height="240" alt={`QR code of ${v.link.shortLink}`} />
-          <p>
-            <a href={qrHref(v.link.shortLink, 'png', 1000)} download="qr.png" hx-boost="false">
-              Download PNG
-            </a>{' '}
-            <a href={qrHref(v.link.shortLink, 'svg', 1000)} download="qr.svg" hx-boost="false">
-              Download SVG
-            </a>
-          </p>
-        </section>
-      ) : (
-        <p class="hint">The QR code appears here once the link is created.</p>
-      )}
+      {v.link ? '' : <p class="hint">The QR code and the link's figures appear at the top once the link is created.</p>}
     </Layout>
   );
 }

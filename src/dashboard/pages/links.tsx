@@ -1,6 +1,7 @@
 /**
- * Links: the workspace's links, filtered, sorted and paged (routes/links.tsx), with a copy button
- * per short link and, for roles that may write, bulk actions on the ticked rows.
+ * Links: the workspace's links, filtered, sorted and paged (routes/links.tsx), each row with its
+ * clicks, leads, sales and revenue (the counters every link carries: no query per row), its short
+ * link opening the link's analytics, a copy button and, for roles that may write, bulk actions on the ticked rows.
  *
  * The bulk form sits above the table and its checkboxes join it through `form="bulk"`, so each
  * row can keep its own small forms (archive) without nesting forms.
@@ -10,6 +11,8 @@ import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { SORT_FIELDS, type SortField } from '../../links/schema.js';
 import type { BulkOp } from '../routes/links-bulk.js';
+import { OUTSIDE_FOLDERS } from '../folder-view.js';
+import { formatCount, formatMoney } from '../format.js';
 
 export interface ListState {
   search: string;
@@ -21,11 +24,14 @@ export interface ListState {
   sortOrder: 'asc' | 'desc';
 }
 
-export interface BulkNotice {
-  op: BulkOp;
-  count: number;
-  failed: number;
-}
+/** What the last bulk action did, or `empty`: one was pressed with no link ticked. */
+export type BulkNotice =
+  | {
+      op: BulkOp;
+      count: number;
+      failed: number;
+    }
+  | 'empty';
 
 type Cursor = { before?: string; after?: string; page?: number };
 
@@ -84,7 +90,7 @@ function Filters({ v, base }: { v: LinksView; base: string }): JSX.Element {
       </label>
       <Select name="domain" label="Domain" value={s.domain} options={[['', 'All domains'], ...v.choices.domains.map((d): [string, string] => [d, d])]} />
       <Select name="tagId" label="Tag" value={s.tagId} options={[['', 'All tags'], ...v.choices.tags.map((t): [string, string] => [t.id, t.name])]} />
-      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
+      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'All folders'], [OUTSIDE_FOLDERS, 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
       <Select name="sortBy" label="Sort by" value={s.sortBy} options={SORT_FIELDS.map((f): [string, string] => [f, SORT_LABELS[f]])} />
       <Select name="sortOrder" label="Order" value={s.sortOrder} options={[['desc', 'Descending'], ['asc', 'Ascending']]} />
       <label class="inline">
@@ -103,10 +109,10 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
       <CsrfField token={v.frame.csrf} />
       <input type="hidden" name="back" value={listQuery(v.state)} />
       <span class="hint">With the selected links:</span>
-      <button type="submit" name="op" value="archive" class="secondary">
+      <button type="submit" name="op" value="archive" class="secondary" data-needs-selection="">
         Archive
       </button>
-      <button type="submit" name="op" value="unarchive" class="secondary">
+      <button type="submit" name="op" value="unarchive" class="secondary" data-needs-selection="">
         Unarchive
       </button>
       <span class="group">
@@ -118,7 +124,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
             </option>
           ))}
         </select>
-        <button type="submit" name="op" value="tag" class="secondary">
+        <button type="submit" name="op" value="tag" class="secondary" data-needs-selection="">
           Add tag
         </button>
       </span>
@@ -131,21 +137,26 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
             </option>
           ))}
         </select>
-        <button type="submit" name="op" value="move" class="secondary">
+        <button type="submit" name="op" value="move" class="secondary" data-needs-selection="">
           Move to folder
         </button>
       </span>
-      <button type="submit" name="op" value="delete" class="danger">
+      <button type="submit" name="op" value="delete" class="danger" data-needs-selection="">
         Delete
       </button>
     </form>
   );
 }
 
-function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: string; csrf: string }): JSX.Element {
+/** A link's analytics: all time, filtered to the link (the page's `linkId` filter). */
+export function linkAnalyticsHref(slug: string, linkId: string): string {
+  return workspacePath(slug, `/analytics?${new URLSearchParams({ interval: 'all', linkId })}`);
+}
+
+function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; base: string; csrf: string; slug: string }): JSX.Element {
   const id = encodeURIComponent(l.id);
   return (
-    <tr>
+    <tr data-link-id={l.id}>
       {write ? (
         <td>
           <input type="checkbox" form="bulk" name={`sel_${l.id}`} value="on" data-select="" aria-label={`Select ${l.shortLink}`} />
@@ -154,7 +165,9 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
         ''
       )}
       <td>
-        <span safe>{l.shortLink}</span>{' '}
+        <a class="short-link" href={linkAnalyticsHref(slug, l.id)} title="Analytics of this link" safe>
+          {l.shortLink}
+        </a>{' '}
         <button type="button" class="link copy" data-copy={l.shortLink} hidden>
           Copy
         </button>
@@ -181,11 +194,24 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
       <td class="url" safe>
         {l.url}
       </td>
-      <td class="num">{l.clicks}</td>
+      <td class="num" data-clicks={String(l.clicks)} safe>
+        {formatCount(l.clicks)}
+      </td>
+      <td class="num optional" data-leads={String(l.leads)} safe>
+        {formatCount(l.leads)}
+      </td>
+      <td class="num optional" data-sales={String(l.sales)} safe>
+        {formatCount(l.sales)}
+      </td>
+      <td class="num optional" data-sale-amount={String(l.saleAmount)} safe>
+        {formatMoney(l.saleAmount)}
+      </td>
       <td class="optional" safe>{l.createdAt.slice(0, 10)}</td>
-      {write ? (
-        <td>
-          <a href={`${base}/${id}/edit`}>Edit</a>{' '}
+      <td>
+        <a href={linkAnalyticsHref(slug, l.id)}>Analytics</a>
+        {write ? ' ' : ''}
+        {write ? <a href={`${base}/${id}/edit`}>Edit</a> : ''}{' '}
+        {write ? (
           <form method="post" action={`${base}/${id}/archive`} class="inline">
             <CsrfField token={csrf} />
             <input type="hidden" name="archived" value={l.archived ? 'false' : 'true'} />
@@ -193,10 +219,10 @@ function Row({ l, write, base, csrf }: { l: LinkResponse; write: boolean; base: 
               {l.archived ? 'Unarchive' : 'Archive'}
             </button>
           </form>
-        </td>
-      ) : (
-        ''
-      )}
+        ) : (
+          ''
+        )}
+      </td>
     </tr>
   );
 }
@@ -228,8 +254,8 @@ export function LinksPage(v: LinksView): JSX.Element {
         </a>
       </div>
       {v.notice ? (
-        <p class="notice" role="status" safe>
-          {`${v.notice.count} ${v.notice.count === 1 ? 'link' : 'links'} ${DONE[v.notice.op]}${v.notice.failed ? `; ${v.notice.failed} could not be changed.` : '.'}`}
+        <p class={v.notice === 'empty' ? 'error' : 'notice'} role="status" safe>
+          {noticeText(v.notice)}
         </p>
       ) : (
         ''
@@ -255,15 +281,24 @@ export function LinksPage(v: LinksView): JSX.Element {
                 <th scope="col" class="num">
                   Clicks
                 </th>
+                <th scope="col" class="num optional">
+                  Leads
+                </th>
+                <th scope="col" class="num optional">
+                  Sales
+                </th>
+                <th scope="col" class="num optional">
+                  Revenue
+                </th>
                 <th scope="col" class="optional">
                   Created
                 </th>
-                {write ? <th scope="col">Actions</th> : ''}
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
               {links.map((l) => (
-                <Row l={l} write={write} base={base} csrf={frame.csrf} />
+                <Row l={l} write={write} base={base} csrf={frame.csrf} slug={frame.workspace.slug} />
               ))}
             </tbody>
           </table>
@@ -288,6 +323,11 @@ export function LinksPage(v: LinksView): JSX.Element {
       </nav>
     </Layout>
   );
+}
+
+function noticeText(n: BulkNotice): string {
+  if (n === 'empty') return 'Select at least one link first: tick the boxes of the links to change.';
+  return `${n.count} ${n.count === 1 ? 'link' : 'links'} ${DONE[n.op]}${n.failed ? `; ${n.failed} could not be changed.` : '.'}`;
 }
 
 /** The list's filters as the export's query (`GET /links/export` takes the same ones). */

@@ -7,6 +7,11 @@ import type { AnalyticsData } from '../analytics/load.js';
 import { Head } from '../layout.js';
 import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
 
+/** The public stats page of a link: `/stats/<domain>/<key>` (each key segment encoded). */
+export function publicStatsPath(domain: string, key: string): string {
+  return `/stats/${encodeURIComponent(domain)}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 export const PUBLIC_INTERVALS = [
   { interval: '24h', label: '24 hours' },
   { interval: '7d', label: '7 days' },
@@ -15,7 +20,8 @@ export const PUBLIC_INTERVALS = [
   { interval: 'all', label: 'All time' },
 ] as const;
 
-export function PublicStatsPage({ shortLink, path, interval, data }: { shortLink: string; path: string; interval: string; data: AnalyticsData }): JSX.Element {
+/** `conversions`: the owner chose to show leads, sales and revenue; otherwise clicks only. */
+export function PublicStatsPage({ shortLink, path, interval, data, conversions }: { shortLink: string; path: string; interval: string; data: AnalyticsData; conversions: boolean }): JSX.Element {
   const title = `Stats of ${shortLink}`;
   return (
     <>
@@ -37,11 +43,11 @@ export function PublicStatsPage({ shortLink, path, interval, data }: { shortLink
                 ))}
               </ul>
             </nav>
-            <Totals count={data.count} />
-            <SeriesChart data={data} />
+            <Totals count={data.count} conversions={conversions} />
+            <SeriesChart data={data} conversions={conversions} />
             <div class="cards">
               {data.cards.map((card) => (
-                <BreakdownCard card={card} />
+                <BreakdownCard card={card} conversions={conversions} />
               ))}
             </div>
           </main>

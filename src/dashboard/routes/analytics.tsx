@@ -1,10 +1,13 @@
 /**
  * Analytics: `GET /dashboard/w/:slug/analytics?<the API's /analytics parameters>`. The figures are
  * the analytics service's answers to the same query (`analytics/load.ts`); the link, domain, tag
- * and folder choices of the filter form come from the API's list services.
+ * and folder choices of the filter form come from the API's list services. The link picker
+ * searches as it is typed: `GET …/analytics/link-options?linkSearch=&linkId=` answers its
+ * `<option>`s (htmx); without JavaScript the form's `linkSearch` field does the same on *Apply*.
+ * `?show=<groupBy>` shows all the rows of that card.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Kit } from '../kit.js';
+import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, sendPage } from '../kit.js';
 import type { LinkService } from '../../links/service.js';
 import { ListDomainsQuery } from '../../domains/schema.js';
@@ -13,33 +16,70 @@ import { ListTagsQuery } from '../../tags/schema.js';
 import { apiCallerOf, type PageServices } from '../services.js';
 import { loadAnalytics } from '../analytics/load.js';
 import { CARDS, pageParamsOf } from '../analytics/query.js';
-import { AnalyticsPage } from '../pages/analytics.js';
+import { AnalyticsPage, LinkOptions } from '../pages/analytics.js';
+import { callerOf } from './link-choices.js';
+import { ApiError } from '../../http/errors.js';
+import { parseInput } from '../../users/schema.js';
+import type { GroupBy } from '../../analytics/schema.js';
+import { z } from 'zod';
 
-/** Links offered in the link filter (newest first); others are reached from the Top links card. */
-const LINK_CHOICES = 100;
+/** Links the link picker lists: the newest, or the newest matches of what is typed in its search. */
+export const LINK_CHOICES = 50;
+
+const PickerQuery = z.object({
+  linkSearch: z.string().max(200).optional().default(''),
+  linkId: z.string().max(100).optional().default(''),
+  show: z.enum(CARDS.map((c) => c.groupBy) as [GroupBy, ...GroupBy[]]).optional(),
+});
+
+/**
+ * The picker's links: matches of `search` (key or destination, as `GET /links?search=`) in every
+ * folder, archived ones too, newest first; the chosen link stays listed even when it does not match.
+ */
+async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string): Promise<{ value: string; label: string }[]> {
+  const caller = callerOf(page);
+  const found = await links.list(caller, { search: search || undefined, showArchived: true, pageSize: LINK_CHOICES, sortBy: 'createdAt', sortOrder: 'desc' }, { everyFolder: true });
+  const rows = found.map((l) => ({ value: l.id, label: l.shortLink }));
+  if (chosen && !rows.some((r) => r.value === chosen)) {
+    const link = await links.get(caller, chosen).catch((err) => {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    });
+    if (link) rows.unshift({ value: link.id, label: link.shortLink });
+  }
+  return rows;
+}
 
 export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkService): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const params = pageParamsOf(request.query);
+      const picker = parseInput(PickerQuery, request.query);
       const auth = apiCallerOf(page);
       const ws = page.workspace.id;
       const [data, linkRows, domains, tags, folders] = await Promise.all([
-        loadAnalytics(services.analytics, auth, params, CARDS),
-        links.list({ workspaceId: ws, workspace: page.workspace, userId: page.userId }, { pageSize: LINK_CHOICES, sortBy: 'createdAt', sortOrder: 'desc' }),
+        loadAnalytics(services.analytics, auth, params, CARDS, picker.show),
+        linkChoices(links, page, picker.linkSearch, params.linkId ?? ''),
         services.domains.list(ws, ListDomainsQuery.parse({})),
         services.tags.list(ws, ListTagsQuery.parse({})),
         services.folders.list(ws, ListFoldersQuery.parse({})),
       ]);
       const choices = {
-        linkId: linkRows.map((l) => ({ value: l.id, label: l.shortLink })),
+        linkId: linkRows,
         domain: domains.map((d) => ({ value: d.slug, label: d.slug })),
         tagIds: tags.map((t) => ({ value: t.id, label: t.name })),
         folderId: folders.map((f) => ({ value: f.id, label: f.name })),
       };
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      return sendPage(reply, <AnalyticsPage frame={frame} params={params} data={data} choices={choices} />);
+      return sendPage(reply, <AnalyticsPage frame={frame} params={params} data={data} choices={choices} linkSearch={picker.linkSearch} />);
+    });
+
+    // The link picker's options for what is typed (htmx swaps them into the <select>).
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics/link-options', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug);
+      const q = parseInput(PickerQuery, request.query);
+      return sendPage(reply, <LinkOptions links={await linkChoices(links, page, q.linkSearch, q.linkId)} selected={q.linkId} />);
     });
   };
 }

@@ -3,6 +3,8 @@
  * key availability fragment `GET …/links/key-check?domain=&key=[&linkId=]` that htmx asks as the
  * key is typed. Every write goes through the links service with the API's schemas (link-form.ts),
  * so the rules are the API's; a refusal re-renders the form, as typed, with the message at its field.
+ * A created or saved link lands on its edit page with `?saved=created|saved`: a notice with the
+ * short link and *Copy*.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -11,12 +13,18 @@ import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { LinkBuilderPage } from '../pages/link-builder.js';
+import { publicStatsPath } from '../pages/public-stats.js';
 import { errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
 import type { LinkService } from '../../links/service.js';
+import type { LinkResponse } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
 
 type Form = Record<string, string | undefined>;
+
+/** After a create or a save, the edit page says so (with the short link and *Copy*). */
+const EditQuery = z.object({ saved: z.enum(['created', 'saved']).optional() });
+type SavedNotice = 'created' | 'saved';
 
 const KeyCheckQuery = z.object({
   domain: z.string().max(190).optional(),
@@ -31,25 +39,36 @@ function valuesOf(body: Form | undefined): FormValues {
   return out;
 }
 
-export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
+/** `baseUrl`: this server's public address (BASE_URL), for the public stats page's address. */
+export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices, baseUrl: string): FastifyPluginAsync {
   async function show(
     reply: FastifyReply,
     page: WorkspacePage,
-    view: { link?: { id: string; shortLink: string }; values: FormValues; errors?: FieldErrors; loaded?: Awaited<ReturnType<LinkChoices['load']>> },
+    view: { link?: LinkResponse; values: FormValues; errors?: FieldErrors; loaded?: Awaited<ReturnType<LinkChoices['load']>>; saved?: SavedNotice },
     status = 200,
   ) {
     const frame = { ...page.frame, workspace: page.frame.workspace! };
     const c = view.loaded ?? (await choices.load(page.workspace.id));
-    return sendPage(reply, <LinkBuilderPage frame={frame} link={view.link} values={view.values} errors={view.errors ?? {}} {...c} />, status);
+    return sendPage(reply, <LinkBuilderPage
+        frame={frame}
+        link={view.link}
+        values={view.values}
+        errors={view.errors ?? {}}
+        saved={view.saved}
+        statsUrl={view.link ? `${baseUrl}${publicStatsPath(view.link.domain, view.link.key)}` : undefined}
+        {...c}
+      />, status);
   }
-  const editPath = (page: WorkspacePage, id: string) => workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit`);
+  const editPath = (page: WorkspacePage, id: string, saved?: SavedNotice) =>
+    workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit${saved ? `?saved=${saved}` : ''}`);
 
   return async (app) => {
     app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const loaded = await choices.load(page.workspace.id);
       // The workspace's primary domain first (the API's default), conversion tracking as the workspace's default.
-      const values: FormValues = { domain: loaded.domains[0] ?? '', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
+      // "Custom link preview" starts ticked: filling the preview fields is then enough.
+      const values: FormValues = { domain: loaded.domains[0] ?? '', proxy: 'on', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
       return show(reply, page, { values, loaded });
     });
 
@@ -60,16 +79,20 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       if (!parsed.ok) return show(reply, page, { values, errors: parsed.errors }, 422);
       try {
         const link = await links.create(callerOf(page), parsed.input);
-        return redirect(reply, editPath(page, link.id));
+        if (values.publicConversions === 'on') await links.setPublicStatsConversions(callerOf(page), link.id, true);
+        return redirect(reply, editPath(page, link.id, 'created'));
       } catch (err) {
         return show(reply, page, { values, errors: errorsOfApiError(err) }, (err as ApiError).status);
       }
     });
 
-    app.get<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+    app.get<{ Params: { slug: string; id: string }; Querystring: unknown }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      const link = await links.get(callerOf(page), request.params.id);
-      return show(reply, page, { link, values: linkToForm(link) });
+      const { saved } = parseInput(EditQuery, request.query);
+      const [link, shared] = await Promise.all([links.get(callerOf(page), request.params.id), links.publicStatsOf(callerOf(page), request.params.id)]);
+      const values = linkToForm(link);
+      if (shared.conversions) values.publicConversions = 'on';
+      return show(reply, page, { link, values, saved });
     });
 
     app.post<{ Params: { slug: string; id: string }; Body: Form }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
@@ -80,7 +103,8 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       if (!parsed.ok) return show(reply, page, { link: existing, values, errors: parsed.errors }, 422);
       try {
         await links.update(callerOf(page), existing.id, parsed.input);
-        return redirect(reply, editPath(page, existing.id));
+        await links.setPublicStatsConversions(callerOf(page), existing.id, values.publicConversions === 'on');
+        return redirect(reply, editPath(page, existing.id, 'saved'));
       } catch (err) {
         return show(reply, page, { link: existing, values, errors: errorsOfApiError(err) }, (err as ApiError).status);
       }

@@ -21,6 +21,7 @@ import type { LinkService } from '../../links/service.js';
 import { SORT_FIELDS } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
+import { linkView } from '../folder-view.js';
 import { BULK_OPS, runBulk, selectedIds } from './links-bulk.js';
 
 export const LINKS_PAGE_SIZE = 50;
@@ -42,6 +43,8 @@ export const ListQuery = z.object({
   done: z.enum(BULK_OPS).optional(),
   n: z.coerce.number().int().min(0).max(100).optional(),
   failed: z.coerce.number().int().min(0).max(100).optional(),
+  // A bulk action pressed with nothing ticked (set by its redirect).
+  empty: z.enum(['1']).optional(),
 });
 
 export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
@@ -70,20 +73,21 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
         sortOrder: q.sortOrder,
       };
       const caller = callerOf(page);
+      const view = linkView(q.folderId);
       // By cursor, one extra row says whether another page follows (reading backwards it is the
       // first row). By number, the row after the page is asked for on its own (a one-row page).
       const [rows, after, c] = await Promise.all([
         byCursor
-          ? links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE + 1, ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) })
-          : links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE, page: pageNumber }),
-        byCursor ? [] : links.list(caller, { ...filters, pageSize: 1, page: pageNumber * LINKS_PAGE_SIZE + 1 }),
+          ? links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE + 1, ...(q.before ? { endingBefore: q.before } : q.after ? { startingAfter: q.after } : {}) }, view)
+          : links.list(caller, { ...filters, pageSize: LINKS_PAGE_SIZE, page: pageNumber }, view),
+        byCursor ? [] : links.list(caller, { ...filters, pageSize: 1, page: pageNumber * LINKS_PAGE_SIZE + 1 }, view),
         choices.load(page.workspace.id),
       ]);
       const more = byCursor ? rows.length > LINKS_PAGE_SIZE : after.length > 0;
       const backwards = byCursor && !!q.before;
       const shown = backwards ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : undefined;
+      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : q.empty ? 'empty' : undefined;
       const paging = byCursor
         ? { newer: (backwards ? more : !!q.after) ? { before: shown[0]?.id } : undefined, older: (backwards || more) && shown.length ? { after: shown.at(-1)!.id } : undefined }
         : { newer: pageNumber > 1 ? { page: pageNumber - 1 } : undefined, older: more ? { page: pageNumber + 1 } : undefined };
@@ -99,10 +103,15 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
     app.post<{ Params: { slug: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/bulk', { schema: HIDDEN }, async (request, reply) => {
       const page: WorkspacePage = await kit.workspacePage(request, request.params.slug, 'links.write');
       const body = request.body ?? {};
-      const result = await runBulk(links, callerOf(page), body.op, selectedIds(body), { tagId: body.tagId, folderId: body.folderId });
       // Back to the list as it was filtered (the form carries its query), with what happened.
       const back = new URLSearchParams(typeof body.back === 'string' && body.back.length < 2000 ? body.back : '');
-      for (const k of ['done', 'n', 'failed', 'after', 'before']) back.delete(k);
+      for (const k of ['done', 'n', 'failed', 'after', 'before', 'empty']) back.delete(k);
+      // Nothing ticked (links.js disables the buttons until something is; without it, this): a notice, not an error page.
+      if (selectedIds(body).length === 0 && typeof body.op === 'string' && (BULK_OPS as readonly string[]).includes(body.op)) {
+        back.set('empty', '1');
+        return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
+      }
+      const result = await runBulk(links, callerOf(page), body.op, selectedIds(body), { tagId: body.tagId, folderId: body.folderId });
       back.set('done', result.op);
       back.set('n', String(result.count));
       if (result.failed) back.set('failed', String(result.failed));

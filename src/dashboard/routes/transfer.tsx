@@ -23,6 +23,7 @@ import { spoolBody } from '../../imports/spool.js';
 import { clientGone } from '../../http/client-gone.js';
 import type { ExportService } from '../../exports/service.js';
 import { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from '../../exports/schema.js';
+import { folderView, linkView } from '../folder-view.js';
 import { sendAnalyticsExport, sendEventsExport, sendLinksExport } from '../../exports/send.js';
 import { parseInput } from '../../users/schema.js';
 import { HIDDEN, sendPage, type Kit } from '../kit.js';
@@ -137,19 +138,22 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportSe
 
     app.get<{ Params: Params; Querystring: unknown }>('/dashboard/w/:slug/links/export', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
-      return sendLinksExport(reply, exports, callerOf(page), parseInput(LinksExportQuery, request.query));
+      const q = parseInput(LinksExportQuery, request.query);
+      return sendLinksExport(reply, exports, callerOf(page), q, linkView(q.folderId));
     });
 
     app.get<{ Params: Params; Querystring: unknown }>('/dashboard/w/:slug/events/export', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const auth = apiCallerOf(page);
       assertPlan(auth, 'business', 'The events export');
-      return sendEventsExport(reply, exports, auth, parseInput(EventsExportQuery, request.query));
+      const { query, view } = folderView(parseInput(EventsExportQuery, request.query));
+      return sendEventsExport(reply, exports, auth, query, view);
     });
 
     app.get<{ Params: Params; Querystring: unknown }>('/dashboard/w/:slug/analytics/export', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
-      return sendAnalyticsExport(reply, exports, apiCallerOf(page), parseInput(AnalyticsExportQuery, request.query));
+      const { query, view } = folderView(parseInput(AnalyticsExportQuery, request.query));
+      return sendAnalyticsExport(reply, exports, apiCallerOf(page), query, view);
     });
   };
 }

@@ -30,9 +30,6 @@ export interface ClickHouseExecutor {
   close(): Promise<void>;
 }
 
-/** Whether `EVENTS_URL` names a ClickHouse server. */
-export const isClickHouseUrl = (url: string): boolean => /^(clickhouse|clickhouses|https?):\/\//i.test(url);
-
 /**
  * The HTTP(S) URL @clickhouse/client takes for an `EVENTS_URL`: `clickhouse://` is HTTP (port
  * 8123 by default), `clickhouses://` HTTPS (8443); `http(s)://` URLs pass through. User, password

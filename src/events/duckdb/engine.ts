@@ -18,6 +18,8 @@ import {
   type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
 import {
@@ -26,6 +28,7 @@ import {
 import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
+import { createDiskRoom } from './disk-room.js';
 import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
 
 export interface DuckDbEngineOptions {
@@ -155,10 +158,7 @@ export interface DuckDbEngine extends ColumnEngine {
   markCompacted(before: number, periodDays: number): Promise<number>;
 }
 
-/** The periods the app compacts: a week holds several row groups on a busy installation. */
-export const COMPACTION_PERIOD_DAYS = 7;
-/** The app compacts periods that ended at least this long ago: their late clicks have arrived. */
-export const COMPACTION_HOLD_MS = 3_600_000;
+export { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './compaction.js';
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const instance = await DuckDBInstance.create(options.path, {
@@ -218,6 +218,24 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     queue = run.catch(() => undefined);
     return run;
   }
+  // A full volume: the log's budget follows the free space, and no write is tried without room
+  // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
+  const file = options.path === ':memory:' ? undefined : resolve(options.path);
+  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`) });
+  /** `exclusive` for a write: refused (ENOSPC) before DuckDB sees it when the volume is full. */
+  function writing<T>(fn: () => Promise<T>): Promise<T> {
+    return exclusive(async () => {
+      await room.before();
+      return fn();
+    });
+  }
+  const walBytes = (): number => {
+    try {
+      return file ? statSync(`${file}.wal`).size : 0;
+    } catch {
+      return 0;
+    }
+  };
   async function transaction<T>(fn: () => Promise<T>): Promise<T> {
     await writer.run('BEGIN TRANSACTION');
     try {
@@ -351,7 +369,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       // One row per id, the first: a batch may carry a retried event twice.
       const seen = new Set<string>();
       const unique = rows.filter((r) => !seen.has(r.id) && (seen.add(r.id), true));
-      return exclusive(async () => {
+      return writing(async () => {
         // Writes are serialised here, so nothing can store one of these ids between the look and the append.
         const stored = await storedAmong(unique, writer);
         const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
@@ -361,7 +379,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     appendClicks(batchId, rows) {
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           // Serialised on the writer: no other append can record this batch between the look and the insert.
           const known = await read(writer, { text: 'SELECT seq FROM click_batches WHERE batch_id = $1::VARCHAR', params: [{ type: 'text', value: batchId }] });
@@ -395,11 +413,11 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         return [...bySeq].map(([s, batchRows]): StoredClickBatch => ({ seq: s, rows: batchRows }));
       },
       forget: (upTo, before) =>
-        exclusive(() => write('DELETE FROM click_batches WHERE seq <= $1::BIGINT AND appended_at < $2::BIGINT', [{ type: 'int', value: upTo }, { type: 'int', value: before }])),
+        writing(() => write('DELETE FROM click_batches WHERE seq <= $1::BIGINT AND appended_at < $2::BIGINT', [{ type: 'int', value: upTo }, { type: 'int', value: before }])),
     },
 
     appendOnce(name, rows) {
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           const known = await read(writer, { text: 'SELECT name FROM copied_batches WHERE name = $1::VARCHAR', params: [{ type: 'text', value: name }] });
           if (known.length) return 0;
@@ -445,7 +463,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     deleteEvents(target) {
       if (!target.values.length) return Promise.resolve(0);
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           const where = targetWhere(target);
           const removed = await write(`DELETE FROM events WHERE ${where.text}`, where.params);
@@ -457,7 +475,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     expire(before, limit) {
       if (limit <= 0) return Promise.resolve({ count: 0, conversionIds: [] } satisfies Expired);
-      return exclusive(() =>
+      return writing(() =>
         transaction(async () => {
           await write(
             `CREATE OR REPLACE TEMP TABLE expiring AS SELECT id, kind FROM events WHERE "timestamp" < $1::BIGINT ORDER BY "timestamp", id LIMIT $2::BIGINT`,
@@ -489,7 +507,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     expireSummaries(before, limit) {
       if (limit <= 0) return Promise.resolve(0);
-      return exclusive(() =>
+      return writing(() =>
         write(
           `DELETE FROM event_summaries WHERE rowid IN (
              SELECT rowid FROM event_summaries WHERE bucket <= $1::BIGINT ORDER BY bucket LIMIT $2::BIGINT)`,
@@ -498,11 +516,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       );
     },
 
-    checkpoint: () => exclusive(async () => void (await writer.run('CHECKPOINT'))),
+    // Only with room for the log's rows in the file (disk-room.ts); else a no-op until there is.
+    checkpoint: () => writing(async () => void (room.fits(walBytes()) && (await writer.run('CHECKPOINT')))),
 
     markCompacted(before, periodDays) {
       const { period, end } = periodsBefore(before, periodDays);
-      return exclusive(() =>
+      return writing(() =>
         write(
           `INSERT INTO event_compactions SELECT day, n, $2::BIGINT FROM (${rowsPerPeriod(period)})
            ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
@@ -523,7 +542,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       for (const { day } of due.slice(0, maxDays)) {
         const from = Number(day);
         // One day per turn of the writer queue: appends queued meanwhile run between days.
-        out.rows += await exclusive(() =>
+        out.rows += await writing(() =>
           transaction(async () => {
             const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
             await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
@@ -564,7 +583,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             }),
           );
         }
-        if (options.path !== ':memory:') await writer.run('CHECKPOINT').catch(() => undefined);
+        // Without room the log stays as it is: the next open replays it.
+        if (options.path !== ':memory:' && room.fits(walBytes())) await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
         for (const statements of prepared.values()) for (const s of statements.values()) s.destroySync();
         for (const c of readers) c.closeSync();

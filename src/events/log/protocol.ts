@@ -14,7 +14,7 @@
  */
 import type { AggregateSpec, EventPage, EventRow, ForgetResult, MergedRow, ScopeInput, StoredEvent, TimeSpan } from '../event-store.js';
 import type { EventTarget } from '../column/engine.js';
-import type { EventStoreKind } from '../open.js';
+import type { EventStoreKind } from '../store-kind.js';
 
 /** What the log thread answers. Every method resolves once the work is done (appends: stored). */
 export interface LogApi {

@@ -18,7 +18,7 @@ import { erasedRowsQuery } from '../column/query-sql.js';
 import { columnLifecycle } from '../column/lifecycle.js';
 import { serveBackupRequests } from '../column/backup-requests.js';
 import { BATCH_ID_MEMORY_MS } from '../click-log.js';
-import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/engine.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/compaction.js';
 import { createClickFold, nextFoldDelay, type ClickListener } from './fold.js';
 import { unpackClicks, type RawClick } from './raw-click.js';
 import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';

@@ -1,0 +1,62 @@
+/**
+ * The files of deploy/ agree with each other and with the settings Waymark accepts: the example
+ * environment file loads, systemd waits longer than the shutdown grace, Caddy reaches Waymark on
+ * its port, and (with caddy installed) the shipped Caddyfile is valid as it is.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { loadConfig } from '../src/config.js';
+
+/** systemd's EnvironmentFile: KEY=value lines, comments and blank lines ignored. */
+function envFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (m) env[m[1]!] = m[2]!;
+  }
+  return env;
+}
+
+const env = envFile(readFileSync('deploy/waymark.env', 'utf8'));
+const unit = readFileSync('deploy/waymark.service', 'utf8');
+const caddyfile = readFileSync('deploy/Caddyfile', 'utf8');
+
+test('deploy/waymark.env loads: loopback only, one trusted proxy, the data folder', () => {
+  const config = loadConfig(env);
+  assert.equal(config.host, '127.0.0.1');
+  assert.deepEqual(config.trustProxy, { kind: 'hops', hops: 1 }, 'one proxy in front: the right-most X-Forwarded-For entry, the one Caddy wrote');
+  assert.equal(env.TRUST_PROXY, '1');
+  assert.match(config.databaseUrl, /^file:\/var\/lib\/waymark\//);
+  assert.equal(config.shortLinkProtocol, 'https');
+  assert.equal(config.apiKey, undefined, 'no key is shipped');
+});
+
+test('deploy/waymark.service: a user of its own, the environment file, the data folder, a stop timeout above the grace', () => {
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
+  assert.equal(value('User'), 'waymark');
+  assert.equal(value('EnvironmentFile'), '/etc/waymark/waymark.env');
+  assert.equal(value('StateDirectory'), 'waymark');
+  assert.equal(value('Restart'), 'on-failure');
+  const stopMs = Number(value('TimeoutStopSec')) * 1000;
+  const graceMs = loadConfig(env).clickShutdownGraceMs;
+  assert.ok(stopMs > graceMs, `TimeoutStopSec ${stopMs} ms must exceed CLICK_SHUTDOWN_GRACE_MS ${graceMs} ms`);
+  assert.ok(stopMs > loadConfig({}).clickShutdownGraceMs, 'and the default grace');
+  assert.ok(loadConfig(env).databaseUrl.includes(`/var/lib/${value('StateDirectory')}/`), 'the database is in the data folder');
+});
+
+test('deploy/Caddyfile asks and proxies to the PORT of waymark.env, on loopback', () => {
+  const port = loadConfig(env).port;
+  assert.match(caddyfile, new RegExp(`ask http://127\\.0\\.0\\.1:${port}/tls/allow`));
+  assert.match(caddyfile, new RegExp(`reverse_proxy 127\\.0\\.0\\.1:${port}`));
+});
+
+const caddy = spawnSync('caddy', ['version']).status === 0;
+test('deploy/Caddyfile is valid for caddy as shipped', { skip: !caddy && 'caddy is not installed (`apt-get install caddy`; CI installs it)' }, () => {
+  const adapted = spawnSync('caddy', ['adapt', '--config', 'deploy/Caddyfile', '--adapter', 'caddyfile'], { encoding: 'utf8' });
+  assert.equal(adapted.status, 0, adapted.stderr);
+  const json = JSON.parse(adapted.stdout) as { apps: { tls: { automation: { on_demand: { ask: string }; policies: { on_demand: boolean }[] } } } };
+  assert.equal(json.apps.tls.automation.on_demand.ask, `http://127.0.0.1:${loadConfig(env).port}/tls/allow`);
+  assert.ok(json.apps.tls.automation.policies.every((p) => p.on_demand), 'every certificate on demand');
+});
