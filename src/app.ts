@@ -68,6 +68,8 @@ export interface BuildOptions {
   readiness?: Readiness;
   /** A server already listening (main.ts, health/starting-server.ts), adopted instead of a new one. */
   starting?: StartingServer;
+  /** Tests: the event log served on this thread, not its own (event-log.ts `inThread`). */
+  eventLogInThread?: boolean;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -97,6 +99,7 @@ export async function buildApp(options: BuildOptions) {
     config,
     database,
     kind: eventStoreKind(config, database),
+    inThread: options.eventLogInThread,
     clickSubscriptions: () => domainEvents.outbox.clickSubscriptions(),
     watchClickSubscriptions: (listener) => domainEvents.outbox.watchClicks(listener),
     onCounted: (written) => {

@@ -192,6 +192,11 @@ export function startEventLog(options: {
   /** After a fold that wrote outbox rows or deliveries. */
   onCounted(written: readonly string[]): void;
   onLog(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
+  /**
+   * Serve the log on this thread, over a MessageChannel, as for an in-memory database (test apps:
+   * a thread per app costs its start again, through tsx, in every test).
+   */
+  inThread?: boolean;
 }): EventLog {
   const { config, database } = options;
   const logOptions: EventLogOptions = {
@@ -206,7 +211,7 @@ export function startEventLog(options: {
   let port: LogPort;
   let worker: Worker | undefined;
   let served: Promise<void> | undefined;
-  if (database.capabilities.writerThread) {
+  if (database.capabilities.writerThread && !options.inThread) {
     worker = startModuleWorker(new URL('./event-log-thread.js', import.meta.url), {
       workerData: { url: database.url, pgSchema: database.pgSchema, config: logOptions } satisfies EventLogThreadData,
       // The engine's package only for the store selected (events/open.ts loads no other).

@@ -35,6 +35,8 @@ export interface TestAppOptions {
   now?: () => number;
   /** Domain event subscribers registered at start (outbox/publisher.ts). */
   subscribers?: readonly Subscriber[];
+  /** The event log on its own thread, as the served process runs it (default: on the test's thread). */
+  eventLogThread?: boolean;
 }
 
 /**
@@ -82,7 +84,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
     // TEST_EVENTS_URL for a whole run (`npm run test:duckdb` runs the SDK suites on DuckDB).
     { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, tlsAllowRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, eventsUrl: process.env.TEST_EVENTS_URL || 'sql', ...options.config },
   );
-  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers });
+  // The event log on this thread: a log thread per test app would load its modules again through
+  // tsx in every test (about a second of CPU each). Tests of the real process run the thread.
+  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers, eventLogInThread: options.eventLogThread !== true });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });
   const { key } = await ctx.workspaces.createKey(ws.id, { name: 'test' });
 
