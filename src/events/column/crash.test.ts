@@ -11,36 +11,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
 import { TEST_ENGINE } from '../../test-support/harness.js';
-import { createLink, freePort, privateDatabase, startClickLoad, startServer, type PrivateDatabase } from '../../test-support/server-process.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
+import { createLink, freePort, privateDatabase, startClickLoad, startServer } from '../../test-support/server-process.js';
+import { storedClicks as stored } from './crash-testing.js';
 
 const MAX_LAG_MS = 250;
 const ARRIVAL_SLACK_MS = 1_000;
 const skip = TEST_ENGINE !== 'sqlite' && 'the DuckDB file beside a SQLite database';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** After the servers stopped: the clicks in the event file (ip → copies), the link counter. */
-async function stored(db: PrivateDatabase, linkId: string) {
-  const file = db.url.slice('file:'.length);
-  const engine = await openDuckDbEngine({ path: join(dirname(file), `${basename(file, '.db')}.events.duckdb`) });
-  const copies = new Map<string, number>();
-  try {
-    for (const r of await engine.query({ text: "SELECT ip FROM events WHERE kind = 'click' AND link_id = $1", params: [{ type: 'text', value: linkId }] })) {
-      copies.set(String(r.ip), (copies.get(String(r.ip)) ?? 0) + 1);
-    }
-  } finally {
-    await engine.close();
-  }
-  const database = await db.open();
-  try {
-    const counter = Number((await database.db.selectFrom('links').select('clicks').where('id', '=', linkId).executeTakeFirstOrThrow()).clicks);
-    return { copies, counter };
-  } finally {
-    await database.close();
-  }
-}
 
 test('DuckDB: kill -9 under load, then a restart: the event file opens, clicks answered before the lag bound are stored once, counters agree', { skip }, async () => {
   const db = await privateDatabase();

@@ -14,37 +14,15 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { TEST_ENGINE } from '../../test-support/harness.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer, type PrivateDatabase } from '../../test-support/server-process.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
+import { storedClicks as stored } from './crash-testing.js';
 
 const MAX_LAG_MS = 250;
 const ARRIVAL_SLACK_MS = 1_000;
 const skip = TEST_ENGINE !== 'sqlite' && 'the DuckDB file beside a SQLite database';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** After the servers stopped: the clicks in the event file (ip → copies), the link counter. */
-async function stored(db: PrivateDatabase, linkId: string) {
-  const file = db.url.slice('file:'.length);
-  const engine = await openDuckDbEngine({ path: join(dirname(file), `${basename(file, '.db')}.events.duckdb`) });
-  const copies = new Map<string, number>();
-  try {
-    for (const r of await engine.query({ text: "SELECT ip FROM events WHERE kind = 'click' AND link_id = $1", params: [{ type: 'text', value: linkId }] })) {
-      copies.set(String(r.ip), (copies.get(String(r.ip)) ?? 0) + 1);
-    }
-  } finally {
-    await engine.close();
-  }
-  const database = await db.open();
-  try {
-    const counter = Number((await database.db.selectFrom('links').select('clicks').where('id', '=', linkId).executeTakeFirstOrThrow()).clicks);
-    return { copies, counter };
-  } finally {
-    await database.close();
-  }
-}
 
 /** Starts the server under load, runs `beforeKill`, kills it, restarts, stops it, and checks what is stored. */
 async function killUnderLoad(t: TestContext, name: string, env: Record<string, string>, beforeKill: (db: PrivateDatabase) => Promise<void>) {
@@ -101,5 +79,7 @@ test('kill -9 between append and fold (the fold held off by a lock on the metada
 });
 
 test('kill -9 while folds run back to back (every 10 ms): after a restart, stored once and counted once', { skip, timeout: 240_000 }, async (t) => {
-  await killUnderLoad(t, 'fold-busy', { CLICK_FOLD_INTERVAL_MS: '10' }, () => sleep(700));
+  await killUnderLoad(t, 'fold-busy', { CLICK_FOLD_INTERVAL_MS: '10' }, async () => {
+    await sleep(700);
+  });
 });

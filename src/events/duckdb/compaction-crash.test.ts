@@ -19,7 +19,7 @@ const BATCH = 200;
 /** Monday 2026-01-05: the seeded week is closed long before now. */
 const WEEK = Date.parse('2026-01-05T00:00:00Z');
 
-test('kill -9 during a compaction: seeded events and acknowledged click batches are all stored once, batches whole', { timeout: 110_000 }, async (t) => {
+test('kill -9 during a compaction: seeded events and acknowledged click batches are all stored once, batches whole', { timeout: 240_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-compaction-crash-'));
   const file = join(dir, 'events.duckdb');
   try {
