@@ -211,6 +211,7 @@ export function startEventLog(options: {
   let port: LogPort;
   let worker: Worker | undefined;
   let served: Promise<void> | undefined;
+  let channel: MessageChannel | undefined;
   if (database.capabilities.writerThread && !options.inThread) {
     worker = startModuleWorker(new URL('./event-log-thread.js', import.meta.url), {
       workerData: { url: database.url, pgSchema: database.pgSchema, config: logOptions } satisfies EventLogThreadData,
@@ -219,7 +220,7 @@ export function startEventLog(options: {
     });
     port = worker as unknown as LogPort;
   } else {
-    const channel = new MessageChannel();
+    channel = new MessageChannel();
     served = serveEventLog(channel.port2, { database, config: logOptions, ownsDatabase: false });
     port = channel.port1 as unknown as LogPort;
     channel.port2.unref();
@@ -242,6 +243,9 @@ export function startEventLog(options: {
     async close() {
       await events.close().catch((err) => options.onLog('warn', 'the event log did not close cleanly; the next start counts what is left', { err: String((err as Error)?.message ?? err) }));
       await served?.catch(() => undefined);
+      // Each port's listener would keep the process alive.
+      channel?.port1.close();
+      channel?.port2.close();
       if (worker) await worker.terminate();
     },
   };
