@@ -26,6 +26,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { seedLinks } from './redirect/seed.js';
@@ -152,7 +153,11 @@ async function main() {
       const root = name === 'old' ? BASELINE : HERE;
       if (!root) throw new Error('side old needs BENCH_BASELINE');
       const url = `file:${join(dir, `${name}.db`)}`;
-      await seedLinks(url, LINKS);
+      // Each side seeds with its own tree's migrations: the old tree refuses a file that holds newer ones.
+      const seed: typeof seedLinks = name === 'old'
+        ? (await import(pathToFileURL(join(root, 'bench/redirect/seed.ts')).href)).seedLinks
+        : seedLinks;
+      await seed(url, LINKS);
       const env: Record<string, string> = { ...settings, DATABASE_URL: url };
       delete (process.env as Record<string, string | undefined>).EVENTS_URL;
       sides.push(await startSide(name, root, 'waymark-server.ts', env));
