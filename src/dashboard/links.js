@@ -6,7 +6,10 @@
    - [data-needs-selection] buttons are disabled while no [data-select] box of their form is ticked;
    - typing in a [data-preview] field ticks the form's "Custom link preview" ([name=proxy]);
    - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
-     that URL fills them back. */
+     that URL fills them back;
+   - a submit button (or form) with [data-confirm="what is lost"] opens the page's <dialog id="confirm">
+     first and submits only when "confirm" is pressed (the listener runs in the capture phase, so
+     htmx never sees the held submission). */
 (function () {
   'use strict';
   function reveal(root) {
@@ -45,6 +48,31 @@
     var box = e.target;
     if (box.form && (box.hasAttribute('data-select') || box.hasAttribute('data-select-all'))) selectionChanged(box.form);
   });
+
+  // Confirmation before delete, revoke and remove: the submission is held, the dialog says what
+  // is lost, and only its confirm button sends the form again (with the same submit button).
+  var confirmedForm = null;
+  document.addEventListener('submit', function (e) {
+    var form = e.target;
+    var submitter = e.submitter || null;
+    var source = submitter && submitter.hasAttribute('data-confirm') ? submitter : form.hasAttribute('data-confirm') ? form : null;
+    if (!source) return;
+    if (confirmedForm === form) { confirmedForm = null; return; }
+    var dialog = document.getElementById('confirm');
+    if (!dialog || typeof dialog.showModal !== 'function') return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    var ticked = Array.prototype.filter.call(form.elements, function (box) { return box.hasAttribute('data-select') && box.checked; }).length;
+    dialog.querySelector('#confirm-text').textContent = source.getAttribute('data-confirm').replace('{count}', String(ticked));
+    dialog.querySelector('#confirm-ok').textContent = source.getAttribute('data-confirm-button') || 'Confirm';
+    dialog.returnValue = '';
+    dialog.addEventListener('close', function () {
+      if (dialog.returnValue !== 'confirm') return;
+      confirmedForm = form;
+      if (submitter) form.requestSubmit(submitter); else form.requestSubmit();
+    }, { once: true });
+    dialog.showModal();
+  }, true);
 
   document.addEventListener('input', function (e) {
     var field = e.target;

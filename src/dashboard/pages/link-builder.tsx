@@ -10,6 +10,7 @@ import { UTM_COLUMNS } from '../../links/urls.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { Totals } from './analytics-parts.js';
 import { linkAnalyticsHref } from './links.js';
+import { formatCount } from '../format.js';
 
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
@@ -103,7 +104,8 @@ function PreviewCard({ values }: { values: FormValues }): JSX.Element {
 }
 
 /** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
-function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']>; slug: string }): JSX.Element {
+function LinkSummary({ link, slug, csrf }: { link: NonNullable<LinkBuilderView['link']>; slug: string; csrf: string }): JSX.Element {
+  const counts = `${formatCount(link.clicks)} clicks, ${formatCount(link.leads)} leads and ${formatCount(link.sales)} sales`;
   return (
     <section class="link-summary" aria-label="This link">
       <div>
@@ -119,6 +121,17 @@ function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']
         <p>
           <a href={linkAnalyticsHref(slug, link.id)}>Analytics of this link</a>
         </p>
+        <form method="post" action={workspacePath(slug, `/links/${encodeURIComponent(link.id)}/delete`)} class="inline">
+          <CsrfField token={csrf} />
+          <button
+            type="submit"
+            class="danger"
+            data-confirm={`Delete ${link.shortLink}? It stops redirecting at once (visitors get the not-found page), and it leaves the links list, Top links and the event list. Its ${counts} stay in the workspace's totals. This cannot be undone.`}
+            data-confirm-button="Delete link"
+          >
+            Delete link
+          </button>
+        </form>
       </div>
       <figure class="qr">
         <img src={qrHref(link.shortLink, 'svg', 160)} width="160" height="160" alt={`QR code of ${link.shortLink}`} />
@@ -161,7 +174,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
       <p>
         <a href={base}>Back to links</a>
       </p>
-      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} /> : ''}
+      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} csrf={frame.csrf} /> : ''}
       <FormError message={errors.form} />
       <form method="post" action={action} class="builder" id="link-builder" novalidate>
         <CsrfField token={frame.csrf} />

@@ -180,7 +180,16 @@ export function NamedItemsPage(v: {
                 </form>
                 <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/delete`)} class="inline">
                   <CsrfField token={frame.csrf} />
-                  <button type="submit" class="danger">
+                  <button
+                    type="submit"
+                    class="danger"
+                    data-confirm={
+                      kind === 'tags'
+                        ? `Delete the tag “${item.name}”? It is taken off every link that carries it and from filters and analytics by tag; the links themselves stay. This cannot be undone.`
+                        : `Delete the folder “${item.name}”? Its links stay but move out of any folder, and the folder's filter is gone. This cannot be undone.`
+                    }
+                    data-confirm-button={kind === 'tags' ? 'Delete tag' : 'Delete folder'}
+                  >
                     Delete
                   </button>
                 </form>
