@@ -14,6 +14,33 @@ function fieldError(body: string, field: string): string | undefined {
   return new RegExp(`<p class="error" id="err-${field}" role="alert">([^<]*)</p>`).exec(body)?.[1];
 }
 
+test('geo rows: a country typed by name is saved as its ISO code; a typo is refused, not saved as a rule that never matches', async () => {
+  const t = await createTestApp();
+  try {
+    const browser = await logIn(t, await addUser(t, 'member'));
+    const base = `/dashboard/w/${await slugOf(t)}/links`;
+    const form = await browser.get(`${base}/new`);
+    assert.match(form.body, /<datalist id="countries">.*<option value="DE">Germany<\/option>/s, 'the picker lists countries by name');
+    assert.match(form.body, /name="geo_country_0"[^>]*list="countries"/);
+    const refused = await browser.post(`${base}/new`, { url: 'https://shop.example.com/', key: 'geo-typo', geo_country_0: 'Germny', geo_url_0: 'https://shop.example.com/de' });
+    assert.equal(refused.statusCode, 422);
+    assert.match(fieldError(refused.body, 'geo') ?? '', /“Germny” is not a country/);
+    assert.match(refused.body, /name="geo_country_0" value="Germny"/, 'the form as typed');
+    const links = (await t.app.inject({ method: 'GET', url: '/links', headers: t.headers })).json() as unknown[];
+    assert.equal(links.length, 0, 'nothing saved');
+
+    const res = await browser.post(`${base}/new`, { url: 'https://shop.example.com/', key: 'geo-named', geo_country_0: 'Germany', geo_url_0: 'https://shop.example.com/de' });
+    assert.equal(res.statusCode, 303, res.body);
+    const id = createdId(res.headers.location as string);
+    assert.deepEqual((await apiLink(t, id)).geo, { DE: 'https://shop.example.com/de' });
+    const edit = await browser.get(`${base}/${id}/edit`);
+    assert.match(edit.body, /name="geo_country_0" value="DE"/);
+    assert.match(edit.body, /class="hint country-name">\u{1F1E9}\u{1F1EA} Germany</u, 'the row names its country');
+  } finally {
+    await t.close();
+  }
+});
+
 test('a link built with UTM, tags, folder, expiry, password, devices, geo and variants is the link the API returns', async () => {
   const t = await createTestApp();
   try {

@@ -57,3 +57,18 @@ test('"Custom link preview" is saved only when a preview field is filled', () =>
   assert.equal(formToRawBody({ url: base.url, title: 'Sale' }, 'edit').proxy, false, 'unticked');
   assert.equal(linkToForm({ ...({} as any), url: 'https://a.example/', domain: 'd', key: 'k', proxy: true }).proxy, 'on');
 });
+
+test('geo rows: a country name or code in any case is saved as its ISO 3166-1 code; anything else is refused', () => {
+  const url = 'https://a.example/';
+  const named = formToBody({ url, geo_country_0: 'Germany', geo_url_0: 'https://a.example/de', geo_country_1: 'fra', geo_url_1: 'https://a.example/fr', geo_country_2: 'us', geo_url_2: 'https://a.example/us' }, 'create');
+  assert.equal(named.ok, true, JSON.stringify(named));
+  assert.deepEqual((named as { input: { geo: unknown } }).input.geo, { DE: 'https://a.example/de', FR: 'https://a.example/fr', US: 'https://a.example/us' });
+
+  const typo = formToBody({ url, geo_country_0: 'Germny', geo_url_0: 'https://a.example/de', geo_country_1: 'UK', geo_url_1: 'https://a.example/uk' }, 'create');
+  assert.equal(typo.ok, false, 'a rule that could never match is not saved');
+  assert.match((typo as { errors: { geo?: string } }).errors.geo!, /^“Germny”, “UK” are not countries: type a country's name/);
+
+  const noCountry = formToBody({ url, geo_country_0: '', geo_url_0: 'https://a.example/x' }, 'edit');
+  assert.equal(noCountry.ok, false);
+  assert.match((noCountry as { errors: { geo?: string } }).errors.geo!, /Choose the country of every row/);
+});

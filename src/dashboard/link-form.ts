@@ -18,6 +18,7 @@
 import { ApiError, formatZodError } from '../http/errors.js';
 import { CreateLinkBody, UpdateLinkBody, type CreateLinkInput, type LinkResponse, type UpdateLinkInput } from '../links/schema.js';
 import { UTM_COLUMNS } from '../links/urls.js';
+import { countryCodeOf, isCountryCode } from './countries.js';
 
 export type FormValues = Record<string, string>;
 
@@ -96,7 +97,9 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
     .map((k) => k.slice(4));
   const geo: Record<string, string> = {};
   for (let i = 0; `geo_country_${i}` in values || `geo_url_${i}` in values; i++) {
-    const country = text(`geo_country_${i}`).toUpperCase();
+    // A name or code typed in any case is saved as its ISO code; anything else stays as typed, for geoErrors to refuse.
+    const typed = text(`geo_country_${i}`);
+    const country = countryCodeOf(typed) ?? typed;
     const url = text(`geo_url_${i}`);
     if (country || url) geo[country] = url;
   }
@@ -121,9 +124,25 @@ export function formToBody(values: FormValues, mode: 'create'): Parsed<CreateLin
 export function formToBody(values: FormValues, mode: 'edit'): Parsed<UpdateLinkInput>;
 export function formToBody(values: FormValues, mode: 'create' | 'edit'): Parsed<CreateLinkInput | UpdateLinkInput> {
   const raw = formToRawBody(values, mode);
+  const geo = geoError(raw.geo as Record<string, string> | null | undefined);
   const parsed = (mode === 'create' ? CreateLinkBody : UpdateLinkBody).safeParse(raw);
-  if (parsed.success) return { ok: true, input: parsed.data };
-  return { ok: false, errors: errorsOf(formatZodError(parsed.error)) };
+  if (parsed.success && !geo) return { ok: true, input: parsed.data };
+  const errors = parsed.success ? {} : errorsOf(formatZodError(parsed.error));
+  if (geo) errors.geo = geo;
+  return { ok: false, errors };
+}
+
+/**
+ * The dashboard's own rule for geo rows (the API keeps its published, laxer one): each country
+ * an ISO 3166-1 code, so no rule is saved that the redirect could never match.
+ */
+function geoError(geo: Record<string, string> | null | undefined): string | undefined {
+  const keys = Object.keys(geo ?? {});
+  if (keys.includes('')) return 'Choose the country of every row that has a URL.';
+  const unknown = keys.filter((k) => !isCountryCode(k));
+  if (!unknown.length) return undefined;
+  const list = unknown.map((k) => `“${k}”`).join(', ');
+  return `${list} ${unknown.length === 1 ? 'is not a country' : 'are not countries'}: type a country's name (such as Germany) or its two-letter code (DE) and pick it from the list.`;
 }
 
 /** The form field a `rule: path: message` path names (`geo.US` → geo, `testVariants[1].url` → variants). */

@@ -11,6 +11,18 @@ import type { LinkResponse } from '../../links/schema.js';
 import { Totals } from './analytics-parts.js';
 import { linkAnalyticsHref } from './links.js';
 import { formatCount } from '../format.js';
+import { COUNTRIES, countryCodeOf, countryLabel } from '../countries.js';
+
+/** The country a geo row's text stands for, by name with its flag, once it is one. */
+function CountryHint({ text }: { text: string }): JSX.Element {
+  const code = text.trim() ? countryCodeOf(text) : undefined;
+  if (!code) return '';
+  return (
+    <span class="hint country-name" safe>
+      {countryLabel(code)}
+    </span>
+  );
+}
 
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
@@ -305,7 +317,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
             <Text name="android" label="Android destination" type="url" values={values} error={errors.android} />
           </div>
           <table class="rows">
-            <caption class="hint">Countries (ISO code such as US or DE) and where to send their visitors. Leave a row empty to skip it.</caption>
+            <caption class="hint">Countries (type a name such as Germany, or its code, DE, and pick it from the list) and where to send their visitors. Leave a row empty to skip it.</caption>
             <thead>
               <tr>
                 <th scope="col">Country</th>
@@ -316,7 +328,19 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               {Array.from({ length: geoRows }, (_, i) => (
                 <tr>
                   <td>
-                    <input type="text" name={`geo_country_${i}`} value={values[`geo_country_${i}`] ?? ''} maxlength="16" aria-label={`Country ${i + 1}`} class="short" />
+                    <input
+                      type="text"
+                      name={`geo_country_${i}`}
+                      value={values[`geo_country_${i}`] ?? ''}
+                      maxlength="60"
+                      list="countries"
+                      autocomplete="off"
+                      aria-label={`Country ${i + 1}`}
+                      aria-invalid={errors.geo ? 'true' : undefined}
+                      aria-describedby={errors.geo ? 'err-geo' : undefined}
+                      class="country"
+                    />
+                    <CountryHint text={values[`geo_country_${i}`] ?? ''} />
                   </td>
                   <td>
                     <input type="url" name={`geo_url_${i}`} value={values[`geo_url_${i}`] ?? ''} aria-label={`URL for country ${i + 1}`} />
@@ -325,6 +349,13 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               ))}
             </tbody>
           </table>
+          <datalist id="countries">
+            {COUNTRIES.map((c) => (
+              <option value={c.code} safe>
+                {c.name}
+              </option>
+            ))}
+          </datalist>
           {geoRows > GEO_BLANK_ROWS ? '' : <p class="hint">Save to get more rows.</p>}
           <Err id="geo" message={errors.geo} />
         </fieldset>
