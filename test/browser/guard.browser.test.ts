@@ -83,3 +83,33 @@ test('a confirmation dialog before a delete (issue 27)', { timeout: 120_000 }, a
   ).filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(serious.length, 0, `axe with the dialog open:\n${describeViolations(serious)}`);
 });
+
+test('the expiry is typed in the browser’s time zone, seconds kept, with a warning for a past date (issue 27)', { timeout: 120_000 }, async (t) => {
+  const run = await startDashboardRun();
+  t.after(() => run.close());
+  // A zone with daylight saving: 1 June is UTC+2 there.
+  const context = await run.newContext({ timezoneId: 'Europe/Berlin' });
+  const page = await context.newPage();
+  const ws = await setUp(run, page);
+
+  await page.goto(`${ws}/links/new`);
+  await page.getByLabel('Destination URL').fill('https://shop.example.com/summer');
+  await page.getByLabel('Key', { exact: true }).fill('summer-expiry');
+  const expiry = page.locator('input[name="expiresAtLocal"]');
+  assert.equal(await page.locator('#expiry-zone').textContent(), 'In your time zone (Europe/Berlin).');
+  await expiry.fill('2020-06-01T12:30:15');
+  assert.equal(await page.locator('#expiry-past').isVisible(), true, 'a past date warns as it is typed');
+  await expiry.fill('2030-06-01T12:30:15');
+  assert.equal(await page.locator('#expiry-past').isVisible(), false);
+  assert.equal(await page.locator('input[name="expiresAt"]').inputValue(), '2030-06-01T10:30:15.000Z');
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await page.waitForURL(/\/edit\?saved=created$/);
+  const id = /\/links\/(link_\w+)\/edit/.exec(page.url())![1]!;
+  assert.equal((await run.api('GET', `/links/${id}`)).json.expiresAt, '2030-06-01T10:30:15.000Z', 'saved in UTC, seconds kept');
+  // The edit page shows it in Berlin time again (once links.js has run on the swapped-in page), and saving unchanged keeps it.
+  await page.locator('input[name="expiresAtLocal"][data-local-ready]').waitFor({ state: 'attached' });
+  assert.equal(await page.locator('input[name="expiresAtLocal"]').inputValue(), '2030-06-01T12:30:15');
+  await page.getByRole('button', { name: 'Save link' }).click();
+  await page.waitForURL(/\/edit\?saved=saved$/);
+  assert.equal((await run.api('GET', `/links/${id}`)).json.expiresAt, '2030-06-01T10:30:15.000Z', 'unchanged by a save');
+});

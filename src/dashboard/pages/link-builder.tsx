@@ -5,13 +5,49 @@
  */
 import { escapeHtml } from '@kitajs/html';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
-import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
+import { GEO_BLANK_ROWS, VARIANT_ROWS, expiryOf, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { Totals } from './analytics-parts.js';
 import { linkAnalyticsHref } from './links.js';
 import { formatCount } from '../format.js';
 import { COUNTRIES, countryCodeOf, countryLabel } from '../countries.js';
+
+/**
+ * The expiry, typed in the browser's time zone: links.js converts the visible `expiresAtLocal`
+ * (seconds kept) into the hidden `expiresAt` (ISO, UTC) as it is typed, shows the zone, and
+ * the past-date warning; the saved value comes back as `data-utc` and is shown in local time.
+ * Without JavaScript the hidden field stays empty and the visible one is read as UTC.
+ */
+function Expiry({ values, error, now }: { values: FormValues; error?: string; now: number }): JSX.Element {
+  const chosen = expiryOf(values);
+  const past = chosen !== undefined && chosen <= now;
+  return (
+    <label>
+      <span>Expires at</span>
+      <input
+        type="datetime-local"
+        name="expiresAtLocal"
+        step="1"
+        value={values.expiresAtLocal ?? ''}
+        data-local-time="expiresAt"
+        data-utc={values.expiresAt || undefined}
+        data-past-warning="expiry-past"
+        data-zone-label="expiry-zone"
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? 'err-expiresAt expiry-zone' : 'expiry-zone'}
+      />
+      <input type="hidden" name="expiresAt" value="" />
+      <span class="hint" id="expiry-zone">
+        In UTC.
+      </span>
+      <span class="warning" id="expiry-past" role="status" hidden={!past}>
+        This date is in the past: the link expires as soon as it is saved.
+      </span>
+      <Err id="expiresAt" message={error} />
+    </label>
+  );
+}
 
 /** The country a geo row's text stands for, by name with its flag, once it is one. */
 function CountryHint({ text }: { text: string }): JSX.Element {
@@ -37,6 +73,8 @@ export interface LinkBuilderView {
   domains: string[];
   tags: { id: string; name: string }[];
   folders: { id: string; name: string }[];
+  /** The time the page is drawn at (the past-date warning); tests pass their clock. */
+  now?: number;
 }
 
 const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
@@ -304,7 +342,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
         <fieldset>
           <legend>Expiry and access</legend>
           <div class="row">
-            <Text name="expiresAt" label="Expires at (UTC)" type="datetime-local" values={values} error={errors.expiresAt} />
+            <Expiry values={values} error={errors.expiresAt} now={v.now ?? Date.now()} />
             <Text name="expiredUrl" label="After expiry, send to" type="url" values={values} error={errors.expiredUrl} />
           </div>
           <Text name="password" label="Password" type="password" values={values} error={errors.password} hint="Visitors must type it before they are sent on." extra={{ autocomplete: 'new-password' }} />
