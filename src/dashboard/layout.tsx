@@ -66,6 +66,7 @@ export function Head({ title }: { title: string }): JSX.Element {
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <link rel="icon" href="/favicon.ico" />
       <title safe>{`${title} · Waymark`}</title>
       <link rel="stylesheet" href={ASSETS.css} />
       <meta name="htmx-config" content={HTMX_CONFIG} />
@@ -126,7 +127,8 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
               <a href="/dashboard/account" aria-current={section === 'account' ? 'page' : undefined} safe>
                 {frame.user.name}
               </a>
-              <form method="post" action="/dashboard/logout">
+              {/* A full navigation (not an htmx swap): the login page arrives with its own head and address. */}
+              <form method="post" action="/dashboard/logout" hx-boost="false">
                 <CsrfField token={frame.csrf} />
                 <button type="submit" class="link">
                   Log out

@@ -4,7 +4,9 @@
  * - a delete asks first: the edit page's *Delete link* opens the native `<dialog>` naming the
  *   short link; *Cancel* keeps the link, *Delete link* deletes it (the list says so, the API
  *   answers 404); the bulk *Delete* names how many links are ticked; axe finds nothing serious
- *   with the dialog open. The CSP stays on for the flow (links.js opens the dialog).
+ *   with the dialog open. The CSP stays on for the flow (links.js opens the dialog);
+ * - log out loads the login page as a full navigation; `/` leads a browser to the dashboard;
+ * - the expiry is typed and shown in the browser's time zone (Europe/Berlin), seconds kept.
  *
  * Every step waits on elements, never on time.
  */
@@ -82,6 +84,14 @@ test('a confirmation dialog before a delete (issue 27)', { timeout: 120_000 }, a
     })
   ).filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(serious.length, 0, `axe with the dialog open:\n${describeViolations(serious)}`);
+  // Log out is a full navigation: the login page with its own head, body and address.
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.waitForURL(/\/dashboard\/login$/);
+  assert.equal(await page.evaluate(() => document.body.className), 'bare');
+  assert.match(await page.title(), /Log in/);
+  // A browser at the server's address lands on the dashboard (here: its login page).
+  await page.goto(`${run.base}/`);
+  await page.waitForURL(/\/dashboard\/login/);
 });
 
 test('the expiry is typed in the browser’s time zone, seconds kept, with a warning for a past date (issue 27)', { timeout: 120_000 }, async (t) => {
