@@ -56,7 +56,13 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
                   <code safe>{k.partialKey}</code>
                 </td>
                 <td safe>{k.scopes ?? 'Full access'}</td>
-                <td class="optional" safe>{k.lastUsedAt ?? 'never'}</td>
+                <td class="optional">
+                  {k.lastUsedAt ? (
+                    <time datetime={k.lastUsedAt}>{escapeHtml(`${k.lastUsedAt.slice(0, 10)} ${k.lastUsedAt.slice(11, 16)} UTC`)}</time>
+                  ) : (
+                    'never'
+                  )}
+                </td>
                 <td>
                   {k.revokedAt ? (
                     'Revoked'
