@@ -86,7 +86,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     try {
       result = await store.insertLinks(caller.workspaceId, writes, also);
     } catch (err) {
-      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
+      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
     }
     if (result === 'over_limit') throw new ApiError('forbidden', linksLimitMessage(Number(caller.workspace.links_limit), caller.workspace.plan));
@@ -108,7 +108,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     try {
       await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds, webhookIds }], events.updated(caller.workspaceId, row));
     } catch (err) {
-      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
+      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
     }
     events.nudge();
