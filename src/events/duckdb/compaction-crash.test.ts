@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openDuckDbEngine } from './engine.js';
@@ -19,6 +19,7 @@ const BATCH = 200;
 /** Monday 2026-01-05: the seeded week is closed long before now. */
 const WEEK = Date.parse('2026-01-05T00:00:00Z');
 
+// Source files are named from the repository's root: tests run transpiled (run-tests.mjs) from there.
 test('kill -9 during a compaction: seeded events and acknowledged click batches are all stored once, batches whole', { timeout: 240_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-compaction-crash-'));
   const file = join(dir, 'events.duckdb');
@@ -26,8 +27,8 @@ test('kill -9 during a compaction: seeded events and acknowledged click batches 
     const script = join(dir, 'child.mts');
     writeFileSync(
       script,
-      `import { openDuckDbEngine } from ${JSON.stringify(join(import.meta.dirname, 'engine.ts'))};
-import { contractEvent } from ${JSON.stringify(join(import.meta.dirname, '..', 'contract.ts'))};
+      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/engine.ts'))};
+import { contractEvent } from ${JSON.stringify(resolve('src/events/contract.ts'))};
 const engine = await openDuckDbEngine({ path: ${JSON.stringify(file)} });
 const WEEK = ${WEEK};
 for (let from = 0; from < ${SEEDED}; from += 50000) {
@@ -52,7 +53,7 @@ console.log('compacted');
 await appending;
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: join(import.meta.dirname, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     const acked = new Set<string>();
     let compacting = false;
     let compacted = false;
