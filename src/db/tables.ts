@@ -193,7 +193,7 @@ export interface EventsTable {
   workspace_id: string;
   /** Milliseconds since the epoch. */
   timestamp: number;
-  /** The click id for clicks, `evt_…` for leads and sales. */
+  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
   id: string;
   kind: 'click' | 'lead' | 'sale';
   click_id: string;
@@ -223,6 +223,7 @@ export interface EventsTable {
   /** Sales: USD cents. */
   amount: number;
   currency: string | null;
+  /** Sales: amount as sent, in the smallest unit of `currency`. */
   original_amount: number | null;
   payment_processor: string | null;
   invoice_id: string | null;

@@ -56,3 +56,13 @@ export type ClickLog =
 
 /** How long a stored batch's id is remembered: a retry after an unheard commit comes within seconds. */
 export const BATCH_ID_MEMORY_MS = 3_600_000;
+
+/**
+ * Records a click batch's id in the metadata database's `click_batches`, inside `trx`: false when
+ * it was recorded before (a retry whose first commit went unheard), and the batch is not stored again.
+ */
+export async function recordBatchOnce(trx: Kysely<Database>, batchId: string): Promise<boolean> {
+  const recorded = await trx.insertInto('click_batches').values({ batch_id: batchId, appended_at: Date.now() })
+    .onConflict((oc) => oc.column('batch_id').doNothing()).executeTakeFirst();
+  return Number(recorded.numInsertedOrUpdatedRows ?? 0) > 0;
+}

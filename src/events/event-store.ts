@@ -15,51 +15,15 @@
  * const rows = await events.aggregate(spec, { from, to });
  */
 
-export type EventKind = 'click' | 'lead' | 'sale';
+import type { EventsTable } from '../db/tables.js';
 
-/** One event of the log: a click, or a lead or sale carrying the dimensions of its click. */
-export interface EventRow {
-  workspace_id: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
-  id: string;
-  kind: EventKind;
-  click_id: string;
-  link_id: string;
-  domain: string;
-  key: string;
-  url: string;
-  country: string;
-  city: string;
-  region: string;
-  continent: string;
-  device: string;
-  browser: string;
-  os: string;
-  referer: string;
-  referer_url: string;
-  trigger: string;
-  ip: string;
-  ua: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
-  customer_id: string | null;
-  event_name: string | null;
-  /** Sales: amount in USD cents. */
-  amount: number;
-  currency: string | null;
-  /** Sales: amount as sent, in the smallest unit of `currency`. */
-  original_amount: number | null;
-  payment_processor: string | null;
-  invoice_id: string | null;
-  sale_type: string | null;
-  /** JSON text. */
-  metadata: string | null;
-}
+export type EventKind = EventsTable['kind'];
+
+/**
+ * One event of the log: a click, or a lead or sale carrying the dimensions of its click. The same
+ * columns as the SQL store's `events` table, which db/ declares without knowing this module.
+ */
+export type EventRow = EventsTable;
 
 type NullableKey = { [K in keyof EventRow]: null extends EventRow[K] ? K : never }[keyof EventRow];
 

@@ -31,7 +31,7 @@ import { toEventRow, type ColumnEngine } from './engine.js';
 import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
 import { createFeed, type FeedOptions } from './feed.js';
 import { createColumnMetadata, ID_CHUNK } from './metadata-events.js';
-import type { ClickLog } from '../click-log.js';
+import { recordBatchOnce, type ClickLog } from '../click-log.js';
 
 export interface ColumnEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -111,9 +111,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
         folding: 'inline',
         store: (batchId, rows, count) =>
           db.transaction().execute(async (trx) => {
-            const recorded = await trx.insertInto('click_batches').values({ batch_id: batchId, appended_at: Date.now() })
-              .onConflict((oc) => oc.column('batch_id').doNothing()).executeTakeFirst();
-            if (!Number(recorded.numInsertedOrUpdatedRows ?? 0)) return false;
+            if (!(await recordBatchOnce(trx, batchId))) return false;
             await count?.(trx, rows);
             // The last step: the engine deduplicates a batch whose insert landed while this commit failed.
             await engine.appendClicks(batchId, rows);

@@ -18,7 +18,7 @@ import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
 import type { EventRow, EventStore, StoredEvent } from '../event-store.js';
 import { createEventWriter } from './event-writer.js';
-import type { ClickLog } from '../click-log.js';
+import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { aggregateParts } from './aggregate.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { scopeIdsQuery } from './link-scope.js';
@@ -60,9 +60,7 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
     folding: 'inline',
     store: (batchId, rows, count) =>
       db.transaction().execute(async (trx) => {
-        const recorded = await trx.insertInto('click_batches').values({ batch_id: batchId, appended_at: Date.now() })
-          .onConflict((oc) => oc.column('batch_id').doNothing()).executeTakeFirst();
-        if (!Number(recorded.numInsertedOrUpdatedRows ?? 0)) return false;
+        if (!(await recordBatchOnce(trx, batchId))) return false;
         await writer.append(trx, rows);
         await count?.(trx, rows);
         return true;
