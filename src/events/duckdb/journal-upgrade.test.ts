@@ -54,7 +54,7 @@ test('a journal left by the previous version: batches not stored are appended on
     assert.ok(stored.every((r) => Number(r.n) === 1), 'nothing stored twice');
     const counter = await db.selectFrom('links').select('clicks').where('id', '=', String(link.id)).executeTakeFirstOrThrow();
     assert.equal(Number(counter.clicks), stored.length, 'the counter counts what is stored: each batch once, the lost file\'s not at all');
-    assert.equal((await db.introspection.getTables()).some((x) => x.name === 'click_journal'), false, 'the journal table is dropped');
+    assert.equal((await db.introspection.getTables()).some((x) => x.name === 'click_journal' && (!t.database.pgSchema || x.schema === t.database.pgSchema)), false, 'the journal table is dropped (PostgreSQL: from this test\'s schema; others run beside it)');
     assert.equal(existsSync(batchDir), false, 'the batch folder is removed');
 
     assert.equal(await replayClickJournal({ db, dialect: t.database.dialect, engine, eventFile }), null, 'a later start has nothing to do');

@@ -18,7 +18,7 @@
  * const replayed = await replayClickJournal({ db, dialect, engine, eventFile }); // null: no journal
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import { createLinkCounters, type LinkBump } from '../counters.js';
@@ -73,7 +73,9 @@ export async function replayClickJournal(options: {
   log?: (message: string, fields: Record<string, unknown>) => void;
 }): Promise<JournalReplay | null> {
   const tables = await options.db.introspection.getTables();
-  if (!tables.some((t) => t.name === 'click_journal')) return null;
+  // PostgreSQL lists every schema's tables: only this database's (search_path) counts.
+  const schema = options.dialect.name === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(options.db)).rows[0]?.s : undefined;
+  if (!tables.some((t) => t.name === 'click_journal' && (schema === undefined || t.schema === schema))) return null;
   const db = options.db.withTables<{ click_journal: ClickJournalRow }>();
   const dir = options.eventFile === ':memory:' ? undefined : `${options.eventFile}.batches`;
   const rows = await db.selectFrom('click_journal').selectAll().orderBy('seq').execute();
