@@ -3,7 +3,7 @@
  * click rows (default 5,000,000), in a temporary folder.
  *
  * - Lead attribution's click look-up (`findClick` → `eventById`, which bounds `timestamp` with the
- *   time a click id spells, src/redirect/click-id.ts, so zone maps skip row groups), against a
+ *   time a click id spells, src/visitors/click-id.ts, so zone maps skip row groups), against a
  *   plain table looked up the same way by hand.
  * - Writer CPU per appended click in batches of 2,000 (the click writer's batch): the engine's
  *   `append` (which skips ids stored within the rows' span) against a plain table's appender, at
@@ -28,7 +28,7 @@ import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../src/e
 import { aggregateQuery, pageQuery } from '../src/events/column/query-sql.js';
 import { buildScope } from '../src/events/link-scope.js';
 import { clickEvent } from '../src/events/rows.js';
-import { clickIdOf, clickIdTime } from '../src/redirect/click-id.js';
+import { clickIdOf, clickIdTime } from '../src/visitors/click-id.js';
 import type { AggregateSpec, EventRow } from '../src/events/event-store.js';
 import { openDatabase } from '../src/db/open.js';
 import { createEventWriter } from '../src/events/sql/event-writer.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/open.js';
 import { createEventWriter } from '../src/events/sql/event-writer.js';
 import { clickEvent } from '../src/events/rows.js';
-import { clickIdOf } from '../src/redirect/click-id.js';
+import { clickIdOf } from '../src/visitors/click-id.js';
 import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
 import { upgradeToColumnStore } from '../src/events/column/upgrade.js';
 import { prng } from './analytics/generate.js';

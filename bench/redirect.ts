@@ -119,7 +119,7 @@ async function duckDbClicks(url: string, workspaceId: string) {
   const linkClicks = Number((await database.db.selectFrom('links').select((eb) => eb.fn.sum<number>('clicks').as('n')).executeTakeFirstOrThrow()).n);
   const usage = Number((await database.db.selectFrom('workspaces').select('usage').where('id', '=', workspaceId).executeTakeFirstOrThrow()).usage);
   const journal = (await database.db.selectFrom('click_journal').select('seq').execute()).length;
-  const engine = await openDuckDbEngine({ path: duckDbPathFor('duckdb', database) });
+  const engine = await openDuckDbEngine({ path: duckDbPathFor('duckdb', database.localFiles) });
   const [row] = await engine.query({ text: "SELECT count(*) AS n FROM events WHERE kind = 'click'", params: [] });
   await engine.close();
   await database.close();

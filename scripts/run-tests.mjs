@@ -43,8 +43,9 @@ const run = (list, env = {}, timeoutMs = 120_000) =>
     { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env } },
   ).status ?? 1;
 // Files that drive real server processes through a whole scenario (a disk filled and freed under a
-// click flood): each gets 10 minutes instead of 2, in a pass of their own after the others.
-const LONG_SCENARIOS = ['test/full-disk/'];
+// click flood; a kill under load, a restart and a shutdown): each gets 10 minutes instead of 2, in a
+// pass of their own after the others.
+const LONG_SCENARIOS = ['test/full-disk/', 'src/events/column/crash.test.ts', 'src/events/column/fold-crash.test.ts', 'src/events/duckdb/compaction-crash.test.ts'];
 const long = files.filter((f) => LONG_SCENARIOS.some((s) => f.includes(s)));
 let status = run(files.filter((f) => !long.includes(f)));
 if (long.length) status = run(long, {}, 600_000) || status;

@@ -11,13 +11,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler as _unused, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
-import type { AppContext, Lifecycle } from './context.js';
+import type { AppContext } from './context.js';
+import type { Lifecycle } from './lifecycle.js';
 import { createChangeBus } from './db/change-bus.js';
 import { MAX_PATH_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/errors.js';
 import { installInputGuards } from './http/input-guards.js';
 import { OneLinePerRequest } from './http/request-log.js';
-import { authPlugin } from './http/auth.js';
-import { createRateLimits } from './http/rate-limit.js';
+import { authPlugin } from './access/auth.js';
+import { createRateLimits } from './access/rate-limit.js';
 import { clientAddressPlugin, clientAddressRule } from './http/client-address.js';
 import { openApiPlugin } from './http/openapi.js';
 import { errorDocsRoutes } from './http/error-docs.js';
@@ -25,9 +26,8 @@ import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { createSqlRunner } from './events/sql/sql-runner.js';
-import { columnLifecycle } from './events/column/lifecycle.js';
-import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './events/duckdb/engine.js';
-import { openEventStores } from './events/open.js';
+import { eventStoreKind } from './events/store-kind.js';
+import { startEventLog } from './event-log.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -37,12 +37,13 @@ import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
-import { createEventsModule } from './events/module.js';
+import { createOutboxModule } from './outbox/module.js';
+import { createEventExpander } from './webhooks/event-payloads.js';
 import { createWebhooksModule } from './webhooks/module.js';
 import { createRetention } from './events/retention-module.js';
 import { createImportsModule } from './imports/module.js';
 import { createExportsModule } from './exports/module.js';
-import type { Subscriber } from './events/publisher.js';
+import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
@@ -61,12 +62,14 @@ export interface BuildOptions {
   now?: () => number;
   /** Benchmarks: rate limits counted in this process's memory even on PostgreSQL (bench/rate-limit.ts). */
   processLocalRateCounters?: boolean;
-  /** Domain event subscribers (events/publisher.ts), besides the EVENTS_FILE sink. */
+  /** Domain event subscribers (outbox/publisher.ts), besides the EVENTS_FILE sink. */
   subscribers?: readonly Subscriber[];
   /** What `GET /ready` reports (main.ts moves it through the start); by default, serving. */
   readiness?: Readiness;
   /** A server already listening (main.ts, health/starting-server.ts), adopted instead of a new one. */
   starting?: StartingServer;
+  /** Tests: the event log served on this thread, not its own (event-log.ts `inThread`). */
+  eventLogInThread?: boolean;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -74,32 +77,41 @@ export async function buildApp(options: BuildOptions) {
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
   const reader = createSqlRunner(database);
-  // Built before the events module, which registers its outbox subscriber.
+  // Built before the outbox module, which registers its outbox subscriber.
   const webhooks = createWebhooksModule({ config, database, now });
-  const domainEvents = createEventsModule({
+  const domainEvents = createOutboxModule({
     config,
     database,
+    // Subscribers receive the published payloads, links spelled as the links API spells them.
+    expander: () => createEventExpander(database.db, config),
     now,
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
-  // The event log EVENTS_URL names (events/open.ts): with DuckDB the click writer hands it its
-  // batches through the click journal (redirect/module.ts); with ClickHouse it writes the SQL
-  // store and its clicks are moved (columnLifecycle). Upgrade lines are logged once the logger exists.
+  // The event log EVENTS_URL names, owned by its own thread (src/event-log.ts): the click writer
+  // hands it raw clicks, everything else reads and erases through `ctx.events`, its client.
+  // It starts and opens the store while the routes are built below. Upgrade lines are logged once
+  // the logger exists.
   const upgradeLines: [Record<string, unknown>, string][] = [];
-  const stores = await openEventStores({
+  const logLines: { level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }[] | null = [];
+  let appReady = false;
+  const eventLog = startEventLog({
     config,
     database,
-    runner: reader,
-    log: (msg, fields) => upgradeLines.push([fields, msg]),
-    onFeedError: (err) => app.log.warn({ err }, 'events not copied to the column store yet; retried, and copied at the next start at the latest'),
+    kind: eventStoreKind(config, database),
+    inThread: options.eventLogInThread,
+    clickSubscriptions: () => domainEvents.outbox.clickSubscriptions(),
+    watchClickSubscriptions: (listener) => domainEvents.outbox.watchClicks(listener),
+    onCounted: (written) => {
+      if (written.includes('outbox')) domainEvents.outbox.nudge();
+      if (written.includes('webhooks')) domainEvents.outbox.clicksRouted();
+    },
+    onLog: (level, msg, fields) => {
+      if (appReady) app.log[level](fields, msg);
+      else if (level === 'info') upgradeLines.push([fields, msg]);
+      else logLines?.push({ level, msg, fields });
+    },
   });
-  const { sqlEvents, column: columnEvents, clickColumn } = stores;
-  // `waymark backup` asks the process holding the DuckDB file for its copy (column/backup-requests.ts).
-  const duckDbBackups = stores.duckDb ? { db: database.db, engine: stores.duckDb } : undefined;
-  // Closed weeks in workspace order, for scans that skip other workspaces.
-  const duckDb = stores.duckDb;
-  const compactDuckDb = duckDb ? () => duckDb.compact(now() - COMPACTION_HOLD_MS, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined;
   // Which X-Forwarded-For entry is the client, decided once for Fastify's routes and the redirect.
   const clientAddress = clientAddressRule(config.trustProxy);
   const ctx: AppContext = {
@@ -108,9 +120,7 @@ export async function buildApp(options: BuildOptions) {
     clientAddress,
     bus: createChangeBus(),
     workspaces,
-    events: stores.events,
-    sqlEvents,
-    clickColumn,
+    events: eventLog.events,
     reader,
     now,
     outbox: domainEvents.outbox,
@@ -127,7 +137,7 @@ export async function buildApp(options: BuildOptions) {
     now,
   });
   metrics?.timeAppends(ctx.events, 'append', 'events');
-  metrics?.timeAppends(clickColumn?.engine, 'appendCsvFile', 'click_batch');
+  metrics?.timeAppends(ctx.events, 'appendRawClicks', 'click_batch');
 
   // A link's webhookIds or folder decide whether webhooks hear about its clicks.
   ctx.bus.subscribe((change) => {
@@ -162,7 +172,8 @@ export async function buildApp(options: BuildOptions) {
     config,
     database,
     events: ctx.events,
-    inProcess: columnEvents !== undefined,
+    // Its passes run on the log thread, through ctx.events.
+    inProcess: true,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
@@ -177,7 +188,8 @@ export async function buildApp(options: BuildOptions) {
   // publisher is last, closed after the modules whose writes it delivers.
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
-  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, columnLifecycle(columnEvents, (err) => app.log.warn({ err }, 'clicks not moved to the column store yet, an event-file backup or a compaction failed; the next round retries'), { backups: duckDbBackups, compact: compactDuckDb }), { close: () => reader.close() }, domainEvents.lifecycle];
+  // The event log closes after the redirect (its last batches) and tracking, before the reader.
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -213,6 +225,8 @@ export async function buildApp(options: BuildOptions) {
     for (const method of methods) routes.push({ method, url: route.url, hidden: !!(route.schema as { hide?: boolean } | undefined)?.hide });
   });
   for (const [fields, msg] of upgradeLines) app.log.info(fields, msg);
+  for (const l of logLines ?? []) app.log[l.level](l.fields, l.msg);
+  appReady = true;
   if (config.trustProxy.kind === 'all') {
     app.log.warn(
       'TRUST_PROXY=true takes the left-most X-Forwarded-For address, which any client can write: per-address limits and visitor addresses can be spoofed. Set the number of proxies in front (TRUST_PROXY=1) or their addresses instead.',
@@ -260,6 +274,13 @@ export async function buildApp(options: BuildOptions) {
   await app.register(exports.routes);
   await app.register(tls.routes);
 
+  // The log thread opened its store meanwhile (an upgrade may still run): the modules start on it.
+  try {
+    await eventLog.opened;
+  } catch (err) {
+    await eventLog.close();
+    throw err;
+  }
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting connections and drained requests: flush what is buffered.

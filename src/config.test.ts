@@ -1,4 +1,4 @@
-import { eventsUrlFor } from './events/open.js';
+import { eventsUrlFor } from './events/store-kind.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, ConfigError } from './config.js';
@@ -81,10 +81,9 @@ test('privacy settings: addresses anonymized, events and rollups kept forever, a
 test('EVENTS_URL: unset by default (chosen by the database), DuckDB beside the database or at a path; DuckDB sized for a small machine', () => {
   const c = loadConfig({});
   assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads], [undefined, '512MB', 2]);
-  assert.equal(eventsUrlFor(undefined, { url: 'file:./data/waymark.db', sqlitePath: '/srv/data/waymark.db' }), 'duckdb');
-  assert.equal(eventsUrlFor(undefined, { url: ':memory:', sqlitePath: undefined }), 'duckdb');
-  assert.equal(eventsUrlFor(undefined, { url: 'postgres://db/waymark', sqlitePath: undefined }), 'sql', 'PostgreSQL deployments may run several processes');
-  assert.equal(eventsUrlFor('sql', { url: 'file:./data/waymark.db', sqlitePath: '/srv/data/waymark.db' }), 'sql');
+  assert.equal(eventsUrlFor(undefined, { singleProcess: true }), 'duckdb', 'SQLite: one process');
+  assert.equal(eventsUrlFor(undefined, { singleProcess: false }), 'sql', 'PostgreSQL deployments may run several processes');
+  assert.equal(eventsUrlFor('sql', { singleProcess: true }), 'sql');
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb' }).eventsUrl, 'duckdb');
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb:/var/lib/waymark/events.duckdb' }).eventsUrl, 'duckdb:/var/lib/waymark/events.duckdb');
   assert.equal(loadConfig({ DUCKDB_MEMORY_LIMIT: '2GB', DUCKDB_THREADS: '4' }).duckdbMemoryLimit, '2GB');

@@ -7,8 +7,8 @@
  * console.log(config.port); // 3000 unless PORT is set
  */
 import { z } from 'zod';
-import { DOMAIN_EVENT_TYPES, type DomainEventType } from './events/outbox.js';
-import { VISITOR_IP_MODES, type VisitorIpMode } from './visitor-ip.js';
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
+import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 
 /** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
@@ -117,7 +117,7 @@ const EnvSchema = z.object({
   IMPORT_MAX_BYTES: z.coerce.number().int().min(1024).max(2 ** 40).default(DEFAULT_IMPORT_MAX_BYTES),
   /** How often the domain event publisher looks for events written by other processes, ms. */
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  /** Path of a file to which every domain event is appended as one JSON line (src/events/file-sink.ts). */
+  /** Path of a file to which every domain event is appended as one JSON line (src/outbox/file-sink.ts). */
   EVENTS_FILE: z.string().min(1).optional(),
   /** Event types written to EVENTS_FILE (comma-separated); all six by default. */
   EVENTS_FILE_EVENTS: csv
@@ -158,7 +158,7 @@ const EnvSchema = z.object({
    * Where the event log lives: `sql` (the database's own tables), `duckdb` (a file beside the SQLite
    * file), `duckdb:<path>`, or a ClickHouse server: `clickhouse://user:pass@host:8123/db`,
    * `clickhouses://…` (HTTPS) or `http(s)://…` (docs/events-stores.md). Unset: `duckdb` with a
-   * SQLite database, `sql` with PostgreSQL (events/open.ts, `eventsUrlFor`).
+   * SQLite database, `sql` with PostgreSQL (events/store-kind.ts, `eventsUrlFor`).
    */
   EVENTS_URL: z.string().regex(/^(sql|duckdb(:.+)?|(clickhouses?|https?):\/\/.+)$/i, 'must be "sql", "duckdb", "duckdb:<path>" or a clickhouse:// URL').optional(),
   /** DuckDB's memory limit (the column event store), e.g. 512MB or 2GB. */
@@ -199,10 +199,10 @@ export interface Config {
   exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
   clickFlushMaxRows: number;
-  /** SQLite: how often written clicks are folded into rollups and link counters; slow folds stretch it up to 5× (click-fold.ts, nextFoldDelay). */
+  /** DuckDB: how often stored click batches are counted (link counters, usage, outbox, webhook work); slow folds stretch it up to 5× (events/log/fold.ts, nextFoldDelay). */
   clickFoldIntervalMs: number;
   clickBufferMax: number;
-  /** Nice value of the click flush worker's thread (0: unchanged). */
+  /** Nice value of the event log's thread (src/event-log-thread.ts; 0: unchanged). */
   clickWriterNice: number;
   /** Lag bound of the click writer in ms (0: off); click-writer.ts. */
   clickMaxLagMs: number;
@@ -218,7 +218,7 @@ export interface Config {
   importMaxBytes: number;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
-  /** Poll interval of the domain event publisher (events/publisher.ts), ms. */
+  /** Poll interval of the domain event publisher (outbox/publisher.ts), ms. */
   eventsPollMs: number;
   /** NDJSON file receiving domain events, and the event types it takes. */
   eventsFile?: string;
@@ -233,7 +233,7 @@ export interface Config {
   webhookReceiverConcurrency: number;
   webhookSendTimeoutMs: number;
   webhookReceiverBackoffMs: number;
-  /** `VISITOR_IP` (visitor-ip.ts). */
+  /** `VISITOR_IP` (visitors/visitor-ip.ts). */
   visitorIp: VisitorIpMode;
   /** Days raw events are kept (undefined: forever); events/retention.ts. */
   eventsRetentionDays?: number;

@@ -72,9 +72,9 @@ async function main(): Promise<void> {
 
   readiness.enter('click writer');
   const boot = await ctx.workspaces.ensureDefault(config.apiKey);
-  // The click writer (a worker thread reading ~130 MB of GeoIP data) starts now, not with the
-  // first click, which would otherwise wait about a second to be written (and its answer be held
-  // past CLICK_MAX_LAG_MS); starting, it folds the clicks a crash left unfolded (click-fold.ts).
+  // The event log's thread loads the ~130 MB of GeoIP data that completing a click needs now, not
+  // with the first click, which would otherwise wait about a second to be stored (and its answer
+  // be held past CLICK_MAX_LAG_MS).
   await modules.redirect.startWriter();
   if (stopping) return;
   // Clicks an earlier shutdown could not commit in time are written before anything new.

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { openDatabase, type OpenDatabase } from '../../src/db/open.js';
 import type { StoredEvent } from '../../src/events/sql/event-writer.js';
-import { newClickIdAt } from '../../src/redirect/click-id.js';
+import { newClickIdAt } from '../../src/visitors/click-id.js';
 import { createWorkspaceService } from '../../src/workspaces/service.js';
 import { createWorkspaceStore } from '../../src/workspaces/store.js';
 import { insertLink } from '../../src/redirect/testing.js';

@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import { sqliteDialect, type Dialect } from '../../src/db/dialect.js';
 import { createEventWriter } from '../../src/events/sql/event-writer.js';
-import { createLinkCounters } from '../../src/links/counters.js';
+import { createLinkCounters } from '../../src/events/counters.js';
 import { createClickFold } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 

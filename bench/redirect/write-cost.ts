@@ -10,7 +10,7 @@
  * Run: node --import tsx bench/redirect/write-cost.ts
  */
 import { createEventWriter } from '../../src/events/sql/event-writer.js';
-import { createLinkCounters } from '../../src/links/counters.js';
+import { createLinkCounters } from '../../src/events/counters.js';
 import { createClickFold, type FoldMode } from '../../src/events/sql/click-fold.js';
 import { benchClick, openClickBench } from './click-db.js';
 

@@ -1,6 +1,7 @@
 /**
  * Query plans of every statement analytics runs (style.md habit 11; storage-benchmarks.md §2):
- * a sweep of groupings, events, filters and intervals is captured from the runner, and each
+ * a sweep of groupings, events, filters and intervals is captured from the runner (the event
+ * store's reads made again on this thread, since they run on the event log's), and each
  * distinct statement is explained on the engine under test.
  * - SQLite (`EXPLAIN QUERY PLAN`): no full scan of events or rollups; workspace scans go through
  *   the clustered primary key, named links through (link_id, timestamp), leads and sales through
@@ -14,6 +15,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
 import { SEED_NOW, seedAnalytics } from './testing.js';
+import { createSqlEventStore } from '../events/sql/store.js';
 
 let t: TestApp;
 const statements = new Map<string, readonly unknown[]>();
@@ -27,6 +29,20 @@ before(async () => {
   runner.run = (queries) => {
     for (const q of queries) statements.set(q.sql, q.parameters);
     return run(queries);
+  };
+  // The event store's reads run on the event log's thread: each call is made again here, on an
+  // SQL store over the capturing runner, so its statements are captured too.
+  const local = createSqlEventStore({ database: t.database, runner });
+  const events = t.ctx.events;
+  const aggregate = events.aggregate.bind(events);
+  const page = events.page.bind(events);
+  events.aggregate = async (spec, range, boundaries) => {
+    await local.aggregate(spec, range, boundaries);
+    return aggregate(spec, range, boundaries);
+  };
+  events.page = async (spec, range, p) => {
+    await local.page(spec, range, p);
+    return page(spec, range, p);
   };
   const get = (url: string) => t.inject({ method: 'GET', url });
   const groupings = ['count', 'timeseries', 'countries', 'cities', 'devices', 'referers', 'top_links', 'top_link_tags', 'top_folders', 'utm_sources', 'top_urls'];

@@ -89,14 +89,22 @@ before(async () => {
   await seedAnalytics(t.database.db, t.ctx.events, t.workspaceId, other.workspaceId);
   const randomWs = await t.addWorkspace();
   await seedRandom(randomWs.workspaceId);
-  rollups = t.modules.analytics.service;
-  const runner = t.modules.analytics.runner;
+  // Both services on this thread, over runners of their own (the app's event store reads on the
+  // event log's thread): one with rollups, whose statements are counted, one scanning raw events.
+  const runner = createSqlRunner(t.database, { inProcess: true });
   const run = runner.run.bind(runner);
   runner.run = (queries) => {
     if (queries.some((q) => q.sql.includes(' as sale_amount'))) used.aggregates++;
     if (queries.some((q) => /analytics_(daily|hourly)/.test(q.sql))) used.rollup++;
     return run(queries);
   };
+  rollups = createAnalyticsService({
+    db: t.database.db,
+    reader: runner,
+    events: createSqlEventStore({ database: t.database, runner }),
+    now: () => SEED_NOW,
+    linkSettings: t.config,
+  });
   const rawReader = createSqlRunner(t.database, { inProcess: true });
   raw = createAnalyticsService({
     db: t.database.db,

@@ -22,6 +22,7 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sqliteDialect } from '../db/dialect.js';
 
 export class BackupError extends Error {}
 
@@ -95,7 +96,7 @@ export function databaseInUse(file: string): boolean {
     db.exec('begin exclusive; rollback;');
     return false;
   } catch (err) {
-    if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY') || (err as { code?: string }).code === 'SQLITE_LOCKED') return true;
+    if (sqliteDialect.isBusy(err) || (err as { code?: string }).code === 'SQLITE_LOCKED') return true;
     throw err;
   } finally {
     // The last connection to close folds the write-ahead log into the file and removes it.

@@ -11,16 +11,16 @@
  * does not include yet).
  */
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
-import { isPostgresUrl, openDatabase, sqliteFileFromUrl } from '../db/open.js';
+import { isPostgresUrl, localFilesFor, openDatabase, sqliteFileFromUrl } from '../db/open.js';
 import { backupSqlite, restoreSqlite, BackupError } from '../backup/sqlite.js';
-import { eventsUrlFor, isDuckDbLocked } from '../events/open.js';
+import { eventsUrlFor, isDuckDbLocked } from '../events/store-kind.js';
 import { duckDbPathFor } from '../events/duckdb/path.js';
 import { openDuckDbEngine } from '../events/duckdb/engine.js';
 import { backupEventFile, requestBackup } from '../events/column/backup-requests.js';
 
 /** Where the event file's copy of a backup at `file` goes: the rule of the event file beside the database. */
 export function eventBackupFile(file: string): string {
-  return duckDbPathFor('duckdb', { url: `file:${file}`, sqlitePath: file });
+  return duckDbPathFor('duckdb', localFilesFor(`file:${file}`));
 }
 
 async function backupEvents(databaseUrl: string, source: string, dest: string): Promise<number> {
@@ -58,8 +58,9 @@ export async function runBackupCommand(input: { group: 'backup' | 'restore'; fil
   const path = sqliteFileFromUrl(input.databaseUrl);
   if (path === ':memory:') throw new Error(`${input.group} needs a database file; DATABASE_URL names an in-memory database`);
   if (!input.file) throw new Error(`the file is required: waymark ${input.group} <file>`);
-  const url = eventsUrlFor(input.eventsUrl, { url: input.databaseUrl, sqlitePath: path });
-  const eventFile = url.startsWith('duckdb') ? duckDbPathFor(url, { url: input.databaseUrl, sqlitePath: path }) : undefined;
+  // A SQLite file: served by one process.
+  const url = eventsUrlFor(input.eventsUrl, { singleProcess: true });
+  const eventFile = url.startsWith('duckdb') ? duckDbPathFor(url, localFilesFor(input.databaseUrl)) : undefined;
   const eventCopy = eventBackupFile(input.file);
   if (input.group === 'backup') {
     if (eventFile && existsSync(eventCopy) && !input.force) throw new BackupError(`${eventCopy} exists; choose another file or pass --force to replace it`);

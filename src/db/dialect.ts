@@ -32,6 +32,13 @@ export interface Dialect {
   /** True when `error` is the engine's unique-constraint violation (a concurrent insert won the race). */
   isUniqueViolation(error: unknown): boolean;
   /**
+   * True when `error` is the engine's refusal of a lock another connection holds (SQLite's
+   * `SQLITE_BUSY` family, after its busy timeout or at once for a read transaction that would
+   * upgrade past another writer's commit). The statement or transaction was rolled back whole, so
+   * it can be tried again. Never true on PostgreSQL, whose statements wait for their locks.
+   */
+  isBusy(error: unknown): boolean;
+  /**
    * The conflict clause for a many-row INSERT or UPDATE whose error always rolls back the whole
    * transaction: `or fail` on SQLite, nothing on PostgreSQL. SQLite otherwise keeps a statement
    * journal, a copy of every page the statement changes, to undo that statement alone; on the
@@ -79,6 +86,7 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+  isBusy: (error) => String((error as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY'),
   orFail: sql`or fail`,
   insertOrFail: (query) => query.orFail(),
   exclusively: (_db, _key, job) => job(),
@@ -95,6 +103,7 @@ export const postgresDialect: Dialect = {
   indexedBy: (table) => sql.table(table),
   // 23505 = unique_violation (PostgreSQL error codes, appendix A).
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === '23505',
+  isBusy: () => false,
   orFail: sql``,
   insertOrFail: (query) => query,
   exclusively: (db, key, job) =>

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { splitPgSchema, sqliteFileFromUrl, isPostgresUrl, openDatabase } from './open.js';
+import { join } from 'node:path';
+import { splitPgSchema, sqliteFileFromUrl, isPostgresUrl, localFilesFor, openDatabase } from './open.js';
 import { TEST_ENGINE, openTestDatabase } from '../test-support/harness.js';
 
 test('DATABASE_URL forms', () => {
@@ -15,6 +16,9 @@ test('DATABASE_URL forms', () => {
     schema: 'tenant_a',
   });
   assert.deepEqual(splitPgSchema('postgres://u@h/db'), { url: 'postgres://u@h/db' });
+  assert.deepEqual(localFilesFor('file:/srv/data/waymark.db'), { dir: '/srv/data', prefix: 'waymark.' });
+  assert.deepEqual(localFilesFor('postgres://u:p@h/db'), { dir: join(process.cwd(), 'data'), prefix: '' });
+  assert.equal(localFilesFor(':memory:'), undefined);
 });
 
 test('capabilities follow from the engine under test', async () => {
@@ -22,12 +26,17 @@ test('capabilities follow from the engine under test', async () => {
   try {
     if (TEST_ENGINE === 'postgres') {
       // Several processes share the server: each folds its own batches and hears the others' changes.
-      assert.deepEqual(database.capabilities, { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true });
+      assert.deepEqual(database.capabilities, { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true, singleProcess: false });
       assert.equal(database.engine, 'PostgreSQL');
+      const u = new URL(database.url);
+      assert.equal(database.identity, `postgres://${u.hostname}:${u.port || '5432'}${u.pathname}?schema=${database.pgSchema}`, 'no credentials');
+      assert.deepEqual(database.localFiles, { dir: join(process.cwd(), 'data'), prefix: '' });
     } else {
       // One process owns the file: it folds coalesced, reads and checkpoints on threads of their own.
-      assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: true, checkpointer: true, changeRelay: false, writerThread: true });
+      assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: true, checkpointer: true, changeRelay: false, writerThread: true, singleProcess: true });
       assert.equal(database.engine, `SQLite (${database.sqlitePath})`);
+      assert.equal(database.identity, `sqlite:${database.sqlitePath}`);
+      assert.deepEqual(database.localFiles, { dir: join(database.sqlitePath!, '..'), prefix: 'test.' }, 'files of its own beside the file, named after it');
     }
     await database.ping();
   } finally {
@@ -39,9 +48,10 @@ test('capabilities follow from the engine under test', async () => {
 test('capabilities of an in-memory SQLite database: no second connection, so no worker thread', async () => {
   const database = await openDatabase(':memory:');
   try {
-    assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: false, checkpointer: false, changeRelay: false, writerThread: false });
+    assert.deepEqual(database.capabilities, { singleWriter: true, readerWorker: false, checkpointer: false, changeRelay: false, writerThread: false, singleProcess: true });
     assert.equal(database.engine, 'SQLite (:memory:)');
     assert.equal(database.sqlitePath, undefined);
+    assert.equal(database.localFiles, undefined, 'nothing outlives it, so no files of its own');
     await database.ping();
   } finally {
     await database.close();

@@ -10,7 +10,7 @@
  * await database.close();
  */
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
@@ -38,8 +38,8 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export interface Capabilities {
   /**
    * One process writes (SQLite: the file takes one writer at a time, and one Waymark process owns
-   * it). So the click writer folds clicks into rollups and link counters coalesced, a second's
-   * worth at a time behind a watermark, instead of in each batch's transaction (click-fold.ts).
+   * it). So worker threads wait only briefly inside SQLite for its lock and retry between calls
+   * (events/log/service.ts `whileBusy`).
    */
   singleWriter: boolean;
   /**
@@ -61,10 +61,39 @@ export interface Capabilities {
   changeRelay: boolean;
   /**
    * A worker thread can open a connection of its own to the same database (a SQLite file or
-   * PostgreSQL), so clicks are written off the main thread. Not `:memory:`, private to its connection.
+   * PostgreSQL), so the event log runs off the main thread. Not `:memory:`, private to its connection.
    */
   writerThread: boolean;
+  /**
+   * One Waymark process serves this database (SQLite: a file is served by the process that holds
+   * it). So an event log that one process must own, an embedded DuckDB file, can be the default
+   * (events/open.ts); PostgreSQL deployments may run several processes on one database.
+   */
+  singleProcess: boolean;
 }
+
+/**
+ * Where a process keeps files of its own that belong with a database (the DuckDB event file, click
+ * spill files): beside a SQLite file, each name prefixed with the file's stem
+ * (`data/waymark.db` → `data/waymark.events.duckdb`); under `./data` of the working directory for
+ * a server database, unprefixed. None for an in-memory database, which outlives nothing.
+ */
+export interface LocalFiles {
+  dir: string;
+  /** Put before names that would otherwise be shared by two databases in one folder. */
+  prefix: string;
+}
+
+/** `LocalFiles` of a `DATABASE_URL`, before or without opening it (the backup command). */
+export function localFilesFor(url: string): LocalFiles | undefined {
+  if (isPostgresUrl(url)) return { dir: resolve('data'), prefix: '' };
+  const file = sqliteFileFromUrl(url);
+  if (file === ':memory:') return undefined;
+  return { dir: dirname(file), prefix: `${basename(file, extname(file))}.` };
+}
+
+/** The path of a file of `LocalFiles`: `name` in its folder, with the prefix when `prefixed`. */
+export const localFile = (files: LocalFiles, name: string, prefixed = false): string => join(files.dir, prefixed ? `${files.prefix}${name}` : name);
 
 export interface OpenDatabase {
   db: Kysely<Database>;
@@ -80,6 +109,13 @@ export interface OpenDatabase {
   ping(): Promise<void>;
   /** SQLite file path (absolute), when the engine is SQLite and the database is a file. */
   sqlitePath?: string;
+  /** Where this process keeps files that belong with the database (absent in memory). */
+  localFiles?: LocalFiles;
+  /**
+   * Names the database without credentials (`sqlite:<path>`, `postgres://host:port/db?schema=…`):
+   * files written for one database (click spill files) are not replayed into another.
+   */
+  identity: string;
   /** Connection string, for processes (workers, LISTEN) that need their own connection. */
   url: string;
   /** PostgreSQL schema in use (tests isolate themselves in one). */
@@ -101,6 +137,13 @@ export interface OpenOptions {
    * unset). 0 leaves checkpoints to db/checkpointer.ts, off the threads that write.
    */
   walAutocheckpoint?: number;
+  /**
+   * SQLite only: how long one statement waits inside SQLite for a lock another connection holds
+   * (default 5,000 ms). Worker threads that a shutdown may terminate wait briefly here and retry
+   * between calls (`Dialect.isBusy`): a thread terminated while SQLite waits aborts the whole
+   * process (Node 20, better-sqlite3).
+   */
+  busyTimeoutMs?: number;
 }
 
 /** True when the URL selects PostgreSQL. */
@@ -149,7 +192,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('temp_store = MEMORY');
   // After the log starts over (db/checkpointer.ts), a commit trims the file back to this size,
@@ -162,10 +205,12 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   return {
     db,
     dialect: sqliteDialect,
-    capabilities: { singleWriter: true, readerWorker: onDisk, checkpointer: onDisk, changeRelay: false, writerThread: onDisk },
+    capabilities: { singleWriter: true, readerWorker: onDisk, checkpointer: onDisk, changeRelay: false, writerThread: onDisk, singleProcess: true },
     engine: `SQLite (${file})`,
     ping: () => ping(db),
     sqlitePath: onDisk ? file : undefined,
+    localFiles: localFilesFor(url),
+    identity: `sqlite:${file}`,
     url,
     close: async () => {
       await db.destroy();
@@ -198,8 +243,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
   return {
     db,
     dialect: postgresDialect,
-    capabilities: { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true },
+    capabilities: { singleWriter: false, readerWorker: false, checkpointer: false, changeRelay: true, writerThread: true, singleProcess: false },
     engine: 'PostgreSQL',
+    localFiles: localFilesFor(url),
+    identity: postgresIdentity(url, schema),
     ping: () => ping(db),
     url,
     pgSchema: schema,
@@ -208,6 +255,12 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
       await db.destroy();
     },
   };
+}
+
+/** A PostgreSQL database's identity: host, port, database and schema, without credentials. */
+function postgresIdentity(url: string, schema: string | undefined): string {
+  const u = new URL(url);
+  return `postgres://${u.hostname}:${u.port || '5432'}${u.pathname}${schema ? `?schema=${schema}` : ''}`;
 }
 
 async function ping(db: Kysely<Database>): Promise<void> {

@@ -9,7 +9,6 @@
  * Every table that belongs to a workspace carries `workspace_id`.
  */
 import type { Generated } from 'kysely';
-import type { EventRow } from '../events/event-store.js';
 
 export type Flag = 0 | 1;
 
@@ -190,30 +189,70 @@ export interface CustomersTable {
  * click they are attributed to, so "sales by country" needs no join.
  * SQLite clusters it on (workspace_id, timestamp, id) (storage-benchmarks.md §2).
  */
-/** The event log's row (src/events/event-store.ts), stored by the SQL event store. */
-export type EventsTable = EventRow;
+export interface EventsTable {
+  workspace_id: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
+  id: string;
+  kind: 'click' | 'lead' | 'sale';
+  click_id: string;
+  link_id: string;
+  domain: string;
+  key: string;
+  url: string;
+  country: string;
+  city: string;
+  region: string;
+  continent: string;
+  device: string;
+  browser: string;
+  os: string;
+  referer: string;
+  referer_url: string;
+  trigger: string;
+  ip: string;
+  ua: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  customer_id: string | null;
+  event_name: string | null;
+  /** Sales: USD cents. */
+  amount: number;
+  currency: string | null;
+  /** Sales: amount as sent, in the smallest unit of `currency`. */
+  original_amount: number | null;
+  payment_processor: string | null;
+  invoice_id: string | null;
+  sale_type: string | null;
+  /** JSON text. */
+  metadata: string | null;
+}
 
-/** How far click events are folded into rollups and link counters (migration 0008, click-fold.ts). */
+/**
+ * Where an earlier version left how far its click fold had counted (migration 0008; SQLite, which
+ * folded clicks into rollups and counters a second at a time). Read once by the SQL store's
+ * upgrade (events/sql/fold-upgrade.ts), which counts what was left and clears it.
+ */
 export interface ClickRollupStateTable {
   id: number;
-  /** Every click event with `timestamp` below this is folded, none at or above it; null: all are. */
+  /** Every click event with `timestamp` below this was folded, none at or above it; null: all are. */
   folded_before: number | null;
 }
 
-/** Click batches on their way to the column store (migration 0017, events/column/click-journal.ts). */
-export interface ClickJournalTable {
-  /** The batch's number, in write order. */
-  seq: number;
-  created_at: number;
-  clicks: number;
-  /** The batch's CSV file (column/csv.ts), a name in the batch folder (events/open.ts). */
-  file: string;
-  /** JSON: the link counters' bumps of these clicks (links/counters.ts `linkBumps`). */
-  bumps: string;
-  /** 1 once the link counters include the batch. */
-  counted: number;
-  /** 1 once the column store holds the batch. */
-  stored: number;
+/** Ids of click batches the metadata database has stored (migration 0021, events/click-log.ts). */
+export interface ClickBatchesTable {
+  batch_id: string;
+  appended_at: number;
+}
+
+/** Per event log that numbers its click batches (a DuckDB file), the last one counted (migration 0021, events/log/fold.ts). */
+export interface EventLogFoldsTable {
+  log_id: string;
+  folded_seq: number;
 }
 
 /** PostgreSQL only (db/rate-counters.ts): request counters shared by every process. */
@@ -228,7 +267,8 @@ export interface RateLimitCountersTable {
 export interface Database {
   workspaces: WorkspacesTable;
   click_rollup_state: ClickRollupStateTable;
-  click_journal: ClickJournalTable;
+  click_batches: ClickBatchesTable;
+  event_log_folds: EventLogFoldsTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;
   tags: TagsTable;
@@ -255,7 +295,7 @@ export interface Database {
 
 export type { Generated };
 
-/** Domain events written with the change they announce (migration 0010, src/events/outbox.ts). */
+/** Domain events written with the change they announce (migration 0010, src/outbox/outbox.ts). */
 export interface OutboxTable {
   /** Event id, `evt_…`: subscribers de-duplicate on it. */
   id: string;
@@ -267,7 +307,7 @@ export interface OutboxTable {
   created_at: number;
 }
 
-/** Delivery of one outbox event to one subscriber (migration 0010, src/events/publisher.ts). */
+/** Delivery of one outbox event to one subscriber (migration 0010, src/outbox/publisher.ts). */
 export interface OutboxDeliveriesTable {
   subscriber: string;
   event_id: string;

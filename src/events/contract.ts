@@ -236,6 +236,44 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.deepEqual([...stored].sort(), [click.click_id, rows[1]!.click_id].sort());
     });
 
+    test('click batches: stored once by batch id, visible to findClick and aggregates once appendClicks resolved', async () => {
+      const before = actual(await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
+      const batchId = uid('batch');
+      const batch = [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 12 * H + 1 }), contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 2 })];
+      await f.store.appendClicks(batchId, batch);
+      rows.push(...batch);
+      // Acknowledged means stored: no settle before these reads.
+      for (const c of batch) assert.equal((await f.store.findClick(ws, c.click_id))?.id, c.id, 'visible once acknowledged');
+      assert.deepEqual([...(await f.store.existingClickIds(batch.map((c) => c.click_id)))].sort(), batch.map((c) => c.click_id).sort());
+      // The same batch again (a retry after a commit whose answer was lost) adds nothing, even
+      // with other rows in it: the id decides.
+      await f.store.appendClicks(batchId, batch);
+      await f.store.appendClicks(batchId, [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 3 })]);
+      await f.settle?.();
+      const after = actual(await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
+      assert.deepEqual(sorted(after), sorted(expected(rows, ['click'], [], counted)), 'each click counted once');
+      assert.notDeepEqual(after, before);
+      // Another batch id stores its own rows; an empty batch is stored and adds nothing.
+      const next = [contractEvent(other, 'lnk_other', { timestamp: T0 + 12 * H + 4 })];
+      await f.store.appendClicks(uid('batch'), next);
+      rows.push(...next);
+      await f.store.appendClicks(uid('batch'), []);
+      assert.equal((await f.store.findClick(other, next[0]!.click_id))?.id, next[0]!.id);
+      assert.equal(await f.store.findClick(ws, next[0]!.click_id), undefined, "another workspace's click is not found");
+    });
+
+    test('click batches are atomic: a refused batch leaves none of its rows, and its id may be stored again', async () => {
+      const batchId = uid('batch');
+      const good = contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H });
+      const broken = { ...contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H + 1 }), link_id: null, workspace_id: null } as unknown as StoredEvent;
+      await assert.rejects(f.store.appendClicks(batchId, [good, broken]));
+      assert.equal(await f.store.findClick(ws, good.click_id), undefined, 'nothing of the refused batch');
+      assert.deepEqual(await f.store.existingClickIds([good.click_id]), []);
+      await f.store.appendClicks(batchId, [good]);
+      rows.push(good);
+      assert.equal((await f.store.findClick(ws, good.click_id))?.id, good.id, 'the id was not recorded by the refused attempt');
+    });
+
     test('invoice ids: a second sale with a recorded invoice id fails its whole batch; another workspace may reuse it', async () => {
       const before = actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), range));
       const click = contractEvent(ws, 'lnk_a', { timestamp: T0 + 11 * H });

@@ -10,56 +10,20 @@
  * handle.
  *
  * @example
- * await events.append([clickRow]);
+ * await events.appendClicks('b1', [clickRow]);
  * const click = await events.findClick(workspaceId, clickRow.click_id);
  * const rows = await events.aggregate(spec, { from, to });
  */
 
-export type EventKind = 'click' | 'lead' | 'sale';
+import type { EventsTable } from '../db/tables.js';
 
-/** One event of the log: a click, or a lead or sale carrying the dimensions of its click. */
-export interface EventRow {
-  workspace_id: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  /** Event id: the click id for clicks, `evt_…` for leads and sales. */
-  id: string;
-  kind: EventKind;
-  click_id: string;
-  link_id: string;
-  domain: string;
-  key: string;
-  url: string;
-  country: string;
-  city: string;
-  region: string;
-  continent: string;
-  device: string;
-  browser: string;
-  os: string;
-  referer: string;
-  referer_url: string;
-  trigger: string;
-  ip: string;
-  ua: string;
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
-  customer_id: string | null;
-  event_name: string | null;
-  /** Sales: amount in USD cents. */
-  amount: number;
-  currency: string | null;
-  /** Sales: amount as sent, in the smallest unit of `currency`. */
-  original_amount: number | null;
-  payment_processor: string | null;
-  invoice_id: string | null;
-  sale_type: string | null;
-  /** JSON text. */
-  metadata: string | null;
-}
+export type EventKind = EventsTable['kind'];
+
+/**
+ * One event of the log: a click, or a lead or sale carrying the dimensions of its click. The same
+ * columns as the SQL store's `events` table, which db/ declares without knowing this module.
+ */
+export type EventRow = EventsTable;
 
 type NullableKey = { [K in keyof EventRow]: null extends EventRow[K] ? K : never }[keyof EventRow];
 
@@ -211,8 +175,8 @@ export interface ForgetCounts {
 
 export interface ForgetResult extends ForgetCounts {
   /**
-   * Matching clicks left in place because they are not counted yet (a store that counts clicks
-   * a moment after storing them: the SQL store on SQLite, about a second); erase again shortly.
+   * Matching clicks left in place because they are not counted yet (a store whose clicks are
+   * counted a moment after they are stored); erase again shortly. No store leaves any today.
    */
   pending: number;
 }
@@ -223,6 +187,13 @@ export interface EventStore<Tx = never> {
    * all. A sale whose invoice id the workspace already holds fails the batch (`isDuplicateInvoice`).
    */
   append(events: readonly StoredEvent[], tx?: Tx): Promise<void>;
+  /**
+   * Appends a batch of clicks once: a batch id stored before adds nothing (a retry after a commit
+   * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
+   * this resolves, or none of it: what resolved is stored. The click writer's batches come this
+   * way (through the log thread: log/).
+   */
+  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
   /**
    * After appends joined to transactions that have committed: resolves once aggregates and pages
    * read those events (the column store copies them after the commit, column/feed.ts). Absent
@@ -262,7 +233,7 @@ export interface EventStore<Tx = never> {
   /**
    * Deletes, in every workspace, the events whose stored address is `ip` (clicks, and the leads
    * and sales that copied it from their click), with what summarises them and the link counters.
-   * `ip` is compared with the stored form (anonymized by default: src/visitor-ip.ts).
+   * `ip` is compared with the stored form (anonymized by default: src/visitors/visitor-ip.ts).
    */
   forgetIp(ip: string): Promise<ForgetResult>;
   /** Deletes the click with this id and the leads and sales attributed to it, as `forgetIp` does. */

@@ -1,88 +1,92 @@
 /**
- * Opens the event log `EVENTS_URL` names, for the app (app.ts) and for the command-line tools
- * that read or erase events (cli/): the SQL store always (leads' and sales' look-ups, and the
- * store itself with `sql`), and with `duckdb` or a ClickHouse URL the column store over it, after
- * moving an older installation's events into it (column/upgrade.ts).
+ * Opens the event log `EVENTS_URL` names, for the log thread (src/event-log.ts) and for the
+ * command-line tools that read or erase events (cli/): the SQL store with `sql`, and with `duckdb`
+ * or a ClickHouse URL the column store over the metadata database, after the upgrades an older
+ * installation needs (its click journal, its SQL event log: `openEventStores`).
  *
- * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL, whose
- * deployments may run several processes (a DuckDB file belongs to one process;
- * `eventsUrlFor`).
+ * Unset, `EVENTS_URL` means DuckDB beside a SQLite file and the SQL store on PostgreSQL
+ * (store-kind.ts). Only the engine selected is loaded: DuckDB's native module and ClickHouse's
+ * client are imported on demand, so a process on the SQL store loads neither.
  *
  * @example
  * const stores = await openEventStores({ config, database });
  * await stores.events.aggregate(…);
  * await stores.close();
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { EventStore } from './event-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import type { ClickColumn } from './column/journal-feed.js';
-import { createSqlEventStore, type SqlEventStore } from './sql/store.js';
+import type { ClickLog } from './click-log.js';
+import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
-import { openColumnEventStore, type ColumnEventStore } from './column/store.js';
-import { upgradeToColumnStore } from './column/upgrade.js';
-import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS, openDuckDbEngine, type DuckDbEngine } from './duckdb/engine.js';
+import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
+import type { ColumnEventStore } from './column/store.js';
+import type { DuckDbEngine } from './duckdb/engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
-import { openClickHouseEngine } from './clickhouse/engine.js';
-import { isClickHouseUrl, openServerExecutor } from './clickhouse/executor.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './duckdb/compaction.js';
+import { eventsUrlFor, isClickHouseUrl, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
 
-/** The event store an unset `EVENTS_URL` means for this database: DuckDB beside SQLite, the SQL store on PostgreSQL. */
-export function eventsUrlFor(eventsUrl: string | undefined, database: Pick<OpenDatabase, 'sqlitePath' | 'url'>): string {
-  if (eventsUrl) return eventsUrl;
-  return database.sqlitePath || /^(file:|:memory:)/.test(database.url) ? 'duckdb' : 'sql';
+export { eventStoreKind, eventsUrlFor, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
+
+/** The settings of the event log (config.ts reads them from the environment). */
+export interface EventLogSettings {
+  /** `EVENTS_URL` (`eventsUrlFor` when unset). */
+  eventsUrl?: string;
+  /** `DUCKDB_MEMORY_LIMIT`, `DUCKDB_THREADS`. */
+  duckdbMemoryLimit: string;
+  duckdbThreads: number;
 }
 
+/** The event log's store, as the log thread (or a command-line tool) holds it: the interface plus its click batches. */
+export type LogStore = EventStore<Kysely<Database>> & { readonly clickLog: ClickLog };
+
 export interface EventStores {
-  /** What modules use: the column store when there is one, else the SQL store. */
-  events: EventStore<Kysely<Database>>;
-  sqlEvents: SqlEventStore;
+  kind: EventStoreKind;
+  events: LogStore;
+  /** The column store, when there is one. */
   column?: ColumnEventStore;
-  /**
-   * DuckDB's engine, to which the click writer hands its batches (events/column/click-journal.ts),
-   * and the batch folder: `<event file>.batches` beside the event file (a temporary folder for
-   * an in-memory one).
-   */
-  clickColumn?: { engine: ClickColumn; batchDir: string };
-  /** The same engine with all it offers (backups). */
+  /** DuckDB's engine with all it offers (compaction, backups). */
   duckDb?: DuckDbEngine;
   /** Closes the column store (the SQL store lives on the database's connection). */
   close(): Promise<void>;
 }
 
 export interface OpenEventStoresOptions {
-  config: Pick<Config, 'eventsUrl' | 'duckdbMemoryLimit' | 'duckdbThreads'>;
+  config: EventLogSettings;
   database: OpenDatabase;
-  /** The SQL store's runner for long reads (app.ts: a reader thread). */
+  /** The SQL store's runner for long reads (a reader thread on a SQLite file). */
   runner?: SqlRunner;
-  /** The upgrade's progress lines. */
+  /** The upgrades' progress lines. */
   log?: (message: string, fields: Record<string, unknown>) => void;
   /** A lead or sale not copied into the column store yet (retried). */
   onFeedError?: (err: unknown) => void;
 }
 
-/** Whether an error is DuckDB's refusal of a file another process holds. */
-export const isDuckDbLocked = (err: unknown): boolean => /could not set lock|conflicting lock/i.test(String((err as Error)?.message));
-
+/**
+ * Opens the store, after the upgrades an earlier version's data needs (each a no-op once done):
+ * clicks the SQL store's old fold left uncounted, the click journal's batches, and the move of
+ * an SQL event log into the column store.
+ */
 export async function openEventStores(options: OpenEventStoresOptions): Promise<EventStores> {
   const { config, database } = options;
-  const sqlEvents = createSqlEventStore({ database, runner: options.runner });
-  const url = eventsUrlFor(config.eventsUrl, database);
-  if (url === 'sql') return { events: sqlEvents, sqlEvents, close: async () => undefined };
+  const counted = await foldClicksLeftUnfolded(database);
+  if (counted) options.log?.('clicks an earlier version left uncounted are counted', { clicks: counted });
+  const url = eventsUrlFor(config.eventsUrl, database.capabilities);
+  if (url === 'sql') {
+    const events = createSqlEventStore({ database, runner: options.runner });
+    return { kind: 'sql', events, close: async () => undefined };
+  }
 
+  // Only the engine selected is loaded (each brings a native module or a client library).
+  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./column/upgrade.js')]);
   let duckDb: DuckDbEngine | undefined;
-  let batchDir: string | undefined;
-  let temporary = false;
+  // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
+  let markCompacted: (() => Promise<unknown>) | undefined;
   if (!isClickHouseUrl(url)) {
-    const path = duckDbPathFor(url, database);
+    const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
-    temporary = path === ':memory:';
-    batchDir = temporary ? mkdtempSync(join(tmpdir(), 'waymark-click-batches-')) : `${path}.batches`;
-    mkdirSync(batchDir, { recursive: true });
+    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/engine.js'), import('./duckdb/journal-upgrade.js')]);
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
@@ -91,28 +95,31 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
       }
       throw err;
     }
+    const engine = duckDb;
+    markCompacted = () => engine.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
+    try {
+      await replayClickJournal({ db: database.db, dialect: database.dialect, engine: duckDb, eventFile: path, log: options.log });
+    } catch (err) {
+      await duckDb.close().catch(() => undefined);
+      throw err;
+    }
   }
   // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
-  const engine = duckDb ?? (await openClickHouseEngine({ executor: openServerExecutor(url) }));
+  const engine = duckDb ?? (await openClickHouse(url));
   try {
     // An installation that kept its events in the SQL store moves them first (resumable).
     const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
-    // The history just copied is in workspace order already: the first compaction need not rewrite it.
-    if (upgrade.outcome === 'complete' && duckDb) await duckDb.markCompacted(Date.now() - COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS);
+    if (upgrade.outcome === 'complete' && markCompacted) await markCompacted();
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
-    return {
-      events: column,
-      sqlEvents,
-      column,
-      clickColumn: duckDb && batchDir ? { engine: duckDb, batchDir } : undefined,
-      duckDb,
-      close: async () => {
-        await column.close();
-        if (temporary && batchDir) rmSync(batchDir, { recursive: true, force: true });
-      },
-    };
+    return { kind: duckDb ? 'duckdb' : 'clickhouse', events: column, column, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** A ClickHouse server's engine; its client library is loaded only when one is named. */
+async function openClickHouse(url: string) {
+  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/engine.js'), import('./clickhouse/executor.js')]);
+  return openClickHouseEngine({ executor: openServerExecutor(url) });
 }

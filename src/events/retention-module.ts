@@ -9,9 +9,8 @@
  * const retention = createRetention({ config, database, events, now, onError });
  * await retention.lifecycle.start?.(); // first pass a minute after start, then hourly
  */
-import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { Lifecycle } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { EventStore } from './event-store.js';
 import { startModuleWorker } from '../worker-thread.js';
 import { purge, retentionPass, startRetentionTimer, type PurgeResult, type RetentionPass, type RetentionTimer } from './retention.js';
@@ -31,7 +30,8 @@ const FIRST_RUN_MS = 60_000;
 const INTERVAL_MS = 3_600_000;
 
 export function createRetention(deps: {
-  config: Pick<Config, 'eventsRetentionDays' | 'rollupsRetentionDays' | 'clickWriterNice'>;
+  /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `CLICK_WRITER_NICE` (the worker's nice value). */
+  config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; clickWriterNice: number };
   database: OpenDatabase;
   events: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>;
   now: () => number;

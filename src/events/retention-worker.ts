@@ -37,7 +37,7 @@ const BUSY_RETRY_MS = 50;
  * A batch's transaction reads before it deletes; in WAL mode, when another connection (the click
  * writer) commits in between, SQLite refuses the upgrade at once (SQLITE_BUSY_SNAPSHOT) without
  * waiting on busy_timeout. The batch rolled back whole, so it is simply tried again, as the click
- * writer does (flush-worker.ts, whileBusy). Closing ends the tries: 0 stops the pass.
+ * writer does (events/log/service.ts, whileBusy). Closing ends the tries: 0 stops the pass.
  */
 function retryingBusy(fn: (before: number, limit: number) => Promise<number>) {
   return async (before: number, limit: number): Promise<number> => {
@@ -46,7 +46,7 @@ function retryingBusy(fn: (before: number, limit: number) => Promise<number>) {
       try {
         return await fn(before, limit);
       } catch (err) {
-        if (!String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+        if (!database.dialect.isBusy(err)) throw err;
         await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
       }
     }

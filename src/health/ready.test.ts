@@ -13,9 +13,9 @@ import { freePort, privateDatabase, spawnServer } from '../test-support/processe
 import { linkRow } from '../test-support/link-row.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
-import { databaseIdentity, writeSpillFile } from '../redirect/click-spill.js';
-import { newClickIdAt } from '../redirect/click-id.js';
-import type { RawClick } from '../redirect/click-record.js';
+import { writeSpillFile } from '../redirect/click-spill.js';
+import { newClickIdAt } from '../visitors/click-id.js';
+import type { RawClick } from '../events/log/raw-click.js';
 
 /** Enough clicks that their replay lasts about half a second on a quiet machine (~50 µs a click; longer under load), while /ready is polled every 20 ms. */
 const SPILLED = 10_000;
@@ -46,7 +46,7 @@ test('/ready is 503 through the start, spill replay included, and 200 once every
       qr: false,
       geo: null,
     }));
-    writeSpillFile(spillDir, databaseIdentity(database), clicks);
+    writeSpillFile(spillDir, database.identity, clicks);
   } finally {
     await database.close();
   }

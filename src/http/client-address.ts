@@ -29,7 +29,7 @@ import { isIPv6 } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
 import proxyaddr from '@fastify/proxy-addr';
-import { ipv6Groups } from '../visitor-ip.js';
+import { ipv6Groups } from '../visitors/visitor-ip.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

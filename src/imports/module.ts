@@ -7,7 +7,8 @@
  * the thread's batches in flight and stops it.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { DomainsModule } from '../domains/module.js';
 import type { LinksModule } from '../links/module.js';
 import type { TagsModule } from '../tags/module.js';

@@ -15,8 +15,8 @@ import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller } fr
 import { linkFilters, linkPage, type LinkView } from './query.js';
 import { lookupKey, normaliseDomain, ROOT_KEY } from './keys.js';
 import { loadLinkExtras, SEARCH_INDEX_THRESHOLD, TAG_PROBE_THRESHOLD, type InTransaction, type LinkFilters, type LinkRow, type LinkStore, type LinkWrite } from './store.js';
-import type { Outbox } from '../events/outbox.js';
-import { linkEvents } from '../events/link-events.js';
+import type { Outbox } from '../outbox/outbox.js';
+import { linkEvents } from './link-events.js';
 import { createLinkImporter } from './import-batch.js';
 
 export type { Caller } from './prepare.js';

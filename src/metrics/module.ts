@@ -20,7 +20,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Lifecycle } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { ApiError } from '../http/errors.js';
 import { registerCollectors, type MetricSources } from './collectors.js';
 
@@ -64,7 +64,7 @@ export function createMetrics(config: Pick<Config, 'metrics' | 'host'>, sources:
   });
   const appends = new Histogram({
     name: 'waymark_event_store_append_seconds',
-    help: 'Time of one append to the event store: events (leads, sales, imports) or click_batch (click batches appended to the DuckDB column store)',
+    help: 'Time of one append to the event store: events (leads, sales, imports) or click_batch (a click batch stored in the event log, as the main thread waits for it)',
     labelNames: ['kind'],
     buckets: APPEND_BUCKETS,
     registers: [registry],

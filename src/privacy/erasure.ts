@@ -3,7 +3,7 @@
  * event log holds about an IP address or a click id, in every workspace, through the event store
  * (which also takes the events off the rollups and the link counters).
  *
- * Addresses are stored in the form `VISITOR_IP` gives them (../visitor-ip.ts), so an address is
+ * Addresses are stored in the form `VISITOR_IP` gives them (../visitors/visitor-ip.ts), so an address is
  * looked for in that form: anonymized, it is the address's /24 (IPv4) or /48 (IPv6), shared with
  * every other visitor of that network, and all their events go. The exact address is looked for
  * too, for events stored while `VISITOR_IP` was `full`.
@@ -14,7 +14,7 @@
  */
 import { isIP } from 'node:net';
 import type { EventStore, ForgetResult } from '../events/event-store.js';
-import { anonymizeIp, type VisitorIpMode } from '../visitor-ip.js';
+import { anonymizeIp, type VisitorIpMode } from '../visitors/visitor-ip.js';
 import { normaliseIp } from '../http/client-address.js';
 
 export interface ErasedForm extends ForgetResult {

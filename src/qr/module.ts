@@ -3,7 +3,8 @@
  * thread of its own (render-worker.ts) that `lifecycle.close` stops.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { createQrRenderer } from './render.js';
 import { qrRoutes } from './routes.js';
 

@@ -17,7 +17,7 @@ export const qrRoutes: FastifyPluginAsyncZod<{ renderer: QrRenderer }> = async (
   app.get(
     '/qr',
     {
-      // No key, so counted per client address (QR_RATE_LIMIT_PER_MINUTE, http/rate-limit.ts).
+      // No key, so counted per client address (QR_RATE_LIMIT_PER_MINUTE, access/rate-limit.ts).
       config: { public: true, addressLimit: 'qr' },
       schema: { tags: ['QR Codes'], operationId: 'getQRCode', summary: 'Retrieve a QR code', security: [], querystring: QrQuery },
     },

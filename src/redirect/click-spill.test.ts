@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseIdentity, readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
-import type { RawClick } from './click-record.js';
-import type { ClickSink } from './click-writer.js';
+import { readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile, type ReplayOptions } from './click-spill.js';
+import { localFilesFor } from '../db/open.js';
+import type { RawClick } from '../events/log/raw-click.js';
 
 const click = (n: number): RawClick => ({
   id: `1BGXw4k${String(n).padStart(9, '0')}`,
@@ -22,16 +22,16 @@ const click = (n: number): RawClick => ({
   geo: n === 1 ? { country: 'DE', region: 'DE-Hesse', city: 'Frankfurt', continent: 'EU' } : null,
 });
 
-/** A sink over a Set of stored ids; `failWrites` makes writes throw. */
+/** An event log over a Set of stored ids, storing each batch id once; `failWrites` makes appends throw. */
 function memorySink(stored = new Set<string>()) {
   const batches: string[][] = [];
-  const sink: Pick<ClickSink, 'write' | 'existingClickIds'> & { failWrites: boolean } = {
+  const batchIds = new Set<string>();
+  const sink: ReplayOptions['log'] & { failWrites: boolean } = {
     failWrites: false,
-    async write(batch) {
+    async appendRawClicks(batchId, batch) {
       if (sink.failWrites) throw new Error('database down');
-      for (const c of batch) {
-        if (stored.has(c.id)) throw Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
-      }
+      if (batchIds.has(batchId)) return;
+      batchIds.add(batchId);
       batches.push(batch.map((c) => c.id));
       for (const c of batch) stored.add(c.id);
     },
@@ -66,13 +66,13 @@ test('replay writes the clicks not yet stored, in batches, skips those already s
     writeSpillFile(dir, 'db', [click(1), click(2), click(3), click(4), click(5)]);
     // The batch in flight at shutdown committed after all: two of its clicks are already stored.
     const { sink, stored, batches } = memorySink(new Set([click(2).id, click(3).id]));
-    const result = await replaySpilledClicks({ dir, database: 'db', sink, batchRows: 2 });
+    const result = await replaySpilledClicks({ dir, database: 'db', log: sink, batchRows: 2 });
     assert.deepEqual(result, { replayed: 1, kept: [], written: 3, alreadyStored: 2 });
     assert.deepEqual(batches, [[click(1).id], [click(4).id], [click(5).id]]);
     assert.equal(stored.size, 5);
     assert.deepEqual(readdirSync(dir), []);
     // A second replay finds nothing to do.
-    assert.deepEqual(await replaySpilledClicks({ dir, database: 'db', sink, batchRows: 2 }), { replayed: 0, kept: [], written: 0, alreadyStored: 0 });
+    assert.deepEqual(await replaySpilledClicks({ dir, database: 'db', log: sink, batchRows: 2 }), { replayed: 0, kept: [], written: 0, alreadyStored: 0 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -93,12 +93,12 @@ test('a file that fails to replay, is malformed or belongs to another database i
 
     const down = memorySink();
     down.sink.failWrites = true;
-    const failed = await replaySpilledClicks({ dir, database: 'db', sink: down.sink, batchRows: 10, onError });
+    const failed = await replaySpilledClicks({ dir, database: 'db', log: down.sink, batchRows: 10, onError });
     assert.deepEqual(failed.kept.sort(), [ours, other, truncated, hostile].sort());
     assert.equal(failed.replayed, 0);
 
     const up = memorySink();
-    const again = await replaySpilledClicks({ dir, database: 'db', sink: up.sink, batchRows: 10, onError });
+    const again = await replaySpilledClicks({ dir, database: 'db', log: up.sink, batchRows: 10, onError });
     assert.equal(again.replayed, 1);
     assert.deepEqual([...up.stored], [click(1).id]);
     assert.deepEqual(readdirSync(dir).sort(), ['clicks-3-1-1.jsonl', 'clicks-4-1-1.jsonl', 'clicks-5-1-1.jsonl.tmp', other.split('/').pop()!].sort());
@@ -110,12 +110,10 @@ test('a file that fails to replay, is malformed or belongs to another database i
 });
 
 test('the spill folder: CLICK_SPILL_DIR, else beside the SQLite file, else ./data/click-spill; none in memory', () => {
-  assert.equal(spillDirFor('/var/spill', { sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), '/var/spill');
-  assert.equal(spillDirFor(undefined, { sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), '/data/click-spill');
-  assert.equal(spillDirFor(undefined, { url: 'postgres://u:p@db:5432/app' }), join(process.cwd(), 'data', 'click-spill'));
-  assert.equal(spillDirFor(undefined, { url: ':memory:' }), undefined);
-  assert.equal(databaseIdentity({ url: 'postgres://user:secret@db.internal/app', pgSchema: 'wm' }), 'postgres://db.internal:5432/app?schema=wm');
-  assert.equal(databaseIdentity({ sqlitePath: '/data/w.db', url: 'file:/data/w.db' }), 'sqlite:/data/w.db');
+  assert.equal(spillDirFor('/var/spill', localFilesFor('file:/data/w.db')), '/var/spill');
+  assert.equal(spillDirFor(undefined, localFilesFor('file:/data/w.db')), '/data/click-spill');
+  assert.equal(spillDirFor(undefined, localFilesFor('postgres://u:p@db:5432/app')), join(process.cwd(), 'data', 'click-spill'));
+  assert.equal(spillDirFor(undefined, localFilesFor(':memory:')), undefined);
 });
 
 test('a spill folder on the data volume is named (a folder not made yet by its nearest parent); one on another volume is not', () => {

@@ -9,20 +9,22 @@
  *   file with the final name is whole.
  * - The clicks hold visitors' IP addresses and user agents: files are 0600 in a 0700 folder, and
  *   deleted once replayed.
- * - Replay is idempotent by click id: a batch in flight at shutdown may have committed after all
- *   (or without its acknowledgement), so the clicks already stored are skipped. A file that cannot
- *   be read, belongs to another database, or whose clicks cannot be written is kept (and logged)
- *   for the next start.
+ * - Replay is idempotent: a batch in flight at shutdown may have been stored after all (or without
+ *   its acknowledgement), so the clicks already stored are skipped; each replayed batch's id is
+ *   made of the file's name and the batch's place in it, so a replay cut short and repeated adds
+ *   nothing either. A file that cannot be read, belongs to another database, or whose clicks
+ *   cannot be stored is kept (and logged) for the next start.
  *
  * @example
- * const file = writeSpillFile(dir, databaseIdentity(database), rows); // at shutdown
- * await replaySpilledClicks({ dir, database: identity, sink, batchRows: 2000 }); // at start
+ * const file = writeSpillFile(dir, database.identity, rows); // at shutdown
+ * await replaySpilledClicks({ dir, database: identity, log: events, batchRows: 2000 }); // at start
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
-import type { RawClick } from './click-record.js';
-import { isUniqueViolation, type ClickSink } from './click-writer.js';
+import type { RawClick } from '../events/log/raw-click.js';
+import type { ClickAppender } from './click-writer.js';
 
 const FORMAT = 'waymark-click-spill';
 const FILE_NAME = /^clicks-\d+-\d+-\d+\.jsonl$/;
@@ -30,15 +32,13 @@ const FILE_NAME = /^clicks-\d+-\d+-\d+\.jsonl$/;
 const WRITE_CHUNK = 1_000;
 
 /**
- * The spill folder: `CLICK_SPILL_DIR`; else `click-spill` beside the SQLite file; else (PostgreSQL)
- * `./data/click-spill` under the working directory, local to the process. None for an in-memory
- * database, which does not outlive the process anyway.
+ * The spill folder: `CLICK_SPILL_DIR`; else `click-spill` among the database's local files (beside
+ * the SQLite file; `./data` under the working directory with PostgreSQL, local to the process).
+ * None for an in-memory database, which does not outlive the process anyway.
  */
-export function spillDirFor(spillDir: string | undefined, database: { sqlitePath?: string; url: string }): string | undefined {
+export function spillDirFor(spillDir: string | undefined, localFiles: LocalFiles | undefined): string | undefined {
   if (spillDir) return resolve(spillDir);
-  if (database.sqlitePath) return join(dirname(database.sqlitePath), 'click-spill');
-  if (/^postgres(ql)?:\/\//i.test(database.url)) return resolve('data', 'click-spill');
-  return undefined;
+  return localFiles ? localFile(localFiles, 'click-spill') : undefined;
 }
 
 /** The device of `path`, or of its nearest existing parent (a folder made at the first spill). */
@@ -53,7 +53,7 @@ function deviceOf(path: string): number | undefined {
 }
 
 /**
- * The first of `dataPaths` (the SQLite file, the click batch folder) on the same volume as the
+ * The first of `dataPaths` (the SQLite file, the event log's file) on the same volume as the
  * spill folder, or undefined. Spilling is for when the database cannot take the clicks in time;
  * when that is because their shared disk is full, the spill file cannot be written either.
  */
@@ -61,13 +61,6 @@ export function spillSharesVolume(spillDir: string, dataPaths: readonly (string 
   const spill = deviceOf(spillDir);
   if (spill === undefined) return undefined;
   return dataPaths.find((p): p is string => p !== undefined && deviceOf(p) === spill);
-}
-
-/** Names the database a spill file belongs to, without credentials. */
-export function databaseIdentity(database: { sqlitePath?: string; url: string; pgSchema?: string }): string {
-  if (database.sqlitePath) return `sqlite:${database.sqlitePath}`;
-  const u = new URL(database.url);
-  return `postgres://${u.hostname}:${u.port || '5432'}${u.pathname}${database.pgSchema ? `?schema=${database.pgSchema}` : ''}`;
 }
 
 const Header = z.object({
@@ -145,9 +138,9 @@ export function readSpillFile(file: string): { database: string; clicks: RawClic
 
 export interface ReplayOptions {
   dir: string;
-  /** `databaseIdentity` of the database being written: files of another are left alone. */
+  /** `OpenDatabase.identity` of the database being written: files of another are left alone. */
   database: string;
-  sink: Pick<ClickSink, 'write' | 'existingClickIds'>;
+  log: ClickAppender & { existingClickIds(ids: readonly string[]): Promise<string[]> };
   /** Clicks per transaction. */
   batchRows: number;
   onError?: (err: unknown, context: string) => void;
@@ -164,19 +157,13 @@ export interface ReplayResult {
   alreadyStored: number;
 }
 
-/** Writes a batch's clicks that are not stored yet; a second look when another writer got there first. */
-async function writeMissing(sink: ReplayOptions['sink'], batch: readonly RawClick[]): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const stored = new Set(await sink.existingClickIds(batch.map((c) => c.id)));
-    const missing = batch.filter((c) => !stored.has(c.id));
-    if (!missing.length) return 0;
-    try {
-      await sink.write(missing);
-      return missing.length;
-    } catch (err) {
-      if (!isUniqueViolation(err) || attempt >= 2) throw err;
-    }
-  }
+/** Stores a batch's clicks that are not stored yet, under `batchId`; returns how many. */
+async function writeMissing(log: ReplayOptions['log'], batchId: string, batch: readonly RawClick[]): Promise<number> {
+  const stored = new Set(await log.existingClickIds(batch.map((c) => c.id)));
+  const missing = batch.filter((c) => !stored.has(c.id));
+  if (!missing.length) return 0;
+  await log.appendRawClicks(batchId, missing);
+  return missing.length;
 }
 
 /** Replays every spill file of `dir` into the database, oldest first. Never throws: failures are logged and the file kept. */
@@ -205,7 +192,7 @@ export async function replaySpilledClicks(options: ReplayOptions): Promise<Repla
         continue;
       }
       let written = 0;
-      for (let i = 0; i < spilled.clicks.length; i += options.batchRows) written += await writeMissing(options.sink, spilled.clicks.slice(i, i + options.batchRows));
+      for (let i = 0; i < spilled.clicks.length; i += options.batchRows) written += await writeMissing(options.log, `${name}#${i}`, spilled.clicks.slice(i, i + options.batchRows));
       unlinkSync(file);
       fsyncDir(options.dir);
       result.replayed++;

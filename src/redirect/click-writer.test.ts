@@ -1,39 +1,54 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClickWriter, type ClickSink } from './click-writer.js';
-import type { RawClick } from './click-record.js';
+import { createClickWriter, type ClickAppender } from './click-writer.js';
+import type { RawClick } from '../events/log/raw-click.js';
 
 function click(id: string): RawClick {
   return { id, timestamp: 1, linkId: 'link_1', workspaceId: 'ws_1', domain: 'go.test', key: 'k', url: 'https://example.com/', ip: '1.1.1.1', ua: '', referer: '', qr: false, geo: null };
 }
 
-/** A sink recording batches; `failNext` makes the next writes throw. */
-function fakeSink() {
+/**
+ * An event log recording batches, stored once by batch id as the real one does; `failNext` makes
+ * the next appends throw, `loseNextAnswer` stores the next batch and then throws (a commit whose
+ * answer was lost).
+ */
+function fakeLog() {
   const batches: string[][] = [];
   const stored = new Set<string>();
+  const batchIds: string[] = [];
+  const storedBatches = new Set<string>();
   let failures = 0;
+  let lostAnswers = 0;
   let failWith: Error = new Error('database down');
-  const sink: ClickSink & { batches: string[][]; stored: Set<string>; failNext(n: number, err?: Error): void } = {
+  const log: ClickAppender & { batches: string[][]; stored: Set<string>; batchIds: string[]; failNext(n: number, err?: Error): void; loseNextAnswer(): void } = {
     batches,
     stored,
+    batchIds,
     failNext(n, err = new Error('database down')) {
       failures = n;
       failWith = err;
     },
-    async write(batch) {
+    loseNextAnswer() {
+      lostAnswers++;
+    },
+    async appendRawClicks(batchId, batch) {
       await new Promise((r) => setImmediate(r));
+      batchIds.push(batchId);
       if (failures > 0) {
         failures--;
         throw failWith;
       }
+      if (storedBatches.has(batchId)) return;
+      storedBatches.add(batchId);
       batches.push(batch.map((r) => r.id));
       for (const r of batch) stored.add(r.id);
-    },
-    async existingClickIds(ids) {
-      return ids.filter((id) => stored.has(id));
+      if (lostAnswers > 0) {
+        lostAnswers--;
+        throw new Error('the answer was lost');
+      }
     },
   };
-  return sink;
+  return log;
 }
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,8 +63,8 @@ async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
 }
 
 test('rows wait in memory until the interval, then go in one batch', async () => {
-  const sink = fakeSink();
-  const writer = createClickWriter({ sink, intervalMs: 30, maxRows: 100 });
+  const sink = fakeLog();
+  const writer = createClickWriter({ log: sink, intervalMs: 30, maxRows: 100 });
   for (let i = 0; i < 5; i++) writer.push(click(`c${i}`));
   assert.equal(sink.batches.length, 0);
   assert.equal(writer.pending('c3')?.id, 'c3');
@@ -61,8 +76,8 @@ test('rows wait in memory until the interval, then go in one batch', async () =>
 });
 
 test('maxRows triggers a flush at once and caps every batch', async () => {
-  const sink = fakeSink();
-  const writer = createClickWriter({ sink, intervalMs: 60_000, maxRows: 3 });
+  const sink = fakeLog();
+  const writer = createClickWriter({ log: sink, intervalMs: 60_000, maxRows: 3 });
   for (let i = 0; i < 7; i++) writer.push(click(`c${i}`));
   await until(() => sink.batches.length >= 2);
   assert.deepEqual(sink.batches.slice(0, 2), [
@@ -75,9 +90,9 @@ test('maxRows triggers a flush at once and caps every batch', async () => {
 });
 
 test('a failed flush keeps its rows (still findable) and retries them first', async () => {
-  const sink = fakeSink();
+  const sink = fakeLog();
   const errors: string[] = [];
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100, onError: (_e, ctx) => errors.push(ctx) });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100, onError: (_e, ctx) => errors.push(ctx) });
   sink.failNext(2);
   writer.push(click('a'));
   writer.push(click('b'));
@@ -85,28 +100,44 @@ test('a failed flush keeps its rows (still findable) and retries them first', as
   assert.equal(sink.batches.length, 0);
   assert.equal(writer.pending('a')?.id, 'a');
   writer.push(click('c'));
-  await until(() => sink.batches.length > 0);
+  await until(() => sink.stored.size === 3);
+  assert.deepEqual(sink.batches[0], ['a', 'b'], 'the kept batch goes again as it was, first');
   assert.deepEqual(sink.batches.flat(), ['a', 'b', 'c']);
-  assert.ok(writer.stats().failures >= 2);
-  assert.ok(errors.some((e) => e.includes('keeping them')));
+  assert.ok(writer.stats().failures >= 2, `failures: ${writer.stats().failures}`);
+  assert.ok(errors.some((e) => e.includes('keeping it for a retry')), errors.join('; '));
   await writer.close();
 });
 
-test('after a unique-key failure, rows an earlier attempt did store are dropped, the rest retried', async () => {
-  const sink = fakeSink();
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100 });
-  sink.stored.add('a'); // committed by an attempt whose answer was lost
-  sink.failNext(1, Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }));
+test('a batch whose store went unanswered is sent again under the same id, and stored once', async () => {
+  const sink = fakeLog();
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100, onError: () => undefined });
+  sink.loseNextAnswer();
   writer.push(click('a'));
   writer.push(click('b'));
   await writer.close();
-  assert.deepEqual(sink.batches, [['b']]);
+  assert.deepEqual(sink.batches, [['a', 'b']]);
+  assert.ok(sink.batchIds.length >= 2, 'sent again after the lost answer');
+  assert.equal(new Set(sink.batchIds).size, 1, 'every attempt carries the batch id');
   assert.equal(writer.pending('a'), undefined);
+  assert.equal(writer.stats().flushed, 2);
+});
+
+test('batch ids differ between batches and between writers', async () => {
+  const sink = fakeLog();
+  const one = createClickWriter({ log: sink, intervalMs: 60_000, maxRows: 1 });
+  const two = createClickWriter({ log: sink, intervalMs: 60_000, maxRows: 1 });
+  one.push(click('a'));
+  one.push(click('b'));
+  two.push(click('c'));
+  await one.close();
+  await two.close();
+  assert.equal(sink.batches.length, 3);
+  assert.equal(new Set(sink.batchIds).size, 3);
 });
 
 test('close() writes everything, retrying a failing database', async () => {
-  const sink = fakeSink();
-  const writer = createClickWriter({ sink, intervalMs: 60_000, maxRows: 1000 });
+  const sink = fakeLog();
+  const writer = createClickWriter({ log: sink, intervalMs: 60_000, maxRows: 1000 });
   for (let i = 0; i < 50; i++) writer.push(click(`c${i}`));
   sink.failNext(2);
   await writer.close();
@@ -115,8 +146,8 @@ test('close() writes everything, retrying a failing database', async () => {
 });
 
 test('a push after close() is still written (a request that was already in flight)', async () => {
-  const sink = fakeSink();
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 1000 });
+  const sink = fakeLog();
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 1000 });
   await writer.close();
   writer.push(click('late'));
   await until(() => sink.stored.has('late'));
@@ -124,27 +155,27 @@ test('a push after close() is still written (a request that was already in fligh
 });
 
 test('the buffer is bounded while the database is down: extra clicks are counted as dropped', async () => {
-  const sink = fakeSink();
+  const sink = fakeLog();
   sink.failNext(1000);
-  const writer = createClickWriter({ sink, intervalMs: 60_000, maxRows: 1000, maxBuffered: 3 });
+  const writer = createClickWriter({ log: sink, intervalMs: 60_000, maxRows: 1000, maxBuffered: 3 });
   for (let i = 0; i < 5; i++) writer.push(click(`c${i}`));
   assert.equal(writer.stats().dropped, 2);
   assert.equal(writer.stats().buffered, 3);
 });
 
-/** A sink whose writes wait for `open()`: a database that is slow (or locked) for as long as the test wants. */
+/** A log whose appends wait for `open()`: a database that is slow (or locked) for as long as the test wants. */
 function gatedSink() {
-  const sink = fakeSink();
+  const sink = fakeLog();
   let gate: Promise<void> = new Promise(() => undefined);
   let openGate: () => void = () => undefined;
   const close = () => {
     gate = new Promise<void>((r) => (openGate = r));
   };
   close();
-  const write = sink.write;
-  sink.write = async (batch) => {
+  const append = sink.appendRawClicks;
+  sink.appendRawClicks = async (batchId, batch) => {
     await gate;
-    return write(batch);
+    return append(batchId, batch);
   };
   return Object.assign(sink, { open: () => openGate(), close });
 }
@@ -153,7 +184,7 @@ const stamped = (id: string) => ({ ...click(id), timestamp: Date.now() });
 
 test('past maxLagMs the answers of new clicks wait until the writer has caught up', async () => {
   const sink = gatedSink();
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100, maxLagMs: 40, maxHoldMs: 60_000 });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100, maxLagMs: 40, maxHoldMs: 60_000 });
   writer.push(stamped('a'));
   assert.equal(writer.holding, false);
   await until(() => writer.holding); // 'a' is still being written 40 ms later
@@ -176,7 +207,7 @@ test('past maxLagMs the answers of new clicks wait until the writer has caught u
 
 test('without maxLagMs (0) nothing is ever held', async () => {
   const sink = gatedSink();
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100 });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100 });
   writer.push({ ...click('a'), timestamp: Date.now() - 60_000 });
   await wait(30);
   assert.equal(writer.holding, false);
@@ -189,7 +220,7 @@ test('without maxLagMs (0) nothing is ever held', async () => {
 
 test('an answer is held at most maxHoldMs; a failing database is not waited for at all', async () => {
   const sink = gatedSink();
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100, maxLagMs: 20, maxHoldMs: 50, onError: () => undefined });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100, maxLagMs: 20, maxHoldMs: 50, onError: () => undefined });
   writer.push(stamped('a'));
   await until(() => writer.holding);
   let answered = false;
@@ -214,7 +245,7 @@ test('an answer is held at most maxHoldMs; a failing database is not waited for 
 test('close() sends held answers at once, writes until its deadline and spills the rest, the batch in flight included', async () => {
   const sink = gatedSink();
   const spilled: string[][] = [];
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 2, maxLagMs: 20, maxHoldMs: 60_000, spill: (rows) => void spilled.push(rows.map((r) => r.id)) });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 2, maxLagMs: 20, maxHoldMs: 60_000, spill: (rows) => void spilled.push(rows.map((r) => r.id)) });
   for (const id of ['a', 'b', 'c']) writer.push(stamped(id));
   await until(() => writer.holding);
   let answered = false;
@@ -236,7 +267,7 @@ test('close() sends held answers at once, writes until its deadline and spills t
 test('spillNow() writes every row in memory to the spill once; without a spill they count as lost at close', async () => {
   const sink = gatedSink();
   const spilled: string[][] = [];
-  const writer = createClickWriter({ sink, intervalMs: 10, maxRows: 100, spill: (rows) => void spilled.push(rows.map((r) => r.id)) });
+  const writer = createClickWriter({ log: sink, intervalMs: 10, maxRows: 100, spill: (rows) => void spilled.push(rows.map((r) => r.id)) });
   writer.push(click('a'));
   await until(() => writer.stats().buffered === 1 && writer.pending('a') !== undefined);
   await wait(20); // 'a' is in flight
@@ -245,7 +276,7 @@ test('spillNow() writes every row in memory to the spill once; without a spill t
   assert.equal(writer.spillNow(), 0);
   assert.deepEqual(spilled, [['a', 'b']]);
 
-  const lost = createClickWriter({ sink: gatedSink(), intervalMs: 10, maxRows: 100, onError: () => undefined });
+  const lost = createClickWriter({ log: gatedSink(), intervalMs: 10, maxRows: 100, onError: () => undefined });
   lost.push(click('x'));
   await lost.close({ deadline: Date.now() + 50 });
   assert.equal(lost.stats().lost, 1);

@@ -1,11 +1,12 @@
 /**
- * The click batch: redirects push raw clicks into memory and never wait for the database while
- * it keeps up. A flush hands up to `maxRows` clicks to the sink, which writes them in ONE
- * transaction — the events and `workspaces.usage`, and, per click-fold.ts, the rollups and link
- * counters in that transaction or in the next fold — every `intervalMs`, or at once when
- * `maxRows` are waiting. A failed flush keeps its rows and retries.
+ * The click batch: redirects push raw clicks into memory and never wait for the log while it
+ * keeps up. A flush hands up to `maxRows` clicks, as one batch with an id, to the event log
+ * (`ClickAppender`: the log thread, events/log/), which stores the batch once by its id and
+ * resolves only once it is stored — every `intervalMs`, or at once when `maxRows` are waiting. A
+ * batch leaves memory only then: a failed flush keeps the batch as it was, id and rows, and sends
+ * it again, so a retry after a store whose answer was lost adds nothing.
  *
- * Guarantee (docs/redirects.md): a click is either committed, in this process's memory, or, after
+ * Guarantee (docs/redirects.md): a click is either stored, in this process's memory, or, after
  * a shutdown, in a spill file (click-spill.ts). What a crash can lose is bounded by `maxLagMs`:
  * once the oldest click not yet committed is that old, `holding` turns true and the redirect
  * thread holds the answers of new clicks (`holdAnswer`) until the writer is back under the bound.
@@ -14,17 +15,13 @@
  * `maxHoldMs` (an answer never waits longer).
  *
  * @example
- * const writer = createClickWriter({ sink, intervalMs: 100, maxRows: 2000, maxLagMs: 250 });
+ * const writer = createClickWriter({ log: events, intervalMs: 100, maxRows: 2000, maxLagMs: 250 });
  * writer.push(row);                                  // on the redirect path: memory only
  * if (writer.holding) writer.holdAnswer(() => res.end()); else res.end();
  * await writer.close({ deadline: Date.now() + 7000 }); // at shutdown: committed, or spilled
  */
-import type { StoredEvent } from '../events/event-store.js';
-import type { RawClick } from './click-record.js';
-import type { ClickFold } from '../events/sql/click-fold.js';
-import type { EventStore } from '../events/event-store.js';
+import type { RawClick } from '../events/log/raw-click.js';
 import { createHeldAnswers } from './held-answers.js';
-import type { JournaledBatch } from '../events/column/click-journal.js';
 
 /** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
 export interface ClickRow {
@@ -33,47 +30,13 @@ export interface ClickRow {
   timestamp: number;
 }
 
-/** How a sink closes: `abandon` when the rows left were spilled (no final fold; exit soon). */
-export interface SinkCloseOptions {
-  abandon?: boolean;
-  /** Longest wait for the sink to finish, ms. */
-  timeoutMs?: number;
-}
-
-/**
- * Where a batch goes: one transaction per `write`. In process (`createDirectSink`) or on the
- * flush worker (flush-client.ts), which keeps the writes and the lookups that complete a click
- * row (click-enrich.ts) off the redirect thread.
- */
-export interface ClickSink<Row extends ClickRow = RawClick> {
-  /** Resolves once the batch is committed; with the column store, to its journal batch (events/column/click-journal.ts). */
-  write(batch: readonly Row[]): Promise<JournaledBatch | void>;
-  /** Which of these click ids are already stored (after an uncertain failure). */
-  existingClickIds(clickIds: readonly string[]): Promise<string[]>;
-  /** Folds every written click into the rollups and link counters now (click-fold.ts). */
-  settle?(): Promise<void>;
-  /**
-   * Starts the writer now rather than at the first batch (to fold what a crash left); resolves
-   * once it can write a batch.
-   */
-  start?(): Promise<void>;
-  close?(options?: SinkCloseOptions): Promise<void>;
-}
-
-/** A sink writing on this thread (an in-memory SQLite database, which no worker can open). */
-export function createDirectSink(fold: ClickFold, events: Pick<EventStore, 'existingClickIds'>, enrich: (raw: RawClick) => StoredEvent): ClickSink {
-  return {
-    write: (batch) => fold.write(batch.map(enrich)),
-    existingClickIds: (ids) => events.existingClickIds(ids),
-    settle: async () => void (await fold.fold({ all: true })),
-    close: async (options) => {
-      if (!options?.abandon) await fold.fold({ all: true });
-    },
-  };
+/** Where batches go: stored once by batch id (a batch id stored before adds nothing); resolves once stored. */
+export interface ClickAppender<Row extends ClickRow = RawClick> {
+  appendRawClicks(batchId: string, batch: readonly Row[]): Promise<void>;
 }
 
 export interface ClickWriterOptions<Row extends ClickRow = RawClick> {
-  sink: ClickSink<Row>;
+  log: ClickAppender<Row>;
   intervalMs: number;
   maxRows: number;
   /**
@@ -101,7 +64,7 @@ export interface ClickWriterOptions<Row extends ClickRow = RawClick> {
 export interface ClickWriterStats {
   /** Rows accepted into the buffer since start. */
   queued: number;
-  /** Rows committed since start. */
+  /** Rows stored since start. */
   flushed: number;
   /** Rows buffered now (waiting or being written). */
   buffered: number;
@@ -140,10 +103,10 @@ export interface ClickWriter<Row extends ClickRow = RawClick> {
   stopHolding(): void;
   /**
    * Stops the timer and writes everything, retrying failures, until `deadline` (Date.now() ms;
-   * without one, up to 10 failed attempts). What is still uncommitted then is spilled
-   * (`stats().spilled`; `lost` if it could not be). Then the sink closes, given `sinkTimeoutMs`.
+   * without one, up to 10 failed attempts). What is still not stored then is spilled
+   * (`stats().spilled`; `lost` if it could not be).
    */
-  close(options?: { deadline?: number; sinkTimeoutMs?: number }): Promise<void>;
+  close(options?: { deadline?: number }): Promise<void>;
   /** Spills every row in memory now (a shutdown out of time); returns how many. Throws if it cannot. */
   spillNow(): number;
   stats(): ClickWriterStats;
@@ -151,20 +114,23 @@ export interface ClickWriter<Row extends ClickRow = RawClick> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** True for a unique-key violation on either engine. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+/** A batch: its id, sent again with it on every retry, and its rows. */
+interface Batch<Row> {
+  id: string;
+  rows: readonly Row[];
 }
 
 export function createClickWriter<Row extends ClickRow = RawClick>(options: ClickWriterOptions<Row>): ClickWriter<Row> {
-  const { sink, intervalMs, maxRows } = options;
+  const { log, intervalMs, maxRows } = options;
+  // Batch ids: this writer's own prefix (random: unique across processes and restarts), then a count.
+  const epoch = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  let batches = 0;
   const maxBuffered = options.maxBuffered ?? 500_000;
   const maxLagMs = options.maxLagMs ?? 0;
   const now = options.now ?? Date.now;
   let queue: Row[] = [];
-  // The batch being written: its rows are still "pending" until the write commits.
-  let inFlight: readonly Row[] = [];
+  // The batch being stored, or kept after its store failed: its rows are "pending" until it is stored.
+  let current: Batch<Row> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let lagTimer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -209,7 +175,7 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
     schedule(0);
   };
 
-  const oldestStamp = (): number | undefined => (inFlight.length ? inFlight[0]!.timestamp : queue.length ? queue[0]!.timestamp : undefined);
+  const oldestStamp = (): number | undefined => (current?.rows.length ? current.rows[0]!.timestamp : queue.length ? queue[0]!.timestamp : undefined);
 
   const setHolding = (on: boolean) => {
     if (writer.holding === on) return;
@@ -241,42 +207,33 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
     }
   }
 
-  /** One transaction of at most maxRows rows. */
+  /** One batch of at most maxRows rows: the one kept from a failed attempt, else the next from the queue. */
   async function flushOnce(): Promise<void> {
     if (running) return running;
-    if (queue.length === 0) return;
-    const batch = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
-    queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
-    inFlight = batch;
+    if (!current) {
+      if (queue.length === 0) return;
+      const rows = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
+      queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
+      current = { id: `${epoch}-${++batches}`, rows };
+    }
+    const batch = current;
     running = (async () => {
       try {
-        await sink.write(batch);
+        await log.appendRawClicks(batch.id, batch.rows);
+        if (current === batch) current = null;
         consecutiveFailures = 0;
         stats.flushes++;
-        stats.flushed += batch.length;
+        stats.flushed += batch.rows.length;
       } catch (err) {
         stats.failures++;
         consecutiveFailures++;
         if (abandoned) throw err; // spilled meanwhile: the spill file has these rows
-        options.onError?.(err, `click flush of ${batch.length} rows failed; keeping them for a retry`);
-        let retry = batch;
-        if (isUniqueViolation(err)) {
-          // A previous attempt may have committed without us hearing back (a dropped connection
-          // after COMMIT): drop the rows already stored, whose counters were bumped with them.
-          try {
-            const stored = new Set(await sink.existingClickIds(batch.map((r) => r.id)));
-            retry = batch.filter((r) => !stored.has(r.id));
-          } catch {
-            /* keep the whole batch; the next attempt checks again */
-          }
-        }
-        queue = retry.concat(queue);
+        options.onError?.(err, `storing a batch of ${batch.rows.length} clicks failed; keeping it for a retry`);
         throw err;
       } finally {
         running = null;
-        inFlight = [];
         checkLag();
-        if (queue.length > 0 && !closed) {
+        if ((current || queue.length > 0) && !closed) {
           // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits or
           // answers are held.
           const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows || writer.holding ? 0 : intervalMs;
@@ -329,7 +286,7 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
         }
         return;
       }
-      const wasIdle = queue.length === 0 && inFlight.length === 0;
+      const wasIdle = queue.length === 0 && !current;
       queue.push(row);
       stats.queued++;
       if (wasIdle) checkLag();
@@ -348,12 +305,12 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
       // A linear search: a lookup is rare (a lead naming a click of the last few milliseconds),
       // while a Map of pending ids would cost every redirect an insert and a delete.
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.id === clickId) return queue[i];
-      return inFlight.find((r) => r.id === clickId);
+      return current?.rows.find((r) => r.id === clickId);
     },
 
     async flush() {
       if (running) await running.catch(() => undefined);
-      while (queue.length > 0) await flushOnce();
+      while (current || queue.length > 0) await flushOnce();
     },
 
     stopHolding() {
@@ -372,7 +329,7 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
       }
       const deadline = closeOptions.deadline ?? Infinity;
       let attempts = 0;
-      while ((queue.length > 0 || running) && Date.now() < deadline) {
+      while ((current || queue.length > 0 || running) && Date.now() < deadline) {
         const outcome = await within(running ?? flushOnce(), deadline);
         if (outcome === 'late') break;
         if (outcome === 'ok') {
@@ -382,31 +339,32 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
         if (++attempts >= 10 && deadline === Infinity) break;
         await sleep(Math.max(0, Math.min(2_000, 100 * 2 ** attempts, deadline - Date.now())));
       }
-      // Out of time or attempts: what is not committed goes to the spill file. The write still in
-      // flight may commit too; the replay skips the clicks already stored (click-spill.ts).
-      const left = running ? [...inFlight, ...queue] : queue;
+      // Out of time or attempts: what is not stored goes to the spill file. The batch still in
+      // flight may be stored too; the replay skips the clicks already stored (click-spill.ts).
+      const left = current ? [...current.rows, ...queue] : queue;
       if (left.length) {
         abandoned = true;
         if (!spill(left)) stats.lost += left.length;
         queue = [];
+        current = null;
       }
-      await sink.close?.({ abandon: abandoned, timeoutMs: closeOptions.sinkTimeoutMs });
     },
 
     spillNow() {
-      const rows = abandoned || !running ? queue : [...inFlight, ...queue];
+      const rows = abandoned || !current ? queue : [...current.rows, ...queue];
       if (!rows.length) return 0;
       if (!options.spill) throw new Error(`no spill file for ${rows.length} clicks`);
       options.spill(rows);
       stats.spilled += rows.length;
       abandoned = true;
       queue = [];
+      current = null;
       return rows.length;
     },
 
     stats() {
       const oldest = oldestStamp();
-      return { ...stats, buffered: queue.length + inFlight.length, holding: writer.holding, lagMs: oldest === undefined ? 0 : Math.max(0, now() - oldest) };
+      return { ...stats, buffered: queue.length + (current?.rows.length ?? 0), holding: writer.holding, lagMs: oldest === undefined ? 0 : Math.max(0, now() - oldest) };
     },
   };
   return writer;

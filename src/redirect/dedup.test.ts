@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClickDeduplicator } from './dedup.js';
-import { clickIdOf, clickIdTime, newClickIdAt, randomClickParts, PART1_RANGE, PART2_RANGE } from './click-id.js';
+import { clickIdOf, clickIdTime, newClickIdAt, randomClickParts, PART1_RANGE, PART2_RANGE } from '../visitors/click-id.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';

@@ -15,7 +15,7 @@
  * dedup.seen(link.id, ip, ua, now); // { clickId: '1BGXw4ka8Zq02LmN', isNew: true }, then isNew: false for an hour
  */
 import { randomInt } from 'node:crypto';
-import { clickIdOf, randomClickParts } from './click-id.js';
+import { clickIdOf, randomClickParts } from '../visitors/click-id.js';
 
 export interface ClickDeduplicator {
   seen(linkId: string, ip: string, ua: string, now: number): { clickId: string; isNew: boolean };

@@ -21,8 +21,8 @@ import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordSta
 import { buildFinalUrl, possibleDestinations, queryHasNoTrack } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
-import { geoFromHeaders, type GeoLocator } from './geo.js';
-import type { UaTraits } from './visitor.js';
+import { geoFromHeaders, type GeoLocator } from '../visitors/geo.js';
+import type { UaTraits } from '../visitors/visitor.js';
 import { errorPage, expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage, type HtmlPage } from './pages.js';
 import { passwordCookieName, passwordMatches, passwordProof, type AttemptLimiter } from './password.js';
 import type { ClickDeduplicator } from './dedup.js';

@@ -1,79 +1,45 @@
 /**
  * Redirect module: short-link redirects and click recording (issue 4). `tryHandle` runs in the raw
- * node:http server before Fastify (app.ts); `clicks` lets conversions find a click, flushed or
- * not; `lifecycle` loads the GeoIP data, relays cache invalidations over PostgreSQL, and flushes
- * the click batch at shutdown, spilling what the grace does not allow to a file (click-spill.ts)
- * that `replaySpilledClicks` writes at the next start.
+ * node:http server before Fastify (app.ts); `clicks` lets conversions find a click, stored or
+ * not; `lifecycle` checkpoints SQLite's log on a thread of its own, relays cache invalidations over
+ * PostgreSQL, and flushes the click batch to the event log at shutdown, spilling what the grace
+ * does not allow to a file (click-spill.ts) that `replaySpilledClicks` stores at the next start.
  *
  * Design notes and the durability guarantee: docs/redirects.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { LinksModule } from '../links/module.js';
 import type { StoredEvent } from '../events/event-store.js';
-import { createLinkCounters } from '../links/counters.js';
-import { createClickAnnouncer } from './click-announce.js';
+import type { EventLogClient } from '../events/log/client.js';
 import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
-import { createClickWriter, createDirectSink } from './click-writer.js';
-import { createWorkerSink } from './flush-client.js';
-import { createGeoLocator, type GeoLocator, type GeoOptions } from './geo.js';
-import { createUaClassifier } from './visitor.js';
+import { createClickWriter } from './click-writer.js';
+import { createGeoLocator } from '../visitors/geo.js';
+import { createUaClassifier } from '../visitors/visitor.js';
 import { createClickDeduplicator } from './dedup.js';
-import { createClickEnricher } from './click-enrich.js';
-import { createClickFold } from '../events/sql/click-fold.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
-import { databaseIdentity, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
-import { createClickJournal, type ClickJournal } from '../events/column/click-journal.js';
-import { createJournalFeed } from '../events/column/journal-feed.js';
-import type { ClickSink } from './click-writer.js';
-import type { RawClick } from './click-record.js';
-
-/** How often, and after how long, journal batches the column store has not acknowledged are appended again. */
-const JOURNAL_CATCH_UP_MS = 5_000;
-const JOURNAL_CATCH_UP_AGE_MS = 15_000;
+import { replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
+import { eventStoreKind, eventsUrlFor } from '../events/store-kind.js';
+import { duckDbPathFor } from '../events/duckdb/path.js';
 
 /**
- * The end of the shutdown grace kept for after the last commit attempt: the spill file (write and
- * fsync), the flush worker's close, the database's close.
+ * The end of the shutdown grace kept for after the last store attempt: the spill file (write and
+ * fsync), the event log's close, the database's close.
  */
 export const SHUTDOWN_RESERVE_MS = 1_000;
 
 /**
- * Finds a click of a workspace by its id, whether already flushed to the database or still in the
- * in-memory batch (a lead may arrive milliseconds after its click). Returns the click event row,
- * whose dimensions (country, device, …) lead and sale events copy.
+ * Finds a click of a workspace by its id, whether already stored or still in the in-memory batch
+ * (a lead may arrive milliseconds after its click). Returns the click event row, whose
+ * dimensions (country, device, …) lead and sale events copy.
  */
 export interface ClickLookup {
   findClick(workspaceId: string, clickId: string): Promise<StoredEvent | undefined>;
-}
-
-/** A city-precision locator, loading in the background. */
-function startedGeo(options: GeoOptions): GeoLocator {
-  const geo = createGeoLocator(options);
-  geo.start();
-  return geo;
-}
-
-/** A ClickSink over a click journal on this thread (in-memory SQLite with DuckDB). */
-function journalSink(journal: ClickJournal, enrich: (raw: RawClick) => StoredEvent): ClickSink {
-  let recovered: Promise<void> | undefined;
-  const ready = () => (recovered ??= journal.recover());
-  return {
-    write: async (batch) => {
-      await ready();
-      return journal.write(batch.map(enrich));
-    },
-    existingClickIds: (ids) => journal.existingClickIds(ids),
-    settle: () => journal.fold(),
-    start: ready,
-    close: async (options) => {
-      if (!options?.abandon) await journal.fold();
-    },
-  };
 }
 
 export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule }) {
@@ -92,82 +58,15 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
   const classify = createUaClassifier();
-  // Clicks are completed (geo, user agent, referer, UTM) and written on a worker thread, so
-  // neither SQLite's synchronous writes nor the 130 MB of city data burden the redirect thread.
-  // Only a database a worker cannot open (in-memory SQLite) is written from here.
-  // Clicks go to the outbox only for links someone subscribes to (events/outbox.ts,
-  // ClickSubscriptions): every click for a subscriber to all of them, else those of the workspaces
-  // and links that webhooks cover, kept up to date as webhooks change (watchClicks).
-  // Webhooks' clicks (ClickSubscriptions.routes) are recorded by the batch itself, one row per
-  // batch that the dispatcher expands (click-announce.ts, webhooks/click-batches.ts), not through
-  // the outbox.
-  const announcer = createClickAnnouncer({ subscriptions: ctx.outbox.clickSubscriptions(), writeOutbox: (trx, entries) => ctx.outbox.write(trx, entries), now: ctx.now });
-  // With DuckDB, batches are committed to the click journal and handed over as CSV files in
-  // `clickDir`, which this thread (DuckDB's owner) appends (events/column/click-journal.ts).
-  const column = ctx.clickColumn?.engine;
-  const clickDir = ctx.clickColumn?.batchDir;
-  const workerSink = database.capabilities.writerThread
-    ? createWorkerSink(
-        { url: database.url, pgSchema: database.pgSchema, geoipDb: config.geoipDb, foldIntervalMs: config.clickFoldIntervalMs, nice: config.clickWriterNice, clicks: ctx.outbox.clickSubscriptions(), visitorIp: config.visitorIp, column: clickDir ? { dir: clickDir } : undefined },
-        { onError, onHorizon: column ? undefined : (foldedBefore) => ctx.sqlEvents.horizon.update(foldedBefore) },
-      )
-    : undefined;
-  ctx.outbox.watchClicks(() => {
-    const current = ctx.outbox.clickSubscriptions();
-    announcer.set(current);
-    workerSink?.setClicks(current);
-  });
-  const enrichHere = () => createClickEnricher({ geo: startedGeo({ dbPath: config.geoipDb, trustHeaders: false, onError }), classify, ipMode: config.visitorIp });
-  // In-memory SQLite with DuckDB: the journal on this thread, folded after every batch.
-  const directJournal: ClickJournal | undefined = column && !workerSink
-    ? createClickJournal({ db: database.db, counters: createLinkCounters(database.dialect), dir: clickDir!, announce: (trx, rows) => announcer.announce(trx, rows), now: ctx.now })
-    : undefined;
-  const journalFeed = column
-    ? createJournalFeed({
-        db: database.db,
-        engine: column,
-        dir: clickDir!,
-        acknowledge: (seqs) => (workerSink ? workerSink.stored(seqs) : directJournal!.stored(seqs)),
-        counters: createLinkCounters(database.dialect),
-        onError: (err) => onError(err, 'clicks not appended to the column store yet; the click journal keeps them and they are appended again'),
-      })
-    : undefined;
-  const baseSink: ClickSink = workerSink
-    ?? (directJournal ? journalSink(directJournal, enrichHere()) : undefined)
-    ?? createDirectSink(
-        createClickFold({
-          db: database.db,
-          writer: ctx.sqlEvents.writer,
-          counters: createLinkCounters(database.dialect),
-          mode: 'each',
-          announce: (trx, rows) => announcer.announce(trx, rows),
-        }),
-        ctx.sqlEvents,
-        enrichHere(),
-      );
-  const spillDir = spillDirFor(config.clickSpillDir, database);
-  const identity = databaseIdentity(database);
-  // Announced clicks go out as soon as their batch commits, not at the publisher's next poll.
-  const written: ClickSink = {
-    ...baseSink,
-    write: async (batch) => {
-      const journaled = await baseSink.write(batch);
-      // The batch is committed: the column store appends it meanwhile (the journal keeps it until then).
-      journalFeed?.take(journaled);
-      if (directJournal) await directJournal.fold().catch((err) => onError(err, 'click counters not folded yet; the next batch retries'));
-      if (announcer.writesOutbox) ctx.outbox.nudge();
-      if (announcer.routes) ctx.outbox.clicksRouted();
-    },
-    // A batch whose outcome is unknown may be in the journal or already in the column store.
-    existingClickIds: async (ids) => {
-      const found = new Set(await baseSink.existingClickIds(ids));
-      if (column) for (const id of await column.existingIds(ids)) found.add(id);
-      return [...found];
-    },
-  };
-  const sink = written;
+  // Clicks go to the event log's thread as raw clicks (events/log/): it completes them (geo, user
+  // agent, referer, UTM), stores each batch once and counts it (link counters, usage, outbox rows,
+  // webhook deliveries), so neither the 130 MB of city data nor the database's writes burden the
+  // redirect thread.
+  const events: EventLogClient = ctx.events;
+  const spillDir = spillDirFor(config.clickSpillDir, database.localFiles);
+  const identity = database.identity;
   const writer = createClickWriter({
-    sink: written,
+    log: events,
     intervalMs: config.clickFlushIntervalMs,
     maxRows: config.clickFlushMaxRows,
     maxBuffered: config.clickBufferMax,
@@ -178,7 +77,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     spill: spillDir
       ? (rows) => {
           const file = writeSpillFile(spillDir, identity, rows);
-          warn('clicks not committed within the shutdown grace were spilled; the next start writes them', { clicks: rows.length, file });
+          warn('clicks not stored within the shutdown grace were spilled; the next start stores them', { clicks: rows.length, file });
         }
       : undefined,
     onError,
@@ -207,8 +106,6 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
 
   let relay: ChangeRelay | null = null;
   let checkpointer: Checkpointer | null = null;
-  let journalTimer: NodeJS.Timeout | undefined;
-  let journalRound: Promise<unknown> = Promise.resolve();
 
   /** Handles the request when its Host is a short-link domain; returns false for API hosts. */
   const tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => handler.tryHandle(req, res);
@@ -218,14 +115,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       const pending = writer.pending(clickId);
       if (pending) {
         if (pending.workspaceId !== workspaceId) return undefined;
-        // The row is completed where it is written: write it now (a lead right after its click
+        // The row is completed where it is stored: store it now (a lead right after its click
         // waits one flush, milliseconds).
         await writer.flush();
       }
-      // Rows leave the batch only after their flush committed, so a miss here is in the table
-      // (with DuckDB, once the appends of the batches committed so far are done).
-      await journalFeed?.settled();
-      return ctx.events.findClick(workspaceId, clickId);
+      // Rows leave the batch only once stored, so a miss here is in the event log (or nowhere).
+      return events.findClick(workspaceId, clickId);
     },
   };
 
@@ -233,21 +128,11 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     async start() {
       checkpointer = await startCheckpointing(database, { onError, nice: config.clickWriterNice });
       if (spillDir) {
-        const shared = spillSharesVolume(spillDir, [database.sqlitePath, clickDir]);
+        const eventFile = eventStoreKind(config, database) === 'duckdb' ? duckDbPathFor(eventsUrlFor(config.eventsUrl, database.capabilities), database.localFiles) : undefined;
+        const shared = spillSharesVolume(spillDir, [database.sqlitePath, eventFile === ':memory:' ? undefined : eventFile]);
         if (shared) {
-          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}: when that disk is full, a shutdown cannot spill the clicks it could not commit, and they are lost. Set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared });
+          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}: when that disk is full, a shutdown cannot spill the clicks it could not store, and they are lost. Set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared });
         }
-      }
-      // Until the writer reports, the database's watermark (one that lags is safe: events/horizon.ts).
-      await ctx.sqlEvents.loadHorizon();
-      if (journalFeed) {
-        // What the last run committed and the column store did not acknowledge, then now and then.
-        // A failure (a full disk) does not stop the start: the timer's rounds retry.
-        await journalFeed.catchUp(0).catch((err) => onError(err, 'click journal catch-up failed at start; retried every few seconds'));
-        journalTimer = setInterval(() => {
-          journalRound = journalRound.then(() => journalFeed.catchUp(JOURNAL_CATCH_UP_AGE_MS)).catch((err) => onError(err, 'click journal catch-up failed; the next round retries'));
-        }, JOURNAL_CATCH_UP_MS);
-        journalTimer.unref();
       }
       if (database.capabilities.changeRelay) {
         relay = createChangeRelay({
@@ -264,14 +149,11 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     async close() {
       const deadline = shutdownDeadline ?? Date.now() + config.clickShutdownGraceMs;
       // The checkpoint thread stops first: its RESTART checkpoints take the write lock, and the
-      // writer's last fold should not have to wait for one (flush-client.ts, close).
+      // last batches and the fold should not have to wait for one.
       await checkpointer?.stop();
       checkpointer = null;
-      clearInterval(journalTimer);
-      await journalRound;
-      await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS, sinkTimeoutMs: SHUTDOWN_RESERVE_MS });
-      // The writer has stopped: the last batches' acknowledgements are recorded from here.
-      await journalFeed?.finish().catch((err) => onError(err, 'click journal not finished at shutdown; the next start appends what it holds'));
+      // The event log closes after this (app.ts), counting what the last batches stored.
+      await writer.close({ deadline: deadline - SHUTDOWN_RESERVE_MS });
       await relay?.close();
       relay = null;
       unsubscribe();
@@ -282,20 +164,17 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     tryHandle,
     clicks,
     lifecycle,
-    /** Writes every buffered click now and folds it into rollups and link counters (tests, benchmarks). */
+    /** Stores every buffered click now and counts it (link counters, usage, deliveries): tests, benchmarks. */
     flushClicks: async () => {
       await writer.flush();
-      await journalFeed?.settled();
-      await sink.settle?.();
+      await events.fold();
     },
     /**
-     * Starts the click writer now instead of with the first batch (main.ts; tests start it
-     * lazily): it folds what a crash left unfolded. Resolves once it can write, so the first
-     * clicks are neither kept waiting nor their answers held (the GeoIP data takes ~0.6 s).
+     * Has the event log load what completing a click needs now instead of with the first batch
+     * (main.ts; tests load it lazily), so the first clicks are neither kept waiting nor their
+     * answers held (the GeoIP data takes ~0.6 s).
      */
-    startWriter: async () => {
-      await sink.start?.();
-    },
+    startWriter: () => events.clicksReady(),
     /**
      * Shutdown begins (SIGTERM): held answers go out now and none is held any more, and the
      * clicks are committed until SHUTDOWN_RESERVE_MS before `deadline` (Date.now() ms), spilled after.
@@ -315,7 +194,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       return replaySpilledClicks({
         dir: spillDir,
         database: identity,
-        sink,
+        log: events,
         batchRows: config.clickFlushMaxRows,
         onError,
         onReplayed: (file, written, alreadyStored) => warn('spilled clicks replayed', { file, written, alreadyStored }),

@@ -1,6 +1,6 @@
 /**
  * Storage access of the redirect: the link and domain lookups behind the cache. Kysely queries
- * only. (Clicks are written through the event store, src/events/; link counters by links/counters.ts.)
+ * only. (Clicks are written through the event store, src/events/; link counters by events/counters.ts.)
  */
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Database, DomainsTable, LinksTable } from '../db/tables.js';

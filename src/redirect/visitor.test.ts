@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyUa, createUaClassifier, refererOf } from './visitor.js';
-import { continentOf, regionOf } from './places.js';
-import { createGeoLocator, geoFromHeaders, geoFromRecord, UNKNOWN_GEO } from './geo.js';
+import { classifyUa, createUaClassifier, refererOf } from '../visitors/visitor.js';
+import { continentOf, regionOf } from '../visitors/places.js';
+import { createGeoLocator, geoFromHeaders, geoFromRecord, UNKNOWN_GEO } from '../visitors/geo.js';
 import { createAttemptLimiter, passwordMatches, passwordProof } from './password.js';
 import { escapeHtml, safeHttpUrl } from './pages.js';
 

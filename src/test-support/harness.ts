@@ -17,7 +17,7 @@ import { loadConfig, type Config } from '../config.js';
 import { openDatabase, isPostgresUrl, type OpenDatabase } from '../db/open.js';
 import { buildApp } from '../app.js';
 import type { Plan } from '../workspaces/plans.js';
-import type { Subscriber } from '../events/publisher.js';
+import type { Subscriber } from '../outbox/publisher.js';
 
 export const TEST_ENGINE: 'sqlite' | 'postgres' = isPostgresUrl(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
 
@@ -33,8 +33,10 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   plan?: Plan;
   now?: () => number;
-  /** Domain event subscribers registered at start (events/publisher.ts). */
+  /** Domain event subscribers registered at start (outbox/publisher.ts). */
   subscribers?: readonly Subscriber[];
+  /** The event log on its own thread, as the served process runs it (default: on the test's thread). */
+  eventLogThread?: boolean;
 }
 
 /**
@@ -77,12 +79,14 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const config = loadConfig(
     { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
     // Limits no suite meets by accident (tests send bad keys and many QR requests from 127.0.0.1);
-    // the limits themselves are tested with low values (http/rate-limit.test.ts).
+    // the limits themselves are tested with low values (access/rate-limit.test.ts).
     // The event store: the SQL store unless a test names one (many suites read its tables), or
     // TEST_EVENTS_URL for a whole run (`npm run test:duckdb` runs the SDK suites on DuckDB).
     { rateLimitPerMinute: 100_000, analyticsRateLimitPerSecond: 100_000, qrRateLimitPerMinute: 100_000, tlsAllowRateLimitPerMinute: 100_000, failedAuthRateLimitPerMinute: 100_000, eventsUrl: process.env.TEST_EVENTS_URL || 'sql', ...options.config },
   );
-  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers });
+  // The event log on this thread: a log thread per test app would load its modules again through
+  // tsx in every test (about a second of CPU each). Tests of the real process run the thread.
+  const { app, ctx, modules, routes } = await buildApp({ config, database, logger: false, now: options.now, subscribers: options.subscribers, eventLogInThread: options.eventLogThread !== true });
   const ws = await ctx.workspaces.createWorkspace({ name: 'Test workspace', plan: options.plan ?? 'enterprise' });
   const { key } = await ctx.workspaces.createKey(ws.id, { name: 'test' });
 

@@ -7,7 +7,8 @@
  * await app.register(tls.routes); await tls.lifecycle.start();
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { createTlsAllowList } from './allow-list.js';
 import { fixedCertificateNames } from './host-name.js';
 import { createTlsStore } from './store.js';

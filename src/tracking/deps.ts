@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import type { EventStore } from '../events/event-store.js';
-import type { LinkCounters } from '../links/counters.js';
+import type { LinkCounters } from '../events/counters.js';
 import type { ClickLookup } from '../redirect/module.js';
 import type { CustomerStore } from '../customers/store.js';
 import { ApiError } from '../http/errors.js';

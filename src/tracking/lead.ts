@@ -6,7 +6,7 @@
  * 2. a lead with the same customer and event name inside 7 days is a duplicate: 200, `link: null`;
  * 3. the click must be one of this workspace (404 otherwise) and its link must exist and be enabled;
  * 4. one transaction: upsert the customer, and unless `deferred`, append N lead events through the
- *    event store and add N to `link.leads` (links/counters.ts).
+ *    event store and add N to `link.leads` (events/counters.ts).
  * `wait` and `deferred` answer after the commit; `async` answers after the checks and commits right
  * after, retrying and logging a failure with what is needed to replay it.
  */
@@ -21,7 +21,7 @@ import type { LinkRow } from './store.js';
 import { isDuplicateLead, leadEventRows, LEAD_DEDUP_WINDOW_MS, type AttributionSource } from './attribution.js';
 import { customerKey, findClickOrThrow, findLinkOrThrow, type CustomerInput, type Log, type TrackDeps } from './deps.js';
 import type { TrackLeadBody, TrackLeadResponse } from './schema.js';
-import { conversionOutboxEntry, type Outbox } from '../events/outbox.js';
+import { conversionOutboxEntry, type Outbox } from '../outbox/outbox.js';
 
 /** Delays between the attempts of an `async` lead write; the first attempt runs at once. */
 const ASYNC_RETRY_DELAYS_MS = [250, 1000, 4000];

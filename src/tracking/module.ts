@@ -4,7 +4,8 @@
  * before the database closes.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Lifecycle } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import type { RedirectModule } from '../redirect/module.js';
 import type { CustomersModule } from '../customers/module.js';
 import type { LinksModule } from '../links/module.js';
@@ -15,7 +16,7 @@ import { createCurrencyConverter } from './currency.js';
 import { buildClientScript } from './script.js';
 import { trackingRoutes } from './routes.js';
 import type { TrackDeps } from './deps.js';
-import { createLinkCounters } from '../links/counters.js';
+import { createLinkCounters } from '../events/counters.js';
 
 export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule; customers: CustomersModule; redirect: RedirectModule }) {
   // Errors of `after` work are logged inside the lead service; this is the last resort.

@@ -23,7 +23,7 @@ import { customerKey, findClickOrThrow, findLinkOrThrow, type Log, type TrackDep
 import { upsertCustomer } from './lead.js';
 import type { CurrencyConverter } from './currency.js';
 import type { TrackSaleBody, TrackSaleResponse } from './schema.js';
-import { conversionOutboxEntry, type Outbox } from '../events/outbox.js';
+import { conversionOutboxEntry, type Outbox } from '../outbox/outbox.js';
 
 /** Retries after a unique violation that was not the invoice (another process created the customer). */
 const UNIQUE_RACE_RETRIES = 3;

@@ -1,7 +1,7 @@
 /**
  * The one query of the track endpoints that is theirs: the link an event is attributed to.
  * Events are read and written through the event store (src/events/), link counters through
- * links/counters.ts, customers through customers/store.ts.
+ * events/counters.ts, customers through customers/store.ts.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';

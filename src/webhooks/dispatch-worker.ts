@@ -11,7 +11,6 @@
  * cache), `{ type: 'closed' }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { sql } from 'kysely';
 import { openDatabase } from '../db/open.js';
 import { lowerThreadPriority } from '../thread-priority.js';
 import { createWebhookStore } from './store.js';
@@ -44,7 +43,7 @@ export type DispatchReply = { type: 'disabled'; webhookId: string } | { type: 'c
 
 /**
  * SQLite: the longest wait for a lock inside one call. A thread terminated while SQLite waits
- * aborts the process (Node 20, better-sqlite3; flush-worker.ts), so longer waits happen between
+ * aborts the process (Node 20, better-sqlite3; events/log/service.ts), so longer waits happen between
  * calls (whileBusy), where a close is heard.
  */
 const SQLITE_BUSY_WAIT_MS = 100;
@@ -56,8 +55,7 @@ const port = parentPort!;
 const data = workerData as DispatchWorkerData;
 lowerThreadPriority(data.nice ?? 0);
 // Checkpoints run on the app's checkpoint thread (db/checkpointer.ts).
-const database = await openDatabase(data.url, { migrate: false, pgSchema: data.pgSchema, poolSize: 4, walAutocheckpoint: 0 });
-if (database.capabilities.singleWriter) await sql`pragma busy_timeout = ${sql.raw(String(SQLITE_BUSY_WAIT_MS))}`.execute(database.db);
+const database = await openDatabase(data.url, { migrate: false, pgSchema: data.pgSchema, poolSize: 4, walAutocheckpoint: 0, busyTimeoutMs: SQLITE_BUSY_WAIT_MS });
 
 let giveUpAt = Infinity;
 /** Runs `fn` again while SQLite reports the database locked (the click writer's batch, an API write). */
@@ -66,7 +64,7 @@ async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (!String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY') || Date.now() > giveUpAt) throw err;
+      if (!database.dialect.isBusy(err) || Date.now() > giveUpAt) throw err;
       await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
     }
   }

@@ -1,5 +1,5 @@
 /**
- * The one outbox subscriber of webhooks (events/publisher.ts delivers each domain event to it at
+ * The one outbox subscriber of webhooks (outbox/publisher.ts delivers each domain event to it at
  * least once): it writes a delivery per matching enabled webhook, idempotent on (webhook, event),
  * and nudges the dispatcher. Matching: the webhook's triggers.
  *
@@ -16,9 +16,9 @@
  */
 import type { Insertable } from 'kysely';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
-import type { DomainEvent, DomainEventType, ClickSubscriptions } from '../events/outbox.js';
-import { DOMAIN_EVENT_TYPES, NO_CLICK_SUBSCRIPTIONS } from '../events/outbox.js';
-import type { Subscriber } from '../events/publisher.js';
+import type { DomainEvent, DomainEventType, ClickSubscriptions } from '../outbox/outbox.js';
+import { DOMAIN_EVENT_TYPES, NO_CLICK_SUBSCRIPTIONS } from '../outbox/outbox.js';
+import type { Subscriber } from '../outbox/publisher.js';
 import { newId } from '../ids.js';
 import type { WebhookStore } from './store.js';
 import type { DeliveryStore } from './delivery-store.js';

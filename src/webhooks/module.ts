@@ -12,7 +12,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { Lifecycle } from '../context.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { createWebhookStore } from './store.js';
 import { createDeliveryStore } from './delivery-store.js';
 import { createDispatcher, dispatcherLog } from './dispatcher.js';

@@ -2,7 +2,8 @@
  * The data of `POST /webhooks/{id}/test`: a sample of each trigger's payload, shaped like the real
  * thing (the link as the links API returns it, the click of `/events`), with made-up values.
  */
-import type { DomainEventData, DomainEventType } from '../events/outbox.js';
+import type { DomainEventType } from '../outbox/outbox.js';
+import type { DomainEventData } from './event-payloads.js';
 import { toLinkResponse, type LinkResponse } from '../links/response.js';
 import type { LinkRow } from '../links/store.js';
 

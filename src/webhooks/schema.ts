@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { WebhooksTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
-import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../events/outbox.js';
+import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../outbox/outbox.js';
 import { MAX_LIST_ITEMS } from '../http/lists.js';
 import { webUrlField, WEB_URL_MAX } from '../web-url.js';
 

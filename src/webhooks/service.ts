@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/tables.js';
-import type { DomainEventType } from '../events/outbox.js';
+import type { DomainEventType } from '../outbox/outbox.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import type { WebhookStore } from './store.js';

@@ -6,7 +6,7 @@
  */
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database, WebhooksTable } from '../db/tables.js';
-import type { ClickRoutes, DomainEventType } from '../events/outbox.js';
+import type { ClickRoutes, DomainEventType } from '../outbox/outbox.js';
 import type { WebhookRow } from './schema.js';
 
 export function createWebhookStore(db: Kysely<Database>) {

@@ -3,7 +3,7 @@
  * on the answer to the form that created it; afterwards only its partial form (`wm_…abcd`).
  */
 import { escapeHtml } from '@kitajs/html';
-import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
+import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';

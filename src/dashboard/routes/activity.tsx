@@ -12,7 +12,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Kit } from '../kit.js';
 import { HIDDEN, sendPage } from '../kit.js';
-import { assertPlan } from '../../http/auth.js';
+import { assertPlan } from '../../access/auth.js';
 import { EventsQuery, type EventRecord } from '../../analytics/schema.js';
 import { ListCustomersQuery } from '../../customers/schema.js';
 import { ListFoldersQuery } from '../../folders/schema.js';

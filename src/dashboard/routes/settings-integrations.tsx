@@ -11,8 +11,8 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import { assertPlan } from '../../http/auth.js';
-import { DOMAIN_EVENT_TYPES } from '../../events/outbox.js';
+import { assertPlan } from '../../access/auth.js';
+import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import { CreateWebhookBody } from '../../webhooks/schema.js';
 import { RESOURCES, parseScopes } from '../../workspaces/api-keys.js';
 import type { WorkspaceService } from '../../workspaces/service.js';

@@ -15,7 +15,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../http/errors.js';
-import { assertPlan } from '../../http/auth.js';
+import { assertPlan } from '../../access/auth.js';
 import type { CsvImporter } from '../../imports/service.js';
 import { boundaryOf, multipartParts } from '../../imports/multipart.js';
 import { assertDeclaredSize } from '../../imports/limits.js';

@@ -33,10 +33,10 @@ export async function openChdbExecutor(options: ChdbExecutorOptions = {}): Promi
     async command(sql, params, settings) {
       await session.queryBindAsync(withSettings(sql, settings), params ?? {}, { format: 'JSONEachRow' });
     },
-    async insert(table, columns, rows) {
+    async insert(table, columns, rows, settings) {
       if (!rows.length) return;
       const payload = Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n'));
-      await session.insert({ table, columns, values: payload, format: 'JSONCompactEachRow' });
+      await session.insert({ table, columns, values: payload, format: 'JSONCompactEachRow', ...(settings ? { settings } : {}) });
     },
     async close() {
       session.close();

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import { describeEventStoreContract } from '../contract.js';
-import { clientExecutor, clientUrl, isClickHouseUrl } from './executor.js';
+import { clientExecutor, clientUrl } from './executor.js';
+import { isClickHouseUrl } from '../store-kind.js';
 import { clickHouseFixture } from './testing.js';
 
 // chdb declares the hook's types from @clickhouse/client-common 1.23.0, the client bundles its own

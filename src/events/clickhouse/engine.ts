@@ -3,8 +3,9 @@
  * (executor.ts): a server with `@clickhouse/client`, or chdb in-process (tests). Tables:
  * schema.ts. Several Waymark processes may share one server.
  *
- * - Idempotent append: the ids already stored are looked up first and left out, so a retried
- *   batch adds nothing (appends of this process run one at a time, so the look-up is exact here).
+ * - Idempotent append: a click batch is one insert deduplicated by its id
+ *   (`insert_deduplication_token`); other appends look the ids already stored up first and leave
+ *   them out, so a retried batch adds nothing (appends of this process run one at a time, so the look-up is exact here).
  *   Two processes copying the same event at the same moment can still both insert it: the table
  *   is a ReplacingMergeTree keyed by (workspace_id, timestamp, id), and every read runs with
  *   `final = 1`, so such a pair counts once, before and after ClickHouse merges it.
@@ -21,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
+  EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';
@@ -53,6 +54,12 @@ export function insertRow(row: StoredEvent): unknown[] {
     return v ?? null;
   });
 }
+
+/** An insert deduplicated the default way (by its data within the window), whatever came before it. */
+const NO_TOKEN = { insert_deduplication_token: '' } as const;
+
+/** The columns an event must have a value in (`amount` is 0 when absent). */
+const REQUIRED_COLUMNS = EVENT_COLUMNS.filter((c) => !NULLABLE_EVENT_COLUMNS.has(c) && c !== 'amount');
 
 /** The id of an expiry batch: the same events give the same id. */
 export function batchId(ids: readonly string[]): string {
@@ -130,8 +137,26 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
         // looking only where the rows fall is exact.
         const stored = await storedAmong(unique);
         const fresh = unique.filter((r) => !stored.has(r.id));
-        for (let i = 0; i < fresh.length; i += insertRows) await executor.insert('events', EVENT_COLUMNS, fresh.slice(i, i + insertRows).map(insertRow));
+        // No deduplication token (named empty: a connection that keeps settings per session, as
+        // chdb's does, would otherwise carry the last click batch's token over and drop these rows).
+        for (let i = 0; i < fresh.length; i += insertRows) await executor.insert('events', EVENT_COLUMNS, fresh.slice(i, i + insertRows).map(insertRow), NO_TOKEN);
         return fresh.length;
+      });
+    },
+
+    // One INSERT per batch (a batch is at most the click writer's 2,000 rows), deduplicated by the
+    // batch id within the table's window (schema.ts): a retry after an unheard insert adds nothing.
+    // ReplacingMergeTree and FINAL reads keep a copy that slipped past the window counted once.
+    appendClicks(batchId, rows) {
+      return exclusive(async () => {
+        // A null where the table holds none refuses the batch, as the other stores' NOT NULL does
+        // (ClickHouse would store an empty value in its place).
+        for (const row of rows) {
+          const missing = REQUIRED_COLUMNS.find((c) => (row as Record<string, unknown>)[c] == null);
+          if (missing) throw new Error(`click batch ${batchId} refused: an event without ${missing}`);
+        }
+        if (rows.length) await executor.insert('events', EVENT_COLUMNS, rows.map(insertRow), { insert_deduplication_token: batchId });
+        return { seq: null, duplicate: false };
       });
     },
 
@@ -176,7 +201,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
              FROM events WHERE ${these}
              GROUP BY "workspace_id", bucket, "link_id"`,
           params,
-          READ,
+          { ...READ, ...NO_TOKEN },
         );
         await executor.command(`DELETE FROM events WHERE ${these}`, params, DELETE);
         return { count: ids.length, conversionIds: expiring.filter((r) => r.kind !== 'click').map((r) => String(r.id)) };

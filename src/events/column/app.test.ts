@@ -1,6 +1,6 @@
 /**
- * `EVENTS_URL=duckdb` through the whole app: a real click through the redirect (written by
- * today's click writer, then moved into the column store), a lead and a sale through the SDK (in
+ * `EVENTS_URL=duckdb` through the whole app: a real click through the redirect (stored by the
+ * log thread straight into DuckDB, never in the metadata database), a lead and a sale through the SDK (in
  * the metadata database with their customer, copied after the commit), then analytics and the
  * event list read from DuckDB. Runs on SQLite and PostgreSQL metadata.
  */
@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { Dub } from 'dub';
 import { createTestApp, type TestApp } from '../../test-support/harness.js';
 import { hit } from '../../redirect/testing.js';
-import type { ColumnEventStore } from './store.js';
 
 let t: TestApp;
 let dub: Dub;
@@ -22,13 +21,13 @@ before(async () => {
 after(() => t.close());
 
 test('click → lead → sale → analytics with the event log in DuckDB', async () => {
-  const store = t.ctx.events as ColumnEventStore;
-  assert.equal(typeof store.moveClicks, 'function', 'ctx.events is the column store');
+  const store = t.ctx.events;
+  assert.deepEqual(await store.describe(), { kind: 'duckdb' }, 'the log thread holds the column store');
   const link = await dub.links.create({ url: 'https://shop.example.com/pricing', key: 'duck', trackConversion: true });
   const click = await hit(base, '/duck', { host: link.domain });
   const clickId = new URL(click.location!).searchParams.get(t.config.clickIdParam)!;
 
-  // The lead finds its click wherever it is: in the redirect's batch, the SQL table or DuckDB.
+  // The lead finds its click wherever it is: in the redirect's batch or in DuckDB.
   const lead = await dub.track.lead({ clickId, eventName: 'Sign up', customerExternalId: 'duck-user', mode: 'wait' });
   assert.deepEqual(lead.click, { id: clickId });
   const sale = await dub.track.sale({ customerExternalId: 'duck-user', amount: 1200, invoiceId: 'in_duck', paymentProcessor: 'stripe' });
@@ -38,11 +37,8 @@ test('click → lead → sale → analytics with the event log in DuckDB', async
 
   await t.modules.redirect.flushClicks();
   await t.modules.tracking.queue.drain();
-  // The app moves written clicks once a second too, so this call may find it already moved:
-  // what counts is where the click is afterwards.
-  await store.moveClicks();
-  await store.catchUp();
-  assert.equal((await store.engine.eventById(clickId))?.link_id, link.id);
+  await store.copied?.();
+  assert.equal((await store.findClick(link.workspaceId ?? t.workspaceId, clickId))?.link_id, link.id);
   const inSql = await t.database.db.selectFrom('events').select('kind').orderBy('kind').execute();
   assert.deepEqual(inSql.map((r) => r.kind), ['lead', 'sale'], 'only leads and sales stay in the metadata database');
 

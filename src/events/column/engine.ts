@@ -15,6 +15,7 @@
  * const [row] = await engine.query(countQuery);     // { clicks: 1n, … }
  */
 import type { EventRow, StoredEvent } from '../event-store.js';
+import type { StoredClickBatch } from '../click-log.js';
 import type { ColumnDialect, ColumnQuery } from './dialect.js';
 
 /** What identifies an event, and where a store looks for it. */
@@ -61,6 +62,28 @@ export interface ColumnEngine {
    * adds nothing); the new rows become visible together or not at all. Returns how many were new.
    */
   append(rows: readonly StoredEvent[]): Promise<number>;
+  /**
+   * Appends a click batch once by its id, visible entirely or not at all. With a batch log
+   * (`batchLog`, DuckDB) the batch is recorded there in the same transaction: `seq` is its number,
+   * `duplicate` true when the id was recorded before (nothing added). Without one (ClickHouse) the
+   * insert itself is deduplicated by the batch id, within the engine's window: `seq` is null.
+   */
+  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<{ seq: number | null; duplicate: boolean }>;
+  /**
+   * The engine's log of click batches, numbered in commit order (one process owns the store):
+   * the fold counts the batches after a watermark (../click-log.ts, `watermark`). Absent: the store
+   * records batch ids in the metadata database and counts in that transaction (`inline`).
+   */
+  readonly batchLog?: {
+    readonly id: string;
+    after(seq: number): Promise<StoredClickBatch[]>;
+    forget(upTo: number, before: number): Promise<number>;
+  };
+  /**
+   * Appends rows under a name recorded with them; a name recorded before adds nothing, without
+   * looking up ids (the upgrade's copy batches). Absent: the engine records no names (`append`).
+   */
+  appendOnce?(name: string, rows: readonly StoredEvent[]): Promise<number>;
   /** Which of these event ids are stored (click ids are the ids of clicks). */
   existingIds(ids: readonly string[]): Promise<string[]>;
   /**

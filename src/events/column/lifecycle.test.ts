@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createTestApp } from '../../test-support/harness.js';
 import { contractEvent } from '../contract.js';
 import { columnLifecycle } from './lifecycle.js';
+import { createSqlEventStore } from '../sql/store.js';
 import type { ColumnEventStore } from './store.js';
 
 test("a lead written to the metadata database by another process shows in DuckDB's analytics within the catch-up round", async () => {
@@ -17,7 +18,7 @@ test("a lead written to the metadata database by another process shows in DuckDB
     const leads = async () => (await t.inject({ method: 'GET', url: `/analytics?event=leads&interval=all&linkId=${link.id}` })).json().leads;
     assert.equal(await leads(), 0);
     // What another process's SQL store writes: the row in the metadata database's events table only.
-    await t.ctx.sqlEvents.append([contractEvent(t.workspaceId, link.id, { kind: 'lead', event_name: 'Sign up', timestamp: Date.now() - 1000 })]);
+    await createSqlEventStore({ database: t.ctx.database }).append([contractEvent(t.workspaceId, link.id, { kind: 'lead', event_name: 'Sign up', timestamp: Date.now() - 1000 })]);
     const deadline = Date.now() + 20_000;
     while ((await leads()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     assert.equal(await leads(), 1);

@@ -1,13 +1,16 @@
 /**
  * The event log on a column store (an engine: engine.ts) plus the metadata database. Which facts
  * live where (docs/architecture.md, "Column event store"):
- * - clicks live only in the column store;
+ * - clicks live only in the column store, appended a batch at a time, once by the batch's id
+ *   (`clickLog`, ../click-log.ts): DuckDB numbers batches in a log of its own (`watermark`);
+ *   with ClickHouse the metadata database records the batch id and counts it in the transaction
+ *   whose last step is ClickHouse's insert, deduplicated by the same id (`inline`);
  * - leads and sales are written to the metadata database's `events` table in the caller's
  *   transaction (metadata-events.ts), where the conversion look-ups read them, and are copied into
  *   the column store after the commit, idempotently by event id (feed.ts), which answers every
  *   aggregate and page;
  * - link attributes stay in the metadata database: link filters become id lists here;
- * - link counters (`links/counters.ts`) stay in the metadata database; erasures correct them in
+ * - link counters (`events/counters.ts`) stay in the metadata database; erasures correct them in
  *   the transaction that deletes the metadata database's rows, with the column store's delete as
  *   that transaction's last step, so a failed delete rolls everything back.
  *
@@ -19,39 +22,34 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
-import type { EventRow, EventStore, ForgetCounts, LinkScope, MergedRow, StoredEvent } from '../event-store.js';
-import { createLinkCounters } from '../../links/counters.js';
+import type { EventRow, EventStore, LinkScope, MergedRow, StoredEvent } from '../event-store.js';
 import type { SqlTexts } from '../../db/sql-texts.js';
 import { insertEvents } from '../sql/event-writer.js';
-import { createSqlEventStore } from '../sql/store.js';
 import { scopeSubquery } from '../sql/link-scope.js';
 import { mergeRows } from '../sql/aggregate.js';
-import { toEventRow, type ColumnEngine, type EventTarget } from './engine.js';
+import { toEventRow, type ColumnEngine } from './engine.js';
 import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
 import { createFeed, type FeedOptions } from './feed.js';
-import { customerEvents, ID_CHUNK } from './metadata-events.js';
+import { createColumnMetadata, ID_CHUNK } from './metadata-events.js';
+import { recordBatchOnce, type ClickLog } from '../click-log.js';
 
 export interface ColumnEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
   engine: ColumnEngine;
   feed?: FeedOptions;
-  /** How long `copied()` waits for the copies at most (default COPY_WAIT_MS). */
+  /** How long `copied()` waits for the copies at most (default metadata-events.ts COPY_WAIT_MS). */
   copyWaitMs?: number;
 }
 
-/**
- * Tracking waits this long at most for its lead or sale to reach the column store: a compaction
- * of a large week holds DuckDB's writer for longer (tens of seconds at tens of millions of events),
- * and the copy lands when it ends.
- */
-export const COPY_WAIT_MS = 2000;
-
 export interface ColumnEventStore extends EventStore<Kysely<Database>> {
   readonly engine: ColumnEngine;
+  readonly clickLog: ClickLog;
   /** Copies into the column store what it lacks of the metadata database's events (done at open; tests settle with it). */
   catchUp(): Promise<number>;
-  /** Moves clicks left in the metadata database (feed.ts `moveClicks`); app.ts runs it on a timer. */
+  /** Moves clicks left in the metadata database (feed.ts `moveClicks`); the log thread runs it on a timer. */
   moveClicks(): Promise<number>;
+  /** These ids committed (or will) in the metadata database: copy them once they have (feed.ts `schedule`). */
+  scheduleCopies(ids: readonly string[]): void;
   /** Stops the feed, waits for its copies and closes the engine. */
   close(): Promise<void>;
 }
@@ -71,9 +69,13 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
   const { engine } = options;
   const d = engine.dialect;
   const texts: SqlTexts = new Map();
-  const counters = createLinkCounters(dialect);
-  const metadata = createSqlEventStore({ database: options.database });
   const feed = createFeed(db, engine, options.feed);
+  const metadata = createColumnMetadata({
+    database: options.database,
+    erasure: { erasedRows: (target) => engine.query(erasedRowsQuery(d, target)), deleteEvents: (target) => engine.deleteEvents(target) },
+    copies: feed,
+    copyWaitMs: options.copyWaitMs,
+  });
 
   /** The links a scope counts, as ids, or null when it counts none. */
   async function linkIds(scope: LinkScope): Promise<LinkIds | null> {
@@ -93,71 +95,43 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     return out;
   }
 
-  /**
-   * Deletes the target's events from both databases: the metadata database's rows and the link
-   * counters in one transaction (the caller's, or one of its own), the column store's delete as
-   * its last step. Returns the events removed, by kind, each counted once.
-   */
-  async function forget(target: EventTarget, tx: Kysely<Database> | undefined, correctCounters: boolean): Promise<ForgetCounts> {
-    if (!target.values.length) return { clicks: 0, leads: 0, sales: 0 };
-    const columnRows = await engine.query(erasedRowsQuery(d, target));
-    const run = async (trx: Kysely<Database>): Promise<ForgetCounts> => {
-      let select = trx.selectFrom('events').select(['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id']).where(target.column, 'in', [...target.values]);
-      let del = trx.deleteFrom('events').where(target.column, 'in', [...target.values]);
-      if (target.workspaceId !== undefined) {
-        select = select.where('workspace_id', '=', target.workspaceId);
-        del = del.where('workspace_id', '=', target.workspaceId);
+  const batchLog = engine.batchLog;
+  const clickLog: ClickLog = batchLog
+    ? {
+        folding: 'watermark',
+        id: batchLog.id,
+        store: async (batchId, rows) => {
+          const r = await engine.appendClicks(batchId, rows);
+          return r.duplicate ? null : r.seq;
+        },
+        after: (seq) => batchLog.after(seq),
+        forget: async (upTo, before) => void (await batchLog.forget(upTo, before)),
       }
-      const metadataRows = await select.execute();
-      await del.execute();
-      const rows = new Map<string, { id: string; workspace_id: string; link_id: string; kind: string; amount: number; customer_id: string | null }>();
-      for (const r of [...columnRows, ...metadataRows] as Record<string, unknown>[]) {
-        rows.set(String(r.id), {
-          id: String(r.id), workspace_id: String(r.workspace_id), link_id: String(r.link_id), kind: String(r.kind),
-          amount: Number(r.amount ?? 0), customer_id: r.customer_id == null ? null : String(r.customer_id),
-        });
-      }
-      const erased = [...rows.values()];
-      if (correctCounters && erased.length) {
-        await counters.subtractEvents(trx, erased);
-        // A link's `conversions` counts customers with a sale on it: one less for each whose last sale there went.
-        const sold = new Map<string, { workspaceId: string; customerId: string; linkId: string }>();
-        for (const r of erased) {
-          if (r.kind === 'sale' && r.customer_id) sold.set(`${r.workspace_id}\u0000${r.customer_id}\u0000${r.link_id}`, { workspaceId: r.workspace_id, customerId: r.customer_id, linkId: r.link_id });
-        }
-        for (const c of sold.values()) {
-          const left = await customerEvents(trx, c.workspaceId, c.customerId, 'sale').select('id').where('link_id', '=', c.linkId).limit(1).executeTakeFirst();
-          if (!left) await counters.subtractConversion(trx, c.workspaceId, c.linkId);
-        }
-      }
-      await engine.deleteEvents(target);
-      const n: ForgetCounts = { clicks: 0, leads: 0, sales: 0 };
-      for (const r of erased) {
-        if (r.kind === 'click') n.clicks++;
-        else if (r.kind === 'lead') n.leads++;
-        else if (r.kind === 'sale') n.sales++;
-      }
-      return n;
-    };
-    return tx ? run(tx) : db.transaction().execute(run);
-  }
-  const total = (n: ForgetCounts) => n.clicks + n.leads + n.sales;
+    : {
+        folding: 'inline',
+        store: (batchId, rows, count) =>
+          db.transaction().execute(async (trx) => {
+            if (!(await recordBatchOnce(trx, batchId))) return false;
+            await count?.(trx, rows);
+            // The last step: the engine deduplicates a batch whose insert landed while this commit failed.
+            await engine.appendClicks(batchId, rows);
+            return true;
+          }),
+        async forgetBatchIds(before) {
+          await db.deleteFrom('click_batches').where('appended_at', '<', before).execute();
+        },
+      };
 
   return {
+    ...metadata,
     engine,
+    clickLog,
     catchUp: async () => {
       await feed.drain();
       return feed.catchUp();
     },
     moveClicks: () => feed.moveClicks(),
-    // A failed copy is retried by the feed; the committed write stands.
-    copied: () => {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, options.copyWaitMs ?? COPY_WAIT_MS);
-      });
-      return Promise.race([feed.drain().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
-    },
+    scheduleCopies: (ids) => feed.schedule(ids),
 
     async close() {
       feed.stop();
@@ -167,13 +141,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
 
     async append(events: readonly StoredEvent[], tx?: Kysely<Database>) {
       if (!events.length) return;
-      if (tx) {
-        // Joined to the caller's write: everything commits with it in the metadata database and is
-        // copied once committed (a rolled-back write leaves nothing to copy).
-        await insertEvents(tx, events, texts, dialect);
-        feed.schedule(events.map((e) => e.id));
-        return;
-      }
+      if (tx) return metadata.appendInTransaction(events, tx);
       const conversions = events.filter((e) => e.kind !== 'click');
       // A refused invoice id fails here, before anything reaches the column store.
       if (conversions.length) await db.transaction().execute((trx) => insertEvents(trx, conversions, texts, dialect));
@@ -184,6 +152,10 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
         if (conversions.length) feed.schedule(conversions.map((e) => e.id));
         throw err;
       }
+    },
+
+    async appendClicks(batchId, rows) {
+      await clickLog.store(batchId, rows);
     },
 
     async findClick(workspaceId, clickId) {
@@ -206,16 +178,6 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       }
       return [...found];
     },
-
-    // Leads and sales live in the metadata database's `events` table (joined to the caller's
-    // transaction): the SQL store's look-ups, invoice rule and scope listing answer them as they are.
-    latestLead: metadata.latestLead,
-    hasAnyLead: metadata.hasAnyLead,
-    leadNamesSince: metadata.leadNamesSince,
-    saleByInvoice: metadata.saleByInvoice,
-    hasSaleOnLink: metadata.hasSaleOnLink,
-    isDuplicateInvoice: metadata.isDuplicateInvoice,
-    scopeLinkIds: metadata.scopeLinkIds,
 
     async aggregate(spec, range) {
       const links = await linkIds(spec.scope);
@@ -252,11 +214,6 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       }
       return kept.slice(page.offset, want);
     },
-
-    forgetLinks: async (workspaceId, linkIds, tx) => total(await forget({ workspaceId, column: 'link_id', values: [...new Set(linkIds)] }, tx, false)),
-    forgetCustomer: async (workspaceId, customerId, tx) => total(await forget({ workspaceId, column: 'customer_id', values: [customerId] }, tx, true)),
-    forgetIp: async (ip) => ({ ...(await forget({ column: 'ip', values: [ip] }, undefined, true)), pending: 0 }),
-    forgetClick: async (clickId) => ({ ...(await forget({ column: 'click_id', values: [clickId] }, undefined, true)), pending: 0 }),
 
     async expire(before, limit) {
       const { count, conversionIds } = await engine.expire(before, limit);

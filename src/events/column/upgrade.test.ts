@@ -16,9 +16,8 @@ import { insertLink } from '../../redirect/testing.js';
 import { GROUP_BYS } from '../../analytics/schema.js';
 import { contractEvent } from '../contract.js';
 import type { StoredEvent } from '../event-store.js';
-import { openDuckDbEngine, type CsvAppendOptions } from '../duckdb/engine.js';
+import { openDuckDbEngine } from '../duckdb/engine.js';
 import { upgradeToColumnStore, type UpgradeStateTable } from './upgrade.js';
-import type { ColumnEventStore } from './store.js';
 import { insertEvents } from '../sql/event-writer.js';
 
 const DAY = 86_400_000;
@@ -177,11 +176,11 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
 
     // A failure in the middle of a run (the process dying there is the same: the cursor was not advanced).
     let appends = 0;
-    // Both ways in fail the third time: rows (any engine) and CSV files (DuckDB's way in the upgrade).
+    // Both ways in fail the third time: rows by value (any engine) and named batches (DuckDB's way in the upgrade).
     const failing = {
       ...engine,
       append: (rows: readonly StoredEvent[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.append(rows)),
-      appendCsvFile: (file: string | readonly string[], options?: CsvAppendOptions) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.appendCsvFile(file, options)),
+      appendOnce: (name: string, rows: readonly StoredEvent[]) => (++appends === 3 ? Promise.reject(new Error('injected')) : engine.appendOnce(name, rows)),
     };
     await assert.rejects(upgradeToColumnStore({ db: t.database.db, engine: failing, batch: 13 }), /injected/);
     assert.equal(Number((await state()).copied), 26 + 2 * 13, 'the cursor stands after the last batch that was checked');
@@ -210,7 +209,7 @@ test('an upgrade interrupted after every batch, and by a failure, finishes at th
       assert.deepEqual([s.phase, Number(s.copied)], ['done', total]);
       // The straggler is dropped by the upgrade when it sorts after the drop's cursor, else moved by the store's catch-up at open.
       assert.ok([f.counts.clicks, f.counts.clicks + 1].includes(Number(s.dropped)), String(s.dropped));
-      assert.equal((await (column.ctx.events as ColumnEventStore).engine.eventById('clk_up_straggler'))?.link_id, 'lnk_up_a1');
+      assert.equal((await column.ctx.events.findClick(t.workspaceId, 'clk_up_straggler'))?.link_id, 'lnk_up_a1');
     } finally {
       await column.app.close();
     }

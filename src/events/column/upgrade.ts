@@ -6,12 +6,12 @@
  *
  * Resumable and loss-free: progress is a cursor in the order of `events`' primary key
  * (workspace_id, timestamp, id) in `column_store_upgrade` (migration 0014), advanced only after a
- * batch is appended idempotently (on DuckDB by the batch's name, recorded with it; elsewhere by
- * event id, every id then found in the column store).
+ * batch is appended idempotently (on DuckDB by the batch's name, recorded with it: `appendOnce`;
+ * elsewhere by event id, every id then found in the column store).
  * Once everything is copied, counts per workspace and kind are compared; only then are clicks
  * dropped, each batch only after its ids are found again in the column store (a click written
- * since the copy is copied first), and only clicks the click fold has counted (the fold reads
- * them back to update the link counters). A process that dies anywhere repeats at most one batch.
+ * since the copy is copied first). Every click it copies is counted already (the SQL store's
+ * upgrade, ../sql/fold-upgrade.ts, runs first). A process that dies anywhere repeats at most one batch.
  *
  * The SQL rollups are left as they are: the column store does not read them, and for periods
  * whose raw events retention already deleted they are the only record (docs/architecture.md).
@@ -27,11 +27,6 @@ import type { StoredEvent } from '../event-store.js';
 import type { ColumnEngine } from './engine.js';
 import { ID_CHUNK, rowsByIds } from './metadata-events.js';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { eventsCsv } from './csv.js';
-import type { CsvAppender } from './journal-feed.js';
 
 /** The progress row (migration 0014). */
 export interface UpgradeStateTable {
@@ -114,11 +109,10 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   const stopHere = () => options.maxBatches !== undefined && ++batches >= options.maxBatches;
 
   /** The next batch after the cursor, in primary key order (of one workspace when given). */
-  async function nextRows(clicksOnly: boolean, foldedBefore: number | null, workspaceId?: string, keysOnly = false): Promise<Record<string, unknown>[]> {
+  async function nextRows(clicksOnly: boolean, workspaceId?: string, keysOnly = false): Promise<Record<string, unknown>[]> {
     let q = keysOnly ? db.selectFrom('events').select(['workspace_id', 'timestamp', 'id']) : db.selectFrom('events').selectAll();
     if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
     if (clicksOnly) q = q.where('kind', '=', 'click');
-    if (foldedBefore !== null) q = q.where('timestamp', '<', foldedBefore);
     if (cursor) {
       const c = cursor;
       q = q.where(({ eb, refTuple, tuple }) => eb(refTuple('workspace_id', 'timestamp', 'id'), '>', tuple(c.workspaceId, c.timestamp, c.id)));
@@ -132,36 +126,22 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
       copied, dropped, finished_at: phase === 'done' ? now() : null,
     }).where('id', '=', 1).execute();
   }
-  // DuckDB: batches go in as CSV files, which DuckDB parses on its own threads (csv.ts) and appends
-  // idempotently (`copyChecked`): once the statement succeeds, every row of the file is stored
-  // (now or before), so the id check below is not needed for them.
-  const csvEngine = 'appendCsvFile' in engine ? (engine as ColumnEngine & CsvAppender) : undefined;
-  const scratch = csvEngine ? mkdtempSync(join(tmpdir(), 'waymark-upgrade-')) : undefined;
-  try {
-    return await run();
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
+  return run();
 
   /**
    * Appends the rows and checks that every one of them is in the column store. `next`: the batch
    * after the cursor, which a crash before the cursor was saved makes the next run read again.
-   * DuckDB records its file under a name made of the batch's first and last keys and size, and
-   * skips it the second time, without looking up ids (a batch that differs the second time, say by
-   * rows written behind the cursor meanwhile, is appended, and the count comparison copies what
-   * any skipped one lacked). Other batches skip stored ids.
+   * DuckDB records it under a name made of the batch's first and last keys and size (`appendOnce`),
+   * and skips it the second time, without looking up ids (a batch that differs the second time,
+   * say by rows written behind the cursor meanwhile, is appended, and the count comparison copies
+   * what any skipped one lacked). Other batches skip stored ids.
    */
   async function copyChecked(rows: readonly StoredEvent[], next = false): Promise<void> {
-    if (csvEngine && scratch) {
+    if (next && engine.appendOnce) {
       const first = rows[0]!;
       const last = rows[rows.length - 1]!;
-      const name = next
-        ? `upgrade-${createHash('sha256').update(JSON.stringify([first.workspace_id, first.timestamp, first.id, last.workspace_id, last.timestamp, last.id, rows.length])).digest('hex').slice(0, 32)}.csv`
-        : 'upgrade-rows.csv';
-      const file = join(scratch, name);
-      writeFileSync(file, eventsCsv(rows));
-      await csvEngine.appendCsvFile(file, next ? { once: true } : { once: false, skipStoredIds: true });
-      rmSync(file);
+      const name = `upgrade-${createHash('sha256').update(JSON.stringify([first.workspace_id, first.timestamp, first.id, last.workspace_id, last.timestamp, last.id, rows.length])).digest('hex').slice(0, 32)}`;
+      await engine.appendOnce(name, rows);
       return;
     }
     await engine.append(rows);
@@ -173,7 +153,7 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
   async function run(): Promise<UpgradeReport> {
     if (state!.phase === 'copy') {
       for (;;) {
-        const rows = await nextRows(false, null);
+        const rows = await nextRows(false);
         if (!rows.length) break;
         await copyChecked(rows.map(toStored), true);
         cursor = cursorOf(rows[rows.length - 1]!);
@@ -193,7 +173,7 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
         log('copying again the events of workspaces whose counts differ', { workspaces: [...new Set(short.map((c) => c.workspaceId))] });
         for (const workspaceId of new Set(short.map((c) => c.workspaceId))) {
           cursor = null;
-          for (let rows = await nextRows(false, null, workspaceId); rows.length; rows = await nextRows(false, null, workspaceId)) {
+          for (let rows = await nextRows(false, workspaceId); rows.length; rows = await nextRows(false, workspaceId)) {
             await copyChecked(rows.map(toStored));
             cursor = cursorOf(rows[rows.length - 1]!);
           }
@@ -211,10 +191,8 @@ export async function upgradeToColumnStore(options: UpgradeOptions): Promise<Upg
     }
 
     // Drop the copied clicks, batch by batch, each checked again (a click written since the copy is copied first).
-    const fold = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-    const foldedBefore = fold?.folded_before == null ? null : Number(fold.folded_before);
     for (;;) {
-      const rows = await nextRows(true, foldedBefore, undefined, true);
+      const rows = await nextRows(true, undefined, true);
       if (!rows.length) break;
       const ids = rows.map((r) => String(r.id));
       const found = await engine.storedEvents(rows.map((r) => ({ id: String(r.id), workspace_id: String(r.workspace_id), timestamp: Number(r.timestamp) })));

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { contractEvent } from '../contract.js';
-import { clickIdOf } from '../../redirect/click-id.js';
+import { clickIdOf } from '../../visitors/click-id.js';
 import { mountSmallDisk, smallDiskUnavailable } from '../../test-support/small-disk.js';
 import { createDiskRoom, isNoSpace, MIN_FREE_BYTES, walBudgetMb } from './disk-room.js';
 import { openDuckDbEngine } from './engine.js';

@@ -1,7 +1,7 @@
 /**
  * The DuckDB engine's own promises, beyond the contract: stored-id checks of many ids (the
- * range-bounded path) are exact, appends skip stored ids, a refused batch leaves nothing, CSV
- * files are appended once, a click is found by id whatever its id spells, and a file an earlier
+ * range-bounded path) are exact, appends skip stored ids, a refused batch leaves nothing, click
+ * batches are stored once by id and numbered, a click is found by id whatever its id spells, and a file an earlier
  * version made with a primary key is rebuilt without it, every row kept.
  */
 import { test } from 'node:test';
@@ -14,8 +14,8 @@ import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
-import { clickIdOf } from '../../redirect/click-id.js';
-import { eventsCsv } from '../column/csv.js';
+import { clickIdOf } from '../../visitors/click-id.js';
+import { eventsCsv } from './legacy-journal.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
 import { openDuckDbEngine, type DuckDbEngine } from './engine.js';
 
@@ -58,41 +58,33 @@ test('appends skip stored ids and duplicates within a batch; a refused batch lea
 
 const count = async (engine: DuckDbEngine) => Number((await engine.query({ text: 'select count(*) as n from events', params: [] }))[0]!.n);
 
-test('CSV files: a file is appended once by name; skipStoredIds skips ids stored by any way; names are forgotten when asked', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'waymark-duck-csv-'));
+test('click batches: appended once by batch id, numbered in commit order, read back after a watermark, forgotten when counted and old', async () => {
   const engine = await openDuckDbEngine({ path: ':memory:' });
   try {
     const a = clicks(10, 0);
-    const fileA = join(dir, 'clicks-1.csv');
-    writeFileSync(fileA, eventsCsv(a));
-    assert.equal(await engine.appendCsvFile(fileA), 10);
-    assert.equal(await engine.appendCsvFile([fileA]), 0, 'the same file again adds nothing');
+    assert.deepEqual(await engine.appendClicks('b1', a), { seq: 1, duplicate: false });
+    assert.deepEqual(await engine.appendClicks('b1', a), { seq: 1, duplicate: true }, 'the same batch id again adds nothing');
+    const b = clicks(5, 1000);
+    assert.deepEqual(await engine.appendClicks('b2', b), { seq: 2, duplicate: false });
+    assert.equal(await count(engine), 15);
 
-    // Another file with five of the same ids and five new ones: by name it is new, by id half is stored.
-    const fileB = join(dir, 'clicks-2.csv');
-    writeFileSync(fileB, eventsCsv([...a.slice(5), ...clicks(5, 1000)]));
-    assert.equal(await engine.appendCsvFile(fileB, { skipStoredIds: true }), 5);
-    assert.equal(await engine.appendCsvFile(fileB, { skipStoredIds: true }), 0);
-    // A reused name (the upgrade's scratch file) with `once: false`: only the ids decide.
-    writeFileSync(fileA, eventsCsv([...a.slice(0, 2), ...clicks(3, 2000)]));
-    assert.equal(await engine.appendCsvFile(fileA, { once: false, skipStoredIds: true }), 3);
-    assert.equal(await count(engine), 18);
+    // A refused batch leaves neither rows nor its id, and no gap in the numbers.
+    const broken = { ...clicks(1, 5000)[0]!, workspace_id: null } as unknown as StoredEvent;
+    await assert.rejects(engine.appendClicks('b3', [...clicks(3, 4000), broken]));
+    assert.equal(await count(engine), 15);
+    assert.deepEqual(await engine.appendClicks('b3', clicks(3, 4000)), { seq: 3, duplicate: false });
 
-    // Rows appended by value are skipped by a file's id check too, and a file's rows by `append`.
-    const c = clicks(4, 3000);
-    assert.equal(await engine.append(c.slice(0, 2)), 2);
-    const fileC = join(dir, 'clicks-3.csv');
-    writeFileSync(fileC, eventsCsv(c));
-    assert.equal(await engine.appendCsvFile(fileC, { skipStoredIds: true }), 2);
-    assert.equal(await engine.append(c), 0);
-    assert.equal(await count(engine), 22);
+    const after1 = await engine.batchLog.after(1);
+    assert.deepEqual(after1.map((x) => [x.seq, x.rows.length]), [[2, 5], [3, 3]]);
+    assert.deepEqual(after1[0]!.rows.map((r) => r.id), b.map((r) => r.id));
+    assert.equal(after1[0]!.rows[0]!.link_id, 'lnk_e');
 
-    assert.equal(await engine.forgetAppendedFiles(Date.now() - 60_000), 0, 'recent names are kept');
-    assert.equal(await engine.forgetAppendedFiles(Date.now() + 1), 3);
-    assert.equal(await engine.appendCsvFile(fileC, { skipStoredIds: true }), 0, 'a forgotten name: the id check still holds');
+    assert.equal(await engine.batchLog.forget(2, Date.now() - 60_000), 0, 'recent batches are kept');
+    assert.equal(await engine.batchLog.forget(2, Date.now() + 1), 2);
+    assert.deepEqual((await engine.batchLog.after(0)).map((x) => x.seq), [3], 'uncounted batches are never forgotten');
+    assert.equal(await count(engine), 18, 'forgetting a batch keeps its events');
   } finally {
     await engine.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -14,23 +14,22 @@
  * await engine.append(rows);
  */
 import {
-  BIGINT, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, LIST, VARCHAR, listValue,
-  type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+  BIGINT, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue,
+  type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
+import type { StoredClickBatch } from '../click-log.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
 } from '../column/engine.js';
 import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
-import { clickIdTime } from '../../redirect/click-id.js';
+import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
-import type { CsvAppendOptions } from '../column/journal-feed.js';
 import { createDiskRoom } from './disk-room.js';
-import { columnType, rebuildEventsTable, stagingStatement, tableStatements, WITH_WORKSPACE_KEY } from './schema.js';
-
-export type { CsvAppendOptions };
+import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -43,17 +42,13 @@ export interface DuckDbEngineOptions {
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-/** Rows per data chunk: DuckDB's vector size, the most one chunk holds. */
-const CHUNK_ROWS = 2048;
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
 /** Prepared statements a reader connection keeps (all are dropped when it would hold more). */
 const PREPARED_PER_CONNECTION = 256;
 
-/** read_csv's `columns`: every event column with its type, in table order. */
-const CSV_COLUMNS = `{${EVENT_COLUMNS.map((c) => `'${c}': '${columnType(c)}'`).join(', ')}}`;
-
-const COLUMN_TYPES: DuckDBType[] = EVENT_COLUMNS.map((c) => (INTEGER_COLUMNS.has(c) ? BIGINT : VARCHAR));
+/** Per event column, in table order: whether it is an integer. */
+const INTEGER = EVENT_COLUMNS.map((c) => INTEGER_COLUMNS.has(c));
 
 function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; types: DuckDBType[] } {
   const values: DuckDBValue[] = [];
@@ -73,26 +68,31 @@ function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; type
   return { values, types };
 }
 
-/** One data chunk of `rows`, column by column. */
-function dataChunk(rows: readonly StoredEvent[]): DuckDBDataChunk {
-  const chunk = DuckDBDataChunk.create(COLUMN_TYPES, rows.length);
-  const columns: DuckDBValue[][] = EVENT_COLUMNS.map((c) => {
-    const out: DuckDBValue[] = new Array(rows.length);
-    if (INTEGER_COLUMNS.has(c)) {
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]![c] as number | null | undefined;
-        out[i] = v == null ? (c === 'amount' ? 0n : null) : BigInt(Math.trunc(Number(v)));
-      }
-    } else {
-      for (let i = 0; i < rows.length; i++) out[i] = (rows[i]![c] as string | null | undefined) ?? null;
+/**
+ * Appends `rows` to an appender on `events`, value by value in table order: the columns of
+ * `EventRow`, the workspace key (`keys`, computed by DuckDB: schema.ts) and the click batch the
+ * row came in (null for rows appended by value). Typed appends, without the intermediate values a
+ * data chunk is built from (bench/log-append/README.md).
+ */
+function appendRows(appender: DuckDBAppender, rows: readonly StoredEvent[], keys: ReadonlyMap<string, bigint>, batch: bigint | null): void {
+  for (const row of rows) {
+    const r = row as unknown as Record<string, unknown>;
+    for (let c = 0; c < EVENT_COLUMNS.length; c++) {
+      const v = r[EVENT_COLUMNS[c]!];
+      if (v == null) {
+        if (EVENT_COLUMNS[c] === 'amount') appender.appendBigInt(0n);
+        else appender.appendNull();
+      } else if (INTEGER[c]) appender.appendBigInt(BigInt(Math.trunc(Number(v))));
+      else appender.appendVarchar(v as string);
     }
-    return out;
-  });
-  chunk.setColumns(columns);
-  return chunk;
+    appender.appendBigInt(keys.get(row.workspace_id)!);
+    if (batch === null) appender.appendNull();
+    else appender.appendBigInt(batch);
+    appender.endRow();
+  }
 }
 
-/** A click id: 16 characters of the key alphabet, the first 7 its millisecond (redirect/click-id.ts). */
+/** A click id: 16 characters of the key alphabet, the first 7 its millisecond (visitors/click-id.ts). */
 const CLICK_ID = /^[0-9A-Za-z]{16}$/;
 /** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
 const CLICK_TIME_SLACK_MS = 86_400_000;
@@ -126,15 +126,9 @@ export interface Compacted {
 }
 
 export interface DuckDbEngine extends ColumnEngine {
-  /**
-   * Appends the events of CSV files written by `eventsCsv` (column/csv.ts) in one transaction:
-   * DuckDB parses and inserts on its own threads, so the calling thread only waits. The click
-   * writer's batches come this way (click-journal.ts). Idempotent as `options` says (by default a
-   * file is appended once). Returns how many rows were added.
-   */
-  appendCsvFile(path: string | readonly string[], options?: CsvAppendOptions): Promise<number>;
-  /** Forgets the names of files appended before `before` (ms): the journal has long deleted them. */
-  forgetAppendedFiles(before: number): Promise<number>;
+  readonly batchLog: NonNullable<ColumnEngine['batchLog']>;
+  /** Names go into `copied_batches` with the rows, in one transaction. */
+  appendOnce(name: string, rows: readonly StoredEvent[]): Promise<number>;
   /**
    * Writes a consistent copy of the event database to `file` (a new DuckDB file: one snapshot,
    * read on a reader connection, so appends go on meanwhile); `waymark backup` asks a running
@@ -164,10 +158,7 @@ export interface DuckDbEngine extends ColumnEngine {
   markCompacted(before: number, periodDays: number): Promise<number>;
 }
 
-/** The periods the app compacts: a week holds several row groups on a busy installation. */
-export const COMPACTION_PERIOD_DAYS = 7;
-/** The app compacts periods that ended at least this long ago: their late clicks have arrived. */
-export const COMPACTION_HOLD_MS = 3_600_000;
+export { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './compaction.js';
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const instance = await DuckDBInstance.create(options.path, {
@@ -186,13 +177,20 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   for (const statement of tableStatements()) await writer.run(statement);
   const started = performance.now();
   const rebuilt = await rebuildEventsTable(writer);
+  await upgradeEventsTable(writer);
+  // The event file's own id: the fold's watermark in the metadata database is kept under it.
+  const [identity] = (await writer.runAndReadAll('SELECT id FROM event_log LIMIT 1')).getRowObjectsJS();
+  const logId = identity ? String(identity.id) : randomUUID();
+  if (!identity) await writer.run(`INSERT INTO event_log VALUES ('${logId}')`);
+  const [top] = (await writer.runAndReadAll('SELECT max(seq) AS seq FROM click_batches')).getRowObjectsJS();
+  // Batches are numbered in the order they commit (one writer): the fold's watermark is a number.
+  let lastSeq = top?.seq == null ? 0 : Number(top.seq);
   // Only `expire` adds summary rows; deletions leave this an upper bound, which is all its use needs.
   const latestBucket = async (): Promise<number | null> => {
     const [row] = (await writer.runAndReadAll('SELECT max(bucket) AS b FROM event_summaries')).getRowObjectsJS();
     return row?.b == null ? null : Number(row.b);
   };
   let latestSummary = await latestBucket();
-  await writer.run(stagingStatement());
   if (rebuilt !== null) {
     options.log?.('event file rebuilt in the layout of this version (once): no id index, a workspace key', { events: rebuilt, seconds: Math.round((performance.now() - started) / 100) / 10 });
   }
@@ -317,28 +315,34 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     return out;
   }
 
-  /** Appends through the staging table, whose insert into `events` adds each row's workspace key. */
-  async function appendAll(rows: readonly StoredEvent[]): Promise<void> {
-    await transaction(async () => {
-      const appender = await writer.createAppender('staged_events');
-      // The first failure is the one to report: closing after a refused flush fails again, on
-      // the aborted transaction.
-      let failure: unknown;
-      try {
-        for (let i = 0; i < rows.length; i += CHUNK_ROWS) appender.appendDataChunk(dataChunk(rows.slice(i, i + CHUNK_ROWS)));
-        appender.flushSync();
-      } catch (err) {
-        failure = err;
-      }
-      try {
-        appender.closeSync();
-      } catch (err) {
-        failure ??= err;
-      }
-      if (failure) throw failure;
-      await writer.run(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM staged_events`);
-      await writer.run('DELETE FROM staged_events');
-    });
+  // Workspace keys by workspace id, computed by DuckDB (schema.ts) the first time one is seen.
+  const keys = new Map<string, bigint>();
+  async function keysOf(rows: readonly StoredEvent[]): Promise<void> {
+    const missing = [...new Set(rows.map((r) => r.workspace_id))].filter((w) => !keys.has(w));
+    if (!missing.length) return;
+    const found = await read(writer, { text: `SELECT w, ${workspaceKey('w')} AS k FROM unnest($1::VARCHAR[]) t(w)`, params: [{ type: 'texts', value: missing }] });
+    for (const r of found) keys.set(String(r.w), BigInt(r.k as bigint));
+  }
+
+  /** Appends rows inside the caller's transaction on the writer, tagged with `batch` (null: by value). */
+  async function appendInTransaction(rows: readonly StoredEvent[], batch: number | null): Promise<void> {
+    await keysOf(rows);
+    const appender = await writer.createAppender('events');
+    // The first failure is the one to report: closing after a refused flush fails again, on the
+    // aborted transaction.
+    let failure: unknown;
+    try {
+      appendRows(appender, rows, keys, batch === null ? null : BigInt(batch));
+      appender.flushSync();
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      appender.closeSync();
+    } catch (err) {
+      failure ??= err;
+    }
+    if (failure) throw failure;
   }
 
   const targetWhere = (target: EventTarget): { text: string; params: ColumnParam[] } => {
@@ -369,49 +373,60 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         // Writes are serialised here, so nothing can store one of these ids between the look and the append.
         const stored = await storedAmong(unique, writer);
         const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
-        if (fresh.length) await appendAll(fresh);
+        if (fresh.length) await transaction(() => appendInTransaction(fresh, null));
         return fresh.length;
       });
     },
 
-    appendCsvFile(path, appendOptions = {}) {
-      const once = appendOptions.once ?? true;
-      const paths = typeof path === 'string' ? [path] : [...path];
-      // Quoted \N is text (allow_quoted_nulls=false): only an unquoted one is null (csv.ts).
-      const source = (files: readonly string[]) => `read_csv([${files.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ')}], columns = ${CSV_COLUMNS},
-        header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '\\N', allow_quoted_nulls = false, parallel = false)`;
+    appendClicks(batchId, rows) {
       return writing(() =>
         transaction(async () => {
-          let files = paths;
-          if (once) {
-            const known = await read(writer, { text: 'SELECT name FROM appended_files WHERE name IN (SELECT unnest($1::VARCHAR[]))', params: [{ type: 'texts', value: files.map((p) => basename(p)) }] });
-            const skip = new Set(known.map((r) => String(r.name)));
-            files = files.filter((p) => !skip.has(basename(p)));
-            if (!files.length) return 0;
-          }
-          let added: number;
-          if (appendOptions.skipStoredIds) {
-            await write(`CREATE OR REPLACE TEMP TABLE incoming AS SELECT * FROM ${source(files)} QUALIFY row_number() OVER (PARTITION BY id) = 1`, []);
-            const [bounds] = await read(writer, { text: 'SELECT min("timestamp") AS lo, max("timestamp") AS hi, list(DISTINCT workspace_id) AS ws FROM incoming', params: [] });
-            if (bounds?.lo == null) added = 0;
-            else {
-              // Constants, so DuckDB's zone maps skip the row groups outside the span.
-              const span = spanWhere({ from: Number(bounds.lo), to: Number(bounds.hi), workspaces: (bounds.ws as unknown[]).map(String) }, 1);
-              added = await write(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM incoming WHERE id NOT IN (SELECT id FROM events WHERE ${span.text})`, span.params);
-            }
-            await write('DROP TABLE incoming', []);
-          } else {
-            added = await write(`INSERT INTO events SELECT ${WITH_WORKSPACE_KEY} FROM ${source(files)}`, []);
-          }
-          if (once) {
-            await write('INSERT INTO appended_files SELECT unnest($1::VARCHAR[]), $2::BIGINT', [{ type: 'texts', value: files.map((p) => basename(p)) }, { type: 'int', value: Date.now() }]);
-          }
-          return added;
+          // Serialised on the writer: no other append can record this batch between the look and the insert.
+          const known = await read(writer, { text: 'SELECT seq FROM click_batches WHERE batch_id = $1::VARCHAR', params: [{ type: 'text', value: batchId }] });
+          if (known.length) return { seq: Number(known[0]!.seq), duplicate: true };
+          const seq = lastSeq + 1;
+          if (rows.length) await appendInTransaction(rows, seq);
+          await write('INSERT INTO click_batches VALUES ($1::BIGINT, $2::VARCHAR, $3::BIGINT, $4::BIGINT)', [
+            { type: 'int', value: seq }, { type: 'text', value: batchId }, { type: 'int', value: Date.now() }, { type: 'int', value: rows.length },
+          ]);
+          return { seq, duplicate: false };
+        }).then((r) => {
+          // Numbered once committed: a rolled-back batch leaves no gap that the fold would wait for.
+          if (!r.duplicate) lastSeq = r.seq!;
+          return r;
         }),
       );
     },
 
-    forgetAppendedFiles: (before) => writing(() => write('DELETE FROM appended_files WHERE appended_at < $1::BIGINT', [{ type: 'int', value: before }])),
+    batchLog: {
+      id: logId,
+      async after(seq) {
+        const batches = await withReader((c) => read(c, { text: 'SELECT seq FROM click_batches WHERE seq > $1::BIGINT ORDER BY seq', params: [{ type: 'int', value: seq }] }));
+        if (!batches.length) return [];
+        // The rows carry their batch: zone maps on `batch` keep the read to the newest row groups.
+        const rows = await withReader((c) => read(c, { text: 'SELECT * EXCLUDE (workspace_key) FROM events WHERE batch > $1::BIGINT', params: [{ type: 'int', value: seq }] }));
+        const bySeq = new Map<number, StoredEvent[]>(batches.map((b) => [Number(b.seq), []]));
+        for (const r of rows) {
+          const { batch, ...event } = r;
+          bySeq.get(Number(batch))?.push(toEventRow(event));
+        }
+        return [...bySeq].map(([s, batchRows]): StoredClickBatch => ({ seq: s, rows: batchRows }));
+      },
+      forget: (upTo, before) =>
+        writing(() => write('DELETE FROM click_batches WHERE seq <= $1::BIGINT AND appended_at < $2::BIGINT', [{ type: 'int', value: upTo }, { type: 'int', value: before }])),
+    },
+
+    appendOnce(name, rows) {
+      return writing(() =>
+        transaction(async () => {
+          const known = await read(writer, { text: 'SELECT name FROM copied_batches WHERE name = $1::VARCHAR', params: [{ type: 'text', value: name }] });
+          if (known.length) return 0;
+          await appendInTransaction(rows, null);
+          await write('INSERT INTO copied_batches VALUES ($1::VARCHAR, $2::BIGINT)', [{ type: 'text', value: name }, { type: 'int', value: Date.now() }]);
+          return rows.length;
+        }),
+      );
+    },
 
     existingIds: (ids) => withReader((c) => existingIds(ids, c)),
     storedEvents: (keys) => withReader((c) => storedAmong(keys, c)),
@@ -432,7 +447,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     async eventById(id) {
       const byId = (extra: string, params: ColumnParam[]) =>
-        withReader((c) => readPrepared(c, { text: `SELECT * EXCLUDE (workspace_key) FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
+        withReader((c) => readPrepared(c, { text: `SELECT * EXCLUDE (workspace_key, batch) FROM events WHERE id = $1::VARCHAR${extra} LIMIT 1`, params: [{ type: 'text', value: id }, ...params] }));
       // A click id says when its click was: a bounded scan finds it among the few row groups of
       // that time. An id of another form (or an imported click's) is looked for everywhere.
       let rows: Record<string, unknown>[] = [];
@@ -532,7 +547,13 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
             await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
             const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
-            const added = await write(`INSERT INTO events SELECT * FROM compacting ORDER BY workspace_key, "timestamp", id`, []);
+            // Batch numbers only matter to the fold, until their batches leave `click_batches`: older
+            // ones go (null compresses to nothing; a shuffled number does not).
+            const added = await write(
+              `INSERT INTO events SELECT * REPLACE (CASE WHEN batch < (SELECT coalesce(min(seq), 9223372036854775807) FROM click_batches) THEN NULL ELSE batch END AS batch)
+               FROM compacting ORDER BY workspace_key, "timestamp", id`,
+              [],
+            );
             await write('DROP TABLE compacting', []);
             if (added !== removed) throw new Error(`compaction of day ${new Date(from).toISOString()}: ${removed} rows deleted, ${added} inserted`);
             await write(

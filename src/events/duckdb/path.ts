@@ -4,20 +4,16 @@
  * `./data/events.duckdb` beside PostgreSQL; `duckdb:<path>` names the file (or `:memory:`).
  *
  * @example
- * duckDbPathFor('duckdb', { url: 'file:./data/waymark.db', sqlitePath: '/srv/data/waymark.db' }); // → '/srv/data/waymark.events.duckdb'
+ * duckDbPathFor('duckdb', localFilesFor('file:/srv/data/waymark.db')); // → '/srv/data/waymark.events.duckdb'
  */
 import { mkdirSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
-import type { OpenDatabase } from '../../db/open.js';
+import { dirname, resolve } from 'node:path';
+import { localFile, type LocalFiles } from '../../db/open.js';
 
-export function duckDbPathFor(eventsUrl: string, database: Pick<OpenDatabase, 'url' | 'sqlitePath'>): string {
+/** `localFiles`: the database's (`OpenDatabase.localFiles`; none for an in-memory one). */
+export function duckDbPathFor(eventsUrl: string, localFiles: LocalFiles | undefined): string {
   if (eventsUrl.startsWith('duckdb:')) return eventsUrl.slice('duckdb:'.length);
-  if (database.sqlitePath) {
-    const file = database.sqlitePath;
-    return join(dirname(file), `${basename(file, extname(file))}.events.duckdb`);
-  }
-  if (/^postgres(ql)?:/.test(database.url)) return resolve('data', 'events.duckdb');
-  return ':memory:';
+  return localFiles ? localFile(localFiles, 'events.duckdb', true) : ':memory:';
 }
 
 /** Creates the folder of a file path (DuckDB creates the file, not its folder). */

@@ -1,19 +1,23 @@
 /**
  * The DuckDB event file's tables, and the one change of layout an existing file gets at open.
  *
- * `events` has the columns of `EventRow` and one more, `workspace_key`: a 63-bit integer of the
- * workspace id (from its MD5), computed by DuckDB as rows go in. DuckDB keeps a text column's
+ * `events` has the columns of `EventRow` and two more. `workspace_key`: a 63-bit integer of the
+ * workspace id (from its MD5, computed by DuckDB: `workspaceKey`). DuckDB keeps a text column's
  * min/max per row group by its first 8 bytes only, and workspace ids share those (`ws_` and the
  * start of a ULID), so a filter on `workspace_id` skips nothing; the same filter on the integer
  * lets zone maps skip every row group without the workspace once rows are in workspace order
  * (the upgrade's copy, and `compact` for closed weeks). Queries filter on both (dialect.ts).
+ * `batch`: the number of the click batch a row came in (`click_batches`, below), null for rows
+ * appended by value (leads, sales, copies) and once its batch is forgotten; the fold reads the
+ * rows of batches it has not counted yet by it (events/log/fold.ts).
  *
  * `events` has no primary key. An ART index on `id` cost about 7 µs of CPU per appended click and
  * half the file's bytes (BENCHMARKS.md), and it kept partly deleted row groups whole, so closed
  * days could not be rewritten in workspace order. Instead:
- * - appends stay idempotent by what they know: a batch file is appended once (its name is kept in
- *   `appended_files`, in the append's transaction), and rows appended by value skip ids already
- *   stored within the rows' own time span (an event's copies share its timestamp), engine.ts;
+ * - appends stay idempotent by what they know: a click batch is appended once (its id is kept in
+ *   `click_batches`, in the append's transaction), a copy of the upgrade once by its name
+ *   (`copied_batches`), and rows appended by value skip ids already stored within the rows' own
+ *   time span (an event's copies share its timestamp), engine.ts;
  * - look-ups by id use DuckDB's zone maps: click ids and `evt_` ids begin with their time, and rows
  *   arrive in time order, so a row group's min/max of `id` rules most groups out.
  *
@@ -36,11 +40,8 @@ function eventColumns(): string {
   return EVENT_COLUMNS.map((c) => `${quoteIdent(c)} ${columnType(c)}${NULLABLE_EVENT_COLUMNS.has(c) ? '' : ' NOT NULL'}`).join(', ');
 }
 
-/** `events`' columns: those of `EventRow`, then the workspace key. */
-const TABLE_COLUMNS = () => `${eventColumns()}, workspace_key BIGINT NOT NULL`;
-
-/** A select list giving `events`' columns from rows with those of `EventRow` (`SELECT *` of a CSV file or a staging table). */
-export const WITH_WORKSPACE_KEY = `*, ${workspaceKey('workspace_id')}`;
+/** `events`' columns: those of `EventRow`, then the workspace key and the click batch. */
+const TABLE_COLUMNS = () => `${eventColumns()}, workspace_key BIGINT NOT NULL, batch BIGINT`;
 
 /** Creates what is missing. */
 export function tableStatements(): string[] {
@@ -51,13 +52,33 @@ export function tableStatements(): string[] {
       PRIMARY KEY (workspace_id, bucket, link_id))`,
     // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_id, timestamp) order by `compact`, with their row count then.
     `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
-    // Batch files appended (by name, which the click journal never reuses), so a file appended again adds nothing.
-    `CREATE TABLE IF NOT EXISTS appended_files (name VARCHAR PRIMARY KEY, appended_at BIGINT NOT NULL)`,
+    // Click batches stored, numbered in commit order (`seq`), by the id the click writer gave them:
+    // a batch appended again adds nothing; the fold counts those after its watermark. A row goes
+    // an hour after its batch was counted (a retry comes within seconds).
+    `CREATE TABLE IF NOT EXISTS click_batches (seq BIGINT PRIMARY KEY, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL)`,
+    // The upgrade's copy batches appended, by name (column/upgrade.ts).
+    `CREATE TABLE IF NOT EXISTS copied_batches (name VARCHAR PRIMARY KEY, copied_at BIGINT NOT NULL)`,
+    // The file's own id, made once: the fold's watermark is kept under it in the metadata database.
+    `CREATE TABLE IF NOT EXISTS event_log (id VARCHAR NOT NULL)`,
   ];
 }
 
-/** Where rows appended by value wait for the insert that adds their key (a temporary table: one per connection). */
-export const stagingStatement = (): string => `CREATE TEMP TABLE IF NOT EXISTS staged_events (${eventColumns()})`;
+/**
+ * Brings an event file of the previous version to this layout without rewriting it: adds the
+ * `batch` column (null for the rows it holds) and drops `appended_files`, the names of the click
+ * journal's batch files it appended (the journal's upgrade skips stored ids instead:
+ * journal-upgrade.ts). Returns whether it changed anything.
+ */
+export async function upgradeEventsTable(connection: DuckDBConnection): Promise<boolean> {
+  const [row] = (await connection.runAndReadAll(
+    `SELECT (SELECT count(*) FROM duckdb_columns() WHERE table_name = 'events' AND column_name = 'batch') AS batch,
+            (SELECT count(*) FROM duckdb_tables() WHERE table_name = 'appended_files') AS appended`,
+  )).getRowObjectsJS();
+  if (Number(row!.batch) > 0 && Number(row!.appended) === 0) return false;
+  if (Number(row!.batch) === 0) await connection.run('ALTER TABLE events ADD COLUMN batch BIGINT');
+  await connection.run('DROP TABLE IF EXISTS appended_files');
+  return true;
+}
 
 /**
  * Rebuilds `events` when an earlier version made it otherwise: with a primary key on `id`, or
@@ -75,7 +96,7 @@ export async function rebuildEventsTable(connection: DuckDBConnection): Promise<
   await connection.run('BEGIN TRANSACTION');
   try {
     await connection.run(`CREATE TABLE events_rebuilt (${TABLE_COLUMNS()})`);
-    const copied = await connection.run(`INSERT INTO events_rebuilt SELECT ${columns}, ${workspaceKey('workspace_id')} FROM events ORDER BY "timestamp", workspace_id`);
+    const copied = await connection.run(`INSERT INTO events_rebuilt SELECT ${columns}, ${workspaceKey('workspace_id')}, NULL FROM events ORDER BY "timestamp", workspace_id`);
     await connection.run('DROP TABLE events');
     await connection.run('ALTER TABLE events_rebuilt RENAME TO events');
     await connection.run('COMMIT');

@@ -15,12 +15,10 @@ export interface AggregateDeps {
   dialect: Dialect;
   runner: SqlRunner;
   useRollups: boolean;
-  /** Click events from this time on are not in the rollups yet (horizon.ts); null: all are. */
-  foldedBefore?: number | null;
 }
 
 /** The parts a spec would run, for plan tests and the benchmark's report. */
-export function partsFor(deps: Pick<AggregateDeps, 'useRollups' | 'foldedBefore'>, spec: AggregateSpec, range: { from: number; to: number }, boundaries?: readonly number[]): Part[] {
+export function partsFor(deps: Pick<AggregateDeps, 'useRollups'>, spec: AggregateSpec, range: { from: number; to: number }, boundaries?: readonly number[]): Part[] {
   // Left-out links are not listed beforehand: a subtraction part reading none of them is cheap.
   const hasExcluded = spec.scope.mode === 'workspace';
   const c = spec.conversions;
@@ -33,7 +31,6 @@ export function partsFor(deps: Pick<AggregateDeps, 'useRollups' | 'foldedBefore'
     hasExcluded,
     rawOnly: c.customerId !== undefined || c.saleType !== undefined || c.metadata !== undefined || c.ref !== undefined,
     useRollups: deps.useRollups,
-    foldedBefore: deps.foldedBefore ?? null,
     boundaries,
   });
 }

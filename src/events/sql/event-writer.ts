@@ -8,8 +8,8 @@
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../../db/tables.js';
-import type { ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
-import { createLinkCounters, type LinkCounters } from '../../links/counters.js';
+import type { EventRow, ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
+import { createLinkCounters, type LinkCounters } from '../counters.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
@@ -23,12 +23,9 @@ export interface EventWriter {
    */
   append(trx: Transaction<Database> | Kysely<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
-   * Appends events without adding them to the rollups: for a writer that folds them in later with
-   * `rollUp` and records how far it got (click-fold.ts), so analytics know which events the
-   * rollups do not count yet. In the caller's transaction.
+   * Adds events already stored without rollups to the rollups, in the caller's transaction: the
+   * clicks an earlier version stored a second before it folded them (fold-upgrade.ts).
    */
-  appendUnrolled(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
-  /** Adds events stored by `appendUnrolled` to the rollups, in the caller's transaction. */
   rollUp(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
    * Deletes every event of these links and takes them out of the rollups, in the caller's
@@ -44,7 +41,7 @@ export interface EventWriter {
   forgetCustomer(trx: Transaction<Database> | Kysely<Database>, workspaceId: string, customerId: string): Promise<number>;
   /**
    * Deletes every event, in any workspace, whose stored `ip` or `click_id` is `value`, with the
-   * rollups and link counters. Clicks the click fold has not counted yet are left (`pending`).
+   * rollups and link counters.
    */
   forgetEverywhere(trx: Transaction<Database> | Kysely<Database>, column: 'ip' | 'click_id', value: string): Promise<ForgetResult>;
 }
@@ -61,6 +58,9 @@ const EVENT_COLUMNS = [
 /** Fails to compile when `events` gains a column the list above lacks. */
 const allColumnsListed: Exclude<keyof EventsTable, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
 void allColumnsListed;
+/** Fails to compile when the table's row (db/tables.ts) and the event log's row (event-store.ts) part ways. */
+const sameRow: [EventsTable, EventRow] extends [EventRow, EventsTable] ? true : never = true;
+void sameRow;
 
 /**
  * Insert chunk sizes: each compiled once per writer and reused, because compiling a 500-row
@@ -109,17 +109,11 @@ type ForgetTarget =
 interface ForgetOptions {
   /** Subtract the removed events from the link counters too (not for links being deleted). */
   counters?: LinkCounters;
-  /**
-   * Leave clicks at or after this time: on SQLite the click fold adds them to the rollups and
-   * counters later (click-fold.ts), so erasing them now would be counted back in.
-   */
-  clicksBefore?: number | null;
 }
 
-function selectTarget(trx: Kysely<Database>, target: ForgetTarget, clicksBefore: number | null | undefined) {
+function selectTarget(trx: Kysely<Database>, target: ForgetTarget) {
   let q = trx.selectFrom('events').where(target.column, '=', target.value);
   if (target.workspaceId !== undefined) q = q.where('workspace_id', '=', target.workspaceId);
-  if (clicksBefore != null) q = q.where((eb) => eb.or([eb('kind', '<>', 'click'), eb('timestamp', '<', clicksBefore)]));
   return q;
 }
 
@@ -127,7 +121,7 @@ async function forgetOne(trx: Kysely<Database>, target: ForgetTarget, texts: Sql
   const removed: ForgetCounts = { clicks: 0, leads: 0, sales: 0 };
   const sold = new Map<string, { workspaceId: string; customerId: string; linkId: string }>();
   for (;;) {
-    const rows = await selectTarget(trx, target, options.clicksBefore).selectAll().orderBy('timestamp').limit(FORGET_PAGE).execute();
+    const rows = await selectTarget(trx, target).selectAll().orderBy('timestamp').limit(FORGET_PAGE).execute();
     if (!rows.length) break;
     const deltas = rollupDeltas(rows);
     for (const r of [...deltas.hourly, ...deltas.daily]) {
@@ -191,12 +185,6 @@ async function forget(trx: Kysely<Database>, targets: readonly ForgetTarget[], t
 
 const sum = (n: ForgetCounts) => n.clicks + n.leads + n.sales;
 
-/** The click fold's watermark (null: every click is in the rollups and counters). */
-async function clickWatermark(trx: Kysely<Database>): Promise<number | null> {
-  const state = await trx.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-  return state?.folded_before == null ? null : Number(state.folded_before);
-}
-
 export function createEventWriter(dialect: Dialect): EventWriter {
   const texts: SqlTexts = new Map();
   const counters = createLinkCounters(dialect);
@@ -207,9 +195,6 @@ export function createEventWriter(dialect: Dialect): EventWriter {
       if (!events.length) return;
       if (trx.isTransaction) return write(trx, events, texts, dialect);
       await trx.transaction().execute((t) => write(t, events, texts, dialect));
-    },
-    async appendUnrolled(trx, events) {
-      if (events.length) await insertEvents(trx, events, texts, dialect);
     },
     async rollUp(trx, events) {
       if (events.length) await applyRollupDeltas(trx, rollupDeltas(events), texts);
@@ -225,17 +210,7 @@ export function createEventWriter(dialect: Dialect): EventWriter {
       return sum(await inTransaction(trx, (t) => forget(t, targets, texts, { counters })));
     },
     async forgetEverywhere(trx, column, value) {
-      return inTransaction(trx, async (t) => {
-        const clicksBefore = await clickWatermark(t);
-        const removed = await forget(t, [{ column, value }], texts, { counters, clicksBefore });
-        let pending = 0;
-        if (clicksBefore !== null) {
-          const row = await t.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where(column, '=', value)
-            .where('kind', '=', 'click').where('timestamp', '>=', clicksBefore).executeTakeFirst();
-          pending = Number(row?.n ?? 0);
-        }
-        return { ...removed, pending };
-      });
+      return { ...(await inTransaction(trx, (t) => forget(t, [{ column, value }], texts, { counters }))), pending: 0 };
     },
   };
 }

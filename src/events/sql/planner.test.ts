@@ -61,16 +61,3 @@ test('timeseries: a rollup only when every bucket boundary is aligned to its gra
   // India's +05:30 days: nothing aligned, raw.
   assert.equal(planParts({ ...base, boundaries: [11 * D + 18.5 * H] })[0]!.source, 'raw');
 });
-
-test('clicks not yet folded: rollups end at the last whole bucket before the watermark, raw events after it', () => {
-  const w = 40 * D + H + 5;
-  assert.deepEqual(brief(planParts({ ...base, foldedBefore: w })), [`hourly +[${10 * D + 6 * H},${40 * D + H})`, `raw +[${base.from},${10 * D + 6 * H})`, `raw +[${40 * D + H},${base.to})`]);
-  assert.deepEqual(brief(planParts({ ...base, group: ['country'], foldedBefore: 38 * D + 7 })), [
-    `daily:country +[${11 * D},${38 * D})`,
-    `raw +[${base.from},${11 * D})`,
-    `raw +[${38 * D},${base.to})`,
-  ]);
-  // A watermark after the range changes nothing; one before its first whole bucket leaves raw events only.
-  assert.deepEqual(planParts({ ...base, foldedBefore: 50 * D }), planParts(base));
-  assert.deepEqual(brief(planParts({ ...base, foldedBefore: 10 * D })), [`raw +[${base.from},${base.to})`]);
-});

@@ -37,12 +37,6 @@ export interface PlanRequest {
   /** A filter no rollup holds (customer, sale type, metadata, ref). */
   rawOnly: boolean;
   useRollups: boolean;
-  /**
-   * Click events from this time on may not be in the rollups yet (the click writer folds them a
-   * second at a time: horizon.ts); rollups then end at the last whole bucket before it. Null:
-   * every event is in the rollups.
-   */
-  foldedBefore?: number | null;
   /** Timeseries: start of every bucket after the first; a rollup must be aligned to all of them. */
   boundaries?: readonly number[];
 }
@@ -65,7 +59,7 @@ function aligned(boundaries: readonly number[] | undefined, grain: number): bool
 /** Cuts [from, to) into an aligned middle (from a rollup of `grain`) and raw edges. */
 function split(req: PlanRequest, grain: number, middle: (from: number, to: number) => Part): Part[] | undefined {
   const a = Math.ceil(req.from / grain) * grain;
-  const b = Math.floor(Math.min(req.to, req.foldedBefore ?? Infinity) / grain) * grain;
+  const b = Math.floor(req.to / grain) * grain;
   if (a >= b) return undefined;
   const parts: Part[] = [middle(a, b)];
   if (req.from < a) parts.push({ source: 'raw', from: req.from, to: a, sign: 1, links: 'scope' });

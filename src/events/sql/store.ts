@@ -1,22 +1,24 @@
 /**
  * The event log on SQL (SQLite and PostgreSQL through `Dialect`): events in the `events` table,
- * summarised in the rollups (rollup-spec.ts) that most aggregates read, with the raw events read
- * from the click fold's watermark on (click-fold.ts, ../horizon.ts). Reads that can take long
- * (aggregates, pages, scope listings) go through the SQL runner, on a worker thread for a SQLite
- * file; point look-ups run on the caller's connection or transaction.
+ * summarised in the rollups (rollup-spec.ts) that most aggregates read, both written in the same
+ * transaction. Reads that can take long (aggregates, pages, scope listings) go through the SQL
+ * runner, on a worker thread for a SQLite file; point look-ups run on the caller's connection or
+ * transaction. A click batch commits with its id (`click_batches`) and, on the log thread, with
+ * its counting (../click-log.ts, `inline`).
  *
  * @example
  * const runner = createSqlRunner(database);
  * const events = createSqlEventStore({ database, runner });
  * await events.append(rows);                     // its own transaction
  * await db.transaction().execute((trx) => events.append(rows, trx)); // or the caller's
+ * await events.clickLog.store('b1', clicks, count); // once per batch id, counted in the same transaction
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
 import type { EventRow, EventStore, StoredEvent } from '../event-store.js';
-import { createRollupHorizon, type RollupHorizon } from '../horizon.js';
-import { createEventWriter, type EventWriter } from './event-writer.js';
+import { createEventWriter } from './event-writer.js';
+import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { aggregateParts } from './aggregate.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { scopeIdsQuery } from './link-scope.js';
@@ -27,23 +29,13 @@ export interface SqlEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
   /** Where aggregates, pages and scope listings run (default: on `database.db`, in this thread). */
   runner?: SqlRunner;
-  /**
-   * Where aggregates read how far the rollups count clicks (tests pass a click fold); by default
-   * the store's own `horizon`, which the click writer moves.
-   */
-  horizon?: RollupHorizon;
   /** When false every aggregate reads the raw events: tests compare both paths, the benchmark times both. */
   useRollups?: boolean;
 }
 
-/** The SQL store: the interface, plus what the SQL click writer shares with it. */
+/** The SQL store: the interface, plus its click batches as the fold sees them. */
 export interface SqlEventStore extends EventStore<Kysely<Database>> {
-  /** The writer of events and rollups, for the click fold (click-fold.ts), which writes clicks in two steps. */
-  readonly writer: EventWriter;
-  /** The click fold's watermark as this process last heard it (the click writer reports it). */
-  readonly horizon: RollupHorizon & { update(foldedBefore: number | null): void };
-  /** Sets `horizon` to the watermark the database holds (at start, until the click writer reports). */
-  loadHorizon(): Promise<void>;
+  readonly clickLog: Extract<ClickLog, { folding: 'inline' }>;
 }
 
 /** Rows per lookup of stored click ids, far below both engines' bound-value limits. */
@@ -53,8 +45,6 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
   const { db, dialect } = options.database;
   const runner = options.runner ?? inProcessRunner(db);
   const useRollups = options.useRollups ?? true;
-  const horizon = createRollupHorizon();
-  const readHorizon = options.horizon ?? horizon;
   const writer = createEventWriter(dialect);
 
   async function one<T>(query: CompiledQuery): Promise<T[]> {
@@ -66,18 +56,29 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
   const customerEvents = (handle: Kysely<Database>, workspaceId: string, customerId: string, kind: 'lead' | 'sale') =>
     handle.selectFrom('events').where('workspace_id', '=', workspaceId).where('customer_id', '=', customerId).where('kind', '=', kind);
 
-  return {
-    writer,
-    horizon,
-
-    async loadHorizon() {
-      // A watermark that lags the database's is safe (../horizon.ts).
-      const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-      horizon.update(state?.folded_before == null ? null : Number(state.folded_before));
+  const clickLog: SqlEventStore['clickLog'] = {
+    folding: 'inline',
+    store: (batchId, rows, count) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await recordBatchOnce(trx, batchId))) return false;
+        await writer.append(trx, rows);
+        await count?.(trx, rows);
+        return true;
+      }),
+    async forgetBatchIds(before) {
+      await db.deleteFrom('click_batches').where('appended_at', '<', before).execute();
     },
+  };
+
+  return {
+    clickLog,
 
     async append(events: readonly StoredEvent[], tx?: Kysely<Database>) {
       await writer.append(tx ?? db, events);
+    },
+
+    async appendClicks(batchId, rows) {
+      await clickLog.store(batchId, rows);
     },
 
     findClick: (workspaceId, clickId) =>
@@ -143,7 +144,7 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
     },
 
     aggregate: (spec, range, boundaries) =>
-      aggregateParts({ db, dialect, runner, useRollups, foldedBefore: readHorizon.foldedBefore() }, spec, range, boundaries),
+      aggregateParts({ db, dialect, runner, useRollups }, spec, range, boundaries),
 
     page: (spec, range, page) => one<EventRow>(eventPageQuery(db, dialect, spec, range, page)),
 

@@ -1,0 +1,260 @@
+/**
+ * The event log as the app runs it: one owner for the store `EVENTS_URL` selects, and one road per
+ * click (docs/architecture.md, "The event log").
+ *
+ * - The log thread (src/event-log-thread.ts, started through worker-thread.ts, at the click
+ *   writer's nice value) opens the store on a connection of its own and owns it: a DuckDB instance
+ *   may have one owner per process. It completes raw clicks, stores each batch once and runs the
+ *   fold. An in-memory metadata database cannot be opened twice, so then the same service runs in
+ *   this thread, over a MessageChannel: the same protocol either way.
+ * - `ctx.events` is the client over that port (events/log/client.ts); what joins a transaction of
+ *   the caller's runs on the main thread, through the store's metadata half.
+ * - The fold's listeners are registered here, in one place (`clickListeners`): the link counters
+ *   and the workspaces' usage, `link.clicked` outbox rows for outbox subscribers, and webhook
+ *   deliveries for the clicks webhooks cover. After a fold that wrote any, the main thread tells
+ *   their deliverers (`onCounted`).
+ *
+ * @example
+ * const log = startEventLog({ config, database, clickSubscriptions: () => outbox.clickSubscriptions(), onCounted, onLog });
+ * ctx.events = log.events;
+ * await log.events.appendRawClicks('b1', clicks);
+ */
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Config } from './config.js';
+import type { Dialect } from './db/dialect.js';
+import type { OpenDatabase } from './db/open.js';
+import { DATABASE_PACKAGES, startModuleWorker } from './worker-thread.js';
+import { createLinkCounters, linkBumps, workspaceBumps } from './events/counters.js';
+import { openEventStores, type EventLogSettings } from './events/open.js';
+import { createSqlRunner } from './events/sql/sql-runner.js';
+import { createSqlEventStore } from './events/sql/store.js';
+import { createColumnMetadata } from './events/column/metadata-events.js';
+import type { ClickListener } from './events/log/fold.js';
+import { createLogService } from './events/log/service.js';
+import { createEventLogClient, remoteColumnParts, type EventLogClient, type LocalHalf, type LogCall, type LogPort } from './events/log/client.js';
+import type { LogNotice, ToLog } from './events/log/protocol.js';
+import { createClickEnricher } from './events/log/enrich.js';
+import { createGeoLocator } from './visitors/geo.js';
+import { createUaClassifier } from './visitors/visitor.js';
+import type { VisitorIpMode } from './visitors/visitor-ip.js';
+import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from './outbox/outbox.js';
+import { clickRouter, writeClickWebhookBatch } from './webhooks/click-batches.js';
+
+
+/** What the log thread is started with (plain data: it crosses to the worker). */
+export interface EventLogOptions extends EventLogSettings {
+  geoipDb?: string;
+  visitorIp: VisitorIpMode;
+  /** `CLICK_FOLD_INTERVAL_MS`. */
+  clickFoldIntervalMs: number;
+  /** `CLICK_WRITER_NICE`: the log thread's nice value (Linux), below the redirect thread's. */
+  clickWriterNice: number;
+}
+
+/** The listeners' settings the main thread sends whenever they change. */
+export interface ClickListenerSettings {
+  clicks: ClickSubscriptions;
+}
+
+/**
+ * The fold's listeners, in the one place they are registered. Each runs in the fold's
+ * transaction over the clicks it counts (events/log/fold.ts); `settings()` is read at each fold.
+ */
+export function clickListeners(options: { dialect: Dialect; settings: () => ClickListenerSettings }): ClickListener[] {
+  const counters = createLinkCounters(options.dialect);
+  // Filters and routes are rebuilt when the subscriptions change, not at every fold.
+  let seen: ClickSubscriptions | undefined;
+  let wanted: ReturnType<typeof clickFilter> = null;
+  let route: ReturnType<typeof clickRouter> = null;
+  const current = () => {
+    const s = options.settings().clicks;
+    if (s !== seen) {
+      seen = s;
+      wanted = clickFilter(s);
+      route = clickRouter(s);
+    }
+    return { wanted, route };
+  };
+  return [
+    {
+      name: 'counters',
+      async count(trx, rows) {
+        await counters.addClicks(trx, linkBumps(rows), workspaceBumps(rows));
+        return false;
+      },
+    },
+    {
+      name: 'outbox',
+      urgent: (rows) => {
+        const { wanted: w } = current();
+        return !!w && rows.some(w);
+      },
+      async count(trx, rows, fold) {
+        const { wanted: w } = current();
+        if (!w) return false;
+        const entries = clickOutboxEntries(rows.filter(w), fold.now, fold.eventIdOf);
+        if (!entries.length) return false;
+        await writeOutbox(trx, entries);
+        return true;
+      },
+    },
+    {
+      name: 'webhooks',
+      urgent: (rows) => {
+        const { route: r } = current();
+        return !!r && rows.some((row) => r(row).length > 0);
+      },
+      async count(trx, rows, fold) {
+        const { route: r } = current();
+        if (!r) return false;
+        // One row of webhook work per fold, whatever the webhooks (webhooks/click-batches.ts).
+        return (await writeClickWebhookBatch(trx, rows, r, { now: fold.now, idOf: fold.eventIdOf })) > 0;
+      },
+    },
+  ];
+}
+
+/**
+ * Opens the store and serves the log on `port` until it is asked to close: on the log thread, or
+ * in this thread (`database` is then the app's own connection, which the log does not close).
+ */
+export async function serveEventLog(port: MessagePort, options: { database: OpenDatabase; config: EventLogOptions; ownsDatabase: boolean }): Promise<void> {
+  const { database, config } = options;
+  const notify = (notice: LogNotice) => port.postMessage(notice);
+  const log = (msg: string, fields: Record<string, unknown>) => notify({ notice: 'log', level: 'info', msg, fields });
+  let settings: ClickListenerSettings = { clicks: NO_CLICK_SUBSCRIPTIONS };
+  // Messages that arrive while the store opens (an upgrade may take minutes) wait for it.
+  const early: ToLog[] = [];
+  const onEarly = (m: ToLog) => void early.push(m);
+  port.on('message', onEarly);
+  const runner = createSqlRunner(database);
+  const stores = await openEventStores({
+    config,
+    database,
+    runner,
+    log,
+    onFeedError: (err) => notify({ notice: 'log', level: 'warn', msg: 'events not copied to the column store yet; retried, and copied at the next start at the latest', fields: { err: String((err as Error)?.message ?? err) } }),
+  });
+  const geo = createGeoLocator({ dbPath: config.geoipDb, trustHeaders: false, onError: (err, context) => notify({ notice: 'log', level: 'warn', msg: context, fields: { err: String((err as Error)?.message ?? err) } }) });
+  const service = createLogService({
+    db: database.db,
+    stores,
+    enrich: createClickEnricher({ geo, classify: createUaClassifier(), ipMode: config.visitorIp }),
+    geo,
+    listeners: clickListeners({ dialect: database.dialect, settings: () => settings }),
+    foldIntervalMs: config.clickFoldIntervalMs,
+    isBusy: (err) => database.dialect.isBusy(err),
+    notify,
+  });
+  const handle = (m: ToLog) => {
+    if ('settings' in m) settings = m.settings as ClickListenerSettings;
+    else service.handle(m, (reply, transfer) => port.postMessage(reply, transfer ?? []));
+  };
+  port.off('message', onEarly);
+  port.on('message', handle);
+  for (const m of early) handle(m);
+  await service.closed;
+  await runner.close();
+  if (options.ownsDatabase) await database.close();
+}
+
+/** The main thread's half of each store: what joins the caller's transactions (client.ts). */
+function localHalf(kind: 'sql' | 'duckdb' | 'clickhouse', database: OpenDatabase, call: LogCall): LocalHalf {
+  if (kind === 'sql') {
+    const sql = createSqlEventStore({ database });
+    return { ...sql, appendInTransaction: (events, tx) => sql.append(events, tx), forgetLinks: sql.forgetLinks, forgetCustomer: sql.forgetCustomer };
+  }
+  const metadata = createColumnMetadata({ database, ...remoteColumnParts(call) });
+  return metadata;
+}
+
+export interface EventLog {
+  /** `ctx.events`. */
+  events: EventLogClient;
+  /** Settles once the store is open (rejects if it could not be); calls made before wait for it. */
+  opened: Promise<void>;
+  /** Counts what is stored, closes the store, ends the thread. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the log (a worker with its own connection, or this thread for an in-memory database) and
+ * returns its client at once: the thread starts and opens the store meanwhile (`opened`), so the
+ * caller's own start (app.ts: the routes) runs alongside.
+ */
+export function startEventLog(options: {
+  config: Config;
+  database: OpenDatabase;
+  kind: 'sql' | 'duckdb' | 'clickhouse';
+  /** Whose clicks someone subscribes to now, and when that changes. */
+  clickSubscriptions: () => ClickSubscriptions;
+  watchClickSubscriptions: (listener: () => void) => void;
+  /** After a fold that wrote outbox rows or deliveries. */
+  onCounted(written: readonly string[]): void;
+  onLog(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
+  /**
+   * Serve the log on this thread, over a MessageChannel, as for an in-memory database (test apps:
+   * a thread per app costs its start again, through tsx, in every test).
+   */
+  inThread?: boolean;
+}): EventLog {
+  const { config, database } = options;
+  const logOptions: EventLogOptions = {
+    eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
+    geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
+    clickWriterNice: config.clickWriterNice,
+  };
+  const onNotice = (notice: LogNotice) => {
+    if (notice.notice === 'counted') options.onCounted(notice.written);
+    else options.onLog(notice.level, notice.msg, notice.fields);
+  };
+  let port: LogPort;
+  let worker: Worker | undefined;
+  let served: Promise<void> | undefined;
+  let channel: MessageChannel | undefined;
+  if (database.capabilities.writerThread && !options.inThread) {
+    worker = startModuleWorker(new URL('./event-log-thread.js', import.meta.url), {
+      workerData: { url: database.url, pgSchema: database.pgSchema, config: logOptions } satisfies EventLogThreadData,
+      // The engine's package only for the store selected (events/open.ts loads no other).
+      preload: [...DATABASE_PACKAGES, 'maxmind', 'ua-parser-js', 'isbot', 'nanoid', ...(options.kind === 'duckdb' ? ['@duckdb/node-api'] : options.kind === 'clickhouse' ? ['@clickhouse/client'] : [])],
+    });
+    port = worker as unknown as LogPort;
+  } else {
+    channel = new MessageChannel();
+    served = serveEventLog(channel.port2, { database, config: logOptions, ownsDatabase: false });
+    port = channel.port1 as unknown as LogPort;
+    channel.port2.unref();
+  }
+  const events = createEventLogClient(port, (call) => localHalf(options.kind, database, call), { onNotice });
+  worker?.on('error', (err) => events.fail(err instanceof Error ? err : new Error(String(err))));
+  worker?.on('exit', (code) => events.fail(new Error(`the event log thread stopped (exit code ${code})`)));
+  served?.catch((err) => events.fail(err instanceof Error ? err : new Error(String(err))));
+  const subscriptionsChanged = () => events.setListenerSettings({ clicks: options.clickSubscriptions() } satisfies ClickListenerSettings);
+  subscriptionsChanged();
+  options.watchClickSubscriptions(subscriptionsChanged);
+  // The store is open once it answers (an upgrade runs first); requests sent meanwhile wait for it.
+  const opened = events.describe().then((described) => {
+    if (described.kind !== options.kind) throw new Error(`the event log opened a ${described.kind} store, not ${options.kind}`);
+  });
+  opened.catch(() => undefined);
+  return {
+    events,
+    opened,
+    async close() {
+      await events.close().catch((err) => options.onLog('warn', 'the event log did not close cleanly; the next start counts what is left', { err: String((err as Error)?.message ?? err) }));
+      await served?.catch(() => undefined);
+      // Each port's listener would keep the process alive.
+      channel?.port1.close();
+      channel?.port2.close();
+      if (worker) await worker.terminate();
+    },
+  };
+}
+
+/** What the log thread's module is started with. */
+export interface EventLogThreadData {
+  url: string;
+  pgSchema?: string;
+  config: EventLogOptions;
+}
+

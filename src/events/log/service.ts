@@ -1,0 +1,236 @@
+/**
+ * The log thread's side of the port: it owns the event log's store (and so its engine: a DuckDB
+ * instance may have one owner per process), completes the click writer's raw clicks (enrich.ts),
+ * stores each batch once through the fold (fold.ts), answers every read and erasure the main
+ * thread sends (protocol.ts `LogApi`), and runs the store's timers: the fold (about once a second,
+ * at once when a listener has someone waiting), the column store's upkeep (column/lifecycle.ts:
+ * copies, backups, compaction) and forgetting old batch ids. Requests are served as they come;
+ * each one's failure goes back to its caller.
+ *
+ * @example
+ * const service = createLogService({ stores, enrich, listeners, foldIntervalMs: 1000, notify });
+ * port.on('message', (m) => service.handle(m, (reply) => port.postMessage(reply)));
+ */
+import type { StoredEvent } from '../event-store.js';
+import type { EventStores } from '../open.js';
+import type { GeoLocator } from '../../visitors/geo.js';
+import { erasedRowsQuery } from '../column/query-sql.js';
+import { columnLifecycle } from '../column/lifecycle.js';
+import { serveBackupRequests } from '../column/backup-requests.js';
+import { BATCH_ID_MEMORY_MS } from '../click-log.js';
+import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/compaction.js';
+import { createClickFold, nextFoldDelay, type ClickListener } from './fold.js';
+import { unpackClicks, type RawClick } from './raw-click.js';
+import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+
+export interface LogServiceOptions {
+  /** The metadata database, on the log thread's own connection (the fold's transactions). */
+  db: Kysely<Database>;
+  stores: EventStores;
+  /** Raw click → stored click row. */
+  enrich: (raw: RawClick) => StoredEvent;
+  /** The location data the enricher reads (loaded on first use). */
+  geo: Pick<GeoLocator, 'start' | 'ready'>;
+  listeners: readonly ClickListener[];
+  /** The fold's base interval (`CLICK_FOLD_INTERVAL_MS`); slow folds stretch it (fold.ts). */
+  foldIntervalMs: number;
+  /** The metadata database's refusal of a lock another connection holds (`Dialect.isBusy`): retried here. */
+  isBusy(err: unknown): boolean;
+  notify(notice: LogNotice): void;
+}
+
+export interface LogService {
+  handle(request: LogRequest, reply: (message: FromLog, transfer?: ArrayBuffer[]) => void): void;
+  /** Resolves once `close` was handled. */
+  readonly closed: Promise<void>;
+}
+
+const errorOf = (err: unknown): LogError => {
+  const e = err as { message?: unknown; code?: unknown };
+  return { message: String(e?.message ?? err), ...(typeof e?.code === 'string' ? { code: e.code } : {}) };
+};
+
+/** How often ids of stored batches older than BATCH_ID_MEMORY_MS are forgotten (inline stores). */
+const FORGET_IDS_EVERY_MS = 600_000;
+/** Pause between tries of a write the metadata database refused as busy, and how long to keep trying. */
+const BUSY_RETRY_MS = 10;
+const BUSY_GIVE_UP_MS = 5_000;
+
+export function createLogService(options: LogServiceOptions): LogService {
+  const { stores, listeners, notify } = options;
+  const store = stores.events;
+  const column = stores.column;
+  const warn = (msg: string, err: unknown) => notify({ notice: 'log', level: 'warn', msg, fields: { err: errorOf(err).message } });
+  /**
+   * Runs `fn` again while the metadata database refuses it as busy (an API write, a checkpoint, a
+   * transaction of the main thread's waiting on this thread): each try waits only briefly inside
+   * SQLite, so this thread reads its messages in between. Every retried write is one transaction,
+   * rolled back whole when refused.
+   */
+  async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + BUSY_GIVE_UP_MS;
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!options.isBusy(err) || Date.now() > giveUpAt) throw err;
+        // Through setImmediate: messages queued while SQLite held the thread are read first.
+        await new Promise((r) => setTimeout(() => setImmediate(r), BUSY_RETRY_MS));
+      }
+    }
+  }
+
+  const fold = createClickFold({
+    db: options.db,
+    log: store.clickLog,
+    listeners,
+    onCounted: (written) => notify({ notice: 'counted', written: [...written] }),
+  });
+  const watermark = store.clickLog.folding === 'watermark';
+
+  let closing = false;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+
+  // The fold's timer (a store that counts in the append's transaction has none).
+  let foldTimer: NodeJS.Timeout | undefined;
+  let folding: Promise<unknown> = Promise.resolve();
+  const scheduleFold = (delayMs: number) => {
+    if (closing || !watermark) return;
+    clearTimeout(foldTimer);
+    foldTimer = setTimeout(foldRound, delayMs);
+    foldTimer.unref();
+  };
+  // The batches stored and not counted before this start are read back before anything is
+  // counted: a fold would otherwise move the watermark past them.
+  let recoveredOk = false;
+  const recover = () => whileBusy(() => fold.recover()).then(() => void (recoveredOk = true));
+  /** Counts what is stored, once the read-back succeeded. */
+  async function countStored(): Promise<void> {
+    if (!recoveredOk) await recover();
+    await whileBusy(() => fold.fold());
+  }
+  function foldRound(): void {
+    const started = performance.now();
+    folding = countStored().then(
+      () => scheduleFold(nextFoldDelay(options.foldIntervalMs, performance.now() - started)),
+      (err) => {
+        warn('clicks stored and not counted yet (link counters, usage, deliveries); the next fold retries', err);
+        scheduleFold(options.foldIntervalMs);
+      },
+    );
+  }
+  const recovered = recover().then(
+    () => scheduleFold(fold.urgent() ? 0 : options.foldIntervalMs),
+    (err) => {
+      warn('reading back the clicks stored and not counted failed; the next fold retries', err);
+      scheduleFold(options.foldIntervalMs);
+    },
+  );
+
+  // The column store's upkeep, and forgetting the ids of old batches (inline stores).
+  const duckDb = stores.duckDb;
+  const lifecycle = columnLifecycle(column, (err) => warn('a copy into the column store, an event-file backup or a compaction failed; the next round retries', err), {
+    backups: duckDb ? { db: options.db, engine: duckDb } : undefined,
+    compact: duckDb ? () => duckDb.compact(Date.now() - COMPACTION_HOLD_MS, Number.MAX_SAFE_INTEGER, COMPACTION_PERIOD_DAYS) : undefined,
+  });
+  lifecycle.start?.();
+  const clickLog = store.clickLog;
+  const forgetTimer = clickLog.folding === 'inline'
+    ? setInterval(() => void clickLog.forgetBatchIds(Date.now() - BATCH_ID_MEMORY_MS).catch((err) => warn('forgetting old click batch ids failed', err)), FORGET_IDS_EVERY_MS)
+    : undefined;
+  forgetTimer?.unref();
+
+  let geoStarted = false;
+  const geoReady = () => {
+    if (!geoStarted) {
+      geoStarted = true;
+      options.geo.start();
+    }
+    return options.geo.ready();
+  };
+
+  const api: LogApi = {
+    describe: async () => ({ kind: stores.kind }),
+    async appendRawClicks(batchId, packed) {
+      // Locations need the location data, read once on first use (~0.6 s).
+      await geoReady();
+      const rows = unpackClicks(packed).map(options.enrich);
+      await recovered;
+      await whileBusy(() => fold.append(batchId, rows));
+      if (fold.urgent()) scheduleFold(0);
+    },
+    clicksReady: () => geoReady(),
+    async fold() {
+      await recovered;
+      await folding;
+      await countStored();
+    },
+
+    append: (events) => store.append(events),
+    async appendClicks(batchId, rows) {
+      await recovered;
+      await whileBusy(() => fold.append(batchId, rows));
+    },
+    findClick: (workspaceId, clickId) => store.findClick(workspaceId, clickId),
+    existingClickIds: (ids) => store.existingClickIds(ids),
+    scopeLinkIds: (input, max) => store.scopeLinkIds(input, max),
+    aggregate: (spec, range, boundaries) => store.aggregate(spec, range, boundaries),
+    page: (spec, range, page) => store.page(spec, range, page),
+    forgetLinks: (workspaceId, linkIds) => store.forgetLinks(workspaceId, linkIds),
+    forgetCustomer: (workspaceId, customerId) => store.forgetCustomer(workspaceId, customerId),
+    forgetIp: (ip) => store.forgetIp(ip),
+    forgetClick: (clickId) => store.forgetClick(clickId),
+    expire: (before, limit) => store.expire(before, limit),
+    expireSummaries: (before, limit) => store.expireSummaries(before, limit),
+    copied: async () => void (await store.copied?.()),
+
+    erasedRows: (target) => columnOnly().engine.query(erasedRowsQuery(columnOnly().engine.dialect, target)),
+    deleteEvents: (target) => columnOnly().engine.deleteEvents(target),
+    async scheduleCopies(ids) {
+      columnOnly().scheduleCopies(ids);
+    },
+
+    async close() {
+      closing = true;
+      clearTimeout(foldTimer);
+      clearInterval(forgetTimer);
+      await recovered;
+      await folding;
+      // What is stored is counted now, or by the next start (recover).
+      await countStored().catch((err) => warn('counting the last clicks at shutdown failed; the next start counts them', err));
+      // Backup requests a moment old are written before the file closes.
+      if (duckDb) await serveBackupRequests(options.db, duckDb).catch(() => undefined);
+      await lifecycle.close?.();
+      if (!column) await stores.close();
+    },
+  };
+
+  function columnOnly() {
+    if (!column) throw new Error(`the ${stores.kind} event store has no column store`);
+    return column;
+  }
+
+  return {
+    closed,
+    handle(request, reply) {
+      const method = api[request.method] as (...args: unknown[]) => Promise<unknown>;
+      if (typeof method !== 'function') {
+        reply({ id: request.id, error: { message: `unknown event log method ${String(request.method)}` } });
+        return;
+      }
+      method(...(request.args as unknown[])).then(
+        (value) => {
+          reply({ id: request.id, value });
+          if (request.method === 'close') resolveClosed();
+        },
+        (err) => {
+          reply({ id: request.id, error: errorOf(err) });
+          if (request.method === 'close') resolveClosed();
+        },
+      );
+    },
+  };
+}
