@@ -46,6 +46,7 @@ import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
+import { createAuditModule } from './audit/module.js';
 import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
@@ -135,6 +136,7 @@ export async function buildApp(options: BuildOptions) {
   });
 
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
+  const audit = createAuditModule({ database, now });
   const tags = createTagsModule(ctx);
   const folders = createFoldersModule(ctx);
   const domains = createDomainsModule(ctx);
@@ -157,12 +159,14 @@ export async function buildApp(options: BuildOptions) {
     services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
     imports: imports.requests,
     exports: exports.service,
+    audit: audit.service,
   });
   const retention = createRetention({
     config,
     database,
     events: ctx.events,
     inProcess: columnEvents !== undefined,
+    audit: audit.service,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
@@ -226,6 +230,8 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
   await app.register(clientAddressPlugin, { rule: clientAddress });
+  // Before the auth hooks: every request runs in its audit scope (audit/scope.ts).
+  await app.register(audit.scopePlugin);
   metrics?.instrumentRequests(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
@@ -259,6 +265,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(imports.routes);
   await app.register(exports.routes);
   await app.register(tls.routes);
+  await app.register(audit.routes);
 
   for (const l of lifecycles) await l.start?.();
   app.addHook('onClose', async () => {
@@ -267,5 +274,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

@@ -152,6 +152,8 @@ const EnvSchema = z.object({
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Rollup rows (the analytics summaries) older than this many days are deleted; unset: kept forever. */
   ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** Audit log entries older than this many days are deleted (src/audit/). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).default(365),
   /** Lifetime of the click-id cookie a redirect sets on the short link's domain, in days (may be fractional). */
   CLICK_ID_COOKIE_DAYS: z.coerce.number().positive().max(400).default(1 / 24),
   /**
@@ -239,6 +241,8 @@ export interface Config {
   eventsRetentionDays?: number;
   /** Days rollup rows are kept (undefined: forever). */
   rollupsRetentionDays?: number;
+  /** Days audit log entries are kept. */
+  auditRetentionDays: number;
   /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
   clickIdCookieSeconds: number;
   /**
@@ -326,6 +330,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     visitorIp: e.VISITOR_IP,
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
     rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     clickIdCookieSeconds: Math.max(1, Math.round(e.CLICK_ID_COOKIE_DAYS * 86_400)),
     eventsUrl: e.EVENTS_URL,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,

@@ -15,6 +15,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
 import { openDatabase } from '../db/open.js';
+import { auditScope, newScope } from '../audit/scope.js';
+import { installAuditHook } from '../audit/module.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
@@ -46,6 +48,11 @@ export async function runCli(
   out: (line: string) => void = console.log,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
+  // Changes made by a command are the audit log's `cli` actor's (audit/scope.ts).
+  return auditScope.run(newScope({ type: 'cli' }), () => runCommand(argv, out, env));
+}
+
+async function runCommand(argv: string[], out: (line: string) => void, env: Record<string, string | undefined>): Promise<number> {
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
@@ -89,6 +96,7 @@ export async function runCli(
     }
   }
   const database = await openDatabase(config.databaseUrl);
+  installAuditHook(database);
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db));
   const fail = (message: string): number => {
     console.error(`waymark: ${message}`);
@@ -159,6 +167,7 @@ async function withDatabase(
 ): Promise<number> {
   const config = loadConfig(env);
   const database = await openDatabase(config.databaseUrl);
+  installAuditHook(database);
   try {
     return await run(config, database);
   } catch (err) {

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/tables.js';
 import { createCustomerStore, type CustomerStore } from './store.js';
 import { createCustomerService } from './service.js';
+import { noteChange } from '../audit/scope.js';
 import { customerRoutes } from './routes.js';
 
 export function createCustomersModule(ctx: AppContext) {
@@ -19,8 +20,9 @@ export function createCustomersModule(ctx: AppContext) {
     db.transaction().execute(async (trx) => {
       await storeFor(trx).delete(workspaceId, customerId);
       await ctx.events.forgetCustomer(workspaceId, customerId, trx);
+      noteChange(workspaceId, 'customer.delete', customerId, { events: 'erased' });
     });
-  const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now, eraseWithEvents);
+  const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now, eraseWithEvents, (fn) => db.transaction().execute((trx) => fn(storeFor(trx))));
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(customerRoutes, { customers: service });
   };

@@ -3,6 +3,7 @@
  * A customer of another workspace answers exactly like a missing one (404).
  */
 import { ApiError } from '../http/errors.js';
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import type { Dialect } from '../db/dialect.js';
 import { customerDisplayName } from './names.js';
 import type { CustomerPatch, CustomerStore } from './store.js';
@@ -34,7 +35,16 @@ export interface CustomerService {
 /** Erases a customer and their events in one write (customers/module.ts binds it to the database and event log). */
 export type EraseCustomer = (workspaceId: string, customerId: string) => Promise<void>;
 
-export function createCustomerService(store: CustomerStore, dialect: Dialect, now: () => number, eraseWithEvents?: EraseCustomer): CustomerService {
+/** Runs `fn` with a store bound to one transaction (the audit entry commits with the change). */
+export type CustomerTransaction = <T>(fn: (store: CustomerStore) => Promise<T>) => Promise<T>;
+
+export function createCustomerService(
+  store: CustomerStore,
+  dialect: Dialect,
+  now: () => number,
+  eraseWithEvents?: EraseCustomer,
+  inTransaction: CustomerTransaction = (fn) => fn(store),
+): CustomerService {
   async function find(workspaceId: string, idOrExternal: string): Promise<CustomerRow> {
     const row = idOrExternal.startsWith(EXTERNAL_ID_PREFIX)
       ? await store.findByExternalId(workspaceId, idOrExternal.slice(EXTERNAL_ID_PREFIX.length))
@@ -108,7 +118,11 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
       }
       let updated: CustomerRow | undefined;
       try {
-        updated = await store.update(workspaceId, row.id, patch);
+        updated = await inTransaction(async (tx) => {
+          const done = await tx.update(workspaceId, row.id, patch);
+          if (done) noteChange(workspaceId, 'customer.update', row.id, { fields: fieldsOf(body) });
+          return done;
+        });
       } catch (err) {
         // A concurrent update took the external id between the check and the write.
         if (dialect.isUniqueViolation(err)) {
@@ -128,7 +142,10 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
         return { id: row.id };
       }
       // Events keep their customer_id (an opaque id): analytics of past leads and sales stay unchanged.
-      await store.delete(workspaceId, row.id);
+      await inTransaction(async (tx) => {
+        await tx.delete(workspaceId, row.id);
+        noteChange(workspaceId, 'customer.delete', row.id);
+      });
       return { id: row.id };
     },
   };

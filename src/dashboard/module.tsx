@@ -21,6 +21,8 @@ import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
 import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
+import { auditRoutes } from './routes/audit.js';
+import type { AuditService } from '../audit/module.js';
 import { linkRoutes } from './routes/links.js';
 import { linkBuilderRoutes } from './routes/link-builder.js';
 import { linkChoices, type LinkChoiceDeps } from './routes/link-choices.js';
@@ -37,7 +39,7 @@ import type { ExportService } from '../exports/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, exports }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, exports, audit }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService; audit: AuditService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -74,6 +76,7 @@ export function createDashboardModule(
       await scope.register(sessionRoutes(deps, kit, limiter));
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
+      await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
       await scope.register(linkRoutes(kit, links, choices));
       await scope.register(linkBuilderRoutes(kit, links, choices, ctx.config.baseUrl));
       await scope.register(placeholderRoutes(kit));

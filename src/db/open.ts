@@ -15,6 +15,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-driver.js';
+import { withCommitHook, type CommitHooks } from './commit-hook.js';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
@@ -86,6 +87,8 @@ export interface OpenDatabase {
   pgSchema?: string;
   /** PostgreSQL: the pool under `db`, for the few statements kept prepared by name on each connection (db/rate-counters.ts). */
   pgPool?: pg.Pool;
+  /** Run by every transaction of `db` before its commit (db/commit-hook.ts; the audit log fills it). */
+  commitHooks: CommitHooks;
   close(): Promise<void>;
 }
 
@@ -157,7 +160,8 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   // Every connection keeps its prepared statements (db/statement-cache.ts).
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const commitHooks: CommitHooks = {};
+  const db = new Kysely<Database>({ dialect: withCommitHook(new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), commitHooks) });
   const onDisk = file !== ':memory:';
   return {
     db,
@@ -167,6 +171,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
     ping: () => ping(db),
     sqlitePath: onDisk ? file : undefined,
     url,
+    commitHooks,
     close: async () => {
       await db.destroy();
     },
@@ -194,7 +199,8 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
   const lost = () => {};
   pool.on('error', lost);
   pool.on('connect', (client) => client.on('error', lost));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const commitHooks: CommitHooks = {};
+  const db = new Kysely<Database>({ dialect: withCommitHook(new PostgresDialect({ pool }), commitHooks) });
   return {
     db,
     dialect: postgresDialect,
@@ -204,6 +210,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
     url,
     pgSchema: schema,
     pgPool: pool,
+    commitHooks,
     close: async () => {
       await db.destroy();
     },

@@ -251,6 +251,7 @@ export interface Database {
   sessions: SessionsTable;
   invitations: InvitationsTable;
   setup_tokens: SetupTokensTable;
+  audit_log: AuditLogTable;
 }
 
 export type { Generated };
@@ -422,4 +423,26 @@ export interface SetupTokensTable {
   token_hash: string;
   created_at: number;
   used_at: number | null;
+}
+
+/** Who changed what in a workspace (migration 0023, src/audit/). */
+export interface AuditLogTable {
+  /** `aud_…`, in time order. */
+  id: string;
+  workspace_id: string;
+  at: number;
+  /** 'user' | 'api_key' | 'cli'. */
+  actor_type: string;
+  /** The user's or API key's id; null for the CLI. */
+  actor_id: string | null;
+  ip: string | null;
+  /** `<target_type>.<verb>`, e.g. `link.update`. */
+  action: string;
+  target_type: string;
+  /** The one target's id; null for a bulk entry. */
+  target: string | null;
+  /** JSON array of every target id. */
+  target_ids: string;
+  /** JSON object: fields changed (never secrets), counts. */
+  changes: string;
 }

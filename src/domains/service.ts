@@ -3,6 +3,7 @@
  * create, the `domainsLimit` quota, renames that carry the links along, deletes that take them
  * with them, `verified` per the configured mode, and cache invalidation through the change bus.
  */
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import type { Config } from '../config.js';
 import type { ChangeBus } from '../db/change-bus.js';
 import type { Dialect } from '../db/dialect.js';
@@ -105,6 +106,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             if (existing.workspace_id !== workspace.id || existing.archived !== 1 || input.archived) throw new ApiError('conflict', IN_USE);
             const patch = { ...settingsPatch(input), archived: 0 as const, updated_at: t };
             await tx.update(workspace.id, existing.id, patch);
+            noteChange(workspace.id, 'domain.create', existing.id, { slug: input.slug, restored: true });
             return { ...existing, ...patch };
           }
           assertUnderLimit({ resource: 'domains', count: await tx.count(workspace.id), limit: workspace.domains_limit, plan: workspace.plan });
@@ -128,6 +130,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             updated_at: t,
           };
           await tx.insert(created);
+          noteChange(workspace.id, 'domain.create', created.id, { slug: created.slug });
           return created;
         }),
       );
@@ -174,6 +177,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             const root = buildShortLink({ shortLinkProtocol: config.shortLinkProtocol }, renameTo, '_root');
             await tx.moveLinks(workspaceId, existing.slug, renameTo, root, t);
           }
+          noteChange(workspaceId, 'domain.update', existing.id, { slug: existing.slug, fields: fieldsOf(input), ...(renameTo ? { renamedTo: renameTo } : {}) });
         }),
       );
       bus.publish({ type: 'domain', domain: existing.slug });
@@ -187,6 +191,7 @@ export function createDomainService(deps: DomainServiceDeps) {
       await store.transaction(async (tx) => {
         await tx.deleteLinks(workspaceId, existing.slug);
         await tx.delete(workspaceId, existing.id);
+        noteChange(workspaceId, 'domain.delete', existing.id, { slug: existing.slug });
       });
       bus.publish({ type: 'domain', domain: existing.slug });
       return { slug: existing.slug };
@@ -201,7 +206,12 @@ export function createDomainService(deps: DomainServiceDeps) {
       const row = await store.findBySlugAnywhere(slug);
       if (!row) throw notFound(slug);
       const result: DnsVerdict = options.force ? { verified: true, reason: 'Marked verified by the operator.' } : await verdict(slug);
-      if ((row.verified === 1) !== result.verified) await store.setVerified(row.id, result.verified, now());
+      if ((row.verified === 1) !== result.verified) {
+        await store.transaction(async (tx) => {
+          await tx.setVerified(row.id, result.verified, now());
+          noteChange(row.workspace_id, 'domain.verify', row.id, { slug, verified: result.verified });
+        });
+      }
       bus.publish({ type: 'domain', domain: slug });
       return { slug, workspaceId: row.workspace_id, ...result };
     },

@@ -2,6 +2,7 @@
  * Folder rules: unique names per workspace, the `foldersLimit` quota (with `foldersUsage` kept in
  * step), and deletion that leaves the folder's links unsorted.
  */
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -59,6 +60,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
           assertUnderLimit({ resource: 'folders', count, limit: workspace.folders_limit, plan: workspace.plan });
           await tx.insert(row);
           await tx.syncUsage(workspace.id);
+          noteChange(workspace.id, 'folder.create', row.id, { name: row.name, accessLevel: row.access_level });
         }),
       );
       return toFolderResponse(row);
@@ -91,7 +93,12 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
       };
       if (Object.keys(patch).length === 0) return toFolderResponse(existing);
       const updatedAt = now();
-      await guardDuplicate(`"${input.name}"`, () => store.update(workspaceId, id, { ...patch, updated_at: updatedAt }));
+      await guardDuplicate(`"${input.name}"`, () =>
+        store.transaction(async (tx) => {
+          await tx.update(workspaceId, id, { ...patch, updated_at: updatedAt });
+          noteChange(workspaceId, 'folder.update', id, { fields: fieldsOf(input) });
+        }),
+      );
       return toFolderResponse({ ...existing, ...patch, updated_at: updatedAt });
     },
 
@@ -100,6 +107,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
       const deleted = await store.transaction(async (tx) => {
         const gone = await tx.delete(workspaceId, id, now());
         if (gone) await tx.syncUsage(workspaceId);
+        if (gone) noteChange(workspaceId, 'folder.delete', id);
         return gone;
       });
       if (!deleted) throw new ApiError('not_found', NOT_FOUND);

@@ -6,6 +6,9 @@
  * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
  * the thread's batches in flight and stops it.
  */
+import { auditScope } from '../audit/scope.js';
+import { recordChange } from '../audit/module.js';
+import type { OpenDatabase } from '../db/open.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { DomainsModule } from '../domains/module.js';
@@ -30,7 +33,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
-  const requests: CsvImporter = perWorkspace(thread ?? service);
+  const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests });
   };
@@ -38,3 +41,21 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   return { routes, service, requests, lifecycle };
 }
 export type ImportsModule = ReturnType<typeof createImportsModule>;
+
+/**
+ * An import is one audit entry (`links.import`, with its counts), written when it ends: its
+ * batches are many transactions, and the tags, domains and links it creates are not entries of
+ * their own (the import runs outside the request's audit scope). A dry run changes nothing.
+ */
+function audited(importer: CsvImporter, database: OpenDatabase): CsvImporter {
+  return {
+    requestLimits: importer.requestLimits,
+    async importCsv(ws, csv, options) {
+      const report = await auditScope.exit(() => importer.importCsv(ws, csv, options));
+      if (!report.dryRun) {
+        await recordChange(database, ws.id, 'links.import', [], { ...report.counts, layout: report.layout, tagsCreated: report.tagsCreated, domainsCreated: report.domainsCreated });
+      }
+      return report;
+    },
+  };
+}

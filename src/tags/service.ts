@@ -2,6 +2,7 @@
  * Tag rules: unique names without regard to case, colors, the `tagsLimit` quota, and the lookups
  * the links module uses to resolve `tagIds` / `tagNames`.
  */
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import { randomInt } from 'node:crypto';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
@@ -50,6 +51,7 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
           if (await tx.findByNameKey(workspace.id, row.name_key)) throw new ApiError('conflict', DUPLICATE);
           assertUnderLimit({ resource: 'tags', count: await tx.count(workspace.id), limit: workspace.tags_limit, plan: workspace.plan });
           await tx.insert(row);
+          noteChange(workspace.id, 'tag.create', row.id, { name: row.name, color: row.color });
         }),
       );
       return toTagResponse(row);
@@ -82,14 +84,21 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
         ...(input.color !== undefined ? { color: input.color } : {}),
       };
       if (Object.keys(patch).length === 0) return toTagResponse(existing);
-      await guardDuplicate(() => store.update(workspaceId, id, { ...patch, updated_at: now() }));
+      await guardDuplicate(() =>
+        store.transaction(async (tx) => {
+          await tx.update(workspaceId, id, { ...patch, updated_at: now() });
+          noteChange(workspaceId, 'tag.update', id, { fields: fieldsOf(input) });
+        }),
+      );
       return toTagResponse({ ...existing, ...patch });
     },
 
     /** Deletes the tag and removes it from every link (its `link_tags` rows). */
     async delete(workspaceId: string, id: string): Promise<{ id: string }> {
-      const deleted = await store.transaction((tx) => tx.delete(workspaceId, id));
-      if (!deleted) throw new ApiError('not_found', NOT_FOUND);
+      await store.transaction(async (tx) => {
+        if (!(await tx.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
+        noteChange(workspaceId, 'tag.delete', id);
+      });
       return { id };
     },
 

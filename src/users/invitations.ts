@@ -9,6 +9,7 @@
  * const invitation = await invitations.open(token);   // 404 unknown or used, 410 expired
  * await invitations.acceptAsNewUser(token, { name: 'Bo', password: '…' });
  */
+import { noteChange } from '../audit/scope.js';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -54,13 +55,19 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
         expires_at: t + ttlMs,
         accepted_at: null,
       };
-      await store.insertInvitation(invitation);
+      await store.transaction(async (s) => {
+        await s.insertInvitation(invitation);
+        noteChange(workspaceId, 'invitation.create', invitation.id, { email: invitation.email, role: invitation.role });
+      });
       return { token, invitation };
     },
 
     pending: (workspaceId: string) => store.pendingInvitations(workspaceId, now()),
     async revoke(workspaceId: string, id: string): Promise<void> {
-      if (!(await store.deleteInvitation(workspaceId, id))) throw new ApiError('not_found', 'Invitation not found.');
+      await store.transaction(async (s) => {
+        if (!(await s.deleteInvitation(workspaceId, id))) throw new ApiError('not_found', 'Invitation not found.');
+        noteChange(workspaceId, 'invitation.revoke', id);
+      });
     },
 
     /** Accepts for a logged-in user, whose address must be the invited one. */
@@ -74,6 +81,7 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
         // Someone who became a member meanwhile keeps their role: an invitation never demotes
         // (it could otherwise take the workspace's last owner away).
         if (!(await s.roleOf(user.id, invitation.workspace_id))) await s.upsertMembership(user.id, invitation.workspace_id, invitation.role as Role, now());
+        noteChange(invitation.workspace_id, 'member.join', user.id, { invitation: invitation.id, role: invitation.role });
       });
       return invitation;
     },
@@ -89,6 +97,7 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
         async (s) => {
           if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
         },
+        'member.join',
       );
       return { user, invitation };
     },

@@ -8,6 +8,7 @@
  * await users.addMembership(user.id, workspaceId, 'owner');
  * const same = await users.checkPassword('ANN@example.com', '…'); // UserRow | null
  */
+import { noteChange } from '../audit/scope.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -56,11 +57,13 @@ export function createUserService({ store, now }: UserServiceDeps) {
     create: (input: NewUser): Promise<UserRow> => insertUser(store, input),
 
     /** Creates a user and their membership in one transaction, after `first` (in it) if given. */
-    createWithMembership: (input: NewUser, workspaceId: string, role: Role, first?: (s: UserQueries) => Promise<void>): Promise<UserRow> =>
+    createWithMembership: (input: NewUser, workspaceId: string, role: Role, first?: (s: UserQueries) => Promise<void>, action = 'member.add'): Promise<UserRow> =>
       store.transaction(async (s) => {
         await first?.(s);
         const user = await insertUser(s, input);
         await s.upsertMembership(user.id, workspaceId, role, now());
+        // Who joins by invitation signs up in this request: they are the actor.
+        noteChange(workspaceId, action, user.id, { email: user.email, role }, action === 'member.join' ? { type: 'user', id: user.id } : undefined);
         return user;
       }),
 
@@ -109,6 +112,7 @@ export function createUserService({ store, now }: UserServiceDeps) {
       await store.transaction(async (s) => {
         await assertOwnerRemains(s, userId, workspaceId, role);
         await s.setRole(userId, workspaceId, role);
+        noteChange(workspaceId, 'member.role', userId, { role });
       });
     },
 
@@ -116,6 +120,7 @@ export function createUserService({ store, now }: UserServiceDeps) {
       await store.transaction(async (s) => {
         await assertOwnerRemains(s, userId, workspaceId, null);
         await s.deleteMembership(userId, workspaceId);
+        noteChange(workspaceId, 'member.remove', userId);
       });
     },
 

@@ -202,8 +202,12 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
     },
 
     /** Sends the delivery again now, delivered or not (same body, same event id). */
-    async redeliver(workspaceId: string, id: string, now: number): Promise<void> {
-      await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    /** `note`: the audit log's, called in the update's transaction. */
+    async redeliver(workspaceId: string, id: string, now: number, note: () => void = () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+        note();
+      });
     },
   };
 }

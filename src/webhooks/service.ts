@@ -4,6 +4,7 @@
  * and the deliveries' reads, test sends and redeliveries. Another workspace's webhook answers
  * exactly like a missing one.
  */
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/tables.js';
@@ -86,7 +87,7 @@ export function createWebhookService(deps: {
         triggers: JSON.stringify(shape.triggers), link_scope: shape.linkScope, link_ids: JSON.stringify(shape.linkIds), folder_ids: JSON.stringify(shape.folderIds),
         disabled_at: null, consecutive_failures: 0, created_at: t, updated_at: t,
       };
-      await store.insert(row);
+      await store.insert(row, () => noteChange(workspaceId, 'webhook.create', row.id, { name: row.name, url: row.url, triggers: shape.triggers }));
       await deps.changed();
       return toWebhookResponse(row);
     },
@@ -114,7 +115,7 @@ export function createWebhookService(deps: {
         triggers: JSON.stringify(shape.triggers), link_scope: shape.linkScope, link_ids: JSON.stringify(shape.linkIds), folder_ids: JSON.stringify(shape.folderIds),
         disabled_at: null, consecutive_failures: 0, updated_at: now(),
       };
-      await store.update(workspaceId, id, patch);
+      await store.update(workspaceId, id, patch, () => noteChange(workspaceId, 'webhook.update', id, { fields: fieldsOf(input) }));
       await deps.changed();
       deps.nudge();
       return toWebhookResponse({ ...row, ...patch } as WebhookRow);
@@ -129,13 +130,13 @@ export function createWebhookService(deps: {
       if (row.disabled_at !== null) return toWebhookResponse(row);
       const t = now();
       const patch: Updateable<WebhooksTable> = { disabled_at: t, updated_at: t };
-      await store.update(workspaceId, id, patch);
+      await store.update(workspaceId, id, patch, () => noteChange(workspaceId, 'webhook.disable', id));
       await deps.changed();
       return toWebhookResponse({ ...row, ...patch } as WebhookRow);
     },
 
     async delete(workspaceId: string, id: string): Promise<{ id: string }> {
-      if (!(await store.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
+      if (!(await store.delete(workspaceId, id, () => noteChange(workspaceId, 'webhook.delete', id)))) throw new ApiError('not_found', NOT_FOUND);
       await deps.changed();
       return { id };
     },
@@ -150,6 +151,8 @@ export function createWebhookService(deps: {
         id: newId('whd', t), webhook_id: hook.id, workspace_id: workspaceId, event_id: eventId, event: trigger, body,
         attempts: 0, next_attempt_at: t, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: t,
       };
+      // The insert is the next transaction of this request: the note goes with it.
+      noteChange(workspaceId, 'webhook.test', hook.id, { trigger });
       await deliveries.insert([row]);
       deps.nudge();
       return toDeliveryResponse(row);
@@ -167,7 +170,7 @@ export function createWebhookService(deps: {
       const found = await deliveries.find(workspaceId, id, deliveryId);
       if (!found) throw new ApiError('not_found', 'Delivery not found.');
       const t = now();
-      await deliveries.redeliver(workspaceId, deliveryId, t);
+      await deliveries.redeliver(workspaceId, deliveryId, t, () => noteChange(workspaceId, 'webhook.redeliver', id, { deliveryId }));
       deps.nudge();
       return toDeliveryResponse({ ...found, next_attempt_at: t, delivered_at: null }, await deliveries.attempts(workspaceId, id, [deliveryId]));
     },

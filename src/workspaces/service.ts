@@ -1,6 +1,7 @@
 /**
  * Workspace rules: creation with per-plan limits, API keys, authentication, the workspace API.
  */
+import { fieldsOf, noteChange } from '../audit/scope.js';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -107,12 +108,13 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         created_at: now(),
         last_used_at: null,
         revoked_at: null,
-      });
+      }, () => noteChange(workspaceId, 'api_key.create', id, { name: input.name ?? 'API key', scopes: input.scopes?.length ? input.scopes : 'all' }));
       return { id, key, partialKey: partialKey(key) };
     },
 
     listKeys: (workspaceId: string): Promise<ApiKeyRow[]> => store.listKeys(workspaceId),
-    revokeKey: (workspaceId: string, keyId: string): Promise<boolean> => store.revokeKey(workspaceId, keyId, now()),
+    revokeKey: (workspaceId: string, keyId: string): Promise<boolean> =>
+      store.revokeKey(workspaceId, keyId, now(), () => noteChange(workspaceId, 'api_key.revoke', keyId)),
     listWorkspaces: () => store.list(),
     findWorkspace: (idOrSlug: string) => store.findByIdOrSlug(idOrSlug),
 
@@ -183,7 +185,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         ...(patch.logo !== undefined ? { logo: patch.logo } : {}),
         ...(patch.conversionEnabled !== undefined ? { conversion_enabled: patch.conversionEnabled ? 1 : 0 } : {}),
         updated_at: now(),
-      });
+      }, () => noteChange(row.id, 'workspace.update', row.id, { fields: fieldsOf(patch) }));
       return service.getForCaller(auth, row.id);
     },
   };

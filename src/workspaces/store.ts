@@ -57,8 +57,12 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       return Number(r.n);
     },
 
-    async update(workspaceId: string, patch: Updateable<WorkspacesTable>): Promise<void> {
-      await db.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
+    /** `note`: the audit log's, called in the write's transaction (here and below). */
+    async update(workspaceId: string, patch: Updateable<WorkspacesTable>, note: () => void = () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
+        note();
+      });
     },
 
     async domainsOf(workspaceId: string) {
@@ -71,8 +75,11 @@ export function createWorkspaceStore(db: Kysely<Database>) {
         .execute();
     },
 
-    async insertKey(row: Insertable<ApiKeysTable>): Promise<void> {
-      await db.insertInto('api_keys').values(row).execute();
+    async insertKey(row: Insertable<ApiKeysTable>, note: () => void = () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('api_keys').values(row).execute();
+        note();
+      });
     },
 
     /** Key lookup by hash, across workspaces: the key itself names its workspace. */
@@ -87,15 +94,19 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
     },
 
-    async revokeKey(workspaceId: string, keyId: string, now: number): Promise<boolean> {
-      const r = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', keyId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+    async revokeKey(workspaceId: string, keyId: string, now: number, note: () => void = () => {}): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: now })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', keyId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        const revoked = Number(r.numUpdatedRows) > 0;
+        if (revoked) note();
+        return revoked;
+      });
     },
 
     async touchKey(keyId: string, now: number): Promise<void> {
