@@ -33,6 +33,12 @@ test('CLI creates workspaces and keys, lists and revokes them', async () => {
     assert.equal(await runCli(['keys', 'revoke', keyId, '-w', 'acme-inc'], out, env), 0);
     assert.equal(await runCli(['keys', 'list', '-w', 'acme-inc'], out, env), 0);
     assert.match(lines.join('\n'), new RegExp(`${keyId}\\t\\S+\\trevoked`));
+    // The audit log names the command line as the actor of each change.
+    const audit = await openDatabase(env.DATABASE_URL);
+    const entries = await audit.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
+    await audit.close();
+    assert.deepEqual(entries.map((e) => [e.action, e.actor_type]), [['api_key.create', 'cli'], ['api_key.create', 'cli'], ['api_key.revoke', 'cli']]);
+    assert.equal(entries[2]!.target, keyId);
     assert.equal(await runCli(['keys', 'create', '-w', 'acme-inc', '--scopes', 'bogus'], out, env), 1);
     assert.equal(await runCli(['workspaces', 'create', '--name', 'X', '--plan', 'gold'], out, env), 1);
     assert.equal(await runCli(['keys', 'list', '-w', 'nope'], out, env), 1);
