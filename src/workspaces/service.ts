@@ -90,7 +90,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         updated_at: t,
         ...limitsForPlan(plan),
       };
-      await store.insert(row);
+      await store.insert(row, () => noteChange(row.id, 'workspace.create', row.id, { name: row.name, slug: row.slug, plan: row.plan }));
       return row;
     },
 

@@ -27,8 +27,11 @@ export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: strin
 
 export function createWorkspaceStore(db: Kysely<Database>) {
   return {
-    async insert(row: Insertable<WorkspacesTable>): Promise<void> {
-      await db.insertInto('workspaces').values(row).execute();
+    async insert(row: Insertable<WorkspacesTable>, note: () => void = () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('workspaces').values(row).execute();
+        note();
+      });
     },
 
     /** By id or slug. Callers scope by comparing with the authenticated workspace. */
