@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { lowerThreadPriority } from './thread-priority.js';
 
 const linux = existsSync('/proc/thread-self');
@@ -18,7 +20,7 @@ test('lowerThreadPriority in a worker lowers that thread only', { skip: !linux &
   const mainBefore = getPriority(process.pid);
   // A worker that loads this module through tsx, as flush-client.ts starts its worker in tests.
   const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./thread-priority.ts', import.meta.url).href;
+  const entry = pathToFileURL(resolve('src/thread-priority.ts')).href;
   const source = `
     const { parentPort } = require('node:worker_threads');
     const { getPriority } = require('node:os');

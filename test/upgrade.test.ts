@@ -17,8 +17,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { isPostgresUrl, openDatabase } from '../src/db/open.js';
@@ -31,7 +31,8 @@ import { newClickIdAt } from '../src/redirect/click-id.js';
 import type { StoredEvent } from '../src/events/event-store.js';
 import { UPGRADE_KEY, extractVersion, seed, startVersion, views, type ExtractedVersion, type Seeded, type Views } from './upgrade/old-version.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// Tests run from the repository's root (npm test), transpiled or not.
+const REPO = process.cwd();
 const PG_URL = isPostgresUrl(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : undefined;
 const SPILLED = 3;
 
@@ -79,6 +80,9 @@ async function freshDatabase(): Promise<{ url: string; spillDir: string; sqliteP
 async function spillWithOldCode(version: ExtractedVersion, db: { url: string; sqlitePath?: string; spillDir: string }, seeded: Seeded): Promise<string[]> {
   const module = join(version.dir, 'src/redirect/click-spill.ts');
   if (!existsSync(module)) return [];
+  // The old version's TypeScript sources need tsx's loader (tests run transpiled: run-tests.mjs).
+  const { register } = await import('tsx/esm/api');
+  register();
   const spill = (await import(pathToFileURL(module).href)) as typeof import('../src/redirect/click-spill.js');
   const ids = (await import(pathToFileURL(join(version.dir, 'src/redirect/click-id.ts')).href)) as typeof import('../src/redirect/click-id.js');
   const link = seeded.links[0]!;

@@ -85,7 +85,7 @@ test("a customer's page: their link, country and events; escaped; another worksp
   const res = await viewer.get(`/dashboard/w/${slug}/customers/cus_1`);
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /go\.test\/a/, 'the link');
-  assert.match(res.body, /<dd>US<\/dd>/, 'the country');
+  assert.match(res.body, /<dd>\u{1F1FA}\u{1F1F8} United States<\/dd>/u, 'the country, by name with its flag');
   assert.deepEqual(idsIn(res.body).sort(), ['l1', 's1', 's2']);
 
   const foreign = await t.inject({ method: 'POST', url: '/track/lead', headers: otherKey, payload: { clickId: 'x1', eventName: 'Sign up', customerExternalId: 'far-1' } });

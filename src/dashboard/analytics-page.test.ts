@@ -208,6 +208,8 @@ describe('finding a link and seeing a whole card', () => {
     const expanded = await page(url.search.slice(1));
     assert.deepEqual(expanded.cards.get('countries')!.map((r) => r.value), filtered.map((r) => r.country));
     assert.equal(expanded.cards.get('cities')!.length <= CARD_ROWS, true, 'only that card grows');
+    // Countries by name with their flag (the value, the filter, stays the ISO code).
+    assert.match(expanded.res.body, /<tr data-value="AT"[^>]*>\s*<td class="url"><a [^>]*>\u{1F1E6}\u{1F1F9} Austria<\/a>/u);
     const back = new RegExp(`<a href="([^"]+)" data-show-all="countries">Show the top rows</a>`).exec(expanded.res.body);
     assert.ok(back && !back[1]!.includes('show='));
     assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?show=nonsense`)).statusCode, 422);

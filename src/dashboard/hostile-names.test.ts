@@ -298,6 +298,8 @@ test('account, links, the link builder and its key check', async () => {
   await get(viewer, links, { status: 200, shows: ['workspaceName', 'viewerName', 'domain', 'linkKey', 'linkTitle', 'linkUrl', 'tag', 'folder'] });
   await get(owner, `${links}?search=${enc(V.search)}&domain=${enc(V.domain)}`, { status: 200, shows: ['search', 'domain'] });
   await post(owner, `${links}/${enc(V.path)}/archive`, { archived: 'true' }, { status: 404 });
+  await post(owner, `${links}/${enc(V.path)}/delete`, {}, { status: 404 });
+  await post(viewer, `${links}/${enc(link.id)}/delete`, {}, { status: 403 });
   await post(owner, `${links}/bulk`, { op: 'archive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: 'unarchive', back: V.path, [`sel_${link.id}`]: 'on' }, { status: 303 });
   await post(owner, `${links}/bulk`, { op: V.path }, { status: 422 });

@@ -87,6 +87,16 @@ export function redirect(reply: FastifyReply, path: string) {
   return reply.status(303).header('location', path).send();
 }
 
+/**
+ * A redirect that leaves the current page entirely (log out): an htmx request (`HX-Request`,
+ * e.g. from a page loaded before its form opted out of boosting) gets `HX-Redirect`, which makes
+ * htmx load the address as a full navigation instead of swapping it into the old body.
+ */
+export function fullRedirect(request: FastifyRequest, reply: FastifyReply, path: string) {
+  if (request.headers['hx-request'] === 'true') return reply.status(200).header('hx-redirect', path).send('');
+  return redirect(reply, path);
+}
+
 /** A `next` address that stays inside the dashboard (no `//evil.example`, no other host). */
 export function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/dashboard(\/[^\\\s]*)?$/.test(next) && next.length < 2000 ? next : '/dashboard';

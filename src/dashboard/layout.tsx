@@ -66,6 +66,7 @@ export function Head({ title }: { title: string }): JSX.Element {
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <link rel="icon" href="/favicon.ico" />
       <title safe>{`${title} · Waymark`}</title>
       <link rel="stylesheet" href={ASSETS.css} />
       <meta name="htmx-config" content={HTMX_CONFIG} />
@@ -126,7 +127,8 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
               <a href="/dashboard/account" aria-current={section === 'account' ? 'page' : undefined} safe>
                 {frame.user.name}
               </a>
-              <form method="post" action="/dashboard/logout">
+              {/* A full navigation (not an htmx swap): the login page arrives with its own head and address. */}
+              <form method="post" action="/dashboard/logout" hx-boost="false">
                 <CsrfField token={frame.csrf} />
                 <button type="submit" class="link">
                   Log out
@@ -155,9 +157,35 @@ export function Layout({ frame, title, section, children }: { frame: Frame; titl
           <main id="main" tabindex="-1">
             {children}
           </main>
+          <ConfirmDialog />
         </body>
       </html>
     </>
+  );
+}
+
+/**
+ * The one confirmation dialog of a page (native `<dialog>`, opened by links.js): a submit button
+ * (or form) with `data-confirm="<what is lost>"` is held until the person confirms here;
+ * `data-confirm-button` names the confirming button ("Delete link"). `{count}` in the text
+ * becomes the number of ticked rows. Its text is set with `textContent`, never as markup.
+ */
+export function ConfirmDialog(): JSX.Element {
+  return (
+    <dialog id="confirm" class="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+      <form method="dialog">
+        <h2 id="confirm-title">Are you sure?</h2>
+        <p id="confirm-text">This cannot be undone.</p>
+        <p class="actions">
+          <button type="submit" value="cancel" class="secondary" autofocus>
+            Cancel
+          </button>
+          <button type="submit" value="confirm" class="danger" id="confirm-ok">
+            Confirm
+          </button>
+        </p>
+      </form>
+    </dialog>
   );
 }
 

@@ -14,6 +14,33 @@ function fieldError(body: string, field: string): string | undefined {
   return new RegExp(`<p class="error" id="err-${field}" role="alert">([^<]*)</p>`).exec(body)?.[1];
 }
 
+test('geo rows: a country typed by name is saved as its ISO code; a typo is refused, not saved as a rule that never matches', async () => {
+  const t = await createTestApp();
+  try {
+    const browser = await logIn(t, await addUser(t, 'member'));
+    const base = `/dashboard/w/${await slugOf(t)}/links`;
+    const form = await browser.get(`${base}/new`);
+    assert.match(form.body, /<datalist id="countries">.*<option value="DE">Germany<\/option>/s, 'the picker lists countries by name');
+    assert.match(form.body, /name="geo_country_0"[^>]*list="countries"/);
+    const refused = await browser.post(`${base}/new`, { url: 'https://shop.example.com/', key: 'geo-typo', geo_country_0: 'Germny', geo_url_0: 'https://shop.example.com/de' });
+    assert.equal(refused.statusCode, 422);
+    assert.match(fieldError(refused.body, 'geo') ?? '', /“Germny” is not a country/);
+    assert.match(refused.body, /name="geo_country_0" value="Germny"/, 'the form as typed');
+    const links = (await t.app.inject({ method: 'GET', url: '/links', headers: t.headers })).json() as unknown[];
+    assert.equal(links.length, 0, 'nothing saved');
+
+    const res = await browser.post(`${base}/new`, { url: 'https://shop.example.com/', key: 'geo-named', geo_country_0: 'Germany', geo_url_0: 'https://shop.example.com/de' });
+    assert.equal(res.statusCode, 303, res.body);
+    const id = createdId(res.headers.location as string);
+    assert.deepEqual((await apiLink(t, id)).geo, { DE: 'https://shop.example.com/de' });
+    const edit = await browser.get(`${base}/${id}/edit`);
+    assert.match(edit.body, /name="geo_country_0" value="DE"/);
+    assert.match(edit.body, /class="hint country-name">\u{1F1E9}\u{1F1EA} Germany</u, 'the row names its country');
+  } finally {
+    await t.close();
+  }
+});
+
 test('a link built with UTM, tags, folder, expiry, password, devices, geo and variants is the link the API returns', async () => {
   const t = await createTestApp();
   try {
@@ -143,13 +170,14 @@ test('refusals of the API land at their field, with the form as it was typed', a
     const base = `/dashboard/w/${await slugOf(t)}/links`;
     await browser.get(`${base}/new`);
     const cases: [Record<string, string>, string, RegExp][] = [
-      [{ url: 'ftp://example.com/file', title: 'Typed <title>' }, 'url', /url/],
+      [{ url: 'ftp://example.com/file', title: 'Typed <title>' }, 'url', /^The destination URL must be a web address/],
       [{ url: 'https://example.com/', key: 'taken', domain: taken.domain }, 'key', /already exists/],
       [{ url: 'https://example.com/', domain: 'not-ours.example.org' }, 'domain', /[Dd]omain/],
-      [{ url: 'https://example.com/', geo_country_0: 'US', geo_url_0: 'javascript:alert(1)' }, 'geo', /geo/],
-      [{ url: 'https://example.com/', expiresAt: 'tomorrow' }, 'expiresAt', /expiration/],
-      [{ url: 'https://example.com/', ios: 'not a url' }, 'ios', /ios/],
-      [{ url: 'https://example.com/', trackConversion: 'on', variant_url_0: 'https://a.example/', variant_percentage_0: '5', variant_url_1: 'https://b.example/', variant_percentage_1: '95' }, 'variants', /testVariants\[0\]\.percentage/],
+      [{ url: 'https://example.com/', geo_country_0: 'US', geo_url_0: 'javascript:alert(1)' }, 'geo', /^The URL for United States must be a web address/],
+      [{ url: 'https://example.com/', expiresAt: 'tomorrow' }, 'expiresAt', /^The expiry date is not a date and time/],
+      [{ url: 'https://example.com/', expiresAtLocal: 'tomorrow' }, 'expiresAt', /^The expiry date is not a date and time/],
+      [{ url: 'https://example.com/', ios: 'not a url' }, 'ios', /^The iOS destination must be a web address/],
+      [{ url: 'https://example.com/', trackConversion: 'on', variant_url_0: 'https://a.example/', variant_percentage_0: '5', variant_url_1: 'https://b.example/', variant_percentage_1: '95' }, 'variants', /Variant 1&#39;s share must be at least 10\. Variant 2&#39;s share can be at most 90\./],
       [{ url: 'https://example.com/', variant_url_0: 'https://a.example/', variant_percentage_0: '50', variant_url_1: 'https://b.example/', variant_percentage_1: '50' }, 'variants', /Conversion tracking/],
     ];
     for (const [fields, field, message] of cases) {
@@ -158,7 +186,7 @@ test('refusals of the API land at their field, with the form as it was typed', a
       const printed = fieldError(res.body, field);
       assert.ok(printed, `${field}: message at the field in ${res.body.slice(res.body.indexOf('<form'), res.body.indexOf('<form') + 400)}`);
       assert.match(printed!, message, field);
-      assert.match(res.body, new RegExp(`name="${field === 'variants' ? 'variant_url_0' : field === 'geo' ? 'geo_url_0' : field}"[^>]*aria-invalid="true"|id="err-${field}"`));
+      assert.match(res.body, new RegExp(`name="${field === 'variants' ? 'variant_url_0' : field === 'geo' ? 'geo_url_0' : field === 'expiresAt' ? 'expiresAtLocal' : field}"[^>]*aria-invalid="true"|id="err-${field}"`));
       // What was typed comes back, escaped.
       // (@kitajs/html escapes quotes and ampersands in attributes; `<` inside a quoted value is text.)
       if (fields.title) assert.match(res.body, /name="title" value="Typed <title>"/);
@@ -166,6 +194,11 @@ test('refusals of the API land at their field, with the form as it was typed', a
     }
     const res = await browser.post(`${base}/new`, { url: 'ftp://example.com/file' });
     assert.equal(res.statusCode, 422);
+    // Every problem at once: the form's own and the key's availability (asked of the service even though the form failed).
+    const all = await browser.post(`${base}/new`, { url: 'ftp://example.com/file', key: 'taken', domain: taken.domain, ios: 'nope', geo_country_0: 'Germny', geo_url_0: 'https://a.example/' });
+    assert.equal(all.statusCode, 422);
+    for (const field of ['url', 'key', 'ios', 'geo']) assert.ok(fieldError(all.body, field), `${field} too`);
+    assert.match(fieldError(all.body, 'key')!, /already exists/);
     // Nothing was created by the refused forms.
     const list = await t.app.inject({ method: 'GET', url: '/links', headers: t.headers });
     assert.equal(list.json().length, 1);
@@ -223,6 +256,40 @@ test('viewers get no builder and are refused every write; another workspace’s 
     assert.equal((await apiLink(t, theirs.id, other.headers)).url, 'https://example.com/theirs');
     // Without the CSRF field a form is refused before anything is written.
     assert.equal((await member.post(`${base}/new`, { url: 'https://example.com/x', _csrf: null })).statusCode, 403);
+  } finally {
+    await t.close();
+  }
+});
+
+test('expiry: the browser’s ISO value wins, seconds are kept, the saved time comes back for links.js to show locally, a past date warns', async () => {
+  const t = await createTestApp();
+  try {
+    const browser = await logIn(t, await addUser(t, 'member'));
+    const base = `/dashboard/w/${await slugOf(t)}/links`;
+    const form = await browser.get(`${base}/new`);
+    assert.match(form.body, /<input type="datetime-local" name="expiresAtLocal" step="1" value="" data-local-time="expiresAt"/);
+    assert.match(form.body, /<input type="hidden" name="expiresAt" value=""/);
+    assert.match(form.body, /<span class="warning" id="expiry-past" role="status" hidden>/, 'no warning without a date');
+
+    // links.js sent the ISO value of 12:30:15 in Berlin (summer: UTC+2).
+    const res = await browser.post(`${base}/new`, { url: 'https://shop.example.com/', expiresAtLocal: '2030-06-01T12:30:15', expiresAt: '2030-06-01T10:30:15.000Z' });
+    assert.equal(res.statusCode, 303, res.body);
+    const id = createdId(res.headers.location as string);
+    assert.equal((await apiLink(t, id)).expiresAt, '2030-06-01T10:30:15.000Z');
+    const edit = await browser.get(`${base}/${id}/edit`);
+    assert.match(edit.body, /name="expiresAtLocal" step="1" value="2030-06-01T10:30:15" data-local-time="expiresAt" data-utc="2030-06-01T10:30:15.000Z"/, 'UTC until links.js shows it locally');
+    assert.match(edit.body, /id="expiry-past" role="status" hidden>/, 'a future date: no warning');
+
+    // Without JavaScript the hidden field is empty: the shown value is read as UTC, seconds kept.
+    const plain = await browser.post(`${base}/${id}/edit`, { url: 'https://shop.example.com/', expiresAtLocal: '2020-01-02T03:04:05', expiresAt: '' });
+    assert.equal(plain.statusCode, 303, plain.body);
+    assert.equal((await apiLink(t, id)).expiresAt, '2020-01-02T03:04:05.000Z');
+    const past = await browser.get(`${base}/${id}/edit`);
+    assert.match(past.body, /<span class="warning" id="expiry-past" role="status">This date is in the past/, 'a past date warns');
+
+    // Emptied: no expiry.
+    assert.equal((await browser.post(`${base}/${id}/edit`, { url: 'https://shop.example.com/', expiresAtLocal: '', expiresAt: '' })).statusCode, 303);
+    assert.equal((await apiLink(t, id)).expiresAt, null);
   } finally {
     await t.close();
   }

@@ -5,7 +5,9 @@
  * it concerns, so the page can print it there. Pure functions, no I/O.
  *
  * Field names (the browser tests use them): url, domain, key, utm_source … utm_content,
- * tag_<tagId> (checkbox), folderId, expiresAt (UTC, `YYYY-MM-DDTHH:MM`), expiredUrl, password,
+ * tag_<tagId> (checkbox), folderId, expiresAtLocal (shown: the browser's time, seconds kept) and
+ * expiresAt (hidden: ISO, which links.js fills from it; empty without JavaScript, when the shown
+ * value is read as UTC), expiredUrl, password,
  * ios, android, geo_country_<i> / geo_url_<i>, variant_url_<i> / variant_percentage_<i>,
  * trackConversion, proxy ("Custom link preview": saved only with a title, description or image),
  * publicStats ("Share stats"), publicConversions (shown on the shared page; the
@@ -15,9 +17,13 @@
  * const body = formToBody({ url: 'https://a.example', utm_source: 'news', tag_tag_1: 'on' }, 'create');
  * // { ok: true, input: { url: 'https://a.example', utm_source: 'news', tagIds: ['tag_1'], … } }
  */
-import { ApiError, formatZodError } from '../http/errors.js';
-import { CreateLinkBody, UpdateLinkBody, type CreateLinkInput, type LinkResponse, type UpdateLinkInput } from '../links/schema.js';
+import type { core } from 'zod';
+import { ApiError } from '../http/errors.js';
+import { CreateLinkBody, UpdateLinkBody, parseIsoDate, type CreateLinkInput, type LinkResponse, type UpdateLinkInput } from '../links/schema.js';
 import { UTM_COLUMNS } from '../links/urls.js';
+import { countryCodeOf, countryName, isCountryCode } from './countries.js';
+
+type ZodIssue = core.$ZodIssue;
 
 export type FormValues = Record<string, string>;
 
@@ -32,9 +38,24 @@ export const VARIANT_ROWS = 4;
 
 const TEXT_FIELDS = ['url', 'domain', 'key', 'expiredUrl', 'password', 'ios', 'android', 'title', 'description', 'image', 'folderId'] as const;
 
-/** `2030-01-31T10:00` (the datetime-local format, read as UTC) from an ISO date. */
-function toLocalInput(iso: string | null): string {
-  return iso ? iso.slice(0, 16) : '';
+/** `2030-01-31T10:00:05` (the datetime-local format, seconds kept) in UTC, from an ISO date. */
+function toUtcInput(iso: string | null): string {
+  return iso ? new Date(iso).toISOString().slice(0, 19) : '';
+}
+
+/**
+ * The expiry the form holds: the hidden `expiresAt` (ISO, set by links.js from the browser's
+ * time zone), else the visible `expiresAtLocal` read as UTC (no JavaScript).
+ */
+export function expiryText(values: FormValues): string {
+  return (values.expiresAt ?? '').trim() || (values.expiresAtLocal ?? '').trim();
+}
+
+/** The expiry as milliseconds, when the form holds a readable one. */
+export function expiryOf(values: FormValues): number | undefined {
+  const text = expiryText(values);
+  const ms = text ? parseIsoDate(text) : NaN;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** The form's fields for an existing link (the edit page). */
@@ -42,7 +63,9 @@ export function linkToForm(link: LinkResponse): FormValues {
   const v: FormValues = { url: link.url, domain: link.domain, key: link.key };
   for (const f of ['expiredUrl', 'password', 'ios', 'android', 'title', 'description', 'image', 'folderId'] as const) v[f] = link[f] ?? '';
   for (const c of UTM_COLUMNS) v[c] = link[c] ?? '';
-  v.expiresAt = toLocalInput(link.expiresAt);
+  // The hidden field is filled by links.js (from data-utc); the visible one shows UTC until it runs.
+  v.expiresAt = link.expiresAt ?? '';
+  v.expiresAtLocal = toUtcInput(link.expiresAt);
   if (link.trackConversion) v.trackConversion = 'on';
   if (link.publicStats) v.publicStats = 'on';
   if (link.proxy) v.proxy = 'on';
@@ -82,7 +105,8 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
     if (value !== '') body[c] = value;
     else if (mode === 'edit') body[c] = null;
   }
-  body.expiresAt = text('expiresAt') === '' ? (mode === 'edit' ? null : undefined) : text('expiresAt');
+  const expiry = expiryText(values);
+  body.expiresAt = expiry === '' ? (mode === 'edit' ? null : undefined) : expiry;
   body.trackConversion = values.trackConversion === 'on' || values.trackConversion === 'true';
   // "Share stats"; whether the shared page shows conversions is the route's (not in the API's link).
   // "Custom link preview": crawlers get the card only when it has something to show.
@@ -96,7 +120,9 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
     .map((k) => k.slice(4));
   const geo: Record<string, string> = {};
   for (let i = 0; `geo_country_${i}` in values || `geo_url_${i}` in values; i++) {
-    const country = text(`geo_country_${i}`).toUpperCase();
+    // A name or code typed in any case is saved as its ISO code; anything else stays as typed, for geoErrors to refuse.
+    const typed = text(`geo_country_${i}`);
+    const country = countryCodeOf(typed) ?? typed;
     const url = text(`geo_url_${i}`);
     if (country || url) geo[country] = url;
   }
@@ -116,50 +142,119 @@ export function formToRawBody(values: FormValues, mode: 'create' | 'edit'): Reco
 
 export type Parsed<T> = { ok: true; input: T } | { ok: false; errors: FieldErrors };
 
-/** The fields validated by the API's schema (CreateLinkBody or UpdateLinkBody). */
+/** The fields validated by the API's schema (CreateLinkBody or UpdateLinkBody): every problem at once. */
 export function formToBody(values: FormValues, mode: 'create'): Parsed<CreateLinkInput>;
 export function formToBody(values: FormValues, mode: 'edit'): Parsed<UpdateLinkInput>;
 export function formToBody(values: FormValues, mode: 'create' | 'edit'): Parsed<CreateLinkInput | UpdateLinkInput> {
   const raw = formToRawBody(values, mode);
+  const geo = geoError(raw.geo as Record<string, string> | null | undefined);
   const parsed = (mode === 'create' ? CreateLinkBody : UpdateLinkBody).safeParse(raw);
-  if (parsed.success) return { ok: true, input: parsed.data };
-  return { ok: false, errors: errorsOf(formatZodError(parsed.error)) };
+  if (parsed.success && !geo) return { ok: true, input: parsed.data };
+  const errors: FieldErrors = {};
+  for (const issue of parsed.success ? [] : parsed.error.issues) addError(errors, fieldOfPath(issue.path), plainMessage(issue));
+  if (geo) addError(errors, 'geo', geo);
+  return { ok: false, errors };
 }
 
-/** The form field a `rule: path: message` path names (`geo.US` → geo, `testVariants[1].url` → variants). */
-function fieldOfPath(path: string): ErrorField {
-  const top = path.split(/[.[]/)[0] ?? '';
+/** Adds a message to a field's (several problems at one field are printed together). */
+export function addError(errors: FieldErrors, field: ErrorField, message: string): void {
+  const before = errors[field];
+  if (before === message || before?.includes(message)) return;
+  errors[field] = before ? `${before} ${message}` : message;
+}
+
+/**
+ * The dashboard's own rule for geo rows (the API keeps its published, laxer one): each country
+ * an ISO 3166-1 code, so no rule is saved that the redirect could never match.
+ */
+function geoError(geo: Record<string, string> | null | undefined): string | undefined {
+  const keys = Object.keys(geo ?? {});
+  if (keys.includes('')) return 'Choose the country of every row that has a URL.';
+  const unknown = keys.filter((k) => !isCountryCode(k));
+  if (!unknown.length) return undefined;
+  const list = unknown.map((k) => `“${k}”`).join(', ');
+  return `${list} ${unknown.length === 1 ? 'is not a country' : 'are not countries'}: type a country's name (such as Germany) or its two-letter code (DE) and pick it from the list.`;
+}
+
+type Path = readonly PropertyKey[];
+
+/** The form field a request field's path names (`geo.US` → geo, `testVariants[1].url` → variants). */
+export function fieldOfPath(path: Path | string): ErrorField {
+  const top = String((typeof path === 'string' ? path.split(/[.[]/) : path)[0] ?? '');
   if (top.startsWith('utm_')) return 'utm';
   if (top === 'testVariants' || top === 'trackConversion') return 'variants';
   if (top === 'tagIds' || top === 'tagNames') return 'tags';
   if (top === 'title' || top === 'description' || top === 'image') return 'preview';
+  if (top === 'prefix') return 'key';
   const known: ErrorField[] = ['url', 'domain', 'key', 'folderId', 'expiresAt', 'expiredUrl', 'password', 'ios', 'android', 'geo'];
   return (known as string[]).includes(top) ? (top as ErrorField) : 'form';
 }
 
-/** Service messages that name no path, by what they are about. */
-function fieldOfMessage(message: string): ErrorField {
-  // Plan and quota refusals name several features or none: above the form.
-  if (/on a \w+ plan|upgrade/i.test(message)) return 'form';
-  if (/A\/B testing|variant/i.test(message)) return 'variants';
-  if (/destination URL/i.test(message)) return 'url';
-  if (/\btag/i.test(message)) return 'tags';
-  if (/folder/i.test(message)) return 'folderId';
-  if (/domain/i.test(message) && !/short link|key/i.test(message)) return 'domain';
-  if (/\bkey\b|short link|reserved|prefix/i.test(message)) return 'key';
-  if (/expir/i.test(message)) return 'expiresAt';
-  return 'form';
+const LABELS: Record<string, string> = {
+  url: 'The destination URL',
+  domain: 'The domain',
+  key: 'The key',
+  expiresAt: 'The expiry date',
+  expiredUrl: 'The address after expiry',
+  password: 'The password',
+  ios: 'The iOS destination',
+  android: 'The Android destination',
+  title: 'The preview title',
+  description: 'The preview description',
+  image: 'The preview image',
+  testVariants: 'The A/B test',
+  utm_source: 'The UTM source',
+  utm_medium: 'The UTM medium',
+  utm_campaign: 'The UTM campaign',
+  utm_term: 'The UTM term',
+  utm_content: 'The UTM content',
+};
+/** Fields whose custom rule is "an http(s) address". */
+const URL_FIELDS = new Set(['url', 'expiredUrl', 'ios', 'android']);
+
+/** What a field is called in a sentence. */
+function labelOf(path: Path): string {
+  const [top, a, b] = path.map(String);
+  if (top === 'geo' && a) return `The URL for ${countryName(a)}`;
+  if (top === 'testVariants' && a !== undefined && /^\d+$/.test(a)) return `Variant ${Number(a) + 1}'s ${b === 'percentage' ? 'share' : 'URL'}`;
+  return LABELS[top ?? ''] ?? `The field ${path.map(String).join('.')}`;
 }
 
-/** One message → the field it concerns. */
-export function errorsOf(message: string): FieldErrors {
-  const m = /^[a-z_]+: ([\w.[\]-]+): (.*)$/s.exec(message);
-  if (m) return { [fieldOfPath(m[1]!)]: message };
-  return { [fieldOfMessage(message)]: message };
+/** A schema problem as a sentence for the person filling the form (not the API's developer wording). */
+function plainMessage(issue: ZodIssue): string {
+  const label = labelOf(issue.path);
+  const top = String(issue.path[0] ?? '');
+  const limit = (issue as { maximum?: number | bigint; minimum?: number | bigint }).maximum ?? (issue as { minimum?: number | bigint }).minimum;
+  const origin = (issue as { origin?: string }).origin;
+  switch (issue.code) {
+    case 'too_big':
+      if (origin === 'string') return `${label} is too long: at most ${limit} characters.`;
+      if (origin === 'array' || origin === 'set') return `${label} takes at most ${limit}.`;
+      return `${label} can be at most ${limit}.`;
+    case 'too_small':
+      if (origin === 'string') return `${label} is too short: at least ${limit} characters.`;
+      if (origin === 'array' || origin === 'set') return `${label} needs at least ${limit}${top === 'testVariants' ? ' destinations' : ''}.`;
+      return `${label} must be at least ${limit}.`;
+    case 'invalid_type':
+      return (issue as { expected?: string }).expected === 'number' ? `${label} must be a number.` : `${label} is missing or not valid.`;
+    default: {
+      if (issue.code === 'custom' && top === 'image' && issue.path.length === 1) return `${label} must be a web address starting with https:// (or http://), or an uploaded image.`;
+      const isUrl =
+        issue.code === 'custom' &&
+        ((URL_FIELDS.has(top) && issue.path.length === 1) || (top === 'geo' && issue.path.length === 2) || (top === 'testVariants' && issue.path.at(-1) === 'url'));
+      if (isUrl) return `${label} must be a web address starting with https:// (or http://).`;
+      if (top === 'expiresAt') return `${label} is not a date and time: choose one in the calendar.`;
+      return `${label}: ${issue.message}`;
+    }
+  }
 }
 
-/** A service refusal of the form (a 4xx ApiError) as field errors; anything else is rethrown. */
+/** A service refusal of the form (a 4xx ApiError) as field errors, by the field the error carries; anything else is rethrown. */
 export function errorsOfApiError(err: unknown): FieldErrors {
-  if (err instanceof ApiError && err.status >= 400 && err.status < 500) return errorsOf(err.message);
-  throw err;
+  if (!(err instanceof ApiError) || err.status < 400 || err.status >= 500) throw err;
+  const field = err.field ? fieldOfPath(err.field) : 'form';
+  // Ids a person never typed: say what happened instead (a tag or folder deleted meanwhile).
+  if (field === 'tags' && err.status === 422) return { tags: 'A chosen tag no longer exists (deleted meanwhile?): reload the page and choose again.' };
+  if (field === 'folderId' && err.status === 404) return { folderId: 'The chosen folder no longer exists (deleted meanwhile?): choose another.' };
+  return { [field]: err.message };
 }

@@ -6,12 +6,45 @@
    - [data-needs-selection] buttons are disabled while no [data-select] box of their form is ticked;
    - typing in a [data-preview] field ticks the form's "Custom link preview" ([name=proxy]);
    - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
-     that URL fills them back. */
+     that URL fills them back;
+   - a submit button (or form) with [data-confirm="what is lost"] opens the page's <dialog id="confirm">
+     first and submits only when "confirm" is pressed (the listener runs in the capture phase, so
+     htmx never sees the held submission);
+   - a [data-local-time="<hidden field>"] date-time is typed in the browser's time zone: its hidden
+     field gets the ISO (UTC) value, its [data-utc] saved value is shown in local time, the
+     [data-zone-label] element names the zone and [data-past-warning] shows for a past date. */
 (function () {
   'use strict';
   function reveal(root) {
     root.querySelectorAll('[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
     root.querySelectorAll('form').forEach(selectionChanged);
+    root.querySelectorAll('[data-local-time]').forEach(setUpLocalTime);
+  }
+
+  // Date-times in the browser's time zone (the expiry): shown locally, sent as ISO in UTC.
+  function two(n) { return (n < 10 ? '0' : '') + n; }
+  function localInputValue(d) {
+    return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + 'T' + two(d.getHours()) + ':' + two(d.getMinutes()) + ':' + two(d.getSeconds());
+  }
+  function setUpLocalTime(input) {
+    if (input.hasAttribute('data-local-ready')) return;
+    input.setAttribute('data-local-ready', '');
+    var saved = input.getAttribute('data-utc');
+    var d = saved ? new Date(saved) : null;
+    if (d && !isNaN(d.getTime())) input.value = localInputValue(d);
+    var label = document.getElementById(input.getAttribute('data-zone-label') || '');
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (label) label.textContent = 'In your time zone' + (zone ? ' (' + zone + ')' : '') + '.';
+    syncLocalTime(input);
+  }
+  function syncLocalTime(input) {
+    var hidden = input.form && input.form.elements.namedItem(input.getAttribute('data-local-time'));
+    // "YYYY-MM-DDTHH:MM[:SS]" without a zone is local time to Date.
+    var d = input.value ? new Date(input.value) : null;
+    var valid = d && !isNaN(d.getTime());
+    if (hidden) hidden.value = valid ? d.toISOString() : '';
+    var warning = document.getElementById(input.getAttribute('data-past-warning') || '');
+    if (warning) warning.hidden = !(valid && d.getTime() <= Date.now());
   }
   // Bulk buttons ([data-needs-selection]) stay disabled until a row of their form is ticked.
   function selectionChanged(form) {
@@ -42,14 +75,43 @@
     });
   });
   document.addEventListener('change', function (e) {
+    if (e.target.hasAttribute && e.target.hasAttribute('data-local-time')) syncLocalTime(e.target);
+  });
+  document.addEventListener('change', function (e) {
     var box = e.target;
     if (box.form && (box.hasAttribute('data-select') || box.hasAttribute('data-select-all'))) selectionChanged(box.form);
   });
+
+  // Confirmation before delete, revoke and remove: the submission is held, the dialog says what
+  // is lost, and only its confirm button sends the form again (with the same submit button).
+  var confirmedForm = null;
+  document.addEventListener('submit', function (e) {
+    var form = e.target;
+    var submitter = e.submitter || null;
+    var source = submitter && submitter.hasAttribute('data-confirm') ? submitter : form.hasAttribute('data-confirm') ? form : null;
+    if (!source) return;
+    if (confirmedForm === form) { confirmedForm = null; return; }
+    var dialog = document.getElementById('confirm');
+    if (!dialog || typeof dialog.showModal !== 'function') return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    var ticked = Array.prototype.filter.call(form.elements, function (box) { return box.hasAttribute('data-select') && box.checked; }).length;
+    dialog.querySelector('#confirm-text').textContent = source.getAttribute('data-confirm').replace('{count}', String(ticked));
+    dialog.querySelector('#confirm-ok').textContent = source.getAttribute('data-confirm-button') || 'Confirm';
+    dialog.returnValue = '';
+    dialog.addEventListener('close', function () {
+      if (dialog.returnValue !== 'confirm') return;
+      confirmedForm = form;
+      if (submitter) form.requestSubmit(submitter); else form.requestSubmit();
+    }, { once: true });
+    dialog.showModal();
+  }, true);
 
   document.addEventListener('input', function (e) {
     var field = e.target;
     var form = field.form;
     if (!form) return;
+    if (field.hasAttribute('data-local-time')) syncLocalTime(field);
     // Typing a preview field turns "Custom link preview" on (it can be unticked again).
     if (field.hasAttribute('data-preview') && field.value.trim()) {
       var proxy = form.querySelector('[name=proxy]');

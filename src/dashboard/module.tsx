@@ -16,6 +16,7 @@ import type { UsersModule } from '../users/module.js';
 import { ApiError, codeForStatus } from '../http/errors.js';
 import { HIDDEN, createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
 import { assetRoutes } from './assets.js';
+import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
@@ -49,6 +50,7 @@ export function createDashboardModule(
 
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(assetRoutes);
+    await app.register(entryRoutes);
     const limiter = createLoginLimiter(ctx.database, {
       perAddress: ctx.config.loginRateLimitPerAddress,
       perAccount: ctx.config.loginRateLimitPerAccount,

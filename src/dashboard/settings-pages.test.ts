@@ -101,6 +101,13 @@ test('domains: add, verification instructions, not-found URL; webhooks: create w
   assert.equal((await owner.post(at('domains/go.acme.test'), { notFoundUrl: 'javascript:alert(1)' })).statusCode, 422);
   assert.equal((await owner.post(at('domains/go.acme.test'), { notFoundUrl: 'https://acme.test/404' })).statusCode, 303);
   assert.equal(((await t.inject({ method: 'GET', url: '/domains/go.acme.test' })).json() as { notFoundUrl: string }).notFoundUrl, 'https://acme.test/404');
+  // The DNS record to set, as a table; the first domain added is not silently the default of new links.
+  assert.match(page, /<table class="dns-records"[^>]*>.*<td>CNAME<\/td><td><code>go\.acme\.test<\/code><\/td><td><code>[^<]+<\/code><\/td>/s);
+  const primaryOf = async (d: string) => ((await t.inject({ method: 'GET', url: `/domains/${d}` })).json() as { primary: boolean }).primary;
+  assert.equal(await primaryOf('go.acme.test'), false, 'unticked: not the default');
+  assert.equal((await owner.post(at('domains'), { slug: 'deals.acme.test', makeDefault: 'on' })).statusCode, 303);
+  assert.equal(await primaryOf('deals.acme.test'), true, 'ticked: the default for new links');
+  assert.match((await owner.get(at('domains'))).body, /data-domain="deals\.acme\.test">.*?default for new links/s);
 
   await owner.get(at('webhooks'));
   const created = await owner.post(at('webhooks'), { name: 'Hook', url: 'https://hooks.example.com/w', 'trigger_link.created': 'on', 'trigger_lead.created': 'on' });

@@ -221,6 +221,9 @@ async function ping(db: Kysely<Database>): Promise<void> {
   await db.selectFrom('workspaces').select('id').limit(1).execute();
 }
 
+/** What reading the server's catalog says when another schema is dropped as it reads. */
+export const CATALOG_RACE = /^(?:(?:schema|relation) ".+"|column ".+" of relation ".+") does not exist$/;
+
 async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string): Promise<void> {
   const migrations = migrationsFor(dialect);
   const migrator = new Migrator({
@@ -243,9 +246,10 @@ async function migrate(db: Kysely<Database>, dialect: Dialect, pgSchema?: string
     const message = String((error as Error)?.message ?? error);
     // Kysely's migrator reads the catalog of every schema on the server (to find its own tables),
     // and a schema dropped meanwhile by someone else (a concurrent test, another app) fails that
-    // read ("schema … does not exist", or "relation … does not exist" for a table of that schema
-    // listed a moment before). Nothing of ours was changed: read again.
-    if (!failed && attempt < 10 && dialect.name === 'postgres' && /^(schema|relation) ".+" does not exist$/.test(message)) {
+    // read ("schema … does not exist", "relation … does not exist" for a table of that schema
+    // listed a moment before, or "column … of relation … does not exist" from its column query).
+    // Nothing of ours was changed: read again.
+    if (!failed && attempt < 10 && dialect.name === 'postgres' && CATALOG_RACE.test(message)) {
       await new Promise((r) => setTimeout(r, 50 * attempt));
       continue;
     }

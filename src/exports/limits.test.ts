@@ -11,9 +11,12 @@ import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../redirect/testing.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { loopDuring } from '../test-support/event-loop.js';
-import { addUser, logIn, slugOf } from '../dashboard/testing.js';
+import { addUser, logIn, slugOf, type Browser } from '../dashboard/testing.js';
 
-const EVENTS = 20_000;
+// Large enough that a paused reader's export cannot finish into the kernel's socket buffers
+// (several MB each way on loopback): at 20,000 events (~4.6 MB of CSV) a held export sometimes
+// ended before the test asked for the next one, and its slot was free.
+const EVENTS = 50_000;
 let t: TestApp;
 let base: string;
 
@@ -90,15 +93,18 @@ async function until(what: string, check: () => boolean | Promise<boolean>): Pro
 }
 
 test('past EXPORTS_PER_WORKSPACE running exports the next one is 429; another workspace is not affected; a slot returns when a client goes away', async () => {
+  // Everything the checks need is made first, so the held exports are held only while they run.
+  const browser = await logIn(t, await addUser(t, 'owner'));
+  const other = await t.addWorkspace();
   const held = [await stalledClient(EXPORT, t.headers), await stalledClient(`${EXPORT}&format=ndjson`, t.headers)];
   try {
-    await holdingTwo(held);
+    await holdingTwo(held, browser, other);
   } finally {
     for (const h of held) h.req.destroy();
   }
 });
 
-async function holdingTwo(held: { res: IncomingMessage; req: ClientRequest }[]) {
+async function holdingTwo(held: { res: IncomingMessage; req: ClientRequest }[], browser: Browser, other: { headers: Record<string, string> }) {
   for (const h of held) assert.equal(h.res.statusCode, 200);
   await until('both exports counted', () => t.modules.exports.service.running(t.workspaceId) === 2);
 
@@ -110,10 +116,9 @@ async function holdingTwo(held: { res: IncomingMessage; req: ClientRequest }[]) 
   assert.match(error.doc_url, /#rate-limit_exceeded$/);
   assert.ok(Number(refused.headers['retry-after']) > 0);
   // The dashboard's downloads count against the same exports.
-  const browser = await logIn(t, await addUser(t, 'owner'));
+  assert.equal(t.modules.exports.service.running(t.workspaceId), 2, 'both exports still held');
   assert.equal((await browser.get(`/dashboard/w/${await slugOf(t)}/analytics/export?groupBy=countries`)).statusCode, 429);
 
-  const other = await t.addWorkspace();
   assert.equal((await t.app.inject({ method: 'GET', url: '/links/export', headers: other.headers })).statusCode, 200, 'another workspace exports');
 
   // A client that goes away gives its slot back; so does an export that ends.

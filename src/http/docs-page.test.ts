@@ -34,6 +34,15 @@ test('the /docs page disables the AI agent, MCP, developer tools, client button,
     assert.doesNotMatch(res.body, /cdn\.jsdelivr|esm\.js/);
     const script = await t.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
     assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.ok(script.body.length > 100_000, 'the viewer script itself');
+    // The viewer runs in an app of its own: its redirect and 404 come back through this one.
+    const bare = await t.app.inject({ method: 'GET', url: '/docs' });
+    assert.equal(bare.statusCode, 301);
+    assert.equal(bare.headers.location, '/docs/');
+    const missing = await t.app.inject({ method: 'GET', url: '/docs/nothing-here' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().error.code, 'not_found');
   } finally {
     await t.close();
   }

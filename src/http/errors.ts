@@ -49,11 +49,18 @@ export class ApiError extends Error {
   readonly status: number;
   /** Extra response headers (e.g. Retry-After). */
   readonly headers?: Record<string, string>;
-  constructor(code: ErrorCode, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  /**
+   * The request field the refusal concerns (`key`, `domain`, `testVariants`…), for forms that
+   * print a message at its field (the dashboard's builder) without reading the message. Never
+   * part of the API's error body.
+   */
+  readonly field?: string;
+  constructor(code: ErrorCode, message: string, options: { headers?: Record<string, string>; cause?: unknown; field?: string } = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = ALL_ERROR_STATUS[code];
     this.headers = options.headers;
+    this.field = options.field;
   }
 }
 

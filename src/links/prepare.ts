@@ -148,9 +148,9 @@ export function prepareFields(input: FieldInput, baseUrl: string): LinkPatch {
 
 /** Rules that involve several fields of the resulting link. */
 export function assertLinkRules(link: { key: string; url: string; track_conversion: number; test_variants: string | null }): void {
-  if (!link.url && link.key !== ROOT_KEY) throw new ApiError('bad_request', 'Missing destination URL');
+  if (!link.url && link.key !== ROOT_KEY) throw new ApiError('bad_request', 'Missing destination URL', { field: 'url' });
   if (link.test_variants && !link.track_conversion) {
-    throw new ApiError('unprocessable_entity', 'Conversion tracking must be enabled to use A/B testing.');
+    throw new ApiError('unprocessable_entity', 'Conversion tracking must be enabled to use A/B testing.', { field: 'testVariants' });
   }
 }
 
@@ -161,9 +161,9 @@ export function createPreparer(deps: PrepareDeps) {
   async function resolveDomain(caller: Caller, raw: string | undefined): Promise<string> {
     if (raw === undefined || raw === '') return (await store.primaryDomain(caller.workspaceId)) ?? shortDomain;
     const domain = normaliseDomain(raw);
-    if (!domain) throw new ApiError('unprocessable_entity', `Invalid domain "${raw}": give a host name such as go.example.com, without protocol or path.`);
+    if (!domain) throw new ApiError('unprocessable_entity', `Invalid domain "${raw}": give a host name such as go.example.com, without protocol or path.`, { field: 'domain' });
     if (domain === shortDomain) return domain;
-    if (!(await store.hasDomain(caller.workspaceId, domain))) throw new ApiError('forbidden', 'Domain does not belong to workspace.');
+    if (!(await store.hasDomain(caller.workspaceId, domain))) throw new ApiError('forbidden', 'Domain does not belong to workspace.', { field: 'domain' });
     return domain;
   }
 
@@ -171,15 +171,15 @@ export function createPreparer(deps: PrepareDeps) {
   async function checkGivenKey(domain: string, raw: string, batch?: Batch): Promise<string> {
     const onDefaultDomain = domain === shortDomain;
     const processed = processKey(raw, { onDefaultDomain });
-    if (!processed.ok) throw new ApiError('unprocessable_entity', processed.reason);
+    if (!processed.ok) throw new ApiError('unprocessable_entity', processed.reason, { field: 'key' });
     const key = processed.key;
     if (key === ROOT_KEY && onDefaultDomain) {
-      throw new ApiError('forbidden', 'The root of the default short domain cannot be a link; use a domain of your workspace.');
+      throw new ApiError('forbidden', 'The root of the default short domain cannot be a link; use a domain of your workspace.', { field: 'domain' });
     }
     const reserved = reservedKeyReason(key, { onDefaultDomain });
-    if (reserved) throw new ApiError(reserved.status, reserved.message);
+    if (reserved) throw new ApiError(reserved.status, reserved.message, { field: 'key' });
     const lower = lookupKey(key);
-    if (batch?.keys.has(batchKey(domain, lower)) || (await store.keyTaken(domain, lower))) throw new ApiError('conflict', DUPLICATE_KEY);
+    if (batch?.keys.has(batchKey(domain, lower)) || (await store.keyTaken(domain, lower))) throw new ApiError('conflict', DUPLICATE_KEY, { field: 'key' });
     return key;
   }
 
@@ -187,7 +187,7 @@ export function createPreparer(deps: PrepareDeps) {
     let prefix: string | undefined;
     if (rawPrefix) {
       const p = processKey(rawPrefix.replace(/^\//, '').replace(/\/$/, ''), { onDefaultDomain: domain === shortDomain });
-      if (!p.ok || p.key === ROOT_KEY) throw new ApiError('unprocessable_entity', `Invalid prefix: ${p.ok ? 'reserved' : p.reason}`);
+      if (!p.ok || p.key === ROOT_KEY) throw new ApiError('unprocessable_entity', `Invalid prefix: ${p.ok ? 'reserved' : p.reason}`, { field: 'prefix' });
       prefix = p.key;
     }
     for (let i = 0; i < RANDOM_KEY_ATTEMPTS; i++) {
@@ -197,12 +197,12 @@ export function createPreparer(deps: PrepareDeps) {
       if (batch?.keys.has(batchKey(domain, lower))) continue;
       if (!(await store.keyTaken(domain, lower))) return key;
     }
-    throw new ApiError('conflict', 'Could not find a free random key on this domain; use a larger keyLength.');
+    throw new ApiError('conflict', 'Could not find a free random key on this domain; use a larger keyLength.', { field: 'key' });
   }
 
   async function checkExternalId(caller: Caller, externalId: string, batch?: Batch): Promise<void> {
     if (batch?.externalIds.has(externalId) || (await store.externalIdTaken(caller.workspaceId, externalId))) {
-      throw new ApiError('conflict', DUPLICATE_EXTERNAL_ID);
+      throw new ApiError('conflict', DUPLICATE_EXTERNAL_ID, { field: 'externalId' });
     }
   }
 
@@ -213,13 +213,13 @@ export function createPreparer(deps: PrepareDeps) {
       const ids = [...new Set(request.ids)];
       const found = await store.existingTagIds(caller.workspaceId, ids);
       const missing = ids.filter((id) => !found.has(id));
-      if (missing.length) throw new ApiError('unprocessable_entity', `Invalid tagIds detected: ${missing.join(', ')}`);
+      if (missing.length) throw new ApiError('unprocessable_entity', `Invalid tagIds detected: ${missing.join(', ')}`, { field: 'tagIds' });
       return ids;
     }
     const names = [...new Set(request.names.map((n) => n.toLowerCase()))];
     const byName = await store.tagsByNameKey(caller.workspaceId, names);
     const missing = request.names.filter((n) => !byName.has(n.toLowerCase()));
-    if (missing.length) throw new ApiError('unprocessable_entity', `Invalid tagNames detected: ${missing.join(', ')}`);
+    if (missing.length) throw new ApiError('unprocessable_entity', `Invalid tagNames detected: ${missing.join(', ')}`, { field: 'tagNames' });
     return [...new Set(names.map((n) => byName.get(n)!))];
   }
 
@@ -229,12 +229,12 @@ export function createPreparer(deps: PrepareDeps) {
     const unique = [...new Set(ids ?? [])];
     const found = await store.existingWebhookIds(caller.workspaceId, unique);
     const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw new ApiError('unprocessable_entity', `Invalid webhookIds detected: ${missing.join(', ')}`);
+    if (missing.length) throw new ApiError('unprocessable_entity', `Invalid webhookIds detected: ${missing.join(', ')}`, { field: 'webhookIds' });
     return unique;
   }
 
   async function checkFolder(caller: Caller, folderId: string | null | undefined): Promise<void> {
-    if (folderId && !(await store.folderExists(caller.workspaceId, folderId))) throw new ApiError('not_found', 'Folder not found.');
+    if (folderId && !(await store.folderExists(caller.workspaceId, folderId))) throw new ApiError('not_found', 'Folder not found.', { field: 'folderId' });
   }
 
   return {
@@ -297,12 +297,12 @@ export function createPreparer(deps: PrepareDeps) {
       if (keyGiven !== undefined || domainChanged) {
         if (existing.key === ROOT_KEY) {
           if (domainChanged || (keyGiven !== undefined && keyGiven !== ROOT_KEY)) {
-            throw new ApiError('unprocessable_entity', "The domain and key of a domain's root link cannot be changed.");
+            throw new ApiError('unprocessable_entity', "The domain and key of a domain's root link cannot be changed.", { field: 'key' });
           }
         } else {
           const candidate = keyGiven ?? existing.key;
           const processed = processKey(candidate, { onDefaultDomain: domainGiven === shortDomain });
-          if (!processed.ok) throw new ApiError('unprocessable_entity', processed.reason);
+          if (!processed.ok) throw new ApiError('unprocessable_entity', processed.reason, { field: 'key' });
           const sameLink = !domainChanged && lookupKey(processed.key) === existing.key_lower;
           key = sameLink ? processed.key : await checkGivenKey(domainGiven, candidate, options.batch);
         }

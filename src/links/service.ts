@@ -99,7 +99,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     try {
       result = await store.insertLinks(caller.workspaceId, writes, noting(note, also));
     } catch (err) {
-      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
+      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
     }
     if (result === 'over_limit') throw new ApiError('forbidden', linksLimitMessage(Number(caller.workspace.links_limit), caller.workspace.plan));
@@ -122,7 +122,7 @@ export function createLinkService(deps: LinkServiceDeps) {
       const note = () => noteChange(caller.workspaceId, 'link.update', existing.id, { fields: fieldsOf(input) });
       await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds, webhookIds }], noting(note, events.updated(caller.workspaceId, row)));
     } catch (err) {
-      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).');
+      if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
     }
     events.nudge();

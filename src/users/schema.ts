@@ -30,5 +30,5 @@ export function parseInput<T extends z.ZodTypeAny>(schema: T, value: unknown): z
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new ApiError('unprocessable_entity', `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw new ApiError('unprocessable_entity', `${issue.path.join('.') || 'input'}: ${issue.message}`, { field: issue.path.join('.') || undefined });
 }

@@ -53,7 +53,26 @@ function slugify(name: string): string {
   return s.length >= 3 ? s : `workspace-${s}`.replace(/-+$/, '');
 }
 
+/** A key's "last used" is written at most this often (per key; API requests only, never redirects). */
+export const KEY_USE_RECORD_MS = 60_000;
+
 export function createWorkspaceService(store: WorkspaceStore, now: () => number = Date.now) {
+  /** When this process last wrote each key's use: a burst of requests costs one write a minute. */
+  const lastRecorded = new Map<string, number>();
+  /**
+   * "Last used" for the keys page, off the request's path: not awaited, and a failure (the
+   * database closing at shutdown) only leaves the time older. The update's own condition keeps
+   * several processes to one write a minute too.
+   */
+  function recordUse(key: Pick<ApiKeyRow, 'id' | 'last_used_at'>): void {
+    const t = now();
+    const last = Math.max(lastRecorded.get(key.id) ?? -Infinity, key.last_used_at ?? -Infinity);
+    if (t - last < KEY_USE_RECORD_MS) return;
+    lastRecorded.set(key.id, t);
+    if (lastRecorded.size > 10_000) lastRecorded.delete(lastRecorded.keys().next().value!);
+    store.touchKey(key.id, t, KEY_USE_RECORD_MS).catch(() => lastRecorded.delete(key.id));
+  }
+
   async function uniqueSlug(base: string): Promise<string> {
     let slug = base;
     for (let i = 2; await store.findBySlug(slug); i++) slug = `${base}-${i}`;
@@ -127,6 +146,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
       const hash = hashApiKey(key);
       const found = await store.findKeyByHash(hash);
       if (!found || found.key.revoked_at !== null) throw new ApiError('unauthorized', 'Unauthorized: Invalid API key.');
+      recordUse(found.key);
       return {
         workspaceId: found.workspace.id,
         workspace: found.workspace,

@@ -112,8 +112,18 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       });
     },
 
-    async touchKey(keyId: string, now: number): Promise<void> {
-      await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+    /**
+     * Records a key's use at `now` unless one was recorded within `minGapMs` (by this process or
+     * another: the condition is in the update). True when a row was written.
+     */
+    async touchKey(keyId: string, now: number, minGapMs = 0): Promise<boolean> {
+      const r = await db
+        .updateTable('api_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', keyId)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - minGapMs)]))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
   };
 }

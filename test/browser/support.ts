@@ -57,9 +57,9 @@ export interface DashboardRun {
    * Opens `url` with the cookies of `as` in a context that bypasses the CSP (axe is injected as a
    * script tag, which the dashboard's CSP rightly refuses), runs axe in the light and the dark
    * colour scheme and returns its violations (every impact, the scheme in the id; `serious` and
-   * `critical` are the ones the test refuses).
+   * `critical` are the ones the test refuses). `prepare` runs before the audit (to open a dialog, say).
    */
-  audit(url: string, as: BrowserContext): Promise<AxeViolation[]>;
+  audit(url: string, as: BrowserContext, prepare?: (page: Page) => Promise<void>): Promise<AxeViolation[]>;
   /** Pages audited so far and the time the audits took (ms), for a diagnostic. */
   auditStats(): { pages: number; ms: number };
   /** Calls the API with the server's key. */
@@ -126,7 +126,7 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
         await page.screenshot({ path: join(shotDir, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
       },
       auditStats: () => ({ ...audits }),
-      async audit(url, as) {
+      async audit(url, as, prepare) {
         const started = performance.now();
         audits.pages += 1;
         // One page for every audit, given the cookies of the context audited (its session).
@@ -139,6 +139,7 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
           if (!response || response.status() >= 400) throw new Error(`audit of ${url}: ${response?.status()}`);
           // Not the login page instead (a lost session would audit the wrong page and pass).
           if (page.url() !== url) throw new Error(`audit of ${url} landed on ${page.url()}`);
+          await prepare?.(page);
           await page.addScriptTag({ path: AXE_PATH });
           // Both colour schemes: dashboard.css has a dark palette (prefers-color-scheme), whose contrast counts too.
           const found: AxeViolation[] = [];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createLink, freePort, startClickLoad, type ServerProcess } from '../../src/test-support/server-process.js';
 import { mountSmallDisk } from '../../src/test-support/small-disk.js';
-import { answeredAtLeast, countersNeverAhead, DISK_MB, serverOn, settledAt, skip, stop } from './support.js';
+import { answeredAtLeast, countersNeverAhead, DISK_MB, serverOn, settledAt, skip, stop, type Api } from './support.js';
 
 test('flood, fill, free: redirects answer throughout, and once space returns every answered click is stored and counted once', { skip, timeout: 600_000 }, async () => {
   const disk = mountSmallDisk(DISK_MB);
@@ -19,8 +19,9 @@ test('flood, fill, free: redirects answer throughout, and once space returns eve
   let server: ServerProcess | undefined;
   const trace: string[] = [];
   try {
-    const api = { port: await freePort(), key: `wm_${randomBytes(12).toString('hex')}` };
+    const api: Api = { port: await freePort(), key: `wm_${randomBytes(12).toString('hex')}` };
     server = await serverOn(disk, spillDir, api.port, api.key);
+    api.output = server.output;
     const link = await createLink(api.port, api.key, { url: 'https://example.com/full', key: 'full' });
     const load = startClickLoad({ port: api.port, host: link.host, path: link.path, ipPrefix: '10.31', connections: 8, max: 12_000 });
     await answeredAtLeast(load, 2_000);

@@ -28,11 +28,13 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export interface Api {
   port: number;
   key: string;
+  /** The server's output so far, shown with a failed request. */
+  output?: () => string;
 }
 
 export async function get<T>(api: Api, path: string): Promise<T> {
   const res = await fetch(`http://127.0.0.1:${api.port}${path}`, { headers: { authorization: `Bearer ${api.key}` } });
-  assert.equal(res.status, 200, `${path}: ${res.status} ${await res.clone().text()}`);
+  if (res.status !== 200) assert.fail(`${path}: ${res.status} ${await res.text()}\n${api.output?.().slice(-3000) ?? ''}`);
   return (await res.json()) as T;
 }
 

@@ -17,10 +17,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// Tests run from the repository's root (npm test), transpiled or not.
+const REPO = process.cwd();
 export const UPGRADE_KEY = 'wm_upgrade_fixture_key_0001';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 

@@ -47,7 +47,7 @@ export function AccountPage({ frame, error, notice }: { frame: Frame; error?: st
       </form>
       <h2>Sessions</h2>
       <p class="hint">Ends every session of this account, on every device, including this one.</p>
-      <form method="post" action="/dashboard/logout-everywhere">
+      <form method="post" action="/dashboard/logout-everywhere" hx-boost="false">
         <CsrfField token={frame.csrf} />
         <button type="submit" class="danger">
           Log out everywhere

@@ -10,6 +10,7 @@
  */
 import { formatCount, formatMoney } from '../format.js';
 import type { AnalyticsData, CardData } from '../analytics/load.js';
+import { countryLabel, countryName } from '../countries.js';
 
 const number = new Intl.NumberFormat('en-US');
 
@@ -91,7 +92,8 @@ export function SeriesChart({ data, conversions = true }: { data: AnalyticsData;
 /** What a row is called: a link by its short link, a city with its country, others by their value. */
 function rowLabel(card: CardData, row: Record<string, unknown>): string {
   if (card.spec.groupBy === 'top_links') return String(row.shortLink ?? row.id ?? '');
-  if (card.spec.groupBy === 'cities') return `${String(row.city ?? '')}, ${String(row.country ?? '')}`;
+  if (card.spec.groupBy === 'cities') return `${String(row.city ?? '')}, ${countryName(String(row.country ?? ''))}`;
+  if (card.spec.groupBy === 'countries') return countryLabel(String(row.country ?? ''));
   return String(row[card.spec.field] ?? '');
 }
 

@@ -10,6 +10,7 @@ import { FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type 
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
 import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
+import { countryLabel } from '../countries.js';
 
 export interface AnalyticsView {
   frame: Frame & { workspace: { slug: string } };
@@ -152,7 +153,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
         <ul class="active-filters" aria-label="Active filters">
           {active.map((f) => (
             <li>
-              <span safe>{`${f.label}: ${params[f.param]}`}</span>{' '}
+              <span safe>{`${f.label}: ${f.param === 'country' ? countryLabel(String(params[f.param] ?? '')) : params[f.param]}`}</span>{' '}
               <a href={href(withoutFilter(params, f.param))} aria-label={`Remove the filter ${f.label}`}>
                 ✕
               </a>

@@ -1,9 +1,11 @@
 /** Customers (routes/activity.tsx): the list, searchable and paged, and one customer's detail. */
+import { escapeHtml } from '@kitajs/html';
 import { formatMoney } from '../format.js';
 import type { EventRecord } from '../../analytics/schema.js';
 import type { CustomerResponse } from '../../customers/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { EventsTable } from './events.js';
+import { countryLabel } from '../countries.js';
 
 type WorkspaceFrame = Frame & { workspace: { slug: string } };
 
@@ -53,7 +55,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
                     </a>
                   </td>
                   <td safe>{c.email ?? ''}</td>
-                  <td safe>{c.country ?? ''}</td>
+                  <td>{c.country ? escapeHtml(countryLabel(c.country)) : ''}</td>
                   <td class="num">{c.sales}</td>
                   <td class="num optional" safe>{formatMoney(c.saleAmount)}</td>
                 </tr>
@@ -85,7 +87,7 @@ export function CustomerPage({ frame, customer, events }: { frame: WorkspaceFram
         <dt>External id</dt>
         <dd safe>{customer.externalId}</dd>
         <dt>Country</dt>
-        <dd safe>{customer.country ?? '—'}</dd>
+        <dd>{customer.country ? escapeHtml(countryLabel(customer.country)) : '—'}</dd>
         <dt>Link</dt>
         <dd>
           {customer.link ? (

@@ -7,6 +7,7 @@ import { escapeHtml } from '@kitajs/html';
 import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
+import { countryLabel } from '../countries.js';
 
 export const EVENT_TABS = [
   { event: 'clicks', label: 'Clicks' },
@@ -42,7 +43,9 @@ export function EventsTable({ slug, events }: { slug: string; events: EventRecor
                 <td safe>{e.timestamp}</td>
                 <td safe>{name}</td>
                 <td class="url" safe>{e.link.shortLink}</td>
-                <td safe>{e.click.country}</td>
+                <td title={e.click.country} safe>
+                  {countryLabel(e.click.country)}
+                </td>
                 <td class="optional" safe>{e.click.device}</td>
                 <td class="optional" safe>{e.click.referer}</td>
                 <td>

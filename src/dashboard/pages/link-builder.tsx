@@ -5,11 +5,60 @@
  */
 import { escapeHtml } from '@kitajs/html';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
-import { GEO_BLANK_ROWS, VARIANT_ROWS, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
+import { GEO_BLANK_ROWS, VARIANT_ROWS, expiryOf, geoRowCount, type FieldErrors, type FormValues } from '../link-form.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { Totals } from './analytics-parts.js';
 import { linkAnalyticsHref } from './links.js';
+import { formatCount } from '../format.js';
+import { COUNTRIES, countryCodeOf, countryLabel } from '../countries.js';
+
+/**
+ * The expiry, typed in the browser's time zone: links.js converts the visible `expiresAtLocal`
+ * (seconds kept) into the hidden `expiresAt` (ISO, UTC) as it is typed, shows the zone, and
+ * the past-date warning; the saved value comes back as `data-utc` and is shown in local time.
+ * Without JavaScript the hidden field stays empty and the visible one is read as UTC.
+ */
+function Expiry({ values, error, now }: { values: FormValues; error?: string; now: number }): JSX.Element {
+  const chosen = expiryOf(values);
+  const past = chosen !== undefined && chosen <= now;
+  return (
+    <label>
+      <span>Expires at</span>
+      <input
+        type="datetime-local"
+        name="expiresAtLocal"
+        step="1"
+        value={values.expiresAtLocal ?? ''}
+        data-local-time="expiresAt"
+        data-utc={values.expiresAt || undefined}
+        data-past-warning="expiry-past"
+        data-zone-label="expiry-zone"
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? 'err-expiresAt expiry-zone' : 'expiry-zone'}
+      />
+      <input type="hidden" name="expiresAt" value="" />
+      <span class="hint" id="expiry-zone">
+        In UTC.
+      </span>
+      <span class="warning" id="expiry-past" role="status" hidden={!past}>
+        This date is in the past: the link expires as soon as it is saved.
+      </span>
+      <Err id="expiresAt" message={error} />
+    </label>
+  );
+}
+
+/** The country a geo row's text stands for, by name with its flag, once it is one. */
+function CountryHint({ text }: { text: string }): JSX.Element {
+  const code = text.trim() ? countryCodeOf(text) : undefined;
+  if (!code) return '';
+  return (
+    <span class="hint country-name" safe>
+      {countryLabel(code)}
+    </span>
+  );
+}
 
 export interface LinkBuilderView {
   frame: Frame & { workspace: { slug: string } };
@@ -24,6 +73,8 @@ export interface LinkBuilderView {
   domains: string[];
   tags: { id: string; name: string }[];
   folders: { id: string; name: string }[];
+  /** The time the page is drawn at (the past-date warning); tests pass their clock. */
+  now?: number;
 }
 
 const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
@@ -103,7 +154,8 @@ function PreviewCard({ values }: { values: FormValues }): JSX.Element {
 }
 
 /** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
-function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']>; slug: string }): JSX.Element {
+function LinkSummary({ link, slug, csrf }: { link: NonNullable<LinkBuilderView['link']>; slug: string; csrf: string }): JSX.Element {
+  const counts = `${formatCount(link.clicks)} clicks, ${formatCount(link.leads)} leads and ${formatCount(link.sales)} sales`;
   return (
     <section class="link-summary" aria-label="This link">
       <div>
@@ -119,6 +171,17 @@ function LinkSummary({ link, slug }: { link: NonNullable<LinkBuilderView['link']
         <p>
           <a href={linkAnalyticsHref(slug, link.id)}>Analytics of this link</a>
         </p>
+        <form method="post" action={workspacePath(slug, `/links/${encodeURIComponent(link.id)}/delete`)} class="inline">
+          <CsrfField token={csrf} />
+          <button
+            type="submit"
+            class="danger"
+            data-confirm={`Delete ${link.shortLink}? It stops redirecting at once (visitors get the not-found page), and it leaves the links list, Top links and the event list. Its ${counts} stay in the workspace's totals. This cannot be undone.`}
+            data-confirm-button="Delete link"
+          >
+            Delete link
+          </button>
+        </form>
       </div>
       <figure class="qr">
         <img src={qrHref(link.shortLink, 'svg', 160)} width="160" height="160" alt={`QR code of ${link.shortLink}`} />
@@ -161,7 +224,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
       <p>
         <a href={base}>Back to links</a>
       </p>
-      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} /> : ''}
+      {v.link ? <LinkSummary link={v.link} slug={frame.workspace.slug} csrf={frame.csrf} /> : ''}
       <FormError message={errors.form} />
       <form method="post" action={action} class="builder" id="link-builder" novalidate>
         <CsrfField token={frame.csrf} />
@@ -279,7 +342,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
         <fieldset>
           <legend>Expiry and access</legend>
           <div class="row">
-            <Text name="expiresAt" label="Expires at (UTC)" type="datetime-local" values={values} error={errors.expiresAt} />
+            <Expiry values={values} error={errors.expiresAt} now={v.now ?? Date.now()} />
             <Text name="expiredUrl" label="After expiry, send to" type="url" values={values} error={errors.expiredUrl} />
           </div>
           <Text name="password" label="Password" type="password" values={values} error={errors.password} hint="Visitors must type it before they are sent on." extra={{ autocomplete: 'new-password' }} />
@@ -292,7 +355,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
             <Text name="android" label="Android destination" type="url" values={values} error={errors.android} />
           </div>
           <table class="rows">
-            <caption class="hint">Countries (ISO code such as US or DE) and where to send their visitors. Leave a row empty to skip it.</caption>
+            <caption class="hint">Countries (type a name such as Germany, or its code, DE, and pick it from the list) and where to send their visitors. Leave a row empty to skip it.</caption>
             <thead>
               <tr>
                 <th scope="col">Country</th>
@@ -303,7 +366,19 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               {Array.from({ length: geoRows }, (_, i) => (
                 <tr>
                   <td>
-                    <input type="text" name={`geo_country_${i}`} value={values[`geo_country_${i}`] ?? ''} maxlength="16" aria-label={`Country ${i + 1}`} class="short" />
+                    <input
+                      type="text"
+                      name={`geo_country_${i}`}
+                      value={values[`geo_country_${i}`] ?? ''}
+                      maxlength="60"
+                      list="countries"
+                      autocomplete="off"
+                      aria-label={`Country ${i + 1}`}
+                      aria-invalid={errors.geo ? 'true' : undefined}
+                      aria-describedby={errors.geo ? 'err-geo' : undefined}
+                      class="country"
+                    />
+                    <CountryHint text={values[`geo_country_${i}`] ?? ''} />
                   </td>
                   <td>
                     <input type="url" name={`geo_url_${i}`} value={values[`geo_url_${i}`] ?? ''} aria-label={`URL for country ${i + 1}`} />
@@ -312,6 +387,13 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
               ))}
             </tbody>
           </table>
+          <datalist id="countries">
+            {COUNTRIES.map((c) => (
+              <option value={c.code} safe>
+                {c.name}
+              </option>
+            ))}
+          </datalist>
           {geoRows > GEO_BLANK_ROWS ? '' : <p class="hint">Save to get more rows.</p>}
           <Err id="geo" message={errors.geo} />
         </fieldset>

@@ -141,7 +141,15 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
           Move to folder
         </button>
       </span>
-      <button type="submit" name="op" value="delete" class="danger" data-needs-selection="">
+      <button
+        type="submit"
+        name="op"
+        value="delete"
+        class="danger"
+        data-needs-selection=""
+        data-confirm="Delete the {count} selected links? Their short links stop redirecting at once, and they leave the links list, Top links and the event list. Their clicks, leads and sales stay in the workspace's totals. This cannot be undone."
+        data-confirm-button="Delete links"
+      >
         Delete
       </button>
     </form>

@@ -73,7 +73,12 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
                     </form>{' '}
                     <form method="post" action={`${base}/members/${encodeURIComponent(m.userId)}/remove`} class="inline">
                       <CsrfField token={frame.csrf} />
-                      <button type="submit" class="danger">
+                      <button
+                        type="submit"
+                        class="danger"
+                        data-confirm={`Remove ${m.name} (${m.email}) from ${frame.workspace.name}? They lose access to its links, analytics and settings at once; their account stays.`}
+                        data-confirm-button="Remove member"
+                      >
                         Remove
                       </button>
                     </form>
@@ -109,7 +114,12 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
                   <span safe>{i.email}</span> as <span safe>{i.role}</span>, expires <span safe>{isoDay(i.expiresAt)}</span>{' '}
                   <form method="post" action={`${base}/invitations/${encodeURIComponent(i.id)}/revoke`} class="inline">
                     <CsrfField token={frame.csrf} />
-                    <button type="submit" class="link">
+                    <button
+                      type="submit"
+                      class="link"
+                      data-confirm={`Revoke the invitation for ${i.email}? Its link stops working; you can invite them again later.`}
+                      data-confirm-button="Revoke invitation"
+                    >
                       Revoke
                     </button>
                   </form>

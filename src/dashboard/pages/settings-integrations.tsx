@@ -56,14 +56,25 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
                   <code safe>{k.partialKey}</code>
                 </td>
                 <td safe>{k.scopes ?? 'Full access'}</td>
-                <td class="optional" safe>{k.lastUsedAt ?? 'never'}</td>
+                <td class="optional">
+                  {k.lastUsedAt ? (
+                    <time datetime={k.lastUsedAt}>{escapeHtml(`${k.lastUsedAt.slice(0, 10)} ${k.lastUsedAt.slice(11, 16)} UTC`)}</time>
+                  ) : (
+                    'never'
+                  )}
+                </td>
                 <td>
                   {k.revokedAt ? (
                     'Revoked'
                   ) : owner ? (
                     <form method="post" action={path(frame, `keys/${encodeURIComponent(k.id)}/revoke`)} class="inline">
                       <CsrfField token={frame.csrf} />
-                      <button type="submit" class="danger">
+                      <button
+                        type="submit"
+                        class="danger"
+                        data-confirm={`Revoke the API key “${k.name}” (${k.partialKey})? Every app or script using it gets 401 Unauthorized from now on. This cannot be undone: a new key must be created and given to them.`}
+                        data-confirm-button="Revoke key"
+                      >
                         Revoke
                       </button>
                     </form>
@@ -142,7 +153,12 @@ export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookRespon
                 </form>
                 <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/delete`)} class="inline">
                   <CsrfField token={frame.csrf} />
-                  <button type="submit" class="danger">
+                  <button
+                    type="submit"
+                    class="danger"
+                    data-confirm={`Delete the webhook “${w.name}” (${w.url})? It stops receiving events at once and its delivery history is deleted. This cannot be undone.`}
+                    data-confirm-button="Delete webhook"
+                  >
                     Delete
                   </button>
                 </form>

@@ -100,16 +100,41 @@ export function DomainsPage(v: DomainsView): JSX.Element {
               <h3 safe>{d.slug}</h3>
               <p>
                 {d.verified ? <span class="notice">Verified</span> : <span class="error">Not verified</span>}
-                {d.primary ? ' · primary' : ''}
+                {d.primary ? ' · default for new links' : ''}
               </p>
-              {d.verified ? (
-                ''
-              ) : (
-                <p class="hint">
-                  To verify, add a <code>CNAME</code> record for <code safe>{d.slug}</code> pointing at <code safe>{v.dnsTarget}</code> (or <code>A</code>/
-                  <code>AAAA</code> records with its addresses), then check again.
-                </p>
-              )}
+              {
+                <>
+                  <p class="hint">
+                    {d.verified ? 'The DNS record that sends this domain’s visitors here:' : 'To verify, set this record at your DNS provider, then check again:'}
+                  </p>
+                  <div class="table-wrap">
+                    <table class="dns-records" aria-label={`DNS record for ${d.slug}`}>
+                      <thead>
+                        <tr>
+                          <th scope="col">Type</th>
+                          <th scope="col">Name</th>
+                          <th scope="col">Value</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        <tr>
+                          <td>CNAME</td>
+                          <td>
+                            <code safe>{d.slug}</code>
+                          </td>
+                          <td>
+                            <code safe>{v.dnsTarget}</code>
+                          </td>
+                        </tr>
+                      </tbody>
+                    </table>
+                  </div>
+                  <p class="hint">
+                    A domain's root (no subdomain) cannot have a CNAME at most providers: use <code>A</code>/<code>AAAA</code> records with the
+                    addresses of <code safe>{v.dnsTarget}</code> instead (or the provider's ALIAS/ANAME record).
+                  </p>
+                </>
+              }
               {owner ? (
                 <>
                   <form method="post" action={path(frame, `domains/${encodeURIComponent(d.slug)}/check`)} class="inline">
@@ -140,6 +165,9 @@ export function DomainsPage(v: DomainsView): JSX.Element {
           <label>
             Add a domain
             <input type="text" name="slug" placeholder="go.example.com" maxlength="190" required />
+          </label>
+          <label class="inline">
+            <input type="checkbox" name="makeDefault" /> Use it for new links (the builder's default domain)
           </label>
           <button type="submit">Add domain</button>
         </form>
@@ -181,7 +209,16 @@ export function NamedItemsPage(v: {
                 </form>
                 <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/delete`)} class="inline">
                   <CsrfField token={frame.csrf} />
-                  <button type="submit" class="danger">
+                  <button
+                    type="submit"
+                    class="danger"
+                    data-confirm={
+                      kind === 'tags'
+                        ? `Delete the tag “${item.name}”? It is taken off every link that carries it and from filters and analytics by tag; the links themselves stay. This cannot be undone.`
+                        : `Delete the folder “${item.name}”? Its links stay but move out of any folder, and the folder's filter is gone. This cannot be undone.`
+                    }
+                    data-confirm-button={kind === 'tags' ? 'Delete tag' : 'Delete folder'}
+                  >
                     Delete
                   </button>
                 </form>

@@ -14,7 +14,7 @@ import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { LinkBuilderPage } from '../pages/link-builder.js';
 import { publicStatsPath } from '../pages/public-stats.js';
-import { errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
+import { addError, errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
 import type { LinkService } from '../../links/service.js';
 import type { LinkResponse } from '../../links/schema.js';
@@ -59,6 +59,24 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
         {...c}
       />, status);
   }
+  /**
+   * A form refused by the schema is not sent to the service, whose checks (the key taken, the
+   * domain not the workspace's) would then come only after the next try: ask the key check too,
+   * so every problem is printed at once.
+   */
+  async function withKeyCheck(page: WorkspacePage, values: FormValues, errors: FieldErrors, existing?: LinkResponse): Promise<FieldErrors> {
+    const key = (values.key ?? '').trim();
+    const domain = (values.domain ?? '').trim() || undefined;
+    if (!key || errors.key || errors.domain) return errors;
+    if (existing && existing.key.toLowerCase() === key.toLowerCase() && (!domain || existing.domain === domain.toLowerCase())) return errors;
+    try {
+      await links.checkKey(callerOf(page), { domain, key });
+    } catch (err) {
+      const found = errorsOfApiError(err);
+      for (const [field, message] of Object.entries(found) as [keyof FieldErrors, string][]) addError(errors, field, message);
+    }
+    return errors;
+  }
   const editPath = (page: WorkspacePage, id: string, saved?: SavedNotice) =>
     workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit${saved ? `?saved=${saved}` : ''}`);
 
@@ -76,7 +94,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const values = valuesOf(request.body);
       const parsed = formToBody(values, 'create');
-      if (!parsed.ok) return show(reply, page, { values, errors: parsed.errors }, 422);
+      if (!parsed.ok) return show(reply, page, { values, errors: await withKeyCheck(page, values, parsed.errors) }, 422);
       try {
         const link = await links.create(callerOf(page), parsed.input);
         if (values.publicConversions === 'on') await links.setPublicStatsConversions(callerOf(page), link.id, true);
@@ -100,7 +118,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       const existing = await links.get(callerOf(page), request.params.id); // 404 before anything else
       const values = valuesOf(request.body);
       const parsed = formToBody(values, 'edit');
-      if (!parsed.ok) return show(reply, page, { link: existing, values, errors: parsed.errors }, 422);
+      if (!parsed.ok) return show(reply, page, { link: existing, values, errors: await withKeyCheck(page, values, parsed.errors, existing) }, 422);
       try {
         await links.update(callerOf(page), existing.id, parsed.input);
         await links.setPublicStatsConversions(callerOf(page), existing.id, values.publicConversions === 'on');

@@ -100,6 +100,13 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       return redirect(reply, workspacePath(page.workspace.slug, '/links'));
     });
 
+    // One link (the edit page's *Delete link*, confirmed in a dialog): back to the list with a notice.
+    app.post<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/links/:id/delete', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      await links.delete(callerOf(page), request.params.id);
+      return redirect(reply, workspacePath(page.workspace.slug, '/links?done=delete&n=1'));
+    });
+
     app.post<{ Params: { slug: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/bulk', { schema: HIDDEN }, async (request, reply) => {
       const page: WorkspacePage = await kit.workspacePage(request, request.params.slug, 'links.write');
       const body = request.body ?? {};

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
-import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
+import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, fullRedirect, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
 import { LoginPage, SetupPage } from '../pages/login.js';
 import { AccountPage } from '../pages/account.js';
 import { workspacePath } from '../layout.js';
@@ -55,13 +55,13 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
     app.post('/dashboard/logout', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       if (request.dashboard?.token) await users.sessions.revoke(request.dashboard.token);
       reply.header('set-cookie', clearSessionCookie(config));
-      return redirect(reply, '/dashboard/login');
+      return fullRedirect(request, reply, '/dashboard/login');
     });
 
     app.post('/dashboard/logout-everywhere', { schema: HIDDEN }, async (request, reply) => {
       await users.sessions.revokeAll(sessionOf(request).user.id);
       reply.header('set-cookie', clearSessionCookie(config));
-      return redirect(reply, '/dashboard/login');
+      return fullRedirect(request, reply, '/dashboard/login');
     });
 
     app.get<{ Querystring: Form }>('/dashboard/account', { schema: HIDDEN }, async (request, reply) => {

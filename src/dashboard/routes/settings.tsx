@@ -86,7 +86,13 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
     app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/domains', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       return orShow(
-        () => services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug']))),
+        async () => {
+          // The API makes a workspace's first domain its primary (the default of new links); here
+          // that happens only when the owner ticks "Use it for new links".
+          const created = await services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug'])));
+          const makeDefault = request.body?.makeDefault === 'on';
+          if (created.primary !== makeDefault) await services.domains.update(page.workspace.id, created.slug, parse(UpdateDomainBody, { primary: makeDefault }));
+        },
         (error, status) => showDomains(reply, page, { error }, status),
         () => redirect(reply, back(page, 'domains')),
       );

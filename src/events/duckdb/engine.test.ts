@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -201,8 +201,8 @@ test('close waits for reads in flight: closing a connection mid-query left the p
     const script = join(dir, 'close.mts');
     writeFileSync(
       script,
-      `import { openDuckDbEngine } from ${JSON.stringify(join(import.meta.dirname, 'engine.ts'))};
-import { contractEvent } from ${JSON.stringify(join(import.meta.dirname, '..', 'contract.ts'))};
+      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/engine.ts'))};
+import { contractEvent } from ${JSON.stringify(resolve('src/events/contract.ts'))};
 const engine = await openDuckDbEngine({ path: ':memory:' });
 const T = ${T};
 await engine.append(Array.from({ length: 20000 }, (_, i) => contractEvent('ws_c', 'lnk_c', { id: 'evt_' + i, click_id: 'evt_' + i, timestamp: T + i })));
@@ -216,7 +216,7 @@ console.log(JSON.stringify({ rows, late }));
 process.exit(0);
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: join(import.meta.dirname, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
