@@ -136,7 +136,7 @@ export async function buildApp(options: BuildOptions) {
   });
 
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
-  const audit = createAuditModule({ database, now });
+  const audit = createAuditModule({ database });
   const tags = createTagsModule(ctx);
   const folders = createFoldersModule(ctx);
   const domains = createDomainsModule(ctx);
@@ -148,7 +148,7 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -230,8 +230,6 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
   await app.register(clientAddressPlugin, { rule: clientAddress });
-  // Before the auth hooks: every request runs in its audit scope (audit/scope.ts).
-  await app.register(audit.scopePlugin);
   metrics?.instrumentRequests(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { addUser, logIn, slugOf } from '../dashboard/testing.js';
-import { auditScope, newScope, noteChange } from './scope.js';
+import { CLI, record } from './record.js';
 
 let t: TestApp;
 before(async () => {
@@ -19,28 +19,27 @@ const entries = (workspaceId = t.workspaceId) => t.ctx.database.db.selectFrom('a
 
 test('a rolled-back transaction leaves no entry; a committed one leaves exactly one', async () => {
   const before = (await entries()).length;
+  const change = { workspaceId: t.workspaceId, action: 'workspace.update', targetIds: t.workspaceId, changes: { fields: ['name'] } };
   await assert.rejects(
-    auditScope.run(newScope({ type: 'cli' }), () =>
-      t.ctx.database.db.transaction().execute(async (trx) => {
-        await trx.updateTable('workspaces').set({ name: 'Rolled back' }).where('id', '=', t.workspaceId).execute();
-        noteChange(t.workspaceId, 'workspace.update', t.workspaceId, { fields: ['name'] });
-        throw new Error('the change fails after its note');
-      }),
-    ),
+    t.ctx.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('workspaces').set({ name: 'Rolled back' }).where('id', '=', t.workspaceId).execute();
+      await record(trx, CLI, change);
+      throw new Error('the change fails after its entry');
+    }),
     /the change fails/,
   );
   assert.equal((await entries()).length, before, 'no entry for the rolled-back change');
-  // The scope is clean afterwards: the next committed change in it writes only its own entry.
-  await auditScope.run(newScope({ type: 'cli' }), () =>
-    t.ctx.database.db.transaction().execute(async (trx) => {
-      await trx.updateTable('workspaces').set({ name: 'Committed' }).where('id', '=', t.workspaceId).execute();
-      noteChange(t.workspaceId, 'workspace.update', t.workspaceId, { fields: ['name'] });
-    }),
-  );
+  await t.ctx.database.db.transaction().execute(async (trx) => {
+    await trx.updateTable('workspaces').set({ name: 'Committed' }).where('id', '=', t.workspaceId).execute();
+    await record(trx, CLI, change);
+  });
   const after = await entries();
   assert.equal(after.length, before + 1);
   assert.equal(after[0]!.actor_type, 'cli');
   assert.equal((await t.ctx.database.db.selectFrom('workspaces').select('name').where('id', '=', t.workspaceId).executeTakeFirstOrThrow()).name, 'Committed');
+  // Without a Who (background work) nothing is written.
+  await t.ctx.database.db.transaction().execute((trx) => record(trx, undefined, change));
+  assert.equal((await entries()).length, before + 1);
 });
 
 test('of two creations of one key at once, only the one that commits has an entry', async () => {
@@ -191,4 +190,46 @@ test('retention deletes entries older than AUDIT_RETENTION_DAYS, in the retentio
   const left = await entries();
   assert.equal(left.length, countBefore - 1);
   assert.ok(!left.some((e) => e.id === 'aud_0000000001AAAAAAAAAAAAAAAA'));
+});
+
+test('exports are recorded: who downloaded which export, with its filters (API and dashboard)', async () => {
+  const added = async (run: () => Promise<unknown>) => {
+    const before = new Set((await entries()).map((e) => e.id));
+    await run();
+    return (await entries()).filter((e) => !before.has(e.id));
+  };
+  const keyId = (await t.ctx.workspaces.listKeys(t.workspaceId))[0]!.id;
+  const viaKey = await added(async () => {
+    const res = await t.inject({ method: 'GET', url: '/links/export?search=example' });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+  assert.deepEqual(viaKey.map((e) => [e.action, e.actor_type, e.actor_id]), [['export.links', 'api_key', keyId]]);
+  assert.equal(JSON.parse(viaKey[0]!.changes).query.search, 'example');
+  const analytics = await added(async () => assert.equal((await t.inject({ method: 'GET', url: '/analytics/export?groupBy=timeseries' })).statusCode, 200));
+  assert.deepEqual(analytics.map((e) => e.action), ['export.analytics']);
+  // A refused export (a bad filter) records nothing.
+  assert.deepEqual(await added(async () => assert.notEqual((await t.inject({ method: 'GET', url: '/links/export?domain=%00' })).statusCode, 200)), []);
+
+  const owner = await addUser(t, 'owner');
+  const browser = await logIn(t, owner);
+  const slug = await slugOf(t);
+  const viaPage = await added(async () => assert.equal((await browser.get(`/dashboard/w/${slug}/links/export`)).statusCode, 200));
+  assert.deepEqual(viaPage.map((e) => [e.action, e.actor_type, e.actor_id]), [['export.links', 'user', owner.id]]);
+  const auditCsv = await added(async () => assert.equal((await browser.get(`/dashboard/w/${slug}/settings/audit.csv?action=tag`)).statusCode, 200));
+  assert.deepEqual(auditCsv.map((e) => [e.action, JSON.parse(e.changes).query.action]), [['export.audit', 'tag']]);
+});
+
+test("a customer's erasure names who erased them", async () => {
+  const id = `cus_${Date.now()}`;
+  const at = Date.now();
+  await t.ctx.database.db
+    .insertInto('customers')
+    .values({ id, workspace_id: t.workspaceId, name: 'C', email: null, avatar: null, country: null, processor_customer_id: null, external_id: `x${at}`, click_id: null, link_id: null, sales: 0, sale_amount: 0, first_sale_at: null, created_at: at, updated_at: at })
+    .execute();
+  const res = await t.inject({ method: 'DELETE', url: `/customers/${id}?deleteEvents=true` });
+  assert.equal(res.statusCode, 200, res.body);
+  const entry = (await entries()).find((e) => e.target === id)!;
+  assert.equal(entry.action, 'customer.delete');
+  assert.equal(entry.actor_type, 'api_key');
+  assert.deepEqual(JSON.parse(entry.changes), { events: 'erased' });
 });

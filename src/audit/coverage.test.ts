@@ -142,6 +142,7 @@ const FORMS: Record<string, Maker> = {
   'POST /dashboard/w/:slug/settings/members/:id/role': async () => viaForm('member.role', `/dashboard/w/:slug/settings/members/${await member()}/role`, { role: 'member' }),
   'POST /dashboard/w/:slug/settings/members/:id/remove': async () => viaForm('member.remove', `/dashboard/w/:slug/settings/members/${await member()}/remove`),
   'POST /dashboard/w/:slug/settings/invitations/:id/revoke': async () => viaForm('invitation.revoke', `/dashboard/w/:slug/settings/invitations/${await invitation()}/revoke`),
+  'POST /dashboard/w/:slug/links/:id/delete': async () => viaForm('link.delete', `/dashboard/w/:slug/links/${await link()}/delete`),
   'POST /dashboard/w/:slug/links/:id/archive': async () => viaForm('link.update', `/dashboard/w/:slug/links/${await link()}/archive`, { archived: 'true' }),
   'POST /dashboard/w/:slug/links/bulk': async () => viaForm('links.bulk_update', '/dashboard/w/:slug/links/bulk', { op: 'archive', [`sel_${await link()}`]: 'on', [`sel_${await link()}`]: 'on' }),
   'POST /dashboard/w/:slug/links/new': async () => viaForm('link.create', '/dashboard/w/:slug/links/new', { url: 'https://example.com/form', key: `form-${uniq()}` }),

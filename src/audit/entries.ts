@@ -3,7 +3,7 @@
  * the dashboard page and the CSV export show.
  */
 import { newId } from '../ids.js';
-import type { ActorType, AuditScope, ChangeNote } from './scope.js';
+import type { Actor, ActorType, Change } from './record.js';
 import type { AuditRow } from './store.js';
 
 /** Keys whose values are never stored, whatever a service passes: the field's name is kept, not its value. */
@@ -22,20 +22,21 @@ export function withoutSecrets(changes: Record<string, unknown>): Record<string,
   return out;
 }
 
-export function rowOf(note: ChangeNote, scope: AuditScope, at: number): AuditRow {
-  let changes = JSON.stringify(withoutSecrets(note.changes ?? {}));
-  if (changes.length > MAX_CHANGES_CHARS) changes = JSON.stringify({ fields: Object.keys(note.changes ?? {}), truncated: true });
+export function rowOf(change: Change, actor: Actor, ip: string | null, at: number): AuditRow {
+  const ids = typeof change.targetIds === 'string' ? [change.targetIds] : [...change.targetIds];
+  let changes = JSON.stringify(withoutSecrets(change.changes ?? {}));
+  if (changes.length > MAX_CHANGES_CHARS) changes = JSON.stringify({ fields: Object.keys(change.changes ?? {}), truncated: true });
   return {
     id: newId('aud', at),
-    workspace_id: note.workspaceId,
+    workspace_id: change.workspaceId,
     at,
-    actor_type: (note.actor ?? scope.actor)?.type ?? 'cli',
-    actor_id: (note.actor ?? scope.actor)?.id ?? null,
-    ip: scope.ip ?? null,
-    action: note.action,
-    target_type: note.targetType,
-    target: note.targetIds.length === 1 ? note.targetIds[0]! : null,
-    target_ids: JSON.stringify(note.targetIds),
+    actor_type: actor.type,
+    actor_id: actor.id ?? null,
+    ip,
+    action: change.action,
+    target_type: change.action.split('.')[0]!,
+    target: ids.length === 1 ? ids[0]! : null,
+    target_ids: JSON.stringify(ids),
     changes,
   };
 }

@@ -1,57 +1,49 @@
 /**
  * The audit log (docs/dashboard.md, "Audit log"): who changed what in a workspace.
  *
- * - `scopePlugin` gives every request an audit scope (scope.ts): the client's address, and the
- *   actor once authenticated (an API key, or the dashboard session's user).
- * - The commit hook writes the notes of a request's change inside the transaction that commits
- *   it (`database.commitHooks`); a rollback drops them.
+ * - Services write entries themselves, inside the transaction of their change, with the `Who`
+ *   the route handler passes them (record.ts); nothing here runs per request.
  * - `GET /audit-log` lists a workspace's entries for a key with full access; the dashboard page
  *   (dashboard/routes/audit.tsx) and its CSV export read the same `list`.
  * - `expire` is retention's step (events/retention-module.ts), `AUDIT_RETENTION_DAYS`.
  *
  * @example
- * const audit = createAuditModule({ database, now });
- * await app.register(audit.scopePlugin); // before the auth hooks
+ * const audit = createAuditModule({ database });
+ * await app.register(audit.routes);
  */
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OpenDatabase } from '../db/open.js';
 import { ApiError } from '../http/errors.js';
-import { auditScope, dropPending, newScope, noteChange, setActor, takePending, type Actor } from './scope.js';
+import { record, type Change, type Who } from './record.js';
 import { createAuditStore, type AuditFilters } from './store.js';
-import { entryOf, rowOf, type AuditEntry } from './entries.js';
+import { entryOf, type AuditEntry } from './entries.js';
 
 /** Entries per page: default and most. */
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 100;
 
 /**
- * Makes every transaction of `database` write the audit notes of its scope before it commits
- * (the app at start; the CLI, whose commands run in a scope whose actor is `cli`).
- */
-export function installAuditHook(database: OpenDatabase, now: () => number = Date.now): void {
-  const store = createAuditStore(database.db);
-  database.commitHooks.beforeCommit = async (connection) => {
-    const taken = takePending();
-    if (!taken) return;
-    const at = now();
-    await connection.executeQuery(store.insertQuery(taken.notes.map((n) => rowOf(n, taken.scope, at))));
-  };
-  database.commitHooks.afterRollback = dropPending;
-}
-
-/**
  * Writes one entry in a transaction of its own: for work made of many transactions (an import
  * writes 50 links per transaction) whose single entry is recorded when it ends.
  */
-export async function recordChange(database: OpenDatabase, ...note: Parameters<typeof noteChange>): Promise<void> {
-  await database.db.transaction().execute(async () => noteChange(...note));
+export async function recordAlone(database: OpenDatabase, who: Who | undefined, change: Change): Promise<void> {
+  if (who) await database.db.transaction().execute((trx) => record(trx, who, change));
 }
 
-export function createAuditModule({ database, now }: { database: OpenDatabase; now: () => number }) {
+/**
+ * Writes the entry in every workspace, in one transaction: an operator's erasure of a visitor
+ * (`npx waymark erase`) reaches the events of all of them.
+ */
+export async function recordInEveryWorkspace(database: OpenDatabase, who: Who, change: Omit<Change, 'workspaceId'>): Promise<void> {
+  await database.db.transaction().execute(async (trx) => {
+    const at = Date.now();
+    for (const { id } of await trx.selectFrom('workspaces').select('id').execute()) await record(trx, who, { ...change, workspaceId: id }, at);
+  });
+}
+
+export function createAuditModule({ database }: { database: OpenDatabase }) {
   const store = createAuditStore(database.db);
-  installAuditHook(database, now);
 
   const service = {
     /** A page of the workspace's entries, newest first, and the cursor of the next page. */
@@ -71,25 +63,9 @@ export function createAuditModule({ database, now }: { database: OpenDatabase; n
       }
     },
     expire: (before: number, limit: number) => store.expire(before, limit),
+    /** The audit log's own CSV export is an export too (`export.audit`, with its filters). */
+    recordExport: (who: Who, workspaceId: string, query: object) => recordAlone(database, who, { workspaceId, action: 'export.audit', targetIds: [], changes: { query } }),
   };
-
-  /** One audit scope per request; the actor is known after authentication (preHandler). */
-  const scopePlugin = fp(
-    async (app) => {
-      app.addHook('onRequest', (request, _reply, done) => {
-        auditScope.run(newScope(undefined, request.clientAddress), done);
-      });
-      app.addHook('preHandler', async (request) => {
-        const actor: Actor | undefined = request.auth
-          ? { type: 'api_key', id: request.auth.keyId }
-          : request.dashboard?.session
-            ? { type: 'user', id: request.dashboard.session.user.id }
-            : undefined;
-        if (actor) setActor(actor);
-      });
-    },
-    { name: 'waymark-audit-scope' },
-  );
 
   const routes: FastifyPluginAsyncZod = async (app) => {
     app.get(
@@ -113,7 +89,7 @@ export function createAuditModule({ database, now }: { database: OpenDatabase; n
     );
   };
 
-  return { service, scopePlugin, routes };
+  return { service, routes };
 }
 
 export type AuditModule = ReturnType<typeof createAuditModule>;

@@ -1,8 +1,8 @@
 /**
- * SQL of the audit log (migration 0023): the insert the commit hook runs inside a change's
- * transaction, the owners' list (newest first, cursor on the time-ordered id) and retention.
+ * SQL of the audit log (migration 0023; entries are inserted by record.ts, in the change's
+ * transaction): the owners' list (newest first, cursor on the time-ordered id) and retention.
  */
-import { sql, type CompiledQuery, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { AuditLogTable, Database } from '../db/tables.js';
 
 export type AuditRow = AuditLogTable;
@@ -20,11 +20,6 @@ export interface AuditFilters {
 
 export function createAuditStore(db: Kysely<Database>) {
   return {
-    /** The insert of `rows`, compiled to run on a transaction's own connection (commit hook). */
-    insertQuery(rows: readonly AuditRow[]): CompiledQuery {
-      return db.insertInto('audit_log').values([...rows]).compile();
-    },
-
     /** Entries of the workspace, newest first, before the cursor id; `limit` rows. */
     async list(workspaceId: string, f: AuditFilters, limit: number, before?: string): Promise<AuditRow[]> {
       let q = db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);

@@ -15,8 +15,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
 import { openDatabase } from '../db/open.js';
-import { auditScope, newScope } from '../audit/scope.js';
-import { installAuditHook } from '../audit/module.js';
+import { CLI } from '../audit/record.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
@@ -48,11 +47,6 @@ export async function runCli(
   out: (line: string) => void = console.log,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  // Changes made by a command are the audit log's `cli` actor's (audit/scope.ts).
-  return auditScope.run(newScope({ type: 'cli' }), () => runCommand(argv, out, env));
-}
-
-async function runCommand(argv: string[], out: (line: string) => void, env: Record<string, string | undefined>): Promise<number> {
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
@@ -96,7 +90,6 @@ async function runCommand(argv: string[], out: (line: string) => void, env: Reco
     }
   }
   const database = await openDatabase(config.databaseUrl);
-  installAuditHook(database);
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db));
   const fail = (message: string): number => {
     console.error(`waymark: ${message}`);
@@ -117,8 +110,8 @@ async function runCommand(argv: string[], out: (line: string) => void, env: Reco
       if (!values.name) return fail('--name is required');
       const plan = (values.plan ?? 'enterprise') as Plan;
       if (!PLANS.includes(plan)) return fail(`unknown plan "${plan}"; one of: ${PLANS.join(', ')}`);
-      const ws = await workspaces.createWorkspace({ name: values.name, slug: values.slug, plan });
-      const key = await workspaces.createKey(ws.id, { name: 'Default key' });
+      const ws = await workspaces.createWorkspace({ name: values.name, slug: values.slug, plan }, CLI);
+      const key = await workspaces.createKey(ws.id, { name: 'Default key' }, CLI);
       out(`Created workspace ${ws.id} (${ws.slug}, plan ${ws.plan})`);
       out(`API key (shown once): ${key.key}`);
       return 0;
@@ -134,7 +127,7 @@ async function runCommand(argv: string[], out: (line: string) => void, env: Reco
     if (group === 'keys' && action === 'create') {
       const ws = await resolveWorkspace();
       const scopes = parseScopes(values.scopes);
-      const key = await workspaces.createKey(ws.id, { name: values.name, scopes });
+      const key = await workspaces.createKey(ws.id, { name: values.name, scopes }, CLI);
       out(`Created key ${key.id} for ${ws.slug} (scopes: ${scopes?.join(' ') ?? 'all'})`);
       out(`API key (shown once): ${key.key}`);
       return 0;
@@ -142,7 +135,7 @@ async function runCommand(argv: string[], out: (line: string) => void, env: Reco
     if (group === 'keys' && action === 'revoke') {
       const ws = await resolveWorkspace();
       if (!arg) return fail('the key id to revoke is required');
-      const done = await workspaces.revokeKey(ws.id, arg);
+      const done = await workspaces.revokeKey(ws.id, arg, CLI);
       if (!done) return fail(`no active key ${arg} in workspace ${ws.slug}`);
       out(`Revoked ${arg}`);
       return 0;
@@ -167,7 +160,6 @@ async function withDatabase(
 ): Promise<number> {
   const config = loadConfig(env);
   const database = await openDatabase(config.databaseUrl);
-  installAuditHook(database);
   try {
     return await run(config, database);
   } catch (err) {

@@ -15,7 +15,6 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { ImmediateSqliteDialect } from './sqlite-driver.js';
-import { withCommitHook, type CommitHooks } from './commit-hook.js';
 import type { Database } from './tables.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
@@ -87,8 +86,6 @@ export interface OpenDatabase {
   pgSchema?: string;
   /** PostgreSQL: the pool under `db`, for the few statements kept prepared by name on each connection (db/rate-counters.ts). */
   pgPool?: pg.Pool;
-  /** Run by every transaction of `db` before its commit (db/commit-hook.ts; the audit log fills it). */
-  commitHooks: CommitHooks;
   close(): Promise<void>;
 }
 
@@ -160,8 +157,7 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   if (options.walAutocheckpoint !== undefined) sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.walAutocheckpoint))}`);
   // Every connection keeps its prepared statements (db/statement-cache.ts).
-  const commitHooks: CommitHooks = {};
-  const db = new Kysely<Database>({ dialect: withCommitHook(new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), commitHooks) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   const onDisk = file !== ':memory:';
   return {
     db,
@@ -171,7 +167,6 @@ function openSqlite(url: string, options: OpenOptions = {}): OpenDatabase {
     ping: () => ping(db),
     sqlitePath: onDisk ? file : undefined,
     url,
-    commitHooks,
     close: async () => {
       await db.destroy();
     },
@@ -199,8 +194,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
   const lost = () => {};
   pool.on('error', lost);
   pool.on('connect', (client) => client.on('error', lost));
-  const commitHooks: CommitHooks = {};
-  const db = new Kysely<Database>({ dialect: withCommitHook(new PostgresDialect({ pool }), commitHooks) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: postgresDialect,
@@ -210,7 +204,6 @@ async function openPostgres(url: string, options: OpenOptions): Promise<OpenData
     url,
     pgSchema: schema,
     pgPool: pool,
-    commitHooks,
     close: async () => {
       await db.destroy();
     },

@@ -8,7 +8,7 @@
  * - JSON values (geo, testVariants, metadata …) are stored as text.
  * Every table that belongs to a workspace carries `workspace_id`.
  */
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { EventRow } from '../events/event-store.js';
 
 export type Flag = 0 | 1;
@@ -446,3 +446,6 @@ export interface AuditLogTable {
   /** JSON object: fields changed (never secrets), counts. */
   changes: string;
 }
+
+/** A write a store runs inside its own transaction, on that transaction (the audit log's entry of the change). */
+export type TransactionStep = (trx: Kysely<Database>) => Promise<void>;

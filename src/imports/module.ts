@@ -6,15 +6,14 @@
  * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
  * the thread's batches in flight and stops it.
  */
-import { auditScope } from '../audit/scope.js';
-import { recordChange } from '../audit/module.js';
+import { recordAlone } from '../audit/module.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Lifecycle } from '../context.js';
 import type { DomainsModule } from '../domains/module.js';
 import type { LinksModule } from '../links/module.js';
 import type { TagsModule } from '../tags/module.js';
-import { createImportService, type CsvImporter } from './service.js';
+import { createImportService, importEntry, type CsvImporter } from './service.js';
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
@@ -45,16 +44,14 @@ export type ImportsModule = ReturnType<typeof createImportsModule>;
 /**
  * An import is one audit entry (`links.import`, with its counts), written when it ends: its
  * batches are many transactions, and the tags, domains and links it creates are not entries of
- * their own (the import runs outside the request's audit scope). A dry run changes nothing.
+ * their own (its writes carry no `Who`). A dry run changes nothing.
  */
 function audited(importer: CsvImporter, database: OpenDatabase): CsvImporter {
   return {
     requestLimits: importer.requestLimits,
-    async importCsv(ws, csv, options) {
-      const report = await auditScope.exit(() => importer.importCsv(ws, csv, options));
-      if (!report.dryRun) {
-        await recordChange(database, ws.id, 'links.import', [], { ...report.counts, layout: report.layout, tagsCreated: report.tagsCreated, domainsCreated: report.domainsCreated });
-      }
+    async importCsv(ws, csv, options, who) {
+      const report = await importer.importCsv(ws, csv, options);
+      if (!report.dryRun) await recordAlone(database, who, importEntry(ws.id, report));
       return report;
     },
   };

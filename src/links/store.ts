@@ -126,10 +126,10 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
 
   return {
     /** Whether the link's public stats show conversions (the dashboard's setting; not in the API's link). */
-    async setPublicStatsConversions(workspaceId: string, id: string, on: boolean, note: () => void): Promise<void> {
+    async setPublicStatsConversions(workspaceId: string, id: string, on: boolean, note: InTransaction): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('links').set({ public_stats_conversions: on ? 1 : 0 }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
-        note();
+        await note(trx);
       });
     },
 

@@ -9,7 +9,7 @@
  * const invitation = await invitations.open(token);   // 404 unknown or used, 410 expired
  * await invitations.acceptAsNewUser(token, { name: 'Bo', password: '…' });
  */
-import { noteChange } from '../audit/scope.js';
+import { record, type Who } from '../audit/record.js';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -37,7 +37,7 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
     ttlMs,
     open,
 
-    async invite(workspaceId: string, input: { email: string; role: string }, invitedBy: string | null): Promise<{ token: string; invitation: InvitationRow }> {
+    async invite(workspaceId: string, input: { email: string; role: string }, invitedBy: string | null, who?: Who): Promise<{ token: string; invitation: InvitationRow }> {
       const valid = parseInput(InviteInput, input);
       const existing = await users.findByEmail(valid.email);
       if (existing && (await users.roleOf(existing.id, workspaceId))) throw new ApiError('conflict', 'This person is already a member of the workspace.');
@@ -55,45 +55,46 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
         expires_at: t + ttlMs,
         accepted_at: null,
       };
-      await store.transaction(async (s) => {
+      await store.transaction(async (s, trx) => {
         await s.insertInvitation(invitation);
-        noteChange(workspaceId, 'invitation.create', invitation.id, { email: invitation.email, role: invitation.role });
+        await record(trx, who, { workspaceId, action: 'invitation.create', targetIds: invitation.id, changes: { email: invitation.email, role: invitation.role } });
       });
       return { token, invitation };
     },
 
     pending: (workspaceId: string) => store.pendingInvitations(workspaceId, now()),
-    async revoke(workspaceId: string, id: string): Promise<void> {
-      await store.transaction(async (s) => {
+    async revoke(workspaceId: string, id: string, who?: Who): Promise<void> {
+      await store.transaction(async (s, trx) => {
         if (!(await s.deleteInvitation(workspaceId, id))) throw new ApiError('not_found', 'Invitation not found.');
-        noteChange(workspaceId, 'invitation.revoke', id);
+        await record(trx, who, { workspaceId, action: 'invitation.revoke', targetIds: id });
       });
     },
 
     /** Accepts for a logged-in user, whose address must be the invited one. */
-    async acceptAsUser(token: string, user: UserRow): Promise<InvitationRow> {
+    async acceptAsUser(token: string, user: UserRow, who?: Who): Promise<InvitationRow> {
       const invitation = await open(token);
       if (invitation.email_key !== user.email_key) {
         throw new ApiError('forbidden', 'This invitation is for another email address: log out and open it again.');
       }
-      await store.transaction(async (s) => {
+      await store.transaction(async (s, trx) => {
         if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
         // Someone who became a member meanwhile keeps their role: an invitation never demotes
         // (it could otherwise take the workspace's last owner away).
         if (!(await s.roleOf(user.id, invitation.workspace_id))) await s.upsertMembership(user.id, invitation.workspace_id, invitation.role as Role, now());
-        noteChange(invitation.workspace_id, 'member.join', user.id, { invitation: invitation.id, role: invitation.role });
+        await record(trx, who, { workspaceId: invitation.workspace_id, action: 'member.join', targetIds: user.id, changes: { invitation: invitation.id, role: invitation.role }, actor: { type: 'user', id: user.id } });
       });
       return invitation;
     },
 
     /** Accepts by creating the account of the invited address (409 if it exists: log in instead). */
-    async acceptAsNewUser(token: string, input: { name: string; password: string }): Promise<{ user: UserRow; invitation: InvitationRow }> {
+    async acceptAsNewUser(token: string, input: { name: string; password: string }, who?: Who): Promise<{ user: UserRow; invitation: InvitationRow }> {
       const invitation = await open(token);
       parseInput(z.object({ name: Name, password: Password }), input);
       const user = await users.createWithMembership(
         { email: invitation.email, name: input.name, password: input.password },
         invitation.workspace_id,
         invitation.role as Role,
+        who,
         async (s) => {
           if (!(await s.acceptInvitation(invitation.id, now()))) throw new ApiError('not_found', 'This invitation has already been used.');
         },

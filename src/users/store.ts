@@ -35,8 +35,8 @@ export function createUserStore(db: Kysely<Database>) {
   return {
     ...queries(db),
     /** Runs `fn` with the queries bound to one transaction. */
-    transaction<T>(fn: (store: UserQueries) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => fn(queries(trx)));
+    transaction<T>(fn: (store: UserQueries, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => fn(queries(trx), trx));
     },
   };
 }

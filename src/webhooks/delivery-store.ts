@@ -9,7 +9,7 @@
  * sending leaves the lease to expire, and the delivery is sent again (same event id).
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
+import type { Database, TransactionStep, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
 import type { AttemptRow, DeliveryRow } from './schema.js';
 
 /** Consecutive failed attempts after which a webhook is disabled (the published rule). */
@@ -41,13 +41,15 @@ export type Recorded =
 export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
   return {
     /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. One transaction. */
-    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+    /** `note`: the audit log's, called in the insert's transaction. */
+    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[], note: TransactionStep = async () => {}): Promise<void> {
       if (!rows.length) return;
       await db.transaction().execute(async (trx) => {
         // 13 columns a row: 200 rows stay far below SQLite's bound-value limit.
         for (let i = 0; i < rows.length; i += 200) {
           await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
         }
+        await note(trx);
       });
     },
 
@@ -201,12 +203,11 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
         .executeTakeFirst();
     },
 
-    /** Sends the delivery again now, delivered or not (same body, same event id). */
-    /** `note`: the audit log's, called in the update's transaction. */
-    async redeliver(workspaceId: string, id: string, now: number, note: () => void = () => {}): Promise<void> {
+    /** Sends the delivery again now, delivered or not (same body, same event id); `note` as for `insert`. */
+    async redeliver(workspaceId: string, id: string, now: number, note: TransactionStep = async () => {}): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
-        note();
+        await note(trx);
       });
     },
   };

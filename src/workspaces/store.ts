@@ -2,7 +2,7 @@
  * Storage access for workspaces and API keys: Kysely queries only, no rules.
  */
 import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
-import type { Database, WorkspacesTable, ApiKeysTable } from '../db/tables.js';
+import type { Database, TransactionStep, WorkspacesTable, ApiKeysTable } from '../db/tables.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -27,10 +27,10 @@ export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: strin
 
 export function createWorkspaceStore(db: Kysely<Database>) {
   return {
-    async insert(row: Insertable<WorkspacesTable>, note: () => void = () => {}): Promise<void> {
+    async insert(row: Insertable<WorkspacesTable>, note: TransactionStep = async () => {}): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('workspaces').values(row).execute();
-        note();
+        await note(trx);
       });
     },
 
@@ -61,10 +61,10 @@ export function createWorkspaceStore(db: Kysely<Database>) {
     },
 
     /** `note`: the audit log's, called in the write's transaction (here and below). */
-    async update(workspaceId: string, patch: Updateable<WorkspacesTable>, note: () => void = () => {}): Promise<void> {
+    async update(workspaceId: string, patch: Updateable<WorkspacesTable>, note: TransactionStep = async () => {}): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
-        note();
+        await note(trx);
       });
     },
 
@@ -78,10 +78,10 @@ export function createWorkspaceStore(db: Kysely<Database>) {
         .execute();
     },
 
-    async insertKey(row: Insertable<ApiKeysTable>, note: () => void = () => {}): Promise<void> {
+    async insertKey(row: Insertable<ApiKeysTable>, note: TransactionStep = async () => {}): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('api_keys').values(row).execute();
-        note();
+        await note(trx);
       });
     },
 
@@ -97,7 +97,7 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
     },
 
-    async revokeKey(workspaceId: string, keyId: string, now: number, note: () => void = () => {}): Promise<boolean> {
+    async revokeKey(workspaceId: string, keyId: string, now: number, note: TransactionStep = async () => {}): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const r = await trx
           .updateTable('api_keys')
@@ -107,7 +107,7 @@ export function createWorkspaceStore(db: Kysely<Database>) {
           .where('revoked_at', 'is', null)
           .executeTakeFirst();
         const revoked = Number(r.numUpdatedRows) > 0;
-        if (revoked) note();
+        if (revoked) await note(trx);
         return revoked;
       });
     },

@@ -81,6 +81,8 @@ export function auditRoutes(kit: Kit, audit: AuditService, users: UsersModule, w
       const page = await kit.workspacePage(request, request.params.slug, 'audit.read');
       const parsed = AuditPageQuery.safeParse(request.query ?? {});
       if (!parsed.success) return show(reply, page, request.query);
+      const { cursor: _cursor, ...query } = parsed.data;
+      await audit.recordExport(page.who, page.workspace.id, query);
       const body = csvStream(CSV_HEADER, audit.pages(page.workspace.id, filtersOf(parsed.data)), csvCells);
       return reply.header('content-type', CSV_TYPE).header('content-disposition', 'attachment; filename="audit-log.csv"').send(body);
     });
