@@ -47,6 +47,10 @@ import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
+import { createMailer, mailEntry } from './mail/module.js';
+import type { MailIntent } from './mail/intents.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/tables.js';
 import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
@@ -77,11 +81,13 @@ export async function buildApp(options: BuildOptions) {
   const reader = createSqlRunner(database);
   // Built before the events module, which registers its outbox subscriber.
   const webhooks = createWebhooksModule({ config, database, now });
+  // Mail through the outbox (src/mail/): a subscriber only when SMTP_URL is set.
+  const mailer = createMailer(config);
   const domainEvents = createEventsModule({
     config,
     database,
     now,
-    subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
+    subscribers: [...(options.subscribers ?? []), webhooks.subscriber, ...(mailer ? [mailer.subscriber] : [])],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
   // The event log EVENTS_URL names (events/open.ts): with DuckDB the click writer hands it its
@@ -146,7 +152,8 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  const users = createUsersModule({ database, now });
+  const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
+  const users = createUsersModule({ database, now, mail });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });

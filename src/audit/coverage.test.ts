@@ -21,6 +21,8 @@ const EXEMPT: Record<string, string> = {
   'POST /dashboard/logout-everywhere': 'signing out changes no workspace',
   'POST /dashboard/account/password': "a person's own account belongs to no workspace",
   'POST /setup': 'first run: the operator creates the first owner before any workspace log has a reader',
+  'POST /dashboard/forgot': 'asking for a reset link changes no workspace (and must not say whether the address has an account)',
+  'POST /dashboard/reset': "a person's own password belongs to no workspace",
 };
 
 let t: TestApp;

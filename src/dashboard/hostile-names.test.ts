@@ -277,6 +277,11 @@ test('the first-run setup (checked before any user exists), login and invitation
   await get(anonymous, '/dashboard/login', { status: 200 });
   await get(anonymous, `/dashboard/login?next=${enc(`/dashboard/${V.path}`)}`, { status: 200 });
   await post(anonymous, '/dashboard/login', { email: V.loginEmail, password: 'wrong password', next: `/dashboard/${V.path}` }, { status: 401, shows: ['loginEmail'] });
+  // Password resets need mail (SMTP_URL, unset here): the pages answer 404 (src/mail/mail.test.ts covers them with mail).
+  await get(anonymous, '/dashboard/forgot', { status: 404 });
+  await post(anonymous, '/dashboard/forgot', { email: V.loginEmail }, { status: 404 });
+  await get(anonymous, `/dashboard/reset?token=${enc(V.path)}`, { status: 404 });
+  await post(anonymous, '/dashboard/reset', { token: V.path, password: 'a long new password' }, { status: 404 });
 
   const guest = new Browser(t);
   await get(guest, `/dashboard/invite?token=${enc(inviteToken)}`, { status: 200, shows: ['workspaceName', 'inviteEmail'] });

@@ -20,6 +20,8 @@ import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
+import { openRateCounters } from '../db/rate-counters.js';
 import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
 import { auditRoutes } from './routes/audit.js';
@@ -58,6 +60,8 @@ export function createDashboardModule(
       onError: (err, context) => app.log.warn({ err }, context),
     });
     app.addHook('onClose', () => limiter.close());
+    const resetCounters = openRateCounters(ctx.database, { onError: (err) => app.log.warn({ err }, 'password reset rate counter failed') });
+    app.addHook('onClose', () => resetCounters.close());
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
@@ -76,6 +80,7 @@ export function createDashboardModule(
         return sendPage(reply, <ErrorPage status={500} code="internal_server_error" message={`The server failed (request ${request.id}).`} />, 500);
       });
       await scope.register(sessionRoutes(deps, kit, limiter));
+      await scope.register(passwordResetRoutes(deps, resetCounters));
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));

@@ -252,6 +252,7 @@ export interface Database {
   invitations: InvitationsTable;
   setup_tokens: SetupTokensTable;
   audit_log: AuditLogTable;
+  password_resets: PasswordResetsTable;
 }
 
 export type { Generated };
@@ -422,6 +423,18 @@ export interface InvitationsTable {
 export interface SetupTokensTable {
   token_hash: string;
   created_at: number;
+  used_at: number | null;
+}
+
+/** "Forgot password?" links (migration 0024, users/password-resets.ts). */
+export interface PasswordResetsTable {
+  /** SHA-256 of the token the mail carries. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  /** 1 hour after `created_at`. */
+  expires_at: number;
+  /** Set when the link was used: it works once. */
   used_at: number | null;
 }
 

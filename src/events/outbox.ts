@@ -21,9 +21,16 @@ import type { StoredEvent } from './event-store.js';
 import type { LinkResponse } from '../links/response.js';
 import type { ClickEventResponse, LeadEventResponse } from '../analytics/schema.js';
 import { newId } from '../ids.js';
+import type { MailIntent } from '../mail/intents.js';
 
 export const DOMAIN_EVENT_TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'lead.created', 'sale.created'] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+/**
+ * Outbox types that are no domain event: work the app hands to its own subscribers after a commit
+ * (`mail.send`: src/mail/), never offered to webhooks or the file sink.
+ */
+export const INTERNAL_EVENT_TYPES = ['mail.send'] as const;
+export type OutboxType = DomainEventType | (typeof INTERNAL_EVENT_TYPES)[number];
 
 /** The click object as in the `/events` click records. */
 export type ClickObject = ClickEventResponse['click'];
@@ -47,9 +54,10 @@ export interface DomainEventData {
   'link.clicked': { click: ClickObject; link: LinkResponse | null };
   'lead.created': LeadCreatedData;
   'sale.created': LeadCreatedData & { sale: { amount: number; currency: string | null; paymentProcessor: string; invoiceId: string | null } };
+  'mail.send': MailIntent;
 }
 
-export type DomainEvent<T extends DomainEventType = DomainEventType> = {
+export type DomainEvent<T extends OutboxType = DomainEventType> = {
   [K in T]: { id: string; event: K; createdAt: string; workspaceId: string; data: DomainEventData[K] };
 }[T];
 
@@ -65,12 +73,13 @@ export interface OutboxPayloads {
   'link.clicked': { event: StoredEvent };
   'lead.created': { event: StoredEvent };
   'sale.created': { event: StoredEvent };
+  'mail.send': MailIntent;
 }
 
-export type OutboxEntry = Insertable<OutboxTable> & { type: DomainEventType };
+export type OutboxEntry = Insertable<OutboxTable> & { type: OutboxType };
 
 /** One outbox row; pure (id and time from the arguments' clock). */
-export function outboxEntry<T extends DomainEventType>(type: T, workspaceId: string, payload: OutboxPayloads[T], now: number): OutboxEntry {
+export function outboxEntry<T extends OutboxType>(type: T, workspaceId: string, payload: OutboxPayloads[T], now: number): OutboxEntry {
   return { id: newId('evt', now), workspace_id: workspaceId, type, payload: JSON.stringify(payload), created_at: now };
 }
 
@@ -138,7 +147,7 @@ export function clickFilter(s: ClickSubscriptions): ((row: StoredEvent) => boole
 
 /** Which event types anyone subscribes to: nothing is written for the others. */
 export interface EventRegistry {
-  wants(type: DomainEventType): boolean;
+  wants(type: OutboxType): boolean;
   /** Whose clicks are wanted now (they change when webhooks do). */
   clickSubscriptions(): ClickSubscriptions;
   /** Calls `listener` whenever `clickSubscriptions()` changes. */

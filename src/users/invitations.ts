@@ -9,6 +9,9 @@
  * const invitation = await invitations.open(token);   // 404 unknown or used, 410 expired
  * await invitations.acceptAsNewUser(token, { name: 'Bo', password: '…' });
  */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import type { MailIntent } from '../mail/intents.js';
 import { record, type Who } from '../audit/record.js';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
@@ -24,7 +27,14 @@ export const INVITATION_TTL_MS = 7 * DAY;
 
 const InviteInput = z.object({ email: Email, role: RoleInput });
 
-export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS }: { store: UserStore; users: UserService; now: () => number; ttlMs?: number }) {
+/** Writes a mail to the outbox in the caller's transaction (src/mail/); absent without SMTP_URL. */
+export interface MailWriter {
+  write(trx: Kysely<Database>, intent: MailIntent, workspaceId: string): Promise<void>;
+  /** After the commit: deliver now. */
+  nudge(): void;
+}
+
+export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS, mail }: { store: UserStore; users: UserService; now: () => number; ttlMs?: number; mail?: MailWriter }) {
   /** The invitation of this token, still usable; 404 if unknown or accepted, 410 if expired. */
   async function open(token: string): Promise<InvitationRow> {
     const found = token && token.length <= 100 ? await store.findInvitationByHash(hashToken(token)) : undefined;
@@ -37,7 +47,8 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
     ttlMs,
     open,
 
-    async invite(workspaceId: string, input: { email: string; role: string }, invitedBy: string | null, who?: Who): Promise<{ token: string; invitation: InvitationRow }> {
+    /** `emailed`: the invitation's link was also mailed to the address (SMTP_URL set). */
+    async invite(workspaceId: string, input: { email: string; role: string }, invitedBy: string | null, who?: Who): Promise<{ token: string; invitation: InvitationRow; emailed: boolean }> {
       const valid = parseInput(InviteInput, input);
       const existing = await users.findByEmail(valid.email);
       if (existing && (await users.roleOf(existing.id, workspaceId))) throw new ApiError('conflict', 'This person is already a member of the workspace.');
@@ -58,8 +69,14 @@ export function createInvitations({ store, users, now, ttlMs = INVITATION_TTL_MS
       await store.transaction(async (s, trx) => {
         await s.insertInvitation(invitation);
         await record(trx, who, { workspaceId, action: 'invitation.create', targetIds: invitation.id, changes: { email: invitation.email, role: invitation.role } });
+        if (mail) {
+          const inviter = invitedBy ? await s.findUserById(invitedBy) : undefined;
+          const workspaceName = (await s.workspaceName(workspaceId)) ?? 'a workspace';
+          await mail.write(trx, { kind: 'invitation', to: invitation.email, workspaceName, inviterName: inviter?.name ?? null, token, expiresAt: invitation.expires_at }, workspaceId);
+        }
       });
-      return { token, invitation };
+      mail?.nudge();
+      return { token, invitation, emailed: !!mail };
     },
 
     pending: (workspaceId: string) => store.pendingInvitations(workspaceId, now()),

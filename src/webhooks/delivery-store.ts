@@ -8,6 +8,7 @@
  * a SQLite file has one writing process and its transactions are serial. A process killed while
  * sending leaves the lease to expire, and the delivery is sent again (same event id).
  */
+import { alertDue, writeFailureAlert } from './alerts.js';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, TransactionStep, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
 import type { AttemptRow, DeliveryRow } from './schema.js';
@@ -38,7 +39,8 @@ export type Recorded =
   | { kind: 'failure'; delivery: DeliveryRow; outcome: Outcome; retryAt: number | null }
   | { kind: 'release'; delivery: DeliveryRow };
 
-export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
+/** `mailAlerts`: mail the owners of a failing webhook (SMTP_URL set; webhooks/alerts.ts). */
+export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean; mailAlerts?: boolean }) {
   return {
     /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. One transaction. */
     /** `note`: the audit log's, called in the insert's transaction. */
@@ -146,7 +148,11 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
             .where('id', '=', d.webhook_id)
             .returning(['consecutive_failures', 'disabled_at'])
             .executeTakeFirst();
-          if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) continue;
+          if (!w || w.disabled_at !== null) continue;
+          const failures = Number(w.consecutive_failures);
+          const disables = failures >= DISABLE_AFTER_FAILURES;
+          if (options.mailAlerts && alertDue(failures, disables)) await writeFailureAlert(trx, d.webhook_id, failures, disables, now);
+          if (!disables) continue;
           await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
           disabled[disabled.length - 1] = true;
         }
