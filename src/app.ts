@@ -47,6 +47,11 @@ import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createTlsModule } from './tls/module.js';
+import { createAuditModule } from './audit/module.js';
+import { createMailer, mailEntry } from './mail/module.js';
+import type { MailIntent } from './mail/intents.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/tables.js';
 import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
@@ -79,13 +84,15 @@ export async function buildApp(options: BuildOptions) {
   const reader = createSqlRunner(database);
   // Built before the outbox module, which registers its outbox subscriber.
   const webhooks = createWebhooksModule({ config, database, now });
+  // Mail through the outbox (src/mail/): a subscriber only when SMTP_URL is set.
+  const mailer = createMailer(config);
   const domainEvents = createOutboxModule({
     config,
     database,
     // Subscribers receive the published payloads, links spelled as the links API spells them.
     expander: () => createEventExpander(database.db, config),
     now,
-    subscribers: [...(options.subscribers ?? []), webhooks.subscriber],
+    subscribers: [...(options.subscribers ?? []), webhooks.subscriber, ...(mailer ? [mailer.subscriber] : [])],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
   // The event log EVENTS_URL names, owned by its own thread (src/event-log.ts): the click writer
@@ -145,6 +152,7 @@ export async function buildApp(options: BuildOptions) {
   });
 
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
+  const audit = createAuditModule({ database });
   const tags = createTagsModule(ctx);
   const folders = createFoldersModule(ctx);
   const domains = createDomainsModule(ctx);
@@ -154,9 +162,10 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
-  const users = createUsersModule({ database, now });
+  const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
+  const users = createUsersModule({ database, now, mail });
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -167,6 +176,7 @@ export async function buildApp(options: BuildOptions) {
     services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
     imports: imports.requests,
     exports: exports.service,
+    audit: audit.service,
   });
   const retention = createRetention({
     config,
@@ -174,6 +184,7 @@ export async function buildApp(options: BuildOptions) {
     events: ctx.events,
     // Its passes run on the log thread, through ctx.events.
     inProcess: true,
+    audit: audit.service,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
   });
@@ -273,6 +284,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(imports.routes);
   await app.register(exports.routes);
   await app.register(tls.routes);
+  await app.register(audit.routes);
 
   // The log thread opened its store meanwhile (an upgrade may still run): the modules start on it.
   try {
@@ -288,5 +300,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

@@ -152,6 +152,12 @@ const EnvSchema = z.object({
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Rollup rows (the analytics summaries) older than this many days are deleted; unset: kept forever. */
   ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** Audit log entries older than this many days are deleted (src/audit/). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(100_000).default(365),
+  /** SMTP server for mail (invitations, password resets, webhook alerts): `smtp://user:pass@host:587`, `smtps://…`; unset: no mail. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  /** Sender of mail: `Waymark <links@example.com>`; default `Waymark <no-reply@<BASE_URL's host>>`. */
+  MAIL_FROM: z.string().min(3).max(300).optional(),
   /** Lifetime of the click-id cookie a redirect sets on the short link's domain, in days (may be fractional). */
   CLICK_ID_COOKIE_DAYS: z.coerce.number().positive().max(400).default(1 / 24),
   /**
@@ -239,6 +245,11 @@ export interface Config {
   eventsRetentionDays?: number;
   /** Days rollup rows are kept (undefined: forever). */
   rollupsRetentionDays?: number;
+  /** Days audit log entries are kept. */
+  auditRetentionDays: number;
+  /** SMTP_URL; undefined: no mail is sent (links are handed over as before). */
+  smtpUrl?: string;
+  mailFrom: string;
   /** Max-Age of the click-id cookie, seconds (default 3,600: one hour). */
   clickIdCookieSeconds: number;
   /**
@@ -326,6 +337,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     visitorIp: e.VISITOR_IP,
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
     rollupsRetentionDays: e.ROLLUPS_RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `Waymark <no-reply@${base.hostname}>`,
     clickIdCookieSeconds: Math.max(1, Math.round(e.CLICK_ID_COOKIE_DAYS * 86_400)),
     eventsUrl: e.EVENTS_URL,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,

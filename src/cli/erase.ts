@@ -2,6 +2,8 @@
  * `waymark erase --ip <address>` and `waymark erase --click <clickId>`: the operator's erasure of
  * one visitor's events (src/privacy/erasure.ts, docs/privacy.md), with the counts printed.
  */
+import { CLI } from '../audit/record.js';
+import { recordInEveryWorkspace } from '../audit/module.js';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import { openEventStores } from '../events/open.js';
@@ -22,11 +24,21 @@ export async function runErase(input: { config: Config; database: OpenDatabase; 
     const erasure = createErasure({ events: stores.events, visitorIp: input.config.visitorIp });
     if (input.click) {
       input.out(describeErased(`click ${input.click}`, await erasure.eraseClick(input.click)));
+      await recordErasure(input.database, 'click');
       return 0;
     }
     for (const form of await erasure.eraseIp(input.ip!)) input.out(describeErased(`ip ${form.stored}`, form));
+    await recordErasure(input.database, 'ip');
     return 0;
   } finally {
     await stores.close();
   }
+}
+
+/**
+ * The audit entry of an erasure, in every workspace (it looks in all of them). It names what was
+ * matched on, never the address or click id: the entry must not keep what the erasure removed.
+ */
+function recordErasure(database: OpenDatabase, by: 'ip' | 'click'): Promise<void> {
+  return recordInEveryWorkspace(database, CLI, { action: 'visitor.erase', targetIds: [], changes: { by } });
 }

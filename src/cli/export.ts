@@ -8,6 +8,8 @@
  * npx waymark export events -w acme --event sales --format ndjson --query "interval=all" --out sales.ndjson
  * npx waymark export analytics -w acme --query "groupBy=countries&interval=90d"
  */
+import { CLI } from '../audit/record.js';
+import { recordAlone } from '../audit/module.js';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Readable, Writable } from 'node:stream';
@@ -75,7 +77,7 @@ export async function runExport(input: { argv: string[]; config: Config; databas
     stores = await openEventStores({ config: what === 'links' ? { ...input.config, eventsUrl: 'sql' } : input.config, database: input.database, runner: reader });
     const links = createLinkService({ db, dialect, store: createLinkStore(db, dialect), bus: createChangeBus(), now: Date.now, config: input.config });
     const analytics = createAnalyticsService({ db, reader, events: stores.events, now: Date.now, linkSettings: input.config });
-    const exports = createExportService({ links, analytics });
+    const exports = createExportService({ links, analytics, record: (who, change) => recordAlone(input.database, who, change) });
     // The operator's export: the whole workspace's data, like a key with every permission.
     const auth = { workspaceId: ws.id, workspace: ws, keyId: 'cli', keyHash: '', permissions: 'all' as const };
     const query = { ...queryObject(values.query ?? ''), ...(values.event ? { event: values.event } : {}), ...(values.format ? { format: values.format } : {}) };
@@ -88,6 +90,7 @@ export async function runExport(input: { argv: string[]; config: Config; databas
     } else {
       body = analyticsCsv(await exports.analyticsRows(auth, checked(AnalyticsExportQuery, query)));
     }
+    await exports.recordExport(CLI, ws.id, what, query);
     const target = values.out ? createWriteStream(values.out) : (input.stdout ?? process.stdout);
     await pipeline(body, target, { end: !!values.out });
     return 0;

@@ -7,6 +7,9 @@
  * npx waymark import csv bitly-export.csv --workspace acme --dry-run
  * npx waymark import csv links.csv -w acme --map "url=Where to" --map "key=Back half"
  */
+import { CLI } from '../audit/record.js';
+import { recordAlone } from '../audit/module.js';
+import { importEntry } from '../imports/service.js';
 import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
@@ -55,6 +58,7 @@ export async function runImportCsv(input: { argv: string[]; config: Config; data
     if (e instanceof ApiError) throw new Error(e.message);
     throw e;
   }
+  if (!report.dryRun) await recordAlone(input.database, CLI, importEntry(ws.id, report));
   const { rows, created, skipped, rejected } = report.counts;
   const seconds = (Date.now() - started) / 1000;
   input.out(

@@ -33,6 +33,22 @@ test('CLI creates workspaces and keys, lists and revokes them', async () => {
     assert.equal(await runCli(['keys', 'revoke', keyId, '-w', 'acme-inc'], out, env), 0);
     assert.equal(await runCli(['keys', 'list', '-w', 'acme-inc'], out, env), 0);
     assert.match(lines.join('\n'), new RegExp(`${keyId}\\t\\S+\\trevoked`));
+    // The audit log names the command line as the actor of each change.
+    const audit = await openDatabase(env.DATABASE_URL);
+    const entries = await audit.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
+    await audit.close();
+    // (Ids made in one millisecond sort at random: compared as a set.)
+    assert.deepEqual(entries.map((e) => `${e.action} ${e.actor_type}`).sort(), ['api_key.create cli', 'api_key.create cli', 'api_key.revoke cli', 'workspace.create cli']);
+    assert.equal(entries.find((e) => e.action === 'api_key.revoke')!.target, keyId);
+    // Exports and a visitor's erasure are recorded too; the erasure never names what it erased.
+    assert.equal(await runCli(['export', 'links', '--workspace', 'acme-inc', '--out', join(dir, 'links.csv')], out, env), 0);
+    assert.equal(await runCli(['erase', '--ip', '203.0.113.7'], out, env), 0);
+    const more = await openDatabase(env.DATABASE_URL);
+    const later = await more.db.selectFrom('audit_log').selectAll().where('action', 'in', ['export.links', 'visitor.erase']).execute();
+    await more.close();
+    assert.deepEqual(later.map((e) => `${e.action} ${e.actor_type}`).sort(), ['export.links cli', 'visitor.erase cli']);
+    assert.deepEqual(JSON.parse(later.find((e) => e.action === 'visitor.erase')!.changes), { by: 'ip' });
+    assert.ok(!JSON.stringify(later).includes('203.0.113'), 'the erased address is not kept');
     assert.equal(await runCli(['keys', 'create', '-w', 'acme-inc', '--scopes', 'bogus'], out, env), 1);
     assert.equal(await runCli(['workspaces', 'create', '--name', 'X', '--plan', 'gold'], out, env), 1);
     assert.equal(await runCli(['keys', 'list', '-w', 'nope'], out, env), 1);

@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
 import { openDatabase } from '../db/open.js';
+import { CLI } from '../audit/record.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { parseScopes, SCOPES } from '../workspaces/api-keys.js';
@@ -109,8 +110,8 @@ export async function runCli(
       if (!values.name) return fail('--name is required');
       const plan = (values.plan ?? 'enterprise') as Plan;
       if (!PLANS.includes(plan)) return fail(`unknown plan "${plan}"; one of: ${PLANS.join(', ')}`);
-      const ws = await workspaces.createWorkspace({ name: values.name, slug: values.slug, plan });
-      const key = await workspaces.createKey(ws.id, { name: 'Default key' });
+      const ws = await workspaces.createWorkspace({ name: values.name, slug: values.slug, plan }, CLI);
+      const key = await workspaces.createKey(ws.id, { name: 'Default key' }, CLI);
       out(`Created workspace ${ws.id} (${ws.slug}, plan ${ws.plan})`);
       out(`API key (shown once): ${key.key}`);
       return 0;
@@ -126,7 +127,7 @@ export async function runCli(
     if (group === 'keys' && action === 'create') {
       const ws = await resolveWorkspace();
       const scopes = parseScopes(values.scopes);
-      const key = await workspaces.createKey(ws.id, { name: values.name, scopes });
+      const key = await workspaces.createKey(ws.id, { name: values.name, scopes }, CLI);
       out(`Created key ${key.id} for ${ws.slug} (scopes: ${scopes?.join(' ') ?? 'all'})`);
       out(`API key (shown once): ${key.key}`);
       return 0;
@@ -134,7 +135,7 @@ export async function runCli(
     if (group === 'keys' && action === 'revoke') {
       const ws = await resolveWorkspace();
       if (!arg) return fail('the key id to revoke is required');
-      const done = await workspaces.revokeKey(ws.id, arg);
+      const done = await workspaces.revokeKey(ws.id, arg, CLI);
       if (!done) return fail(`no active key ${arg} in workspace ${ws.slug}`);
       out(`Revoked ${arg}`);
       return 0;

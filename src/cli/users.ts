@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OpenDatabase } from '../db/open.js';
+import { CLI } from '../audit/record.js';
 import { createUsersModule } from '../users/module.js';
 import { isRole, ROLES, type Role } from '../users/roles.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
@@ -64,7 +65,7 @@ export async function runUsersCommand({ database, action, arg, values, env, reso
       const role = workspace ? roleOf(values.role) : undefined;
       const pw = password();
       const input = { email: values.email, name: values.name, password: pw.value };
-      const user = workspace && role ? await users.service.createWithMembership(input, workspace.id, role) : await users.service.create(input);
+      const user = workspace && role ? await users.service.createWithMembership(input, workspace.id, role, CLI) : await users.service.create(input);
       out(`Created user ${user.id} (${user.email})${workspace ? `, ${role} of ${workspace.slug}` : ''}`);
       if (pw.generated) out(`Password (shown once): ${pw.value}`);
       return 0;

@@ -15,6 +15,7 @@ import {
   ListCustomersQuery,
   UpdateCustomerBody,
 } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 const config = { minPlan: 'business' } as const;
 const tags = ['Customers'];
@@ -65,7 +66,7 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService 
         response: { 200: CustomerResponse },
       },
     },
-    (req) => customers.update(req.auth.workspaceId, req.params.id, req.body ?? {}, req.query.includeExpandedFields === true),
+    (req) => customers.update(req.auth.workspaceId, req.params.id, req.body ?? {}, req.query.includeExpandedFields === true, whoOf(req)),
   );
 
   app.delete(
@@ -81,6 +82,6 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService 
         response: { 200: DeleteCustomerResponse },
       },
     },
-    (req) => customers.delete(req.auth.workspaceId, req.params.id, { deleteEvents: req.query.deleteEvents === true }),
+    (req) => customers.delete(req.auth.workspaceId, req.params.id, { deleteEvents: req.query.deleteEvents === true }, whoOf(req)),
   );
 };

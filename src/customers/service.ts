@@ -3,6 +3,9 @@
  * A customer of another workspace answers exactly like a missing one (404).
  */
 import { ApiError } from '../http/errors.js';
+import { fieldsOf, record, type Who } from '../audit/record.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
 import { customerDisplayName } from './names.js';
 import type { CustomerPatch, CustomerStore } from './store.js';
@@ -23,18 +26,27 @@ const NOT_FOUND =
 export interface CustomerService {
   get(workspaceId: string, idOrExternal: string, expand: boolean): Promise<CustomerResponse>;
   list(workspaceId: string, query: ListCustomersQuery): Promise<CustomerResponse[]>;
-  update(workspaceId: string, idOrExternal: string, body: UpdateCustomerBody, expand: boolean): Promise<CustomerResponse>;
+  update(workspaceId: string, idOrExternal: string, body: UpdateCustomerBody, expand: boolean, who?: Who): Promise<CustomerResponse>;
   /**
    * Deletes the customer row: its name, email, avatar, external and processor ids. The lead and
    * sale events keep only the opaque customer id, unless `deleteEvents` erases them too.
    */
-  delete(workspaceId: string, idOrExternal: string, options?: { deleteEvents?: boolean }): Promise<{ id: string }>;
+  delete(workspaceId: string, idOrExternal: string, options?: { deleteEvents?: boolean }, who?: Who): Promise<{ id: string }>;
 }
 
 /** Erases a customer and their events in one write (customers/module.ts binds it to the database and event log). */
-export type EraseCustomer = (workspaceId: string, customerId: string) => Promise<void>;
+export type EraseCustomer = (workspaceId: string, customerId: string, who?: Who) => Promise<void>;
 
-export function createCustomerService(store: CustomerStore, dialect: Dialect, now: () => number, eraseWithEvents?: EraseCustomer): CustomerService {
+/** Runs `fn` with a store bound to one transaction (the audit entry commits with the change). */
+export type CustomerTransaction = <T>(fn: (store: CustomerStore, trx: Kysely<Database>) => Promise<T>) => Promise<T>;
+
+export function createCustomerService(
+  store: CustomerStore,
+  dialect: Dialect,
+  now: () => number,
+  eraseWithEvents: EraseCustomer,
+  inTransaction: CustomerTransaction,
+): CustomerService {
   async function find(workspaceId: string, idOrExternal: string): Promise<CustomerRow> {
     const row = idOrExternal.startsWith(EXTERNAL_ID_PREFIX)
       ? await store.findByExternalId(workspaceId, idOrExternal.slice(EXTERNAL_ID_PREFIX.length))
@@ -90,7 +102,7 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
       return respond(workspaceId, rows, q.includeExpandedFields === true);
     },
 
-    async update(workspaceId, idOrExternal, body, expand) {
+    async update(workspaceId, idOrExternal, body, expand, who) {
       const row = await find(workspaceId, idOrExternal);
       const patch: CustomerPatch = { updated_at: now() };
       const email = body.email === undefined ? row.email : body.email;
@@ -108,7 +120,11 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
       }
       let updated: CustomerRow | undefined;
       try {
-        updated = await store.update(workspaceId, row.id, patch);
+        updated = await inTransaction(async (tx, trx) => {
+          const done = await tx.update(workspaceId, row.id, patch);
+          if (done) await record(trx, who, { workspaceId, action: 'customer.update', targetIds: row.id, changes: { fields: fieldsOf(body) } });
+          return done;
+        });
       } catch (err) {
         // A concurrent update took the external id between the check and the write.
         if (dialect.isUniqueViolation(err)) {
@@ -120,15 +136,17 @@ export function createCustomerService(store: CustomerStore, dialect: Dialect, no
       return (await respond(workspaceId, [updated], expand))[0]!;
     },
 
-    async delete(workspaceId, idOrExternal, options = {}) {
+    async delete(workspaceId, idOrExternal, options = {}, who) {
       const row = await find(workspaceId, idOrExternal);
       if (options.deleteEvents) {
-        if (!eraseWithEvents) throw new Error('customer service built without event erasure');
-        await eraseWithEvents(workspaceId, row.id);
+        await eraseWithEvents(workspaceId, row.id, who);
         return { id: row.id };
       }
       // Events keep their customer_id (an opaque id): analytics of past leads and sales stay unchanged.
-      await store.delete(workspaceId, row.id);
+      await inTransaction(async (tx, trx) => {
+        await tx.delete(workspaceId, row.id);
+        await record(trx, who, { workspaceId, action: 'customer.delete', targetIds: row.id });
+      });
       return { id: row.id };
     },
   };

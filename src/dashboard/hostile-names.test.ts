@@ -28,6 +28,11 @@ const V = {
   workspaceName: h.value('workspace name'),
   workspaceSlug: h.value('workspace slug'),
   userName: h.value('user name'),
+  auditActor: h.value('audit actor id'),
+  auditIp: h.value('audit address'),
+  auditTarget: h.value('audit target id'),
+  auditChange: h.value('audit change'),
+  auditFilter: h.value('audit filter'),
   userEmail: h.value('user email'),
   viewerName: h.value('viewer name'),
   inviteEmail: h.value('invitation email'),
@@ -272,6 +277,11 @@ test('the first-run setup (checked before any user exists), login and invitation
   await get(anonymous, '/dashboard/login', { status: 200 });
   await get(anonymous, `/dashboard/login?next=${enc(`/dashboard/${V.path}`)}`, { status: 200 });
   await post(anonymous, '/dashboard/login', { email: V.loginEmail, password: 'wrong password', next: `/dashboard/${V.path}` }, { status: 401, shows: ['loginEmail'] });
+  // Password resets need mail (SMTP_URL, unset here): the pages answer 404 (src/mail/mail.test.ts covers them with mail).
+  await get(anonymous, '/dashboard/forgot', { status: 404 });
+  await post(anonymous, '/dashboard/forgot', { email: V.loginEmail }, { status: 404 });
+  await get(anonymous, `/dashboard/reset?token=${enc(V.path)}`, { status: 404 });
+  await post(anonymous, '/dashboard/reset', { token: V.path, password: 'a long new password' }, { status: 404 });
 
   const guest = new Browser(t);
   await get(guest, `/dashboard/invite?token=${enc(inviteToken)}`, { status: 200, shows: ['workspaceName', 'inviteEmail'] });
@@ -395,6 +405,16 @@ test('settings: general, domains, tags, folders, keys, webhooks, members', async
   await post(owner, `${s}/members/${enc(V.path)}/role`, { role: 'viewer' }, { status: 404 });
   await post(owner, `${s}/members/${enc(V.path)}/remove`, {}, { status: 404 });
   await post(owner, `${s}/invitations/${enc(V.path)}/revoke`, {}, { status: 404 });
+
+  // The audit log shows what its entries hold (written straight: an actor, a target, changes, an address).
+  await t.database.db
+    .insertInto('audit_log')
+    .values({ id: newId('aud'), workspace_id: t.workspaceId, at: Date.now(), actor_type: 'user', actor_id: V.auditActor, ip: V.auditIp, action: 'tag.update', target_type: 'tag', target: V.auditTarget, target_ids: JSON.stringify([V.auditTarget]), changes: JSON.stringify({ name: V.auditChange }) })
+    .execute();
+  await get(owner, `${s}/audit`, { status: 200, shows: [...FRAME, 'auditActor', 'auditIp', 'auditTarget', 'auditChange', 'newKeyName'] });
+  await get(owner, `${s}/audit?actor=${enc(V.auditFilter)}`, { status: 422, shows: ['auditFilter'] });
+  await get(viewer, `${s}/audit`, { status: 403 });
+  await get(owner, `${s}/audit.csv`, { status: 200 });
   assert.deepEqual(failures.splice(0), []);
 });
 

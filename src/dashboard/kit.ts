@@ -28,6 +28,7 @@ import { can, type Action, type Role } from '../users/roles.js';
 import { CSRF_COOKIE, DEVICE_COOKIE, SESSION_COOKIE, cookieHeader, readCookie } from './cookies.js';
 import { CSRF_FIELD, CSRF_HEADER, assertCsrfToken, assertSameOrigin, csrfTokenFor } from './csrf.js';
 import type { Frame } from './layout.js';
+import { whoOf, type Who } from '../audit/record.js';
 import { DEVICE_MAX_AGE_MS } from '../users/devices.js';
 
 declare module 'fastify' {
@@ -168,6 +169,8 @@ export interface WorkspacePage {
   role: Role;
   userId: string;
   frame: Frame;
+  /** The signed-in user and the client's address: what the page's changes are recorded as (audit/record.ts). */
+  who: Who;
 }
 
 export function createKit({ users, workspaces }: DashboardDeps) {
@@ -192,7 +195,7 @@ export function createKit({ users, workspaces }: DashboardDeps) {
         role,
         csrf: csrfTokenFor(token),
       };
-      return { workspace, role, userId: user.id, frame };
+      return { workspace, role, userId: user.id, frame, who: whoOf(request) };
     },
   };
 }

@@ -20,8 +20,12 @@ import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
+import { openRateCounters } from '../db/rate-counters.js';
 import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
+import { auditRoutes } from './routes/audit.js';
+import type { AuditService } from '../audit/module.js';
 import { linkRoutes } from './routes/links.js';
 import { linkBuilderRoutes } from './routes/link-builder.js';
 import { linkChoices, type LinkChoiceDeps } from './routes/link-choices.js';
@@ -38,7 +42,7 @@ import type { ExportService } from '../exports/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, exports }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, exports, audit }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService; audit: AuditService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -56,6 +60,8 @@ export function createDashboardModule(
       onError: (err, context) => app.log.warn({ err }, context),
     });
     app.addHook('onClose', () => limiter.close());
+    const resetCounters = openRateCounters(ctx.database, { onError: (err) => app.log.warn({ err }, 'password reset rate counter failed') });
+    app.addHook('onClose', () => resetCounters.close());
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
@@ -74,8 +80,10 @@ export function createDashboardModule(
         return sendPage(reply, <ErrorPage status={500} code="internal_server_error" message={`The server failed (request ${request.id}).`} />, 500);
       });
       await scope.register(sessionRoutes(deps, kit, limiter));
+      await scope.register(passwordResetRoutes(deps, resetCounters));
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
+      await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
       await scope.register(linkRoutes(kit, links, choices));
       await scope.register(linkBuilderRoutes(kit, links, choices, ctx.config.baseUrl));
       await scope.register(placeholderRoutes(kit));

@@ -24,7 +24,7 @@ export interface TestUser {
 export async function addUser(t: TestApp, role: Role, workspaceId = t.workspaceId, name = 'Test user'): Promise<TestUser> {
   const email = `u-${randomBytes(4).toString('hex')}@example.com`;
   const password = 'correct horse battery';
-  const user = await t.modules.users.service.createWithMembership({ email, name, password }, workspaceId, role);
+  const user = await t.modules.users.service.createWithMembership({ email, name, password }, workspaceId, role, undefined);
   return { id: user.id, email, password };
 }
 

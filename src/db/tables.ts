@@ -8,7 +8,7 @@
  * - JSON values (geo, testVariants, metadata …) are stored as text.
  * Every table that belongs to a workspace carries `workspace_id`.
  */
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 export type Flag = 0 | 1;
 
@@ -291,6 +291,8 @@ export interface Database {
   sessions: SessionsTable;
   invitations: InvitationsTable;
   setup_tokens: SetupTokensTable;
+  audit_log: AuditLogTable;
+  password_resets: PasswordResetsTable;
 }
 
 export type { Generated };
@@ -463,3 +465,40 @@ export interface SetupTokensTable {
   created_at: number;
   used_at: number | null;
 }
+
+/** "Forgot password?" links (migration 0024, users/password-resets.ts). */
+export interface PasswordResetsTable {
+  /** SHA-256 of the token the mail carries. */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  /** 1 hour after `created_at`. */
+  expires_at: number;
+  /** Set when the link was used: it works once. */
+  used_at: number | null;
+}
+
+/** Who changed what in a workspace (migration 0023, src/audit/). */
+export interface AuditLogTable {
+  /** `aud_…`, in time order. */
+  id: string;
+  workspace_id: string;
+  at: number;
+  /** 'user' | 'api_key' | 'cli'. */
+  actor_type: string;
+  /** The user's or API key's id; null for the CLI. */
+  actor_id: string | null;
+  ip: string | null;
+  /** `<target_type>.<verb>`, e.g. `link.update`. */
+  action: string;
+  target_type: string;
+  /** The one target's id; null for a bulk entry. */
+  target: string | null;
+  /** JSON array of every target id. */
+  target_ids: string;
+  /** JSON object: fields changed (never secrets), counts. */
+  changes: string;
+}
+
+/** A write a store runs inside its own transaction, on that transaction (the audit log's entry of the change). */
+export type TransactionStep = (trx: Kysely<Database>) => Promise<void>;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DomainService } from './service.js';
 import { CreateDomainBody, DeleteDomainResponse, DomainParams, DomainResponse, ListDomainsQuery, UpdateDomainBody } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 const tags = ['Domains'];
 const read = { permission: 'domains.read' } as const;
@@ -14,7 +15,7 @@ export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = a
   app.post(
     '/domains',
     { config: write, schema: { tags, operationId: 'createDomain', summary: 'Create a domain', body: CreateDomainBody, response: { 201: DomainResponse } } },
-    async (req, reply) => reply.status(201).send(await domains.create(req.auth.workspace, req.body)),
+    async (req, reply) => reply.status(201).send(await domains.create(req.auth.workspace, req.body, {}, whoOf(req))),
   );
 
   app.get(
@@ -39,7 +40,7 @@ export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = a
       config: write,
       schema: { tags, operationId: 'updateDomain', summary: 'Update a domain', params: DomainParams, body: UpdateDomainBody, response: { 200: DomainResponse } },
     },
-    (req) => domains.update(req.auth.workspaceId, req.params.slug, req.body ?? {}),
+    (req) => domains.update(req.auth.workspaceId, req.params.slug, req.body ?? {}, whoOf(req)),
   );
 
   app.delete(
@@ -48,6 +49,6 @@ export const domainRoutes: FastifyPluginAsyncZod<{ domains: DomainService }> = a
       config: write,
       schema: { tags, operationId: 'deleteDomain', summary: 'Delete a domain and its links', params: DomainParams, response: { 200: DeleteDomainResponse } },
     },
-    (req) => domains.delete(req.auth.workspaceId, req.params.slug),
+    (req) => domains.delete(req.auth.workspaceId, req.params.slug, whoOf(req)),
   );
 };

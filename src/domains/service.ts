@@ -3,6 +3,7 @@
  * create, the `domainsLimit` quota, renames that carry the links along, deletes that take them
  * with them, `verified` per the configured mode, and cache invalidation through the change bus.
  */
+import { fieldsOf, record, type Who } from '../audit/record.js';
 import type { Config } from '../config.js';
 import type { ChangeBus } from '../db/change-bus.js';
 import type { Dialect } from '../db/dialect.js';
@@ -91,13 +92,13 @@ export function createDomainService(deps: DomainServiceDeps) {
      * false (the default) and answered like a creation (201, with the given settings applied);
      * any other existing slug is 409, whichever workspace holds it.
      */
-    async create(workspace: WorkspaceRow, input: CreateDomainBody, options: { imported?: boolean } = {}): Promise<DomainResponse> {
+    async create(workspace: WorkspaceRow, input: CreateDomainBody, options: { imported?: boolean } = {}, who?: Who): Promise<DomainResponse> {
       assertAllowed(input.slug);
       // Imports add the domains their links name unverified (no DNS look-up per domain) and never
       // primary: the workspace's default domain for new links stays the one its owner chose.
       const verified = options.imported ? false : (await verdict(input.slug)).verified;
       const row = await guardInUse(() =>
-        store.transaction(async (tx) => {
+        store.transaction(async (tx, trx) => {
           await tx.lockWorkspace(workspace.id);
           const t = now();
           const existing = await tx.findBySlugAnywhere(input.slug);
@@ -105,6 +106,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             if (existing.workspace_id !== workspace.id || existing.archived !== 1 || input.archived) throw new ApiError('conflict', IN_USE);
             const patch = { ...settingsPatch(input), archived: 0 as const, updated_at: t };
             await tx.update(workspace.id, existing.id, patch);
+            await record(trx, who, { workspaceId: workspace.id, action: 'domain.create', targetIds: existing.id, changes: { slug: input.slug, restored: true } });
             return { ...existing, ...patch };
           }
           assertUnderLimit({ resource: 'domains', count: await tx.count(workspace.id), limit: workspace.domains_limit, plan: workspace.plan });
@@ -128,6 +130,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             updated_at: t,
           };
           await tx.insert(created);
+          await record(trx, who, { workspaceId: workspace.id, action: 'domain.create', targetIds: created.id, changes: { slug: created.slug } });
           return created;
         }),
       );
@@ -149,7 +152,7 @@ export function createDomainService(deps: DomainServiceDeps) {
      * Updates settings, archives / un-archives, makes primary, or renames. A rename moves the
      * domain's links and rewrites their short links; both names are announced on the bus.
      */
-    async update(workspaceId: string, slug: string, input: UpdateDomainBody): Promise<DomainResponse> {
+    async update(workspaceId: string, slug: string, input: UpdateDomainBody, who?: Who): Promise<DomainResponse> {
       const existing = await getRow(workspaceId, slug);
       const renameTo = input.slug !== undefined && input.slug !== existing.slug ? input.slug : undefined;
       let verified = existing.verified;
@@ -167,13 +170,14 @@ export function createDomainService(deps: DomainServiceDeps) {
         updated_at: t,
       };
       await guardInUse(() =>
-        store.transaction(async (tx) => {
+        store.transaction(async (tx, trx) => {
           if (input.primary) await tx.clearPrimary(workspaceId, existing.id, t);
           await tx.update(workspaceId, existing.id, patch);
           if (renameTo) {
             const root = buildShortLink({ shortLinkProtocol: config.shortLinkProtocol }, renameTo, '_root');
             await tx.moveLinks(workspaceId, existing.slug, renameTo, root, t);
           }
+          await record(trx, who, { workspaceId, action: 'domain.update', targetIds: existing.id, changes: { slug: existing.slug, fields: fieldsOf(input), ...(renameTo ? { renamedTo: renameTo } : {}) } });
         }),
       );
       bus.publish({ type: 'domain', domain: existing.slug });
@@ -182,11 +186,12 @@ export function createDomainService(deps: DomainServiceDeps) {
     },
 
     /** Deletes the domain, its links and their tag rows, and lowers the workspace's `totalLinks`. */
-    async delete(workspaceId: string, slug: string): Promise<{ slug: string }> {
+    async delete(workspaceId: string, slug: string, who?: Who): Promise<{ slug: string }> {
       const existing = await getRow(workspaceId, slug);
-      await store.transaction(async (tx) => {
+      await store.transaction(async (tx, trx) => {
         await tx.deleteLinks(workspaceId, existing.slug);
         await tx.delete(workspaceId, existing.id);
+        await record(trx, who, { workspaceId, action: 'domain.delete', targetIds: existing.id, changes: { slug: existing.slug } });
       });
       bus.publish({ type: 'domain', domain: existing.slug });
       return { slug: existing.slug };
@@ -196,12 +201,17 @@ export function createDomainService(deps: DomainServiceDeps) {
      * For the operator's `waymark domains verify <slug>` (any workspace). In `dns` mode it checks
      * the records and stores the outcome; in `off` mode, or with `force`, it marks the domain verified.
      */
-    async verifyDomain(rawSlug: string, options: { force?: boolean } = {}): Promise<DomainVerification> {
+    async verifyDomain(rawSlug: string, options: { force?: boolean } = {}, who?: Who): Promise<DomainVerification> {
       const slug = normalizeDomainSlug(rawSlug);
       const row = await store.findBySlugAnywhere(slug);
       if (!row) throw notFound(slug);
       const result: DnsVerdict = options.force ? { verified: true, reason: 'Marked verified by the operator.' } : await verdict(slug);
-      if ((row.verified === 1) !== result.verified) await store.setVerified(row.id, result.verified, now());
+      if ((row.verified === 1) !== result.verified) {
+        await store.transaction(async (tx, trx) => {
+          await tx.setVerified(row.id, result.verified, now());
+          await record(trx, who, { workspaceId: row.workspace_id, action: 'domain.verify', targetIds: row.id, changes: { slug, verified: result.verified } });
+        });
+      }
       bus.publish({ type: 'domain', domain: slug });
       return { slug, workspaceId: row.workspace_id, ...result };
     },

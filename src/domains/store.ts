@@ -125,12 +125,12 @@ function domainQueries(db: Kysely<Database>, dialect: Dialect) {
 
 /** Domain queries; `transaction` runs several of them atomically. */
 export type DomainStore = ReturnType<typeof domainQueries> & {
-  transaction<T>(fn: (tx: ReturnType<typeof domainQueries>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: ReturnType<typeof domainQueries>, trx: Kysely<Database>) => Promise<T>): Promise<T>;
 };
 
 export function createDomainStore(db: Kysely<Database>, dialect: Dialect): DomainStore {
   return {
     ...domainQueries(db, dialect),
-    transaction: (fn) => db.transaction().execute((trx) => fn(domainQueries(trx, dialect))),
+    transaction: (fn) => db.transaction().execute((trx) => fn(domainQueries(trx, dialect), trx)),
   };
 }

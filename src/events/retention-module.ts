@@ -30,8 +30,8 @@ const FIRST_RUN_MS = 60_000;
 const INTERVAL_MS = 3_600_000;
 
 export function createRetention(deps: {
-  /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `CLICK_WRITER_NICE` (the worker's nice value). */
-  config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; clickWriterNice: number };
+  /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `CLICK_WRITER_NICE` (the worker's nice value), `AUDIT_RETENTION_DAYS`. */
+  config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; clickWriterNice: number; auditRetentionDays?: number };
   database: OpenDatabase;
   events: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>;
   now: () => number;
@@ -41,6 +41,11 @@ export function createRetention(deps: {
    * open (the column store, whose deletes run on DuckDB's threads).
    */
   inProcess?: boolean;
+  /**
+   * The audit log's step (audit/module.ts): entries older than `auditRetentionDays` go, in the
+   * same bounded batches, in this process (they are few: a day's worth an hour).
+   */
+  audit?: { expire(before: number, limit: number): Promise<number> };
   /** Tests: rows per batch and pause. */
   batch?: number;
   pauseMs?: number;
@@ -57,9 +62,27 @@ export function createRetention(deps: {
     database.dialect.exclusively(database.db, RETENTION_LOCK_KEY, () => purge(deps.events, pass, { batch, pauseMs, stopped: () => closing }));
   const onWorker = !deps.inProcess && database.capabilities.singleWriter && database.capabilities.writerThread;
 
+  const auditDays = deps.audit ? deps.config.auditRetentionDays : undefined;
+  /** Deletes audit entries past their horizon, a batch at a time, under the retention lock. */
+  const expireAudit = async (): Promise<number> => {
+    if (!deps.audit || auditDays === undefined) return 0;
+    const before = deps.now() - auditDays * 86_400_000;
+    const audit = deps.audit;
+    const gone = await database.dialect.exclusively(database.db, RETENTION_LOCK_KEY, async () => {
+      let n = 0;
+      for (;;) {
+        const batchGone = await audit.expire(before, batch);
+        n += batchGone;
+        if (batchGone < batch || closing) return n;
+      }
+    });
+    return gone ?? 0;
+  };
+
   // Rows deleted since start (metrics).
-  const deleted: PurgeResult = { events: 0, summaries: 0 };
+  const deleted: PurgeResult & { audit: number } = { events: 0, summaries: 0, audit: 0 };
   async function run(): Promise<PurgeResult | undefined> {
+    deleted.audit += await expireAudit();
     const pass = retentionPass(deps.now(), settings);
     if (!pass) return undefined;
     worker ??= onWorker ? startWorkerRunner({ url: database.url, nice: deps.config.clickWriterNice }) : undefined;
@@ -71,7 +94,7 @@ export function createRetention(deps: {
 
   const lifecycle: Lifecycle = {
     start() {
-      if (retentionPass(0, settings)) timer = startRetentionTimer({ run, firstDelayMs: FIRST_RUN_MS, intervalMs: INTERVAL_MS, onError: deps.onError });
+      if (retentionPass(0, settings) || auditDays !== undefined) timer = startRetentionTimer({ run, firstDelayMs: FIRST_RUN_MS, intervalMs: INTERVAL_MS, onError: deps.onError });
     },
     async close() {
       closing = true;

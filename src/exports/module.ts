@@ -6,10 +6,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AnalyticsModule } from '../analytics/module.js';
 import type { LinksModule } from '../links/module.js';
 import { createExportService } from './service.js';
+import { recordAlone } from '../audit/module.js';
+import type { OpenDatabase } from '../db/open.js';
 import { exportRoutes } from './routes.js';
 
-export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule; perWorkspace: number }) {
-  const service = createExportService({ links: deps.links.service, analytics: deps.analytics.service, perWorkspace: deps.perWorkspace });
+export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule; perWorkspace: number; database: OpenDatabase }) {
+  const service = createExportService({
+    links: deps.links.service,
+    analytics: deps.analytics.service,
+    perWorkspace: deps.perWorkspace,
+    record: (who, change) => recordAlone(deps.database, who, change),
+  });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(exportRoutes, { exports: service });
   };

@@ -2,6 +2,7 @@
  * The export routes: `GET /links/export`, `GET /events/export`, `GET /analytics/export`. Each
  * checks its query and permission like the list it mirrors, then streams the body.
  */
+import { whoOf } from '../audit/record.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnalyticsExportQuery, CsvBody, EventsExportBody, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
@@ -23,7 +24,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
       },
     },
     async (req, reply) => {
-      const caller = { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId };
+      const caller = { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId, who: whoOf(req) };
       return sendLinksExport(reply, exports, caller, req.query);
     },
   );
@@ -43,7 +44,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
       },
     },
     async (req, reply) => {
-      return sendEventsExport(reply, exports, req.auth, req.query);
+      return sendEventsExport(reply, exports, req.auth, whoOf(req), req.query);
     },
   );
 
@@ -62,7 +63,7 @@ export const exportRoutes: FastifyPluginAsyncZod<{ exports: ExportService }> = a
       },
     },
     async (req, reply) => {
-      return sendAnalyticsExport(reply, exports, req.auth, req.query);
+      return sendAnalyticsExport(reply, exports, req.auth, whoOf(req), req.query);
     },
   );
 };

@@ -9,6 +9,7 @@
  * return sendLinksExport(reply, exports, { workspaceId, workspace, userId }, LinksExportQuery.parse(query));
  */
 import type { FastifyReply } from 'fastify';
+import type { Who } from '../audit/record.js';
 import type { Readable } from 'node:stream';
 import type { AuthContext } from '../workspaces/service.js';
 import type { ReadView } from '../analytics/service.js';
@@ -22,9 +23,12 @@ interface Download {
   body: Readable;
 }
 
-/** Admits the export, builds its body (the first read answers a bad filter as JSON), streams it. */
-async function download(reply: FastifyReply, exports: ExportService, workspaceId: string, make: () => Promise<Download>) {
-  const release = exports.admit(workspaceId);
+/**
+ * Admits the export, builds its body (the first read answers a bad filter as JSON), records who
+ * exported what (once the export is accepted: a client that leaves early still had its start), streams it.
+ */
+async function download(reply: FastifyReply, exports: ExportService, entry: ExportEntry, make: () => Promise<Download>) {
+  const release = exports.admit(entry.workspaceId);
   let d: Download;
   try {
     d = await make();
@@ -32,19 +36,33 @@ async function download(reply: FastifyReply, exports: ExportService, workspaceId
     release();
     throw err;
   }
+  try {
+    await exports.recordExport(entry.who, entry.workspaceId, entry.kind, entry.query);
+  } catch (err) {
+    d.body.destroy();
+    release();
+    throw err;
+  }
   d.body.once('close', release);
   return reply.header('content-type', d.type).header('content-disposition', `attachment; filename="${d.filename}"`).send(d.body);
 }
 
+interface ExportEntry {
+  workspaceId: string;
+  who: Who | undefined;
+  kind: 'links' | 'events' | 'analytics';
+  query: object;
+}
+
 export function sendLinksExport(reply: FastifyReply, exports: ExportService, caller: Parameters<ExportService['linkPages']>[0], q: LinksExportQuery, view: ReadView = {}) {
-  return download(reply, exports, caller.workspaceId, async () => ({ type: CSV_TYPE, filename: 'links.csv', body: linksCsv(await exports.linkPages(caller, q, view)) }));
+  return download(reply, exports, { workspaceId: caller.workspaceId, who: caller.who, kind: 'links', query: q }, async () => ({ type: CSV_TYPE, filename: 'links.csv', body: linksCsv(await exports.linkPages(caller, q, view)) }));
 }
 
-export function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: EventsExportQuery, view: ReadView = {}) {
-  return download(reply, exports, auth.workspaceId, async () => ({ ...eventsBody(q, await exports.eventPages(auth, q, view)), filename: `${q.event}.${q.format}` }));
+export function sendEventsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, who: Who, q: EventsExportQuery, view: ReadView = {}) {
+  return download(reply, exports, { workspaceId: auth.workspaceId, who, kind: 'events', query: q }, async () => ({ ...eventsBody(q, await exports.eventPages(auth, q, view)), filename: `${q.event}.${q.format}` }));
 }
 
-export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, q: AnalyticsExportQuery, view: ReadView = {}) {
+export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, who: Who, q: AnalyticsExportQuery, view: ReadView = {}) {
   const groupBy = q.type ?? q.groupBy ?? 'count';
-  return download(reply, exports, auth.workspaceId, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q, view)) }));
+  return download(reply, exports, { workspaceId: auth.workspaceId, who, kind: 'analytics', query: q }, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q, view)) }));
 }

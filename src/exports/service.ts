@@ -8,6 +8,7 @@
  * const pages = await exports.linkPages(caller, { sortOrder: 'asc' });
  * for await (const page of pages) for (const link of page) console.log(link.shortLink);
  */
+import type { Change, Who } from '../audit/record.js';
 import type { AnalyticsService, ReadView } from '../analytics/service.js';
 import type { EventRecord } from '../analytics/schema.js';
 import type { ListLinksQuery } from '../links/schema.js';
@@ -33,6 +34,8 @@ export interface ExportDeps {
   analytics: Pick<AnalyticsService, 'eventPages' | 'retrieve'>;
   /** Exports of one workspace streaming at once in this process (`EXPORTS_PER_WORKSPACE`); unset: no limit (the CLI). */
   perWorkspace?: number;
+  /** Writes an export's audit entry in a transaction of its own (audit/module.ts `recordAlone`). */
+  record: (who: Who | undefined, change: Change) => Promise<void>;
 }
 
 export function createExportService(deps: ExportDeps) {
@@ -40,6 +43,9 @@ export function createExportService(deps: ExportDeps) {
   return {
     /** Admits one more export of the workspace (429 past the limit); call the release when its body closes. */
     admit: (workspaceId: string) => gate.enter(workspaceId),
+    /** Records who exported what (`export.links`, `export.events`, `export.analytics`), with the query's filters. */
+    recordExport: (who: Who | undefined, workspaceId: string, kind: 'links' | 'events' | 'analytics', query: object) =>
+      deps.record(who, { workspaceId, action: `export.${kind}`, targetIds: [], changes: { query } }),
     /** Exports of the workspace streaming now. */
     running: (workspaceId: string) => gate.running(workspaceId),
 

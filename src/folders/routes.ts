@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FolderService } from './service.js';
 import { CreateFolderBody, DeleteFolderResponse, FolderParams, FolderResponse, ListFoldersQuery, UpdateFolderBody } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 const tags = ['Folders'];
 const read = { permission: 'folders.read' } as const;
@@ -14,7 +15,7 @@ export const folderRoutes: FastifyPluginAsyncZod<{ folders: FolderService }> = a
   app.post(
     '/folders',
     { config: write, schema: { tags, operationId: 'createFolder', summary: 'Create a folder', body: CreateFolderBody, response: { 201: FolderResponse } } },
-    async (req, reply) => reply.status(201).send(await folders.create(req.auth.workspace, req.body)),
+    async (req, reply) => reply.status(201).send(await folders.create(req.auth.workspace, req.body, whoOf(req))),
   );
 
   app.get(
@@ -39,12 +40,12 @@ export const folderRoutes: FastifyPluginAsyncZod<{ folders: FolderService }> = a
       config: write,
       schema: { tags, operationId: 'updateFolder', summary: 'Update a folder', params: FolderParams, body: UpdateFolderBody, response: { 200: FolderResponse } },
     },
-    (req) => folders.update(req.auth.workspaceId, req.params.id, req.body ?? {}),
+    (req) => folders.update(req.auth.workspaceId, req.params.id, req.body ?? {}, whoOf(req)),
   );
 
   app.delete(
     '/folders/:id',
     { config: write, schema: { tags, operationId: 'deleteFolder', summary: 'Delete a folder', params: FolderParams, response: { 200: DeleteFolderResponse } } },
-    (req) => folders.delete(req.auth.workspaceId, req.params.id),
+    (req) => folders.delete(req.auth.workspaceId, req.params.id, whoOf(req)),
   );
 };

@@ -2,6 +2,7 @@
  * Folder rules: unique names per workspace, the `foldersLimit` quota (with `foldersUsage` kept in
  * step), and deletion that leaves the folder's links unsorted.
  */
+import { fieldsOf, record, type Who } from '../audit/record.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -36,6 +37,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
     async create(
       workspace: WorkspaceRow,
       input: { name: string; description?: string | null; accessLevel: AccessLevel },
+      who?: Who,
     ): Promise<FolderResponse> {
       const t = now();
       const row: FolderRow = {
@@ -50,7 +52,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
         updated_at: t,
       };
       await guardDuplicate(input.name, () =>
-        store.transaction(async (tx) => {
+        store.transaction(async (tx, trx) => {
           await tx.lockWorkspace(workspace.id);
           if (await tx.findByNameKey(workspace.id, row.name_key)) {
             throw new ApiError('conflict', `A folder with the name ${input.name} already exists.`);
@@ -59,6 +61,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
           assertUnderLimit({ resource: 'folders', count, limit: workspace.folders_limit, plan: workspace.plan });
           await tx.insert(row);
           await tx.syncUsage(workspace.id);
+          await record(trx, who, { workspaceId: workspace.id, action: 'folder.create', targetIds: row.id, changes: { name: row.name, accessLevel: row.access_level } });
         }),
       );
       return toFolderResponse(row);
@@ -77,6 +80,7 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
       workspaceId: string,
       id: string,
       input: { name?: string; description?: string | null; accessLevel?: AccessLevel },
+      who?: Who,
     ): Promise<FolderResponse> {
       const existing = await getRow(workspaceId, id);
       const nameKey = input.name?.toLowerCase();
@@ -91,15 +95,21 @@ export function createFolderService(store: FolderStore, dialect: Dialect, now: (
       };
       if (Object.keys(patch).length === 0) return toFolderResponse(existing);
       const updatedAt = now();
-      await guardDuplicate(`"${input.name}"`, () => store.update(workspaceId, id, { ...patch, updated_at: updatedAt }));
+      await guardDuplicate(`"${input.name}"`, () =>
+        store.transaction(async (tx, trx) => {
+          await tx.update(workspaceId, id, { ...patch, updated_at: updatedAt });
+          await record(trx, who, { workspaceId, action: 'folder.update', targetIds: id, changes: { fields: fieldsOf(input) } });
+        }),
+      );
       return toFolderResponse({ ...existing, ...patch, updated_at: updatedAt });
     },
 
     /** Deletes the folder; its links stay and become unsorted (`folderId: null`). */
-    async delete(workspaceId: string, id: string): Promise<{ id: string }> {
-      const deleted = await store.transaction(async (tx) => {
+    async delete(workspaceId: string, id: string, who?: Who): Promise<{ id: string }> {
+      const deleted = await store.transaction(async (tx, trx) => {
         const gone = await tx.delete(workspaceId, id, now());
         if (gone) await tx.syncUsage(workspaceId);
+        if (gone) await record(trx, who, { workspaceId, action: 'folder.delete', targetIds: id });
         return gone;
       });
       if (!deleted) throw new ApiError('not_found', NOT_FOUND);

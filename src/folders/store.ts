@@ -76,12 +76,12 @@ function folderQueries(db: Kysely<Database>, dialect: Dialect) {
 
 /** Folder queries; `transaction` runs several of them atomically. */
 export type FolderStore = ReturnType<typeof folderQueries> & {
-  transaction<T>(fn: (tx: ReturnType<typeof folderQueries>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: ReturnType<typeof folderQueries>, trx: Kysely<Database>) => Promise<T>): Promise<T>;
 };
 
 export function createFolderStore(db: Kysely<Database>, dialect: Dialect): FolderStore {
   return {
     ...folderQueries(db, dialect),
-    transaction: (fn) => db.transaction().execute((trx) => fn(folderQueries(trx, dialect))),
+    transaction: (fn) => db.transaction().execute((trx) => fn(folderQueries(trx, dialect), trx)),
   };
 }

@@ -6,13 +6,15 @@
  * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
  * the thread's batches in flight and stops it.
  */
+import { recordAlone } from '../audit/module.js';
+import type { OpenDatabase } from '../db/open.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { DomainsModule } from '../domains/module.js';
 import type { LinksModule } from '../links/module.js';
 import type { TagsModule } from '../tags/module.js';
-import { createImportService, type CsvImporter } from './service.js';
+import { createImportService, importEntry, type CsvImporter } from './service.js';
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
@@ -31,7 +33,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
-  const requests: CsvImporter = perWorkspace(thread ?? service);
+  const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests });
   };
@@ -39,3 +41,19 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   return { routes, service, requests, lifecycle };
 }
 export type ImportsModule = ReturnType<typeof createImportsModule>;
+
+/**
+ * An import is one audit entry (`links.import`, with its counts), written when it ends: its
+ * batches are many transactions, and the tags, domains and links it creates are not entries of
+ * their own (its writes carry no `Who`). A dry run changes nothing.
+ */
+function audited(importer: CsvImporter, database: OpenDatabase): CsvImporter {
+  return {
+    requestLimits: importer.requestLimits,
+    async importCsv(ws, csv, options, who) {
+      const report = await importer.importCsv(ws, csv, options);
+      if (!report.dryRun) await recordAlone(database, who, importEntry(ws.id, report));
+      return report;
+    },
+  };
+}

@@ -4,6 +4,7 @@
  * back at the import's pace (spool.ts), never held in memory; the file is capped in bytes and
  * rows (limits.ts), and the import stops if the client goes away.
  */
+import { whoOf } from '../audit/record.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
@@ -47,7 +48,7 @@ export const importRoutes: FastifyPluginAsyncZod<{ imports: CsvImporter }> = asy
         userId: req.auth.keyId,
         maxRows: limits.maxRows,
         signal: clientGone(reply),
-      });
+      }, whoOf(req));
     },
   );
 };

@@ -10,6 +10,7 @@
  * const report = await importer.importLinks(workspace, rowsOf(file), { dryRun: true });
  * // { counts: { rows: 3, created: 2, skipped: 1, rejected: 0 }, items: [...], ... }
  */
+import type { Change, Who } from '../audit/record.js';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../http/errors.js';
 import type { LinkService } from '../links/service.js';
@@ -72,7 +73,8 @@ export type CsvImportOptions = ImportOptions & { mapping?: Record<string, string
  * (import-thread.ts), which runs the same service on a thread of its own (no `onItem` there).
  */
 export interface CsvImporter {
-  importCsv(ws: WorkspaceRow, csv: AsyncIterable<Buffer | string>, options: Omit<CsvImportOptions, 'onItem'>): Promise<ImportReport & { layout: LayoutName }>;
+  /** `who`: recorded as the import's one audit entry by the app's importer (imports/module.ts); the others ignore it. */
+  importCsv(ws: WorkspaceRow, csv: AsyncIterable<Buffer | string>, options: Omit<CsvImportOptions, 'onItem'>, who?: Who): Promise<ImportReport & { layout: LayoutName }>;
   readonly requestLimits: ImportRequestLimits;
 }
 
@@ -207,3 +209,13 @@ export function createImportService(deps: ImportDeps) {
 }
 
 export type ImportService = ReturnType<typeof createImportService>;
+
+/** The audit entry of a finished import: its counts and what it created besides links. */
+export function importEntry(workspaceId: string, report: ImportReport & { layout: string }): Change {
+  return {
+    workspaceId,
+    action: 'links.import',
+    targetIds: [],
+    changes: { ...report.counts, layout: report.layout, tagsCreated: report.tagsCreated, domainsCreated: report.domainsCreated },
+  };
+}

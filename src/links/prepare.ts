@@ -4,6 +4,7 @@
  * cross-field rules (behaviour.md §1.2). Create and update share them; bulk operations pass a
  * `Batch` so that two items of one request cannot take the same key or external id.
  */
+import type { Who } from '../audit/record.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { buildShortLink } from './response.js';
@@ -18,6 +19,8 @@ export interface Caller {
   workspace: { plan: string; links_usage: number; links_limit: number; conversion_enabled: number };
   /** Recorded as the link's `userId`: the API key that created it. */
   userId: string | null;
+  /** Who acts, for the audit log; absent for writes that record no entry of their own (an import's batches). */
+  who?: Who;
 }
 
 /** Keys and external ids already taken by earlier items of the same bulk request. */

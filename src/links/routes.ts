@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Caller, LinkService } from './service.js';
+import { whoOf } from '../audit/record.js';
 import {
   BulkCreateBody,
   BulkDeleteQuery,
@@ -27,7 +28,7 @@ const write = { permission: 'links.write' } as const;
 
 /** The authenticated workspace; the API key that writes is recorded as the link's `userId`. */
 function callerOf(req: FastifyRequest): Caller {
-  return { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId };
+  return { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId, who: whoOf(req) };
 }
 
 export const linkRoutes: FastifyPluginAsyncZod<{ links: LinkService }> = async (app, { links }) => {

@@ -3,6 +3,7 @@
  * counts. Rules live in `prepare.ts`; SQL in `store.ts`. Every write announces the affected
  * (domain, key) pairs on the change bus, old and new, so the redirect server's cache drops them.
  */
+import { fieldsOf, record } from '../audit/record.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { ChangeBus } from '../db/change-bus.js';
@@ -44,6 +45,14 @@ export function linksLimitMessage(limit: number, plan: string): string {
   return `You've reached your monthly limit of ${limit} ${limit === 1 ? 'link' : 'links'} on the ${planLabel(plan)} plan. Please upgrade for higher limits.`;
 }
 
+/** `also` followed by the audit entry, inside the write's transaction. */
+function noting<A extends unknown[]>(note: InTransaction<A>, also?: InTransaction<A>): InTransaction<A> {
+  return async (trx, ...args) => {
+    await also?.(trx, ...args);
+    await note(trx, ...args);
+  };
+}
+
 export function createLinkService(deps: LinkServiceDeps) {
   const { store, bus, dialect } = deps;
   const events = linkEvents(deps.outbox, deps.config, deps.now);
@@ -80,11 +89,15 @@ export function createLinkService(deps: LinkServiceDeps) {
     if (Number(ws.links_usage) + n > Number(ws.links_limit)) throw new ApiError('forbidden', linksLimitMessage(Number(ws.links_limit), ws.plan));
   }
 
-  /** Inserts prepared links; a lost race for a key or external id becomes 409, a full quota 403. */
-  async function insert(caller: Caller, writes: LinkWrite[], also?: InTransaction): Promise<void> {
+  /** Inserts prepared links; a lost race for a key or external id becomes 409, a full quota 403. `action`: the audit entry's. */
+  async function insert(caller: Caller, writes: LinkWrite[], action: 'link.create' | 'links.bulk_create', also?: InTransaction): Promise<void> {
     let result: 'ok' | 'over_limit';
+    const note: InTransaction = (trx) =>
+      action === 'link.create'
+        ? record(trx, caller.who, { workspaceId: caller.workspaceId, action, targetIds: writes[0]!.row.id, changes: { url: writes[0]!.row.url, shortLink: writes[0]!.row.short_link } })
+        : record(trx, caller.who, { workspaceId: caller.workspaceId, action, targetIds: writes.map((w) => w.row.id), changes: { count: writes.length } });
     try {
-      result = await store.insertLinks(caller.workspaceId, writes, also);
+      result = await store.insertLinks(caller.workspaceId, writes, noting(note, also));
     } catch (err) {
       if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
@@ -106,7 +119,8 @@ export function createLinkService(deps: LinkServiceDeps) {
     const { patch, tagIds, webhookIds } = await preparer.prepareUpdate(caller, existing, input);
     const row = { ...existing, ...patch } as LinkRow;
     try {
-      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds, webhookIds }], events.updated(caller.workspaceId, row));
+      const note: InTransaction = (trx) => record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'link.update', targetIds: existing.id, changes: { fields: fieldsOf(input) } });
+      await store.updateLinks(caller.workspaceId, [{ id: existing.id, patch, tagIds, webhookIds }], noting(note, events.updated(caller.workspaceId, row)));
     } catch (err) {
       if (dialect.isUniqueViolation(err)) throw new ApiError('conflict', 'Duplicate key: This short link already exists (or the externalId is taken).', { field: 'key' });
       throw err;
@@ -120,7 +134,7 @@ export function createLinkService(deps: LinkServiceDeps) {
   async function create(caller: Caller, input: CreateLinkInput, announce = true): Promise<LinkResponse> {
     assertQuotaLeft(caller, 1);
     const write = await preparer.prepareNew(caller, input);
-    await insert(caller, [write], announce ? events.created(caller.workspaceId, write.row) : undefined);
+    await insert(caller, [write], 'link.create', announce ? events.created(caller.workspaceId, write.row) : undefined);
     if (announce) events.nudge();
     return respondOne(caller.workspaceId, write.row);
   }
@@ -178,7 +192,8 @@ export function createLinkService(deps: LinkServiceDeps) {
     async delete(caller: Caller, linkId: string): Promise<{ id: string }> {
       const row = await findOwned(caller, linkId);
       if (row.key === ROOT_KEY) throw new ApiError('forbidden', "You can't delete a custom domain link. You can delete the domain instead.");
-      announce(...(await store.deleteLinks(caller.workspaceId, [row.id], events.deleted(caller.workspaceId, row))));
+      const note: InTransaction<[{ id: string }[]]> = (trx) => record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'link.delete', targetIds: row.id, changes: { shortLink: row.short_link } });
+      announce(...(await store.deleteLinks(caller.workspaceId, [row.id], noting(note, events.deleted(caller.workspaceId, row)))));
       events.nudge();
       return { id: row.id };
     },
@@ -208,7 +223,7 @@ export function createLinkService(deps: LinkServiceDeps) {
           errors.push({ link: item, error: err.message, code: err.code });
         }
       }
-      await insert(caller, writes);
+      await insert(caller, writes, 'links.bulk_create');
       return [...(await respond(caller.workspaceId, writes.map((w) => w.row))), ...errors];
     },
 
@@ -242,7 +257,8 @@ export function createLinkService(deps: LinkServiceDeps) {
           errors.push({ link: { id: row.id }, error: err.message, code: err.code });
         }
       }
-      await store.updateLinks(caller.workspaceId, updates);
+      const note: InTransaction = (trx) => record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'links.bulk_update', targetIds: updates.map((u) => u.id), changes: { count: updates.length, fields: fieldsOf(body.data) } });
+      await store.updateLinks(caller.workspaceId, updates, noting(note));
       const after = updates.map((u) => ({ ...u.before, ...u.patch }) as LinkRow);
       announce(...updates.map((u) => u.before), ...after);
       return [...(await respond(caller.workspaceId, after)), ...errors];
@@ -260,7 +276,9 @@ export function createLinkService(deps: LinkServiceDeps) {
       const external = linkIds.filter((id) => id.startsWith('ext_')).map((id) => id.slice(4));
       const byExternal = await store.findManyByExternalIds(caller.workspaceId, external);
       const ids = [...new Set([...linkIds.filter((id) => !id.startsWith('ext_')), ...byExternal.map((r) => r.id)])];
-      const deleted = await store.deleteLinks(caller.workspaceId, ids);
+      const deleted = await store.deleteLinks(caller.workspaceId, ids, async (trx, rows) => {
+        if (rows.length) await record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'links.bulk_delete', targetIds: rows.map((r) => r.id), changes: { count: rows.length } });
+      });
       announce(...deleted);
       return { deletedCount: deleted.length };
     },
@@ -310,7 +328,8 @@ export function createLinkService(deps: LinkServiceDeps) {
 
     async setPublicStatsConversions(caller: Caller, linkId: string, on: boolean): Promise<void> {
       const row = await findOwned(caller, linkId);
-      await store.setPublicStatsConversions(caller.workspaceId, row.id, on);
+      if ((row.public_stats_conversions === 1) === on) return;
+      await store.setPublicStatsConversions(caller.workspaceId, row.id, on, (trx) => record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'link.update', targetIds: row.id, changes: { fields: ['publicStatsConversions'] } }));
     },
 
     /** The link at `domain/key` in any workspace (the redirect lookup; see `store.findByDomainKey`). */

@@ -126,8 +126,11 @@ export function createLinkStore(db: Kysely<Database>, dialect: Dialect) {
 
   return {
     /** Whether the link's public stats show conversions (the dashboard's setting; not in the API's link). */
-    async setPublicStatsConversions(workspaceId: string, id: string, on: boolean): Promise<void> {
-      await db.updateTable('links').set({ public_stats_conversions: on ? 1 : 0 }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    async setPublicStatsConversions(workspaceId: string, id: string, on: boolean, note: InTransaction): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('links').set({ public_stats_conversions: on ? 1 : 0 }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+        await note(trx);
+      });
     },
 
     async findById(workspaceId: string, id: string): Promise<LinkRow | undefined> {

@@ -14,7 +14,7 @@ import type { ClickWriterStats } from '../redirect/click-writer.js';
 
 export interface MetricSources {
   redirect: () => RedirectStats & { writer: ClickWriterStats; cachedLinks: number };
-  retention: () => { deleted: { events: number; summaries: number } };
+  retention: () => { deleted: { events: number; summaries: number; audit: number } };
   /** Clicks written at this start from earlier shutdowns' spill files. */
   replayed: () => number;
   db: Kysely<Database>;
@@ -106,9 +106,9 @@ export function registerCollectors(registry: Registry, sources: MetricSources): 
   mirroredLabelledCounter(
     registry,
     'waymark_retention_deleted_total',
-    'Rows deleted by event retention in this process, by kind (events; summaries: rollup rows)',
+    'Rows deleted by retention in this process, by kind (events; summaries: rollup rows; audit: audit log entries)',
     'kind',
-    ['events', 'summaries'],
+    ['events', 'summaries', 'audit'],
     () => sources.retention().deleted,
   );
 

@@ -19,16 +19,24 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
 import type { StoredEvent } from '../events/event-store.js';
 import { newId } from '../ids.js';
+import type { MailIntent } from '../mail/intents.js';
 
 export const DOMAIN_EVENT_TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'lead.created', 'sale.created'] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+/**
+ * Outbox types that are no domain event: work the app hands to its own subscribers after a commit
+ * (`mail.send`: src/mail/), never offered to webhooks or the file sink.
+ */
+export const INTERNAL_EVENT_TYPES = ['mail.send'] as const;
+export type OutboxType = DomainEventType | (typeof INTERNAL_EVENT_TYPES)[number];
 
 /**
  * An event as subscribers receive it. `Data` types each event's `data`: what the outbox hands on
  * is built by the expander the app gives the publisher (webhooks/event-payloads.ts types it as
- * the published payloads); the outbox itself treats it as opaque.
+ * the published payloads; `mail.send` carries the intent as written); the outbox itself treats it
+ * as opaque.
  */
-export type DomainEvent<T extends DomainEventType = DomainEventType, Data extends Record<DomainEventType, unknown> = Record<DomainEventType, unknown>> = {
+export type DomainEvent<T extends OutboxType = DomainEventType, Data extends Record<OutboxType, unknown> = Record<OutboxType, unknown>> = {
   [K in T]: { id: string; event: K; createdAt: string; workspaceId: string; data: Data[K] };
 }[T];
 
@@ -45,12 +53,13 @@ export interface OutboxPayloads {
   'link.clicked': { event: StoredEvent };
   'lead.created': { event: StoredEvent };
   'sale.created': { event: StoredEvent };
+  'mail.send': MailIntent;
 }
 
-export type OutboxEntry = Insertable<OutboxTable> & { type: DomainEventType };
+export type OutboxEntry = Insertable<OutboxTable> & { type: OutboxType };
 
 /** One outbox row; pure (id and time from the arguments' clock). */
-export function outboxEntry<T extends DomainEventType>(type: T, workspaceId: string, payload: OutboxPayloads[T], now: number): OutboxEntry {
+export function outboxEntry<T extends OutboxType>(type: T, workspaceId: string, payload: OutboxPayloads[T], now: number): OutboxEntry {
   return { id: newId('evt', now), workspace_id: workspaceId, type, payload: JSON.stringify(payload), created_at: now };
 }
 
@@ -118,7 +127,7 @@ export function clickFilter(s: ClickSubscriptions): ((row: StoredEvent) => boole
 
 /** Which event types anyone subscribes to: nothing is written for the others. */
 export interface EventRegistry {
-  wants(type: DomainEventType): boolean;
+  wants(type: OutboxType): boolean;
   /** Whose clicks are wanted now (they change when webhooks do). */
   clickSubscriptions(): ClickSubscriptions;
   /** Calls `listener` whenever `clickSubscriptions()` changes. */

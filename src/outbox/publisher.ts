@@ -22,7 +22,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
-import { DOMAIN_EVENT_TYPES, type ClickSubscriptions, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
+import { DOMAIN_EVENT_TYPES, INTERNAL_EVENT_TYPES, type OutboxType, type ClickSubscriptions, type DomainEvent, type DomainEventType, type EventRegistry } from './outbox.js';
 
 export type OutboxRow = Selectable<OutboxTable>;
 
@@ -35,7 +35,7 @@ export type EventExpander = (row: OutboxRow) => Promise<DomainEvent>;
 export interface Subscriber {
   /** Stable across restarts: deliveries are recorded under it. */
   readonly name: string;
-  readonly events: readonly DomainEventType[];
+  readonly events: readonly OutboxType[];
   /** Resolves once the event is taken; throws to have it retried. Must ignore an event id it has seen. */
   deliver(event: DomainEvent): Promise<void>;
   /**
@@ -63,14 +63,14 @@ export function createEventRegistry(subscribers: readonly Subscriber[]): EventRe
   for (const s of subscribers) {
     if (names.has(s.name)) throw new Error(`two event subscribers are named "${s.name}"`);
     names.add(s.name);
-    for (const e of s.events) if (!DOMAIN_EVENT_TYPES.includes(e)) throw new Error(`subscriber "${s.name}": unknown event type "${e}"`);
+    for (const e of s.events) if (![...DOMAIN_EVENT_TYPES, ...INTERNAL_EVENT_TYPES].includes(e)) throw new Error(`subscriber "${s.name}": unknown event type "${e}"`);
   }
   const always = new Set(subscribers.filter((s) => !s.wants).flatMap((s) => s.events));
   const dynamic = subscribers.filter((s) => s.wants);
   const allClicks = always.has('link.clicked');
   return {
     subscribers,
-    wants: (type) => always.has(type) || dynamic.some((s) => s.events.includes(type) && s.wants!(type)),
+    wants: (type) => always.has(type) || dynamic.some((s) => s.events.includes(type) && s.wants!(type as DomainEventType)),
     clickSubscriptions(): ClickSubscriptions {
       // Routed clicks bypass the outbox: a subscriber that routes clicks need not take link.clicked
       // events, and then wants no outbox rows of clicks.
@@ -290,7 +290,8 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
         try {
           attempts = await claim(sub, row.id, now());
           if (attempts === undefined) continue;
-          await sub.deliver(await expand(row));
+          // The mail subscriber alone takes `mail.send` (src/mail/module.ts reads it as such).
+          await sub.deliver(row.type === 'mail.send' ? (mailEventOf(row) as unknown as DomainEvent) : await expand(row));
         } catch (err) {
           onError(err, { subscriber: sub.name, eventId: row.id });
           const until = now() + backoffMs(attempts ?? 1, retryBaseMs, retryMaxMs);
@@ -396,4 +397,9 @@ export function createOutboxPublisher(options: PublisherOptions): OutboxPublishe
     idle,
     prune,
   };
+}
+
+/** A `mail.send` row as its subscriber receives it (src/mail/): the intent as written, no expansion. */
+function mailEventOf(row: OutboxRow): DomainEvent<'mail.send'> {
+  return { id: row.id, event: 'mail.send', createdAt: new Date(Number(row.created_at)).toISOString(), workspaceId: row.workspace_id, data: JSON.parse(row.payload) as unknown };
 }

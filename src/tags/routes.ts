@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { TagService } from './service.js';
 import { CreateTagBody, DeleteTagResponse, ListTagsQuery, TagParams, TagResponse, UpdateTagBody } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 const tags = ['Tags'];
 const read = { permission: 'tags.read' } as const;
@@ -14,7 +15,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app
   app.post(
     '/tags',
     { config: write, schema: { tags, operationId: 'createTag', summary: 'Create a tag', body: CreateTagBody, response: { 201: TagResponse } } },
-    async (req, reply) => reply.status(201).send(await service.create(req.auth.workspace, req.body)),
+    async (req, reply) => reply.status(201).send(await service.create(req.auth.workspace, req.body, whoOf(req))),
   );
 
   app.get(
@@ -38,13 +39,13 @@ export const tagRoutes: FastifyPluginAsyncZod<{ tags: TagService }> = async (app
         body: UpdateTagBody,
         response: { 200: TagResponse },
       },
-      handler: (req) => service.update(req.auth.workspaceId, req.params.id, req.body ?? {}),
+      handler: (req) => service.update(req.auth.workspaceId, req.params.id, req.body ?? {}, whoOf(req)),
     });
   }
 
   app.delete(
     '/tags/:id',
     { config: write, schema: { tags, operationId: 'deleteTag', summary: 'Delete a tag', params: TagParams, response: { 200: DeleteTagResponse } } },
-    (req) => service.delete(req.auth.workspaceId, req.params.id),
+    (req) => service.delete(req.auth.workspaceId, req.params.id, whoOf(req)),
   );
 };

@@ -2,6 +2,7 @@
  * Tag rules: unique names without regard to case, colors, the `tagsLimit` quota, and the lookups
  * the links module uses to resolve `tagIds` / `tagNames`.
  */
+import { fieldsOf, record, type Who } from '../audit/record.js';
 import { randomInt } from 'node:crypto';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
@@ -32,7 +33,7 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
   }
 
   return {
-    async create(workspace: WorkspaceRow, input: { name?: string; tag?: string; color?: TagColor }): Promise<TagResponse> {
+    async create(workspace: WorkspaceRow, input: { name?: string; tag?: string; color?: TagColor }, who?: Who): Promise<TagResponse> {
       const name = (input.name ?? input.tag)!;
       const t = now();
       const row: TagRow = {
@@ -45,11 +46,12 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
         updated_at: t,
       };
       await guardDuplicate(() =>
-        store.transaction(async (tx) => {
+        store.transaction(async (tx, trx) => {
           await tx.lockWorkspace(workspace.id);
           if (await tx.findByNameKey(workspace.id, row.name_key)) throw new ApiError('conflict', DUPLICATE);
           assertUnderLimit({ resource: 'tags', count: await tx.count(workspace.id), limit: workspace.tags_limit, plan: workspace.plan });
           await tx.insert(row);
+          await record(trx, who, { workspaceId: workspace.id, action: 'tag.create', targetIds: row.id, changes: { name: row.name, color: row.color } });
         }),
       );
       return toTagResponse(row);
@@ -68,7 +70,7 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
     },
 
     /** Another workspace's tag answers 404 exactly like a missing one. */
-    async update(workspaceId: string, id: string, input: { name?: string; tag?: string; color?: TagColor }): Promise<TagResponse> {
+    async update(workspaceId: string, id: string, input: { name?: string; tag?: string; color?: TagColor }, who?: Who): Promise<TagResponse> {
       const existing = await store.findById(workspaceId, id);
       if (!existing) throw new ApiError('not_found', NOT_FOUND);
       const name = input.name ?? input.tag;
@@ -82,14 +84,21 @@ export function createTagService(store: TagStore, dialect: Dialect, now: () => n
         ...(input.color !== undefined ? { color: input.color } : {}),
       };
       if (Object.keys(patch).length === 0) return toTagResponse(existing);
-      await guardDuplicate(() => store.update(workspaceId, id, { ...patch, updated_at: now() }));
+      await guardDuplicate(() =>
+        store.transaction(async (tx, trx) => {
+          await tx.update(workspaceId, id, { ...patch, updated_at: now() });
+          await record(trx, who, { workspaceId, action: 'tag.update', targetIds: id, changes: { fields: fieldsOf(input) } });
+        }),
+      );
       return toTagResponse({ ...existing, ...patch });
     },
 
     /** Deletes the tag and removes it from every link (its `link_tags` rows). */
-    async delete(workspaceId: string, id: string): Promise<{ id: string }> {
-      const deleted = await store.transaction((tx) => tx.delete(workspaceId, id));
-      if (!deleted) throw new ApiError('not_found', NOT_FOUND);
+    async delete(workspaceId: string, id: string, who?: Who): Promise<{ id: string }> {
+      await store.transaction(async (tx, trx) => {
+        if (!(await tx.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
+        await record(trx, who, { workspaceId, action: 'tag.delete', targetIds: id });
+      });
       return { id };
     },
 

@@ -88,12 +88,12 @@ function tagQueries(db: Kysely<Database>, dialect: Dialect) {
 
 /** Tag queries; `transaction` runs several of them atomically. */
 export type TagStore = ReturnType<typeof tagQueries> & {
-  transaction<T>(fn: (tx: ReturnType<typeof tagQueries>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: ReturnType<typeof tagQueries>, trx: Kysely<Database>) => Promise<T>): Promise<T>;
 };
 
 export function createTagStore(db: Kysely<Database>, dialect: Dialect): TagStore {
   return {
     ...tagQueries(db, dialect),
-    transaction: (fn) => db.transaction().execute((trx) => fn(tagQueries(trx, dialect))),
+    transaction: (fn) => db.transaction().execute((trx) => fn(tagQueries(trx, dialect), trx)),
   };
 }

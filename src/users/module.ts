@@ -10,15 +10,17 @@ import type { OpenDatabase } from '../db/open.js';
 import { createUserStore } from './store.js';
 import { createUserService } from './service.js';
 import { createSessions, type SessionOptions } from './sessions.js';
-import { createInvitations } from './invitations.js';
+import { createInvitations, type MailWriter } from './invitations.js';
+import { createPasswordResets } from './password-resets.js';
 
-export function createUsersModule({ database, now, sessions: sessionOptions }: { database: Pick<OpenDatabase, 'db'>; now: () => number; sessions?: SessionOptions }) {
+export function createUsersModule({ database, now, sessions: sessionOptions, mail }: { database: Pick<OpenDatabase, 'db'>; now: () => number; sessions?: SessionOptions; mail?: MailWriter }) {
   const store = createUserStore(database.db);
   const service = createUserService({ store, now });
   return {
     service,
     sessions: createSessions({ store, now, ...sessionOptions }),
-    invitations: createInvitations({ store, users: service, now }),
+    invitations: createInvitations({ store, users: service, now, mail }),
+    passwordResets: createPasswordResets({ store, now, mail }),
   };
 }
 

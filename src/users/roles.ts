@@ -4,7 +4,7 @@
  *
  * - viewer: reads everything, changes nothing;
  * - member: also manages links, tags, folders and customers;
- * - owner: also manages members, API keys and the workspace's settings.
+ * - owner: also manages members, API keys and the workspace's settings, and reads the audit log.
  *
  * @example
  * can('member', 'links.write');   // true
@@ -22,6 +22,7 @@ export const ACTIONS = [
   'members.manage',
   'keys.manage',
   'settings.manage',
+  'audit.read',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

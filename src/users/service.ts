@@ -8,6 +8,7 @@
  * await users.addMembership(user.id, workspaceId, 'owner');
  * const same = await users.checkPassword('ANN@example.com', '…'); // UserRow | null
  */
+import { record, type Who } from '../audit/record.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -56,11 +57,13 @@ export function createUserService({ store, now }: UserServiceDeps) {
     create: (input: NewUser): Promise<UserRow> => insertUser(store, input),
 
     /** Creates a user and their membership in one transaction, after `first` (in it) if given. */
-    createWithMembership: (input: NewUser, workspaceId: string, role: Role, first?: (s: UserQueries) => Promise<void>): Promise<UserRow> =>
-      store.transaction(async (s) => {
+    createWithMembership: (input: NewUser, workspaceId: string, role: Role, who: Who | undefined, first?: (s: UserQueries) => Promise<void>, action = 'member.add'): Promise<UserRow> =>
+      store.transaction(async (s, trx) => {
         await first?.(s);
         const user = await insertUser(s, input);
         await s.upsertMembership(user.id, workspaceId, role, now());
+        // Who joins by invitation signs up in this request: they are the actor.
+        await record(trx, who, { workspaceId, action, targetIds: user.id, changes: { email: user.email, role }, actor: action === 'member.join' ? { type: 'user', id: user.id } : undefined });
         return user;
       }),
 
@@ -105,17 +108,19 @@ export function createUserService({ store, now }: UserServiceDeps) {
         await s.upsertMembership(userId, workspaceId, role, now());
       }),
 
-    async changeRole(workspaceId: string, userId: string, role: Role): Promise<void> {
-      await store.transaction(async (s) => {
+    async changeRole(workspaceId: string, userId: string, role: Role, who?: Who): Promise<void> {
+      await store.transaction(async (s, trx) => {
         await assertOwnerRemains(s, userId, workspaceId, role);
         await s.setRole(userId, workspaceId, role);
+        await record(trx, who, { workspaceId, action: 'member.role', targetIds: userId, changes: { role } });
       });
     },
 
-    async removeMember(workspaceId: string, userId: string): Promise<void> {
-      await store.transaction(async (s) => {
+    async removeMember(workspaceId: string, userId: string, who?: Who): Promise<void> {
+      await store.transaction(async (s, trx) => {
         await assertOwnerRemains(s, userId, workspaceId, null);
         await s.deleteMembership(userId, workspaceId);
+        await record(trx, who, { workspaceId, action: 'member.remove', targetIds: userId });
       });
     },
 

@@ -7,7 +7,7 @@
  * const user = await store.findUserByEmailKey('ann@example.com');
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database, InvitationsTable, SessionsTable, UsersTable } from '../db/tables.js';
+import type { Database, InvitationsTable, PasswordResetsTable, SessionsTable, UsersTable } from '../db/tables.js';
 import type { Role } from './roles.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -35,8 +35,8 @@ export function createUserStore(db: Kysely<Database>) {
   return {
     ...queries(db),
     /** Runs `fn` with the queries bound to one transaction. */
-    transaction<T>(fn: (store: UserQueries) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => fn(queries(trx)));
+    transaction<T>(fn: (store: UserQueries, trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => fn(queries(trx), trx));
     },
   };
 }
@@ -49,6 +49,29 @@ function queries(db: Kysely<Database>) {
     },
     findUserByEmailKey: (emailKey: string) => db.selectFrom('users').selectAll().where('email_key', '=', emailKey).executeTakeFirst(),
     findUserById: (id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+    // Password resets (users/password-resets.ts)
+    async insertPasswordReset(row: Insertable<PasswordResetsTable>): Promise<void> {
+      await db.insertInto('password_resets').values(row).execute();
+    },
+    findPasswordReset: (tokenHash: string) => db.selectFrom('password_resets').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
+    /** Marks the reset used if it is unused and unexpired; its user's id, or undefined (used, expired or unknown). */
+    async usePasswordReset(tokenHash: string, now: number): Promise<string | undefined> {
+      const row = await db
+        .updateTable('password_resets')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('user_id')
+        .executeTakeFirst();
+      return row?.user_id;
+    },
+    /** Deletes resets that expired before `before` (run when a new one is made). */
+    async sweepPasswordResets(before: number): Promise<void> {
+      await db.deleteFrom('password_resets').where('expires_at', '<', before).execute();
+    },
+    /** The workspace's name (an invitation's mail names it). */
+    workspaceName: async (workspaceId: string) => (await db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirst())?.name,
     async countUsers(): Promise<number> {
       const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);

@@ -8,8 +8,9 @@
  * a SQLite file has one writing process and its transactions are serial. A process killed while
  * sending leaves the lease to expire, and the delivery is sent again (same event id).
  */
+import { alertDue, writeFailureAlert } from './alerts.js';
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
+import type { Database, TransactionStep, WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/tables.js';
 import type { AttemptRow, DeliveryRow } from './schema.js';
 
 /** Consecutive failed attempts after which a webhook is disabled (the published rule). */
@@ -38,16 +39,19 @@ export type Recorded =
   | { kind: 'failure'; delivery: DeliveryRow; outcome: Outcome; retryAt: number | null }
   | { kind: 'release'; delivery: DeliveryRow };
 
-export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean }) {
+/** `mailAlerts`: mail the owners of a failing webhook (SMTP_URL set; webhooks/alerts.ts). */
+export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked: boolean; mailAlerts?: boolean }) {
   return {
     /** Idempotent per (webhook, event): the outbox may hand the fan-out an event twice. One transaction. */
-    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+    /** `note`: the audit log's, called in the insert's transaction. */
+    async insert(rows: readonly Insertable<WebhookDeliveriesTable>[], note: TransactionStep = async () => {}): Promise<void> {
       if (!rows.length) return;
       await db.transaction().execute(async (trx) => {
         // 13 columns a row: 200 rows stay far below SQLite's bound-value limit.
         for (let i = 0; i < rows.length; i += 200) {
           await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing()).execute();
         }
+        await note(trx);
       });
     },
 
@@ -144,7 +148,11 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
             .where('id', '=', d.webhook_id)
             .returning(['consecutive_failures', 'disabled_at'])
             .executeTakeFirst();
-          if (!w || w.disabled_at !== null || Number(w.consecutive_failures) < DISABLE_AFTER_FAILURES) continue;
+          if (!w || w.disabled_at !== null) continue;
+          const failures = Number(w.consecutive_failures);
+          const disables = failures >= DISABLE_AFTER_FAILURES;
+          if (options.mailAlerts && alertDue(failures, disables)) await writeFailureAlert(trx, d.webhook_id, failures, disables, now);
+          if (!disables) continue;
           await trx.updateTable('webhooks').set({ disabled_at: now }).where('id', '=', d.webhook_id).execute();
           disabled[disabled.length - 1] = true;
         }
@@ -201,9 +209,12 @@ export function createDeliveryStore(db: Kysely<Database>, options: { skipLocked:
         .executeTakeFirst();
     },
 
-    /** Sends the delivery again now, delivered or not (same body, same event id). */
-    async redeliver(workspaceId: string, id: string, now: number): Promise<void> {
-      await db.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    /** Sends the delivery again now, delivered or not (same body, same event id); `note` as for `insert`. */
+    async redeliver(workspaceId: string, id: string, now: number, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('webhook_deliveries').set({ next_attempt_at: now, delivered_at: null }).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+        await note(trx);
+      });
     },
   };
 }

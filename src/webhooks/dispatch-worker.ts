@@ -35,6 +35,8 @@ export interface DispatchWorkerData {
   receiverBackoffMs: number;
   /** How the links in `link.clicked` deliveries are spelled (the links API's settings). */
   linkSettings: LinkUrlSettings;
+  /** Mail the owners of a failing webhook (SMTP_URL set). */
+  mailAlerts?: boolean;
   logLevel: string;
 }
 
@@ -70,7 +72,7 @@ async function whileBusy<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-const store = createDeliveryStore(database.db, { skipLocked: !database.capabilities.singleWriter });
+const store = createDeliveryStore(database.db, { skipLocked: !database.capabilities.singleWriter, mailAlerts: data.mailAlerts });
 // Each write is one statement or one transaction, rolled back whole when refused: safe to repeat.
 const deliveries: DeliveryStore = {
   ...store,

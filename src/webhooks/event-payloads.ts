@@ -43,7 +43,7 @@ export interface DomainEventData {
 }
 
 /** A domain event with its published payload. */
-export type PublishedEvent<T extends DomainEventType = DomainEventType> = DomainEvent<T, DomainEventData>;
+export type PublishedEvent<T extends DomainEventType = DomainEventType> = DomainEvent<T, DomainEventData & { 'mail.send': unknown }>;
 
 /** Expands rows; links and customers read once per expander (create one per delivery round). */
 export function createEventExpander(db: Kysely<Database>, settings: LinkUrlSettings) {

@@ -30,7 +30,7 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
   const { config, database, now } = deps;
   const store = createWebhookStore(database.db);
   // One writing process on a SQLite file; several on PostgreSQL, which skip each other's claims.
-  const deliveries = createDeliveryStore(database.db, { skipLocked: !database.capabilities.singleWriter });
+  const deliveries = createDeliveryStore(database.db, { skipLocked: !database.capabilities.singleWriter, mailAlerts: !!config.smtpUrl });
   const log = dispatcherLog(config.logLevel);
   // Set below: a disabled webhook leaves the cache of enabled ones (its clicks stop being routed).
   let reload = (): void => {};
@@ -48,6 +48,7 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
         {
           url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, allowPrivate: config.webhookAllowPrivate,
           retryDelaysMs: config.webhookRetryDelaysMs, pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, logLevel: config.logLevel, ...fairness, linkSettings,
+          mailAlerts: !!config.smtpUrl,
         },
         { onDisabled, onError: (err) => log('error', 'webhook dispatcher thread failed; it starts again at the next delivery', { err: String((err as Error)?.message ?? err) }) },
       )

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WebhookService } from './service.js';
 import { CreateWebhookBody, DeleteWebhookResponse, DeliveryParams, DeliveryResponse, TestWebhookBody, UpdateWebhookBody, WebhookParams, WebhookResponse } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 const tags = ['Webhooks'];
 const read = { permission: 'webhooks.read', minPlan: 'business' } as const;
@@ -22,7 +23,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
   app.post(
     '/webhooks',
     { config: write, schema: { tags, operationId: 'createWebhook', summary: 'Create a webhook', body: CreateWebhookBody, response: { 200: WebhookResponse } } },
-    (req) => webhooks.create(req.auth.workspaceId, req.body),
+    (req) => webhooks.create(req.auth.workspaceId, req.body, whoOf(req)),
   );
 
   app.get(
@@ -40,13 +41,13 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
         params: WebhookParams, body: UpdateWebhookBody, response: { 200: WebhookResponse },
       },
     },
-    (req) => webhooks.update(req.auth.workspaceId, req.params.webhookId, req.body ?? {}),
+    (req) => webhooks.update(req.auth.workspaceId, req.params.webhookId, req.body ?? {}, whoOf(req)),
   );
 
   app.delete(
     '/webhooks/:webhookId',
     { config: write, schema: { tags, operationId: 'deleteWebhook', summary: 'Delete a webhook', params: WebhookParams, response: { 200: DeleteWebhookResponse } } },
-    (req) => webhooks.delete(req.auth.workspaceId, req.params.webhookId),
+    (req) => webhooks.delete(req.auth.workspaceId, req.params.webhookId, whoOf(req)),
   );
 
   app.post(
@@ -55,7 +56,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       config: write,
       schema: { tags, operationId: 'testWebhook', summary: 'Send a sample event to a webhook', params: WebhookParams, body: TestWebhookBody, response: { 200: DeliveryResponse } },
     },
-    (req) => webhooks.test(req.auth.workspaceId, req.params.webhookId, req.body.trigger),
+    (req) => webhooks.test(req.auth.workspaceId, req.params.webhookId, req.body.trigger, whoOf(req)),
   );
 
   app.get(
@@ -73,6 +74,6 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ webhooks: WebhookService }> 
       config: write,
       schema: { tags, operationId: 'redeliverWebhookDelivery', summary: 'Send a delivery again', params: DeliveryParams, response: { 200: DeliveryResponse } },
     },
-    (req) => webhooks.redeliver(req.auth.workspaceId, req.params.webhookId, req.params.deliveryId),
+    (req) => webhooks.redeliver(req.auth.workspaceId, req.params.webhookId, req.params.deliveryId, whoOf(req)),
   );
 };

@@ -4,6 +4,7 @@
  * and the deliveries' reads, test sends and redeliveries. Another workspace's webhook answers
  * exactly like a missing one.
  */
+import { fieldsOf, record, type Who } from '../audit/record.js';
 import { randomBytes } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { WebhooksTable } from '../db/tables.js';
@@ -74,7 +75,7 @@ export function createWebhookService(deps: {
   }
 
   return {
-    async create(workspaceId: string, input: CreateWebhookInput): Promise<WebhookResponse> {
+    async create(workspaceId: string, input: CreateWebhookInput, who?: Who): Promise<WebhookResponse> {
       const shape = await checkShape(workspaceId, { triggers: input.triggers, linkScope: input.linkScope ?? null, linkIds: input.linkIds ?? [], folderIds: input.folderIds ?? [] });
       await checkUrl(input.url);
       if ((await store.count(workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE) {
@@ -86,7 +87,7 @@ export function createWebhookService(deps: {
         triggers: JSON.stringify(shape.triggers), link_scope: shape.linkScope, link_ids: JSON.stringify(shape.linkIds), folder_ids: JSON.stringify(shape.folderIds),
         disabled_at: null, consecutive_failures: 0, created_at: t, updated_at: t,
       };
-      await store.insert(row);
+      await store.insert(row, (trx) => record(trx, who, { workspaceId, action: 'webhook.create', targetIds: row.id, changes: { name: row.name, url: row.url, triggers: shape.triggers } }));
       await deps.changed();
       return toWebhookResponse(row);
     },
@@ -100,7 +101,7 @@ export function createWebhookService(deps: {
     },
 
     /** Any PATCH also re-enables a disabled webhook and starts its failure count over. */
-    async update(workspaceId: string, id: string, input: UpdateWebhookInput): Promise<WebhookResponse> {
+    async update(workspaceId: string, id: string, input: UpdateWebhookInput, who?: Who): Promise<WebhookResponse> {
       const row = await getRow(workspaceId, id);
       const current = toWebhookResponse(row);
       const triggers = input.triggers ?? current.triggers;
@@ -114,7 +115,7 @@ export function createWebhookService(deps: {
         triggers: JSON.stringify(shape.triggers), link_scope: shape.linkScope, link_ids: JSON.stringify(shape.linkIds), folder_ids: JSON.stringify(shape.folderIds),
         disabled_at: null, consecutive_failures: 0, updated_at: now(),
       };
-      await store.update(workspaceId, id, patch);
+      await store.update(workspaceId, id, patch, (trx) => record(trx, who, { workspaceId, action: 'webhook.update', targetIds: id, changes: { fields: fieldsOf(input) } }));
       await deps.changed();
       deps.nudge();
       return toWebhookResponse({ ...row, ...patch } as WebhookRow);
@@ -124,24 +125,24 @@ export function createWebhookService(deps: {
      * Pauses a webhook by hand (the dashboard's "Disable"): no new event is queued for it until an
      * update re-enables it, exactly as after the dispatcher disabled it for failing deliveries.
      */
-    async disable(workspaceId: string, id: string): Promise<WebhookResponse> {
+    async disable(workspaceId: string, id: string, who?: Who): Promise<WebhookResponse> {
       const row = await getRow(workspaceId, id);
       if (row.disabled_at !== null) return toWebhookResponse(row);
       const t = now();
       const patch: Updateable<WebhooksTable> = { disabled_at: t, updated_at: t };
-      await store.update(workspaceId, id, patch);
+      await store.update(workspaceId, id, patch, (trx) => record(trx, who, { workspaceId, action: 'webhook.disable', targetIds: id }));
       await deps.changed();
       return toWebhookResponse({ ...row, ...patch } as WebhookRow);
     },
 
-    async delete(workspaceId: string, id: string): Promise<{ id: string }> {
-      if (!(await store.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
+    async delete(workspaceId: string, id: string, who?: Who): Promise<{ id: string }> {
+      if (!(await store.delete(workspaceId, id, (trx) => record(trx, who, { workspaceId, action: 'webhook.delete', targetIds: id })))) throw new ApiError('not_found', NOT_FOUND);
       await deps.changed();
       return { id };
     },
 
     /** Queues a sample event of `trigger` for this webhook alone (listed with its deliveries). */
-    async test(workspaceId: string, id: string, trigger: DomainEventType): Promise<DeliveryResponse> {
+    async test(workspaceId: string, id: string, trigger: DomainEventType, who?: Who): Promise<DeliveryResponse> {
       const hook = await getRow(workspaceId, id);
       const t = now();
       const eventId = newId('evt', t);
@@ -150,7 +151,7 @@ export function createWebhookService(deps: {
         id: newId('whd', t), webhook_id: hook.id, workspace_id: workspaceId, event_id: eventId, event: trigger, body,
         attempts: 0, next_attempt_at: t, delivered_at: null, status_code: null, latency_ms: null, error: null, created_at: t,
       };
-      await deliveries.insert([row]);
+      await deliveries.insert([row], (trx) => record(trx, who, { workspaceId, action: 'webhook.test', targetIds: hook.id, changes: { trigger } }));
       deps.nudge();
       return toDeliveryResponse(row);
     },
@@ -162,12 +163,12 @@ export function createWebhookService(deps: {
       return rows.map((r) => toDeliveryResponse(r, attempts));
     },
 
-    async redeliver(workspaceId: string, id: string, deliveryId: string): Promise<DeliveryResponse> {
+    async redeliver(workspaceId: string, id: string, deliveryId: string, who?: Who): Promise<DeliveryResponse> {
       await getRow(workspaceId, id);
       const found = await deliveries.find(workspaceId, id, deliveryId);
       if (!found) throw new ApiError('not_found', 'Delivery not found.');
       const t = now();
-      await deliveries.redeliver(workspaceId, deliveryId, t);
+      await deliveries.redeliver(workspaceId, deliveryId, t, (trx) => record(trx, who, { workspaceId, action: 'webhook.redeliver', targetIds: id, changes: { deliveryId } }));
       deps.nudge();
       return toDeliveryResponse({ ...found, next_attempt_at: t, delivered_at: null }, await deliveries.attempts(workspaceId, id, [deliveryId]));
     },

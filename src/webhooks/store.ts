@@ -5,7 +5,7 @@
  * dispatcher's; marked below).
  */
 import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { Database, WebhooksTable } from '../db/tables.js';
+import type { Database, TransactionStep, WebhooksTable } from '../db/tables.js';
 import type { ClickRoutes, DomainEventType } from '../outbox/outbox.js';
 import type { WebhookRow } from './schema.js';
 
@@ -24,22 +24,30 @@ export function createWebhookStore(db: Kysely<Database>) {
       return db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
     },
 
-    async insert(row: Insertable<WebhooksTable>): Promise<void> {
-      await db.insertInto('webhooks').values(row).execute();
+    /** `note`: the audit log's, called in the insert's transaction. */
+    async insert(row: Insertable<WebhooksTable>, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('webhooks').values(row).execute();
+        await note(trx);
+      });
     },
 
-    async update(workspaceId: string, id: string, patch: Updateable<WebhooksTable>): Promise<void> {
-      await db.updateTable('webhooks').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+    async update(workspaceId: string, id: string, patch: Updateable<WebhooksTable>, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('webhooks').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+        await note(trx);
+      });
     },
 
     /** Deletes the webhook, its link attachments, its deliveries and its click work; false when it was not there. */
-    async delete(workspaceId: string, id: string): Promise<boolean> {
+    async delete(workspaceId: string, id: string, note: TransactionStep = async () => {}): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const r = await trx.deleteFrom('webhooks').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
         await trx.deleteFrom('link_webhooks').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
         await trx.deleteFrom('webhook_deliveries').where('workspace_id', '=', workspaceId).where('webhook_id', '=', id).execute();
         // Only when the webhook was this workspace's: cursors carry no workspace id.
         if (Number(r.numDeletedRows) > 0) await trx.deleteFrom('webhook_click_cursors').where('webhook_id', '=', id).execute();
+        if (Number(r.numDeletedRows) > 0) await note(trx);
         return Number(r.numDeletedRows) > 0;
       });
     },

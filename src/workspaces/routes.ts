@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WorkspaceService } from './service.js';
 import { UpdateWorkspaceBody, WorkspaceParams, WorkspaceResponse } from './schema.js';
+import { whoOf } from '../audit/record.js';
 
 export const workspaceRoutes: FastifyPluginAsyncZod<{ workspaces: WorkspaceService }> = async (app, { workspaces }) => {
   app.get(
@@ -29,7 +30,7 @@ export const workspaceRoutes: FastifyPluginAsyncZod<{ workspaces: WorkspaceServi
         body: UpdateWorkspaceBody,
         response: { 200: WorkspaceResponse },
       },
-      handler: (req) => workspaces.update(req.auth, req.params.idOrSlug, { ...req.body }),
+      handler: (req) => workspaces.update(req.auth, req.params.idOrSlug, { ...req.body }, whoOf(req)),
     });
   }
 };

@@ -1,6 +1,7 @@
 /**
  * Workspace rules: creation with per-plan limits, API keys, authentication, the workspace API.
  */
+import { fieldsOf, record, type Who } from '../audit/record.js';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -79,7 +80,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
   }
 
   const service = {
-    async createWorkspace(input: { name: string; slug?: string; plan?: Plan; id?: string }): Promise<WorkspaceRow> {
+    async createWorkspace(input: { name: string; slug?: string; plan?: Plan; id?: string }, who?: Who): Promise<WorkspaceRow> {
       const plan = input.plan ?? 'enterprise';
       if (!PLANS.includes(plan)) throw new ApiError('unprocessable_entity', `Unknown plan "${plan}".`);
       const slug = input.slug ?? (await uniqueSlug(slugify(input.name)));
@@ -108,12 +109,12 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         updated_at: t,
         ...limitsForPlan(plan),
       };
-      await store.insert(row);
+      await store.insert(row, (trx) => record(trx, who, { workspaceId: row.id, action: 'workspace.create', targetIds: row.id, changes: { name: row.name, slug: row.slug, plan: row.plan } }));
       return row;
     },
 
     /** Creates an API key; returns the key itself once (only its hash is stored). */
-    async createKey(workspaceId: string, input: { name?: string; scopes?: string[] | null; key?: string }): Promise<CreatedKey> {
+    async createKey(workspaceId: string, input: { name?: string; scopes?: string[] | null; key?: string }, who?: Who): Promise<CreatedKey> {
       const key = input.key ?? generateApiKey();
       const id = newId('key', now());
       await store.insertKey({
@@ -126,12 +127,13 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         created_at: now(),
         last_used_at: null,
         revoked_at: null,
-      });
+      }, (trx) => record(trx, who, { workspaceId, action: 'api_key.create', targetIds: id, changes: { name: input.name ?? 'API key', scopes: input.scopes?.length ? input.scopes : 'all' } }));
       return { id, key, partialKey: partialKey(key) };
     },
 
     listKeys: (workspaceId: string): Promise<ApiKeyRow[]> => store.listKeys(workspaceId),
-    revokeKey: (workspaceId: string, keyId: string): Promise<boolean> => store.revokeKey(workspaceId, keyId, now()),
+    revokeKey: (workspaceId: string, keyId: string, who?: Who): Promise<boolean> =>
+      store.revokeKey(workspaceId, keyId, now(), (trx) => record(trx, who, { workspaceId, action: 'api_key.revoke', targetIds: keyId })),
     listWorkspaces: () => store.list(),
     findWorkspace: (idOrSlug: string) => store.findByIdOrSlug(idOrSlug),
 
@@ -184,6 +186,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
       auth: AuthContext,
       idOrSlug: string,
       patch: { name?: string; slug?: string; logo?: string | null; conversionEnabled?: boolean },
+      who?: Who,
     ): Promise<WorkspaceResponse> {
       const row = await store.findByIdOrSlug(idOrSlug);
       if (!row || row.id !== auth.workspaceId) throw new ApiError('not_found', 'Workspace not found.');
@@ -203,7 +206,7 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         ...(patch.logo !== undefined ? { logo: patch.logo } : {}),
         ...(patch.conversionEnabled !== undefined ? { conversion_enabled: patch.conversionEnabled ? 1 : 0 } : {}),
         updated_at: now(),
-      });
+      }, (trx) => record(trx, who, { workspaceId: row.id, action: 'workspace.update', targetIds: row.id, changes: { fields: fieldsOf(patch) } }));
       return service.getForCaller(auth, row.id);
     },
   };

@@ -2,7 +2,7 @@
  * Storage access for workspaces and API keys: Kysely queries only, no rules.
  */
 import type { Kysely, Selectable, Insertable, Updateable } from 'kysely';
-import type { Database, WorkspacesTable, ApiKeysTable } from '../db/tables.js';
+import type { Database, TransactionStep, WorkspacesTable, ApiKeysTable } from '../db/tables.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -27,8 +27,11 @@ export async function lockWorkspaceRow(trx: Kysely<Database>, workspaceId: strin
 
 export function createWorkspaceStore(db: Kysely<Database>) {
   return {
-    async insert(row: Insertable<WorkspacesTable>): Promise<void> {
-      await db.insertInto('workspaces').values(row).execute();
+    async insert(row: Insertable<WorkspacesTable>, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('workspaces').values(row).execute();
+        await note(trx);
+      });
     },
 
     /** By id or slug. Callers scope by comparing with the authenticated workspace. */
@@ -57,8 +60,12 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       return Number(r.n);
     },
 
-    async update(workspaceId: string, patch: Updateable<WorkspacesTable>): Promise<void> {
-      await db.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
+    /** `note`: the audit log's, called in the write's transaction (here and below). */
+    async update(workspaceId: string, patch: Updateable<WorkspacesTable>, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('workspaces').set(patch).where('id', '=', workspaceId).execute();
+        await note(trx);
+      });
     },
 
     async domainsOf(workspaceId: string) {
@@ -71,8 +78,11 @@ export function createWorkspaceStore(db: Kysely<Database>) {
         .execute();
     },
 
-    async insertKey(row: Insertable<ApiKeysTable>): Promise<void> {
-      await db.insertInto('api_keys').values(row).execute();
+    async insertKey(row: Insertable<ApiKeysTable>, note: TransactionStep = async () => {}): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('api_keys').values(row).execute();
+        await note(trx);
+      });
     },
 
     /** Key lookup by hash, across workspaces: the key itself names its workspace. */
@@ -87,15 +97,19 @@ export function createWorkspaceStore(db: Kysely<Database>) {
       return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
     },
 
-    async revokeKey(workspaceId: string, keyId: string, now: number): Promise<boolean> {
-      const r = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', keyId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+    async revokeKey(workspaceId: string, keyId: string, now: number, note: TransactionStep = async () => {}): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const r = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: now })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', keyId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        const revoked = Number(r.numUpdatedRows) > 0;
+        if (revoked) await note(trx);
+        return revoked;
+      });
     },
 
     /**

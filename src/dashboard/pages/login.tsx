@@ -1,7 +1,8 @@
 /** The login form (email, password) and the first-run setup form (email, name, password). */
 import { BarePage, CsrfField, FormError } from '../layout.js';
 
-export function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; email?: string; error?: string }): JSX.Element {
+/** `forgot`: mail is set up, so the form offers a password reset. */
+export function LoginPage({ csrf, next, email, error, forgot }: { csrf: string; next: string; email?: string; error?: string; forgot?: boolean }): JSX.Element {
   return (
     <BarePage title="Log in">
       <h1>Log in</h1>
@@ -19,6 +20,11 @@ export function LoginPage({ csrf, next, email, error }: { csrf: string; next: st
         </label>
         <button type="submit">Log in</button>
       </form>
+      {forgot ? (
+        <p>
+          <a href="/dashboard/forgot">Forgot password?</a>
+        </p>
+      ) : null}
     </BarePage>
   );
 }

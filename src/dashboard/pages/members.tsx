@@ -10,7 +10,7 @@ export interface MembersView {
   members: Member[];
   invitations: { id: string; email: string; role: string; expiresAt: number }[];
   /** The link of an invitation just made: shown once. */
-  inviteLink?: { url: string; email: string; expiresAt: number };
+  inviteLink?: { url: string; email: string; expiresAt: number; emailed?: boolean };
   error?: string;
 }
 
@@ -37,7 +37,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
         <section aria-labelledby="invite-link">
           <h2 id="invite-link">Invitation link</h2>
           <p class="notice">
-            Hand this link to <span safe>{inviteLink.email}</span>. It works once and expires on <span safe>{isoDay(inviteLink.expiresAt)}</span>; it is not shown again.
+            {inviteLink.emailed ? <>An email with this link is on its way to <span safe>{inviteLink.email}</span>. </> : <>Hand this link to <span safe>{inviteLink.email}</span>. </>}It works once and expires on <span safe>{isoDay(inviteLink.expiresAt)}</span>; it is not shown again.
           </p>
           <code class="secret" safe>
             {inviteLink.url}

@@ -20,6 +20,7 @@ export const SETTINGS_PAGES = [
   { id: 'keys', label: 'API keys' },
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'members', label: 'Members' },
+  { id: 'audit', label: 'Audit log' },
 ] as const;
 export type SettingsPageId = (typeof SETTINGS_PAGES)[number]['id'];
 
@@ -30,7 +31,7 @@ export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageI
       <h1>Settings</h1>
       <nav class="tabs" aria-label="Settings">
         <ul>
-          {SETTINGS_PAGES.map((s) => (
+          {SETTINGS_PAGES.filter((s) => s.id !== 'audit' || can(p.frame.role!, 'audit.read')).map((s) => (
             <li>
               <a href={workspacePath(p.frame.workspace.slug, `/settings/${s.id}`)} aria-current={s.id === p.current ? 'page' : undefined}>
                 {s.label}

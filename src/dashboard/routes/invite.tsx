@@ -6,6 +6,7 @@ import { HIDDEN, csrfFor, isSecure, redirect, sendPage, sessionCookie } from '..
 import { InvitePage, type InviteMode } from '../pages/invite.js';
 import { workspacePath } from '../layout.js';
 import type { InvitationRow } from '../../users/store.js';
+import { whoOf } from '../../audit/record.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -45,13 +46,13 @@ export function inviteRoutes({ config, users, workspaces }: DashboardDeps): Fast
       const token = String(body.token ?? '');
       const session = request.dashboard?.session;
       if (session) {
-        const invitation = await users.invitations.acceptAsUser(token, session.user);
+        const invitation = await users.invitations.acceptAsUser(token, session.user, whoOf(request));
         const workspace = await workspaces.findWorkspace(invitation.workspace_id);
         return redirect(reply, workspace ? workspacePath(workspace.slug, '/links') : '/dashboard');
       }
       const input = { name: String(body.name ?? ''), password: String(body.password ?? '') };
       try {
-        const { user, invitation } = await users.invitations.acceptAsNewUser(token, input);
+        const { user, invitation } = await users.invitations.acceptAsNewUser(token, input, whoOf(request));
         const { token: sessionToken } = await users.sessions.start(user.id);
         reply.header('set-cookie', sessionCookie(sessionToken, config, users.sessions.settings.absoluteMs));
         const workspace = await workspaces.findWorkspace(invitation.workspace_id);

@@ -17,7 +17,7 @@ import { ListFoldersQuery } from '../../folders/schema.js';
 
 /** The dashboard user writes as the workspace; the link's `userId` records who. */
 export function callerOf(page: WorkspacePage): Caller {
-  return { workspaceId: page.workspace.id, workspace: page.workspace, userId: page.userId };
+  return { workspaceId: page.workspace.id, workspace: page.workspace, userId: page.userId, who: page.who };
 }
 
 export interface LinkChoiceDeps {

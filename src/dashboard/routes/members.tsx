@@ -33,13 +33,14 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
     app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/settings/members/invite', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       try {
-        const { token, invitation } = await users.invitations.invite(
+        const { token, invitation, emailed } = await users.invitations.invite(
           page.workspace.id,
           { email: String(request.body?.email ?? ''), role: String(request.body?.role ?? '') },
           page.userId,
+          page.who,
         );
         const url = `${config.baseUrl}/dashboard/invite?token=${token}`;
-        return show(reply, page, { inviteLink: { url, email: invitation.email, expiresAt: invitation.expires_at } }, 201);
+        return show(reply, page, { inviteLink: { url, email: invitation.email, expiresAt: invitation.expires_at, emailed } }, 201);
       } catch (err) {
         if (!(err instanceof ApiError) || (err.status !== 422 && err.status !== 409)) throw err;
         return show(reply, page, { error: err.message }, err.status);
@@ -48,19 +49,19 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
 
     app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/role', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
-      await users.service.changeRole(page.workspace.id, request.params.id, parseInput(RoleInput, request.body?.role));
+      await users.service.changeRole(page.workspace.id, request.params.id, parseInput(RoleInput, request.body?.role), page.who);
       return redirect(reply, back(page));
     });
 
     app.post<{ Params: Params }>('/dashboard/w/:slug/settings/members/:id/remove', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
-      await users.service.removeMember(page.workspace.id, request.params.id);
+      await users.service.removeMember(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page));
     });
 
     app.post<{ Params: Params }>('/dashboard/w/:slug/settings/invitations/:id/revoke', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
-      await users.invitations.revoke(page.workspace.id, request.params.id);
+      await users.invitations.revoke(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page));
     });
   };

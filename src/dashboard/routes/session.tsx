@@ -27,7 +27,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
     app.get<{ Querystring: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const next = safeNext(request.query.next);
       if (request.dashboard?.session) return redirect(reply, next);
-      return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} />);
+      return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} forgot={users.passwordResets.enabled} />);
     });
 
     app.post<{ Body: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
@@ -40,7 +40,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       const attempt = await limiter.begin({ address: request.clientAddress, email, device });
       const user = await users.service.checkPassword(email, password);
       if (!user) {
-        const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." />;
+        const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." forgot={users.passwordResets.enabled} />;
         return sendPage(reply, page, 401);
       }
       await attempt.succeeded();

@@ -81,7 +81,7 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       return orShow(
         async () => {
           const name = parseInput(KeyName, request.body?.name ?? '');
-          const { key } = await workspaces.createKey(page.workspace.id, { name, scopes: scopesOf(request.body) });
+          const { key } = await workspaces.createKey(page.workspace.id, { name, scopes: scopesOf(request.body) }, page.who);
           created = { name, key };
         },
         (error, status) => showKeys(reply, page, { error }, status),
@@ -91,7 +91,7 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/keys/:id/revoke', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'keys.manage');
-      const revoked = await workspaces.revokeKey(page.workspace.id, request.params.id);
+      const revoked = await workspaces.revokeKey(page.workspace.id, request.params.id, page.who);
       if (!revoked) throw new ApiError('not_found', 'API key not found.');
       return redirect(reply, back(page, 'keys'));
     });
@@ -106,7 +106,7 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
       const triggers = DOMAIN_EVENT_TYPES.filter((t) => request.body?.[`trigger_${t}`]);
       return orShow(
-        () => services.webhooks.create(page.workspace.id, parseInput(CreateWebhookBody, { ...fieldsOf(request.body, ['name', 'url']), triggers })),
+        () => services.webhooks.create(page.workspace.id, parseInput(CreateWebhookBody, { ...fieldsOf(request.body, ['name', 'url']), triggers }), page.who),
         (error, status) => showWebhooks(reply, page, error, status),
         () => redirect(reply, back(page, 'webhooks')),
       );
@@ -121,19 +121,19 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/enable', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
-      await services.webhooks.update(page.workspace.id, request.params.id, {});
+      await services.webhooks.update(page.workspace.id, request.params.id, {}, page.who);
       return redirect(reply, back(page, 'webhooks'));
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/disable', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
-      await services.webhooks.disable(page.workspace.id, request.params.id);
+      await services.webhooks.disable(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page, 'webhooks'));
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/delete', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
-      await services.webhooks.delete(page.workspace.id, request.params.id);
+      await services.webhooks.delete(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page, 'webhooks'));
     });
   };

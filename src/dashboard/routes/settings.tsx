@@ -66,7 +66,7 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
       let slug = page.workspace.slug;
       return orShow(
         async () => {
-          const updated = await workspaces.update(apiCallerOf(page), page.workspace.id, parse(UpdateWorkspaceBody, fields));
+          const updated = await workspaces.update(apiCallerOf(page), page.workspace.id, parse(UpdateWorkspaceBody, fields), page.who);
           slug = updated.slug;
         },
         (error, status) => sendPage(reply, <GeneralPage frame={frameOf(page)} error={error} values={fields} />, status),
@@ -89,7 +89,7 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         async () => {
           // The API makes a workspace's first domain its primary (the default of new links); here
           // that happens only when the owner ticks "Use it for new links".
-          const created = await services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug'])));
+          const created = await services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug'])), {}, page.who);
           const makeDefault = request.body?.makeDefault === 'on';
           if (created.primary !== makeDefault) await services.domains.update(page.workspace.id, created.slug, parse(UpdateDomainBody, { primary: makeDefault }));
         },
@@ -102,7 +102,7 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
       // An empty field clears the not-found URL (null), as the API's PATCH with null does.
       const notFoundUrl = request.body?.notFoundUrl?.trim() ? request.body.notFoundUrl.trim() : null;
       return orShow(
-        () => services.domains.update(page.workspace.id, request.params.id, parse(UpdateDomainBody, { notFoundUrl })),
+        () => services.domains.update(page.workspace.id, request.params.id, parse(UpdateDomainBody, { notFoundUrl }), page.who),
         (error, status) => showDomains(reply, page, { error }, status),
         () => redirect(reply, back(page, 'domains')),
       );
@@ -110,7 +110,7 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/domains/:id/check', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       const domain = await services.domains.get(page.workspace.id, request.params.id); // 404 for another workspace's
-      const verdict = await services.domains.verifyDomain(domain.slug, { force: true });
+      const verdict = await services.domains.verifyDomain(domain.slug, { force: true }, page.who);
       return showDomains(reply, page, { notice: `${domain.slug}: ${verdict.verified ? 'verified' : 'not verified'}. ${verdict.reason}` });
     });
 
@@ -133,8 +133,8 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         return orShow(
           () =>
             kind === 'tags'
-              ? services.tags.create(page.workspace, parse(CreateTagBody, fields))
-              : services.folders.create(page.workspace, parse(CreateFolderBody, fields)),
+              ? services.tags.create(page.workspace, parse(CreateTagBody, fields), page.who)
+              : services.folders.create(page.workspace, parse(CreateFolderBody, fields), page.who),
           (error, status) => show(reply, page, error, status),
           () => redirect(reply, back(page, kind)),
         );
@@ -145,16 +145,16 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         return orShow(
           () =>
             kind === 'tags'
-              ? services.tags.update(page.workspace.id, request.params.id, parse(UpdateTagBody, fields))
-              : services.folders.update(page.workspace.id, request.params.id, parse(UpdateFolderBody, fields)),
+              ? services.tags.update(page.workspace.id, request.params.id, parse(UpdateTagBody, fields), page.who)
+              : services.folders.update(page.workspace.id, request.params.id, parse(UpdateFolderBody, fields), page.who),
           (error, status) => show(reply, page, error, status),
           () => redirect(reply, back(page, kind)),
         );
       });
       app.post<{ Params: ItemParams }>(`/dashboard/w/:slug/settings/${kind}/:id/delete`, { schema: HIDDEN }, async (request, reply) => {
         const page = await kit.workspacePage(request, request.params.slug, action);
-        if (kind === 'tags') await services.tags.delete(page.workspace.id, request.params.id);
-        else await services.folders.delete(page.workspace.id, request.params.id);
+        if (kind === 'tags') await services.tags.delete(page.workspace.id, request.params.id, page.who);
+        else await services.folders.delete(page.workspace.id, request.params.id, page.who);
         return redirect(reply, back(page, kind));
       });
     }

@@ -128,7 +128,7 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportSe
           maxRows,
           maxItems: REPORT_ROWS,
           signal: clientGone(reply),
-        });
+        }, page.who);
         return sendPage(reply, <ImportPage frame={frame} report={report} />);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
@@ -147,13 +147,13 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportSe
       const auth = apiCallerOf(page);
       assertPlan(auth, 'business', 'The events export');
       const { query, view } = folderView(parseInput(EventsExportQuery, request.query));
-      return sendEventsExport(reply, exports, auth, query, view);
+      return sendEventsExport(reply, exports, auth, page.who, query, view);
     });
 
     app.get<{ Params: Params; Querystring: unknown }>('/dashboard/w/:slug/analytics/export', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const { query, view } = folderView(parseInput(AnalyticsExportQuery, request.query));
-      return sendAnalyticsExport(reply, exports, apiCallerOf(page), query, view);
+      return sendAnalyticsExport(reply, exports, apiCallerOf(page), page.who, query, view);
     });
   };
 }
