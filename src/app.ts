@@ -45,6 +45,7 @@ import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './events/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
+import { createUtmTemplatesModule } from './utm-templates/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(options: BuildOptions) {
   const users = createUsersModule({ database, now });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace });
+  const utmTemplates = createUtmTemplatesModule(ctx);
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -154,7 +156,7 @@ export async function buildApp(options: BuildOptions) {
     tags: tags.service,
     folders: folders.service,
     domains,
-    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
+    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service },
     imports: imports.requests,
     exports: exports.service,
   });
@@ -267,5 +269,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics } };
 }

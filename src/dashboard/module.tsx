@@ -33,6 +33,7 @@ import { publicStatsRoutes } from './routes/public-stats.js';
 import { settingsRoutes } from './routes/settings.js';
 import { integrationRoutes } from './routes/settings-integrations.js';
 import { transferRoutes } from './routes/transfer.js';
+import { utmTemplateRoutes } from './routes/utm-templates.js';
 import type { CsvImporter } from '../imports/service.js';
 import type { ExportService } from '../exports/service.js';
 
@@ -77,7 +78,7 @@ export function createDashboardModule(
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(linkRoutes(kit, links, choices));
-      await scope.register(linkBuilderRoutes(kit, links, choices, ctx.config.baseUrl));
+      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));
@@ -85,6 +86,7 @@ export function createDashboardModule(
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.

@@ -251,6 +251,7 @@ export interface Database {
   sessions: SessionsTable;
   invitations: InvitationsTable;
   setup_tokens: SetupTokensTable;
+  utm_templates: UtmTemplatesTable;
 }
 
 export type { Generated };
@@ -422,4 +423,22 @@ export interface SetupTokensTable {
   token_hash: string;
   created_at: number;
   used_at: number | null;
+}
+
+/** A workspace's saved UTM values (migration 0022, src/utm-templates/). */
+export interface UtmTemplatesTable {
+  /** `utm_…` */
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** `name` lower-cased: unique per workspace. */
+  name_key: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** The user who saved it (no foreign key: the template outlives them). */
+  created_by: string | null;
+  created_at: number;
 }

@@ -20,6 +20,7 @@ import * as m0017 from './0017-click-journal.js';
 import * as m0018 from './0018-webhook-click-batches.js';
 import * as m0019 from './0019-webhook-attempts.js';
 import * as m0020 from './0020-public-stats-conversions.js';
+import * as m0022 from './0022-utm-templates.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -40,6 +41,7 @@ const ALL: Record<string, DialectMigration> = {
   '0018-webhook-click-batches': m0018,
   '0019-webhook-attempts': m0019,
   '0020-public-stats-conversions': m0020,
+  '0022-utm-templates': m0022,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
