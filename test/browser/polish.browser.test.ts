@@ -4,7 +4,9 @@
  *
  * - UTM templates: saved in Settings → UTM templates, chosen in the link builder's picker, which
  *   fills the UTM fields and the destination's query (links.js, under the CSP); the link saved
- *   carries them; axe finds nothing serious on both pages.
+ *   carries them; axe finds nothing serious on both pages;
+ * - the links page at 390×844: cards, under 3 screens for 21 links, nothing wider than the
+ *   screen, the filters collapsed and usable.
  *
  * Every step waits on elements, never on time.
  */
@@ -79,4 +81,48 @@ test('a UTM template saved in the settings fills the builder’s UTM fields and 
   const saved = links.find((l) => l.key === 'spring-template')!;
   assert.deepEqual([saved.utm_source, saved.utm_medium, saved.utm_campaign], ['newsletter', 'email', 'spring-2026']);
   assert.deepEqual(cspViolations, []);
+});
+
+test('on a 390×844 phone the links page with 20 links is cards under 3 screens tall, none wider than the screen (issue 27)', { timeout: 120_000 }, async () => {
+  for (let i = 0; i < 20; i++) {
+    const created = await run.api('POST', '/links', {
+      url: `https://shop.example.com/${'a-long-path-segment/'.repeat(6)}item-${i}?utm_source=newsletter&utm_campaign=${'c'.repeat(40)}`,
+      key: `phone-card-${i}-with-a-longer-key`,
+      title: `Spring collection, item ${i}: a title long enough to need truncating on a phone`,
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.json));
+  }
+  const phone = await run.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.addCookies(await context.cookies()); // the owner's session
+  const p = await phone.newPage();
+  await p.goto(`${ws}/links`);
+  await run.shot(p, 'phone-links');
+  assert.equal(await p.locator('tr[data-link-id]').count(), 21, 'the 20 links and the one the template test made');
+  const layout = await p.evaluate(() => ({
+    height: document.documentElement.scrollHeight,
+    width: document.documentElement.scrollWidth,
+    rowDisplay: getComputedStyle(document.querySelector('tr[data-link-id]')!).display,
+    filtersOpen: (document.querySelector('details.more-filters') as HTMLDetailsElement).open,
+    destinationTruncated: (() => {
+      const cell = document.querySelector('tr[data-link-id] td.url') as HTMLElement;
+      return getComputedStyle(cell).textOverflow === 'ellipsis' && cell.scrollWidth > cell.clientWidth;
+    })(),
+  }));
+  assert.equal(layout.rowDisplay, 'grid', 'each link is a card');
+  assert.equal(layout.filtersOpen, false, 'the filters start collapsed');
+  assert.equal(layout.destinationTruncated, true, 'the destination is one truncated line');
+  assert.ok(layout.width <= 390, `nothing wider than the screen: ${layout.width} px`);
+  assert.ok(layout.height < 3 * 844, `under 3 screens: ${layout.height} px for 21 links`);
+  // What each card shows: short link, title, destination, clicks.
+  const card = p.locator('tr[data-link-id]').first();
+  for (const part of ['td.link .short-link', 'td.link .hint', 'td.url', 'td.clicks']) assert.equal(await card.locator(part).isVisible(), true, part);
+
+  // The collapsed filters still work: open, choose, apply.
+  await p.getByText('Filters and sorting').click();
+  await p.getByLabel('Sort by').selectOption('clicks');
+  await p.getByRole('button', { name: 'Apply' }).click();
+  await p.waitForURL(/sortBy=clicks/);
+  assert.equal(await p.locator('details.more-filters').evaluate((d) => (d as HTMLDetailsElement).open), true, 'open while a filter is set');
+  const serious = (await run.audit(`${ws}/links`, phone)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.equal(serious.length, 0, `axe on the links page:\n${describeViolations(serious)}`);
 });
