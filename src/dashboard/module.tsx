@@ -16,6 +16,7 @@ import type { UsersModule } from '../users/module.js';
 import { ApiError, codeForStatus } from '../http/errors.js';
 import { HIDDEN, createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
 import { assetRoutes } from './assets.js';
+import { installHtmlCompression } from './compression.js';
 import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
@@ -60,6 +61,7 @@ export function createDashboardModule(
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
+      installHtmlCompression(scope);
       scope.addHook('onRoute', (route) => {
         for (const method of [route.method].flat()) if (method !== 'HEAD') registered.push({ method, url: route.url });
       });
