@@ -322,6 +322,7 @@ test('account, links, the link builder and its key check', async () => {
     url: V.builderUrl, key: V.builderKey, title: V.builderTitle, description: V.builderDescription, utm_source: V.builderUtm,
     geo_country_0: V.builderGeo, geo_url_0: V.builderUrl, image: V.builderImage, domain: V.domain, folderId: V.path,
   };
+  await post(owner, `${links}/preview-fetch`, typed, { status: 422, shows: ['builderTitle', 'builderDescription', 'builderImage'] });
   await post(owner, `${links}/new`, typed, { status: 422, shows: ['builderUrl', 'builderKey', 'builderTitle', 'builderDescription', 'builderUtm', 'builderGeo', 'builderImage', 'domain', 'folder', 'tag'] });
 
   const edit = `${links}/${enc(link.id)}/edit`;

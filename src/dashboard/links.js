@@ -9,7 +9,8 @@
      that URL fills them back;
    - choosing an option of a [data-utm-template="<form id>"] select fills that form's [data-utm]
      fields from the option's data-utm_* (empty ones cleared), and so the URL; [data-no-js]
-     elements (the picker's Apply button, for browsers without JavaScript) are hidden;
+     elements (the picker's Apply button, for browsers without JavaScript) are hidden and
+     [data-needs-js] ones (Fetch from destination, an htmx button) shown;
    - a submit button (or form) with [data-confirm="what is lost"] opens the page's <dialog id="confirm">
      first and submits only when "confirm" is pressed (the listener runs in the capture phase, so
      htmx never sees the held submission);
@@ -21,6 +22,7 @@
   function reveal(root) {
     root.querySelectorAll('[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
     root.querySelectorAll('[data-no-js]').forEach(function (b) { b.hidden = true; });
+    root.querySelectorAll('[data-needs-js][hidden]').forEach(function (b) { b.hidden = false; });
     root.querySelectorAll('form').forEach(selectionChanged);
     root.querySelectorAll('[data-local-time]').forEach(setUpLocalTime);
   }

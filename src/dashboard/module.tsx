@@ -17,6 +17,7 @@ import { ApiError, codeForStatus } from '../http/errors.js';
 import { HIDDEN, createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
 import { assetRoutes } from './assets.js';
 import { installHtmlCompression } from './compression.js';
+import { fetchPageCard } from '../outbound/page-card.js';
 import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
@@ -80,7 +81,8 @@ export function createDashboardModule(
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(linkRoutes(kit, links, choices));
-      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl));
+      const fetchCard = (url: string) => fetchPageCard(url, { allowPrivate: ctx.config.webhookAllowPrivate });
+      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, fetchCard));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));

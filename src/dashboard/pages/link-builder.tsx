@@ -192,6 +192,57 @@ function TemplatePicker({ templates, chosen, slug }: { templates: UtmTemplate[];
   );
 }
 
+/**
+ * The social preview's fields and card, also answered alone by `POST …/links/preview-fetch`
+ * (htmx swaps it in place): *Fetch from destination* sends the form and gets these fields back,
+ * filled from the destination's own card. The button needs JavaScript (it starts hidden and
+ * links.js reveals it); it is `type="button"`, so Enter in the form still saves the link.
+ */
+export function PreviewFields({ values, errors, fetchUrl, fetched }: { values: FormValues; errors: FieldErrors; fetchUrl: string; fetched?: { ok: boolean; message: string } }): JSX.Element {
+  return (
+    <fieldset id="preview-fields">
+      <legend>Social preview</legend>
+      <label class="inline">
+        <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
+        title, description and image below instead of the destination's own
+      </label>
+      <p class="fetch-preview">
+        <button
+          type="button"
+          class="secondary"
+          hx-post={fetchUrl}
+          hx-include="#link-builder"
+          hx-target="#preview-fields"
+          hx-swap="outerHTML"
+          data-needs-js=""
+          hidden
+        >
+          Fetch from destination
+        </button>{' '}
+        {fetched ? (
+          <span class={fetched.ok ? 'notice' : 'error'} role="status" id="fetch-status" safe>
+            {fetched.message}
+          </span>
+        ) : (
+          <span class="hint" id="fetch-status">
+            Reads the destination page's own title, description and image.
+          </span>
+        )}
+      </p>
+      <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
+      <label>
+        Description
+        <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
+          {values.description ?? ''}
+        </textarea>
+      </label>
+      <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
+      <Err id="preview" message={errors.preview} />
+      <PreviewCard values={values} />
+    </fieldset>
+  );
+}
+
 /** The edit page's head: the full short link with *Copy*, its figures (all time) and its QR code. */
 function LinkSummary({ link, slug, csrf }: { link: NonNullable<LinkBuilderView['link']>; slug: string; csrf: string }): JSX.Element {
   const counts = `${formatCount(link.clicks)} clicks, ${formatCount(link.leads)} leads and ${formatCount(link.sales)} sales`;
@@ -464,23 +515,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
           <Err id="variants" message={errors.variants} />
         </fieldset>
 
-        <fieldset>
-          <legend>Social preview</legend>
-          <label class="inline">
-            <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
-            title, description and image below instead of the destination's own
-          </label>
-          <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
-          <label>
-            Description
-            <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
-              {values.description ?? ''}
-            </textarea>
-          </label>
-          <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
-          <Err id="preview" message={errors.preview} />
-          <PreviewCard values={values} />
-        </fieldset>
+        <PreviewFields values={values} errors={errors} fetchUrl={`${base}/preview-fetch`} />
 
         <p class="actions">
           <button type="submit">{v.link ? 'Save link' : 'Create link'}</button>

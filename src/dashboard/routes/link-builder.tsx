@@ -12,7 +12,9 @@ import { ApiError } from '../../http/errors.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
-import { LinkBuilderPage } from '../pages/link-builder.js';
+import { LinkBuilderPage, PreviewFields } from '../pages/link-builder.js';
+import { checkWebUrl, locationUrl } from '../../web-url.js';
+import type { CardResult } from '../../outbound/page-card.js';
 import { publicStatsPath } from '../pages/public-stats.js';
 import { addError, errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
@@ -47,7 +49,15 @@ function valuesOf(body: Form | undefined): FormValues {
  * `baseUrl`: this server's public address (BASE_URL), for the public stats page's address;
  * `templates`: the workspace's UTM templates, offered in the builder's picker.
  */
-export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices, templates: UtmTemplateService, baseUrl: string): FastifyPluginAsync {
+export function linkBuilderRoutes(
+  kit: Kit,
+  links: LinkService,
+  choices: LinkChoices,
+  templates: UtmTemplateService,
+  baseUrl: string,
+  /** Reads a destination's social card (outbound/page-card.ts, with the webhooks' address rule). */
+  fetchCard: (url: string) => Promise<CardResult>,
+): FastifyPluginAsync {
   async function show(
     reply: FastifyReply,
     page: WorkspacePage,
@@ -152,6 +162,29 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       } catch (err) {
         return show(reply, page, { link: existing, values, errors: errorsOfApiError(err) }, (err as ApiError).status);
       }
+    });
+
+    // "Fetch from destination": the builder's preview fields (a fragment htmx swaps in), filled
+    // from the destination's own card, read on the server with the webhooks' address rule.
+    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/links/preview-fetch', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const values = valuesOf(request.body);
+      const fetchUrl = workspacePath(page.workspace.slug, '/links/preview-fetch');
+      const answer = (fetched: { ok: boolean; message: string }, status: number) =>
+        sendPage(reply, <PreviewFields values={values} errors={{}} fetchUrl={fetchUrl} fetched={fetched} />, status);
+      const checked = checkWebUrl((values.url ?? '').trim());
+      const target = checked.url === null ? null : locationUrl(checked.url);
+      if (!target) return answer({ ok: false, message: 'Type the destination URL first (a web address starting with https:// or http://).' }, 422);
+      const result = await fetchCard(target);
+      if (!result.ok) return answer({ ok: false, message: result.reason }, 422);
+      const { title, description, image } = result.card;
+      if (!title && !description && !image) return answer({ ok: false, message: 'The destination declares no title, description or image.' }, 422);
+      if (title) values.title = title;
+      if (description) values.description = description;
+      if (image) values.image = image;
+      values.proxy = 'on';
+      const cut = result.truncated ? ' Only the start of the page was read (it is large).' : '';
+      return answer({ ok: true, message: `Filled from ${result.url}.${cut}` }, 200);
     });
 
     // A fragment for htmx (also readable on its own): whether domain/key is free for a new link.
