@@ -6,12 +6,16 @@
  *   fills the UTM fields and the destination's query (links.js, under the CSP); the link saved
  *   carries them; axe finds nothing serious on both pages;
  * - the links page at 390×844: cards, under 3 screens for 21 links, nothing wider than the
- *   screen, the filters collapsed and usable.
+ *   screen, the filters collapsed and usable;
+ * - *Fetch from destination* fills the builder's preview from a local page's og tags (the server
+ *   runs with WEBHOOK_ALLOW_PRIVATE=true, the webhooks' switch, so it may read 127.0.0.1).
  *
  * Every step waits on elements, never on time.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describeViolations, startDashboardRun, type DashboardRun } from './support.js';
 
@@ -24,8 +28,18 @@ let page: Page;
 let ws: string;
 const cspViolations: string[] = [];
 
+/** The destination page "Fetch from destination" reads (the server fetches it, not the browser). */
+let site: http.Server;
+let siteUrl: string;
+
 before(async () => {
-  run = await startDashboardRun();
+  site = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<html><head><meta property="og:title" content="Autumn sale"><meta property="og:description" content="Coats and boots, 30 % off"><meta property="og:image" content="/autumn.png"></head><body>Sale</body></html>');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  run = await startDashboardRun({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   context = await run.newContext();
   page = await context.newPage();
   page.on('console', (m) => {
@@ -41,6 +55,8 @@ before(async () => {
 });
 after(async () => {
   await run?.close();
+  site?.closeAllConnections();
+  await new Promise((r) => site?.close(r));
 });
 
 async function assertAccessible(url: string, name: string): Promise<void> {
@@ -125,4 +141,25 @@ test('on a 390×844 phone the links page with 20 links is cards under 3 screens 
   assert.equal(await p.locator('details.more-filters').evaluate((d) => (d as HTMLDetailsElement).open), true, 'open while a filter is set');
   const serious = (await run.audit(`${ws}/links`, phone)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.equal(serious.length, 0, `axe on the links page:\n${describeViolations(serious)}`);
+});
+
+test('“Fetch from destination” fills the preview fields from the page’s og tags (issue 27)', { timeout: 120_000 }, async () => {
+  await page.goto(`${ws}/links/new`);
+  await page.getByLabel('Destination URL').fill(`${siteUrl}/autumn`);
+  await page.getByLabel('Key', { exact: true }).fill('autumn-sale');
+  await page.getByRole('checkbox', { name: /Custom link preview/ }).uncheck();
+  await page.getByRole('button', { name: 'Fetch from destination' }).click();
+  await page.locator('#fetch-status.notice').waitFor();
+  assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Autumn sale');
+  assert.equal(await page.getByRole('textbox', { name: 'Description' }).inputValue(), 'Coats and boots, 30 % off');
+  assert.equal(await page.getByLabel('Image URL').inputValue(), `${siteUrl}/autumn.png`);
+  assert.equal(await page.getByRole('checkbox', { name: /Custom link preview/ }).isChecked(), true);
+  assert.match((await page.locator('.preview-card').textContent()) ?? '', /Autumn sale/);
+  assert.equal(await page.locator('#link-builder [name=key]').inputValue(), 'autumn-sale', 'the rest of the form is untouched');
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await page.waitForURL(/\/edit\?saved=created$/);
+  const saved = ((await run.api('GET', '/links')).json as { key: string; title: string | null; proxy: boolean }[]).find((l) => l.key === 'autumn-sale')!;
+  assert.equal(saved.title, 'Autumn sale');
+  assert.equal(saved.proxy, true);
+  assert.deepEqual(cspViolations, []);
 });
