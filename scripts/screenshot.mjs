@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Takes the README's dashboard screenshot (docs/dashboard-links.png): starts `src/main.ts` on a
-// temporary SQLite file, goes through the first-run setup in Debian's chromium, adds a few links
-// through the API and photographs the links page. Run: `node scripts/screenshot.mjs [out.png]`.
+// Takes the README's dashboard screenshot (docs/dashboard-links.png) and docs/dashboard.md's
+// (beside it: dashboard-links-phone.png, dashboard-builder.png, dashboard-utm-templates.png):
+// starts `src/main.ts` on a temporary SQLite file, goes through the first-run setup in Debian's
+// chromium, adds a few links and a UTM template and photographs the pages.
+// Run: `node scripts/screenshot.mjs [out.png]`.
 // Needs /usr/bin/chromium (apt-get install chromium); playwright-core never downloads a browser.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const out = process.argv[2] ?? 'docs/dashboard-links.png';
@@ -63,7 +65,42 @@ try {
   await page.waitForURL(/\/links$/);
   await page.getByRole('heading', { name: 'Links' }).waitFor();
   await page.screenshot({ path: out });
-  console.log(`${out}: ${statSync(out).size} bytes`);
+  const shots = [out];
+  const beside = (name) => join(dirname(out), name);
+  const ws = page.url().replace(/\/links$/, '');
+
+  // Settings → UTM templates, with one saved.
+  await page.goto(`${ws}/settings/utm`);
+  await page.getByLabel('Name').fill('Spring newsletter');
+  await page.getByLabel('Source').fill('newsletter');
+  await page.getByLabel('Medium').fill('email');
+  await page.getByLabel('Campaign').fill('spring');
+  await page.getByRole('button', { name: 'Save template' }).click();
+  await page.getByRole('rowheader', { name: 'Spring newsletter' }).waitFor();
+  await page.screenshot({ path: beside('dashboard-utm-templates.png') });
+  shots.push(beside('dashboard-utm-templates.png'));
+
+  // The link builder with the template chosen.
+  await page.goto(`${ws}/links/new`);
+  await page.getByLabel('Destination URL').fill('https://shop.example.com/spring');
+  await page.getByLabel('UTM template').selectOption({ label: 'Spring newsletter' });
+  // The destination and the UTM fields the template filled.
+  await page.setViewportSize({ width: 1100, height: 1400 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const top = await page.locator('#link-builder fieldset').first().boundingBox();
+  const utm = await page.locator('#link-builder fieldset.utm').boundingBox();
+  await page.screenshot({ path: beside('dashboard-builder.png'), clip: { x: 0, y: top.y - 8, width: 800, height: utm.y + utm.height - top.y + 16 } });
+  shots.push(beside('dashboard-builder.png'));
+
+  // The links list on a phone (390 px): cards.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.addCookies(await page.context().cookies());
+  const small = await phone.newPage();
+  await small.goto(`${ws}/links`);
+  await small.getByRole('heading', { name: 'Links' }).waitFor();
+  await small.screenshot({ path: beside('dashboard-links-phone.png') });
+  shots.push(beside('dashboard-links-phone.png'));
+  for (const shot of shots) console.log(`${shot}: ${statSync(shot).size} bytes`);
 } finally {
   await browser.close();
   child.kill('SIGTERM');

@@ -46,6 +46,7 @@ import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
+import { createUtmTemplatesModule } from './utm-templates/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
 import { createMailer, mailEntry } from './mail/module.js';
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildOptions) {
   const users = createUsersModule({ database, now, mail });
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
+  const utmTemplates = createUtmTemplatesModule(ctx);
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -173,7 +175,7 @@ export async function buildApp(options: BuildOptions) {
     tags: tags.service,
     folders: folders.service,
     domains,
-    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service },
+    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service },
     imports: imports.requests,
     exports: exports.service,
     audit: audit.service,
@@ -300,5 +302,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

@@ -19,7 +19,7 @@ test('the links pages reference at most 150 KB of JavaScript and CSS as sent (gz
     for (const path of ['/links', '/links/new']) {
       const page = await browser.get(`/dashboard/w/${await slugOf(t)}${path}`);
       assert.equal(page.statusCode, 200);
-      assert.equal(referencedAssets(page.body).length, 6, 'stylesheet, htmx, links.js, and the chart (uPlot css+js, chart.js): the layout loads them on every page');
+      assert.equal(referencedAssets(page.body).length, 4, 'stylesheet, htmx, links.js and chart.js: uPlot only on pages with a chart');
       const { total } = await pageAssetWeight(t.app, page.body);
       assert.ok(total > 0 && total <= 150 * 1024, `${path}: ${total} bytes`);
     }

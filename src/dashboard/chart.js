@@ -29,11 +29,36 @@
     return Math.ceil(widest / (window.devicePixelRatio || 1)) + 24;
   }
 
+  // uPlot is in the head of chart pages only; a chart swapped in by htmx (the body of a boosted
+  // visit) gets it from the chart's data-uplot-src / data-uplot-css, once, then is drawn.
+  var loading = false;
+  function loadUplot(holder) {
+    if (loading) return;
+    loading = true;
+    var css = holder.getAttribute('data-uplot-css');
+    if (css && !document.querySelector('link[href="' + css + '"]')) {
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = css;
+      document.head.appendChild(link);
+    }
+    var script = document.createElement('script');
+    script.src = holder.getAttribute('data-uplot-src');
+    script.onload = draw;
+    script.onerror = function () { loading = false; };
+    document.head.appendChild(script);
+  }
+
   function draw() {
     charts.forEach(function (c) { c.destroy(); });
     charts = [];
     var holder = document.getElementById('analytics-chart');
-    if (!holder || typeof uPlot === 'undefined') return;
+    if (!holder) return;
+    if (typeof uPlot === 'undefined') {
+      // Head scripts are deferred: at DOMContentLoaded uPlot has run if the head names it.
+      if (holder.getAttribute('data-uplot-src') && document.readyState !== 'loading') loadUplot(holder);
+      return;
+    }
     var data;
     try { data = JSON.parse(holder.getAttribute('data-series') || '{}'); } catch (e) { return; }
     holder.textContent = '';

@@ -85,6 +85,8 @@ const V = {
   webhookUrl: h.value('webhook URL'),
   deliveryEvent: h.value('webhook delivery event'),
   deliveryError: h.value('webhook delivery error'),
+  utmTemplateName: h.value('UTM template name'),
+  utmTemplateValue: h.value('UTM template utm_campaign'),
   // Typed into forms or the address bar (shown back on the answer).
   search: h.value('links search'),
   customerSearch: h.value('customers search'),
@@ -109,6 +111,7 @@ const V = {
   newTag: h.value('new tag form'),
   newKeyName: h.value('new API key name'),
   newWebhookName: h.value('new webhook name'),
+  newUtmTemplate: h.value('new UTM template name'),
   importKey: h.value('import key'),
   importTitle: h.value('import title'),
   importTag: h.value('import tag'),
@@ -127,6 +130,7 @@ let base: string;
 let customerId: string;
 let webhookId: string;
 let inviteToken: string;
+let utmTemplateId: string;
 
 /** Every request made, with its route pattern, for the coverage check. */
 const reached = new Set<string>();
@@ -201,6 +205,15 @@ before(async () => {
   await db.updateTable('customers').set({ email: V.customerEmail, country: V.customerCountry }).where('id', '=', customerId).execute();
 
   await t.ctx.workspaces.createKey(t.workspaceId, { name: V.keyName });
+
+  utmTemplateId = newId('utm', now);
+  await db
+    .insertInto('utm_templates')
+    .values({
+      id: utmTemplateId, workspace_id: t.workspaceId, name: V.utmTemplateName, name_key: V.utmTemplateName.toLowerCase(), utm_source: 'news',
+      utm_medium: null, utm_campaign: V.utmTemplateValue, utm_term: null, utm_content: null, created_by: null, created_at: now,
+    })
+    .execute();
 
   webhookId = newId('wh', now);
   await db
@@ -311,12 +324,15 @@ test('account, links, the link builder and its key check', async () => {
   await post(owner, `${links}/bulk`, { op: 'delete', back: V.path }, { status: 303 });
   await get(owner, `${links}?empty=1&search=${enc(V.search)}`, { status: 200, shows: ['search'] });
 
-  await get(owner, `${links}/new`, { status: 200, shows: [...FRAME, 'domain', 'folder', 'tag'] });
+  await get(owner, `${links}/new`, { status: 200, shows: [...FRAME, 'domain', 'folder', 'tag', 'utmTemplateName', 'utmTemplateValue'] });
+  await get(owner, `${links}/new?utmTemplate=${enc(utmTemplateId)}`, { status: 200, shows: ['utmTemplateName', 'utmTemplateValue'] });
+  await get(owner, `${links}/new?utmTemplate=${enc(V.path)}`, { status: 404, shows: ['utmTemplateName'] });
   await get(viewer, `${links}/new`, { status: 403 });
   const typed = {
     url: V.builderUrl, key: V.builderKey, title: V.builderTitle, description: V.builderDescription, utm_source: V.builderUtm,
     geo_country_0: V.builderGeo, geo_url_0: V.builderUrl, image: V.builderImage, domain: V.domain, folderId: V.path,
   };
+  await post(owner, `${links}/preview-fetch`, typed, { status: 422, shows: ['builderTitle', 'builderDescription', 'builderImage'] });
   await post(owner, `${links}/new`, typed, { status: 422, shows: ['builderUrl', 'builderKey', 'builderTitle', 'builderDescription', 'builderUtm', 'builderGeo', 'builderImage', 'domain', 'folder', 'tag'] });
 
   const edit = `${links}/${enc(link.id)}/edit`;
@@ -329,6 +345,7 @@ test('account, links, the link builder and its key check', async () => {
   await get(owner, `${edit}?saved=${enc(V.path)}`, { status: 422 });
   await post(owner, edit, typed, { status: 422, shows: ['builderUrl', 'builderTitle', 'domain', 'folder', 'tag'] });
   await get(owner, `${links}/${enc(V.path)}/edit`, { status: 404 });
+  await get(owner, `${edit}?utmTemplate=${enc(utmTemplateId)}`, { status: 200, shows: ['utmTemplateName', 'utmTemplateValue', 'linkTitle'] });
 
   // The refusal names the domain typed; a key with `<` is refused without repeating it.
   await get(owner, `${links}/key-check?domain=${enc(V.keyCheckDomain)}&key=${enc(V.keyCheckKey)}`, { status: 200, shows: ['keyCheckDomain'] });
@@ -389,6 +406,11 @@ test('settings: general, domains, tags, folders, keys, webhooks, members', async
     await post(owner, `${s}/${kind}/${enc(V.path)}/rename`, { name: V.newTag }, { status: 404 });
     await post(owner, `${s}/${kind}/${enc(V.path)}/delete`, {}, { status: 404 });
   }
+
+  await get(owner, `${s}/utm`, { status: 200, shows: ['utmTemplateName', 'utmTemplateValue'] });
+  await get(viewer, `${s}/utm`, { status: 200, shows: ['utmTemplateName', 'utmTemplateValue'] });
+  await post(owner, `${s}/utm`, { name: V.newUtmTemplate, utm_source: 'x'.repeat(191) }, { status: 422, shows: ['utmTemplateName', 'newUtmTemplate'] });
+  await post(owner, `${s}/utm/${enc(V.path)}/delete`, {}, { status: 404 });
 
   await get(viewer, `${s}/keys`, { status: 200, shows: ['keyName'] });
   await post(owner, `${s}/keys`, { name: V.newKeyName, access: 'all' }, { status: 201, shows: ['keyName', 'newKeyName'] });

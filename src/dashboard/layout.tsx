@@ -61,7 +61,13 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-export function Head({ title }: { title: string }): JSX.Element {
+/**
+ * The page's head. `chart`: the page draws the analytics chart, so uPlot's script and stylesheet
+ * (≈ 20 KB gzipped, the largest of our files) are loaded; other pages do without them. A boosted
+ * (htmx) visit from a page without them to a chart page swaps only the body: chart.js then loads
+ * uPlot itself from the chart element's `data-uplot-src` / `data-uplot-css`.
+ */
+export function Head({ title, chart = false }: { title: string; chart?: boolean }): JSX.Element {
   return (
     <head>
       <meta charset="utf-8" />
@@ -73,9 +79,9 @@ export function Head({ title }: { title: string }): JSX.Element {
       <script src={ASSETS.htmx} defer></script>
       {/* links.js: the links pages' small enhancements (copy, select all, UTM), by event delegation so boosted navigation keeps them. */}
       <script src={ASSETS.linksJs} defer></script>
-      {/* The analytics chart: on every page, so a boosted (htmx) visit to a chart page draws it. */}
-      <link rel="stylesheet" href={ASSETS.uplotCss} />
-      <script src={ASSETS.uplot} defer></script>
+      {chart ? <link rel="stylesheet" href={ASSETS.uplotCss} /> : ''}
+      {chart ? <script src={ASSETS.uplot} defer></script> : ''}
+      {/* chart.js (≈ 1 KB) on every page: it draws a chart that a boosted visit swaps in. */}
       <script src={ASSETS.chart} defer></script>
     </head>
   );
@@ -107,12 +113,12 @@ function Switcher({ frame }: { frame: Frame }): JSX.Element {
   );
 }
 
-export function Layout({ frame, title, section, children }: { frame: Frame; title: string; section: Section; children?: Children }): JSX.Element {
+export function Layout({ frame, title, section, chart, children }: { frame: Frame; title: string; section: Section; chart?: boolean; children?: Children }): JSX.Element {
   return (
     <>
       {'<!doctype html>'}
       <html lang="en">
-        <Head title={title} />
+        <Head title={title} chart={chart} />
         {/* htmx requests that are not forms (hx-post on a button) carry the CSRF token as a header. */}
         <body hx-boost="true" hx-headers={JSON.stringify({ 'x-csrf-token': frame.csrf })}>
           <a class="skip" href="#main">

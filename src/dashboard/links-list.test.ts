@@ -183,7 +183,7 @@ test("each row shows the link's clicks, leads, sales and revenue and opens the l
     const page = await get(viewer, `/dashboard/w/${slug}/links`);
     const row = (id: string) => new RegExp(`<tr data-link-id="${id}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? '';
     const ra = row(a.id);
-    assert.match(ra, /<td class="num" data-clicks="20000">20,000<\/td>/);
+    assert.match(ra, /<td class="num clicks" data-label="clicks" data-clicks="20000">20,000<\/td>/);
     assert.match(ra, /data-leads="1234">1,234</);
     assert.match(ra, /data-sales="56">56</);
     assert.match(ra, /data-sale-amount="1234567">\$12,345\.67</);

@@ -7,6 +7,10 @@
    - typing in a [data-preview] field ticks the form's "Custom link preview" ([name=proxy]);
    - [data-utm] fields write their parameter into the form's [data-utm-target] URL, and editing
      that URL fills them back;
+   - choosing an option of a [data-utm-template="<form id>"] select fills that form's [data-utm]
+     fields from the option's data-utm_* (empty ones cleared), and so the URL; [data-no-js]
+     elements (the picker's Apply button, for browsers without JavaScript) are hidden and
+     [data-needs-js] ones (Fetch from destination, an htmx button) shown;
    - a submit button (or form) with [data-confirm="what is lost"] opens the page's <dialog id="confirm">
      first and submits only when "confirm" is pressed (the listener runs in the capture phase, so
      htmx never sees the held submission);
@@ -17,6 +21,8 @@
   'use strict';
   function reveal(root) {
     root.querySelectorAll('[data-copy][hidden]').forEach(function (b) { b.hidden = false; });
+    root.querySelectorAll('[data-no-js]').forEach(function (b) { b.hidden = true; });
+    root.querySelectorAll('[data-needs-js][hidden]').forEach(function (b) { b.hidden = false; });
     root.querySelectorAll('form').forEach(selectionChanged);
     root.querySelectorAll('[data-local-time]').forEach(setUpLocalTime);
   }
@@ -76,6 +82,18 @@
   });
   document.addEventListener('change', function (e) {
     if (e.target.hasAttribute && e.target.hasAttribute('data-local-time')) syncLocalTime(e.target);
+  });
+  // A UTM template fills the builder's UTM fields; each field's input event updates the URL.
+  document.addEventListener('change', function (e) {
+    var picker = e.target;
+    if (!picker.hasAttribute || !picker.hasAttribute('data-utm-template')) return;
+    var option = picker.options[picker.selectedIndex];
+    var form = document.getElementById(picker.getAttribute('data-utm-template'));
+    if (!option || !option.value || !form) return;
+    form.querySelectorAll('[data-utm]').forEach(function (field) {
+      field.value = option.getAttribute('data-' + field.getAttribute('data-utm')) || '';
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+    });
   });
   document.addEventListener('change', function (e) {
     var box = e.target;

@@ -16,6 +16,8 @@ import type { UsersModule } from '../users/module.js';
 import { ApiError, codeForStatus } from '../http/errors.js';
 import { HIDDEN, createKit, installDashboardHooks, redirect, sendPage, type DashboardDeps } from './kit.js';
 import { assetRoutes } from './assets.js';
+import { installHtmlCompression } from './compression.js';
+import { fetchPageCard } from '../outbound/page-card.js';
 import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
@@ -37,6 +39,7 @@ import { publicStatsRoutes } from './routes/public-stats.js';
 import { settingsRoutes } from './routes/settings.js';
 import { integrationRoutes } from './routes/settings-integrations.js';
 import { transferRoutes } from './routes/transfer.js';
+import { utmTemplateRoutes } from './routes/utm-templates.js';
 import type { CsvImporter } from '../imports/service.js';
 import type { ExportService } from '../exports/service.js';
 
@@ -65,6 +68,7 @@ export function createDashboardModule(
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
+      installHtmlCompression(scope);
       scope.addHook('onRoute', (route) => {
         for (const method of [route.method].flat()) if (method !== 'HEAD') registered.push({ method, url: route.url });
       });
@@ -85,7 +89,8 @@ export function createDashboardModule(
       await scope.register(memberRoutes(deps, kit));
       await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
       await scope.register(linkRoutes(kit, links, choices));
-      await scope.register(linkBuilderRoutes(kit, links, choices, ctx.config.baseUrl));
+      const fetchCard = (url: string) => fetchPageCard(url, { allowPrivate: ctx.config.webhookAllowPrivate });
+      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, fetchCard));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));
@@ -93,6 +98,7 @@ export function createDashboardModule(
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.

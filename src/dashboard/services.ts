@@ -12,6 +12,7 @@ import type { DomainService } from '../domains/service.js';
 import type { FolderService } from '../folders/service.js';
 import type { TagService } from '../tags/service.js';
 import type { WebhookService } from '../webhooks/service.js';
+import type { UtmTemplateService } from '../utm-templates/service.js';
 import type { AuthContext } from '../workspaces/service.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
 
@@ -22,6 +23,7 @@ export interface PageServices {
   tags: TagService;
   folders: FolderService;
   webhooks: WebhookService;
+  utmTemplates: UtmTemplateService;
 }
 
 /**

@@ -293,6 +293,7 @@ export interface Database {
   setup_tokens: SetupTokensTable;
   audit_log: AuditLogTable;
   password_resets: PasswordResetsTable;
+  utm_templates: UtmTemplatesTable;
 }
 
 export type { Generated };
@@ -502,3 +503,21 @@ export interface AuditLogTable {
 
 /** A write a store runs inside its own transaction, on that transaction (the audit log's entry of the change). */
 export type TransactionStep = (trx: Kysely<Database>) => Promise<void>;
+
+/** A workspace's saved UTM values (migration 0022, src/utm-templates/). */
+export interface UtmTemplatesTable {
+  /** `utm_…` */
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** `name` lower-cased: unique per workspace. */
+  name_key: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** The user who saved it (no foreign key: the template outlives them). */
+  created_by: string | null;
+  created_at: number;
+}

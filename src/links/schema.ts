@@ -66,11 +66,12 @@ export const csvList = idList(MAX_LIST_ITEMS);
 const truncate = (max: number) => (v: string | null | undefined) => (v && v.length > max ? `${v.slice(0, max - 3)}...` : v);
 
 /** UTM values: trimmed, at most 190 characters; `""` and `null` remove the parameter. */
-const utm = z
+export const UtmValue = z
   .string()
   .max(LIMITS.utm)
   .nullish()
   .transform((v) => (v === undefined ? undefined : v === null ? null : v.trim() || null));
+const utm = UtmValue;
 
 /**
  * Preview image: an http(s) URL (the same rule as every URL field) or a base64 image data URL of

@@ -141,6 +141,8 @@ export interface OutboundAnswer {
   refused: boolean;
   timedOut: boolean;
   latencyMs: number;
+  /** The answer's `location` and `content-type`, when an answer came and had them. */
+  headers?: { location?: string; 'content-type'?: string };
 }
 
 /** One request; never throws. A pooled socket the host closed just as it was reused is retried once on a new connection. */
@@ -191,7 +193,8 @@ function attemptOnce(target: URL, options: OutboundOptions): Promise<OutboundAns
         const finish = (truncated: boolean) => {
           if (settled) return;
           settled = true;
-          resolve({ ...base, statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks), truncated });
+          const headers = { location: res.headers.location, 'content-type': res.headers['content-type'] };
+          resolve({ ...base, statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks), truncated, headers });
         };
         res.on('data', (chunk: Buffer) => {
           const room = options.maxAnswerBytes - read;

@@ -86,7 +86,7 @@ test('phone-sized screen and keyboard: no page wider than 390 px, login and link
 
   const pages = [
     '/links', '/links/new', `/links/${created.json.id}/edit`, '/links/import', '/analytics', '/events', '/customers',
-    '/settings/general', '/settings/domains', '/settings/tags', '/settings/folders', '/settings/keys', '/settings/webhooks', '/settings/members',
+    '/settings/general', '/settings/domains', '/settings/tags', '/settings/folders', '/settings/utm', '/settings/keys', '/settings/webhooks', '/settings/members',
   ];
   for (const path of pages) {
     const response = await page.goto(`${ws}${path}`);

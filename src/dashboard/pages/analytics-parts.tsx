@@ -8,6 +8,7 @@
  * <SeriesChart data={data} />
  * <BreakdownCard card={data.cards[0]} href={(value) => `?country=${value}`} />
  */
+import { ASSETS } from '../assets.js';
 import { formatCount, formatMoney } from '../format.js';
 import type { AnalyticsData, CardData } from '../analytics/load.js';
 import { countryLabel, countryName } from '../countries.js';
@@ -59,7 +60,15 @@ export function SeriesChart({ data, conversions = true }: { data: AnalyticsData;
     <figure class="chart">
       <figcaption class="visually-hidden">Clicks, leads and sales over time</figcaption>
       {/* The data rides in an attribute: htmx drops <script> blocks (even JSON) from swapped pages. */}
-      <div id="analytics-chart" class="chart-area" role="img" aria-label="Chart of clicks, leads and sales over time" data-series={JSON.stringify(series)}></div>
+      <div
+        id="analytics-chart"
+        class="chart-area"
+        role="img"
+        aria-label="Chart of clicks, leads and sales over time"
+        data-series={JSON.stringify(series)}
+        data-uplot-src={ASSETS.uplot}
+        data-uplot-css={ASSETS.uplotCss}
+      ></div>
       <details class="chart-table">
         <summary>Show the figures as a table</summary>
         <div class="table-wrap">

@@ -49,7 +49,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
   const zones = params.timezone && !COMMON_ZONES.includes(params.timezone) ? [params.timezone, ...COMMON_ZONES] : COMMON_ZONES;
   const custom = !!params.start;
   return (
-    <Layout frame={frame} title="Analytics" section="analytics">
+    <Layout frame={frame} title="Analytics" section="analytics" chart>
       <div class="heading">
         <h1>Analytics</h1>
         <a href={`${base}/export${queryString({ ...params, event: 'composite', groupBy: 'timeseries' } as PageParams)}`} hx-boost="false">

@@ -12,6 +12,8 @@ import { Totals } from './analytics-parts.js';
 import { linkAnalyticsHref } from './links.js';
 import { formatCount } from '../format.js';
 import { COUNTRIES, countryCodeOf, countryLabel } from '../countries.js';
+import { UTM_LABELS } from './utm-templates.js';
+import type { UtmTemplate } from '../../utm-templates/schema.js';
 
 /**
  * The expiry, typed in the browser's time zone: links.js converts the visible `expiresAtLocal`
@@ -73,17 +75,11 @@ export interface LinkBuilderView {
   domains: string[];
   tags: { id: string; name: string }[];
   folders: { id: string; name: string }[];
+  /** The workspace's UTM templates (the picker). */
+  utmTemplates?: UtmTemplate[];
   /** The time the page is drawn at (the past-date warning); tests pass their clock. */
   now?: number;
 }
-
-const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
-  utm_source: 'Source',
-  utm_medium: 'Medium',
-  utm_campaign: 'Campaign',
-  utm_term: 'Term',
-  utm_content: 'Content',
-};
 
 function Err({ id, message }: { id: string; message?: string }): JSX.Element {
   if (!message) return '';
@@ -150,6 +146,100 @@ function PreviewCard({ values }: { values: FormValues }): JSX.Element {
         <span safe>{description}</span>
       </figcaption>
     </figure>
+  );
+}
+
+/**
+ * The UTM template picker. Choosing one fills the UTM fields (links.js reads the option's
+ * `data-utm_*`); the select and its *Apply* button belong to the small GET form
+ * `#utm-template-form` (their `form` attribute), not to the builder, so Enter in the builder
+ * still saves the link. Without JavaScript *Apply* reloads the builder with `?utmTemplate=<id>`.
+ */
+function TemplatePicker({ templates, chosen, slug }: { templates: UtmTemplate[]; chosen?: string; slug: string }): JSX.Element {
+  if (!templates.length) {
+    return (
+      <p class="hint">
+        Reuse UTM values: save them as a template under <a href={workspacePath(slug, '/settings/utm')}>Settings → UTM templates</a>.
+      </p>
+    );
+  }
+  return (
+    <div class="template-picker">
+      <label>
+        UTM template
+        <select name="utmTemplate" form="utm-template-form" data-utm-template="link-builder">
+          <option value="">Choose a template…</option>
+          {templates.map((t) => (
+            <option
+              value={t.id}
+              selected={t.id === chosen}
+              data-utm_source={t.values.utm_source}
+              data-utm_medium={t.values.utm_medium}
+              data-utm_campaign={t.values.utm_campaign}
+              data-utm_term={t.values.utm_term}
+              data-utm_content={t.values.utm_content}
+              safe
+            >
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <button type="submit" form="utm-template-form" class="secondary" data-no-js="">
+        Apply template
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The social preview's fields and card, also answered alone by `POST …/links/preview-fetch`
+ * (htmx swaps it in place): *Fetch from destination* sends the form and gets these fields back,
+ * filled from the destination's own card. The button needs JavaScript (it starts hidden and
+ * links.js reveals it); it is `type="button"`, so Enter in the form still saves the link.
+ */
+export function PreviewFields({ values, errors, fetchUrl, fetched }: { values: FormValues; errors: FieldErrors; fetchUrl: string; fetched?: { ok: boolean; message: string } }): JSX.Element {
+  return (
+    <fieldset id="preview-fields">
+      <legend>Social preview</legend>
+      <label class="inline">
+        <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
+        title, description and image below instead of the destination's own
+      </label>
+      <p class="fetch-preview">
+        <button
+          type="button"
+          class="secondary"
+          hx-post={fetchUrl}
+          hx-include="#link-builder"
+          hx-target="#preview-fields"
+          hx-swap="outerHTML"
+          data-needs-js=""
+          hidden
+        >
+          Fetch from destination
+        </button>{' '}
+        {fetched ? (
+          <span class={fetched.ok ? 'notice' : 'error'} role="status" id="fetch-status" safe>
+            {fetched.message}
+          </span>
+        ) : (
+          <span class="hint" id="fetch-status">
+            Reads the destination page's own title, description and image.
+          </span>
+        )}
+      </p>
+      <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
+      <label>
+        Description
+        <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
+          {values.description ?? ''}
+        </textarea>
+      </label>
+      <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
+      <Err id="preview" message={errors.preview} />
+      <PreviewCard values={values} />
+    </fieldset>
   );
 }
 
@@ -299,6 +389,7 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
         <fieldset class="utm">
           <legend>UTM parameters</legend>
           <p class="hint">Added to the destination's query string.</p>
+          <TemplatePicker templates={v.utmTemplates ?? []} chosen={values.utmTemplate} slug={frame.workspace.slug} />
           <div class="row">
             {UTM_COLUMNS.map((c) => (
               <Text name={c} label={UTM_LABELS[c]} values={values} maxlength="190" extra={{ 'data-utm': c }} />
@@ -424,29 +515,14 @@ export function LinkBuilderPage(v: LinkBuilderView): JSX.Element {
           <Err id="variants" message={errors.variants} />
         </fieldset>
 
-        <fieldset>
-          <legend>Social preview</legend>
-          <label class="inline">
-            <input type="checkbox" name="proxy" value="on" checked={!!values.proxy} /> Custom link preview: social networks and chat apps show the
-            title, description and image below instead of the destination's own
-          </label>
-          <Text name="title" label="Title" values={values} maxlength="120" extra={{ 'data-preview': '' }} />
-          <label>
-            Description
-            <textarea name="description" rows="2" maxlength="240" data-preview="" safe>
-              {values.description ?? ''}
-            </textarea>
-          </label>
-          <Text name="image" label="Image URL" type="url" values={values} extra={{ 'data-preview': '' }} />
-          <Err id="preview" message={errors.preview} />
-          <PreviewCard values={values} />
-        </fieldset>
+        <PreviewFields values={values} errors={errors} fetchUrl={`${base}/preview-fetch`} />
 
         <p class="actions">
           <button type="submit">{v.link ? 'Save link' : 'Create link'}</button>
         </p>
       </form>
 
+      <form method="get" action={action} id="utm-template-form" hidden></form>
       {v.link ? '' : <p class="hint">The QR code and the link's figures appear at the top once the link is created.</p>}
     </Layout>
   );

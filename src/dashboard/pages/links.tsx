@@ -80,22 +80,33 @@ function Select({ name, label, value, options }: { name: string; label: string; 
   );
 }
 
+/**
+ * The filters: the search and *Apply* always in view; domain, tag, folder, sorting and archived
+ * links in a `<details>` (*Filters and sorting*), open when one of them is set, so a phone shows
+ * one line until asked.
+ */
 function Filters({ v, base }: { v: LinksView; base: string }): JSX.Element {
   const s = v.state;
+  const refined = !!(s.domain || s.tagId || s.folderId || s.showArchived || s.sortBy !== 'createdAt' || s.sortOrder !== 'desc');
   return (
-    <form method="get" action={base} class="toolbar" role="search">
-      <label>
+    <form method="get" action={base} class="toolbar filters" role="search">
+      <label class="search">
         Search
         <input type="search" name="search" value={s.search} maxlength="200" placeholder="Key or destination" />
       </label>
-      <Select name="domain" label="Domain" value={s.domain} options={[['', 'All domains'], ...v.choices.domains.map((d): [string, string] => [d, d])]} />
-      <Select name="tagId" label="Tag" value={s.tagId} options={[['', 'All tags'], ...v.choices.tags.map((t): [string, string] => [t.id, t.name])]} />
-      <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'All folders'], [OUTSIDE_FOLDERS, 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
-      <Select name="sortBy" label="Sort by" value={s.sortBy} options={SORT_FIELDS.map((f): [string, string] => [f, SORT_LABELS[f]])} />
-      <Select name="sortOrder" label="Order" value={s.sortOrder} options={[['desc', 'Descending'], ['asc', 'Ascending']]} />
-      <label class="inline">
-        <input type="checkbox" name="showArchived" value="true" checked={s.showArchived} /> Show archived
-      </label>
+      <details class="more-filters" open={refined}>
+        <summary>Filters and sorting</summary>
+        <div class="toolbar">
+          <Select name="domain" label="Domain" value={s.domain} options={[['', 'All domains'], ...v.choices.domains.map((d): [string, string] => [d, d])]} />
+          <Select name="tagId" label="Tag" value={s.tagId} options={[['', 'All tags'], ...v.choices.tags.map((t): [string, string] => [t.id, t.name])]} />
+          <Select name="folderId" label="Folder" value={s.folderId} options={[['', 'All folders'], [OUTSIDE_FOLDERS, 'Outside folders'], ...v.choices.folders.map((f): [string, string] => [f.id, f.name])]} />
+          <Select name="sortBy" label="Sort by" value={s.sortBy} options={SORT_FIELDS.map((f): [string, string] => [f, SORT_LABELS[f]])} />
+          <Select name="sortOrder" label="Order" value={s.sortOrder} options={[['desc', 'Descending'], ['asc', 'Ascending']]} />
+          <label class="inline">
+            <input type="checkbox" name="showArchived" value="true" checked={s.showArchived} /> Show archived
+          </label>
+        </div>
+      </details>
       <button type="submit" class="secondary">
         Apply
       </button>
@@ -166,13 +177,13 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
   return (
     <tr data-link-id={l.id}>
       {write ? (
-        <td>
+        <td class="select">
           <input type="checkbox" form="bulk" name={`sel_${l.id}`} value="on" data-select="" aria-label={`Select ${l.shortLink}`} />
         </td>
       ) : (
         ''
       )}
-      <td>
+      <td class="link">
         <a class="short-link" href={linkAnalyticsHref(slug, l.id)} title="Analytics of this link" safe>
           {l.shortLink}
         </a>{' '}
@@ -199,10 +210,10 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
           ''
         )}
       </td>
-      <td class="url" safe>
+      <td class="url" title={l.url} safe>
         {l.url}
       </td>
-      <td class="num" data-clicks={String(l.clicks)} safe>
+      <td class="num clicks" data-label="clicks" data-clicks={String(l.clicks)} safe>
         {formatCount(l.clicks)}
       </td>
       <td class="num optional" data-leads={String(l.leads)} safe>
@@ -215,7 +226,7 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
         {formatMoney(l.saleAmount)}
       </td>
       <td class="optional" safe>{l.createdAt.slice(0, 10)}</td>
-      <td>
+      <td class="actions">
         <a href={linkAnalyticsHref(slug, l.id)}>Analytics</a>
         {write ? ' ' : ''}
         {write ? <a href={`${base}/${id}/edit`}>Edit</a> : ''}{' '}
@@ -274,11 +285,11 @@ export function LinksPage(v: LinksView): JSX.Element {
         <p>{filtered ? 'No link matches these filters.' : 'No links yet.'}</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="links-table">
             <thead>
               <tr>
                 {write ? (
-                  <th scope="col">
+                  <th scope="col" class="select">
                     <input type="checkbox" form="bulk" data-select-all="" aria-label="Select all links on this page" />
                   </th>
                 ) : (

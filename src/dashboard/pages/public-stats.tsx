@@ -27,7 +27,7 @@ export function PublicStatsPage({ shortLink, path, interval, data, conversions }
     <>
       {'<!doctype html>'}
       <html lang="en">
-        <Head title={title} />
+        <Head title={title} chart />
         <body class="public">
           <main id="main" class="public-stats">
             <p class="brand">Waymark</p>

@@ -17,6 +17,7 @@ export const SETTINGS_PAGES = [
   { id: 'domains', label: 'Domains' },
   { id: 'tags', label: 'Tags' },
   { id: 'folders', label: 'Folders' },
+  { id: 'utm', label: 'UTM templates' },
   { id: 'keys', label: 'API keys' },
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'members', label: 'Members' },

@@ -12,18 +12,24 @@ import { ApiError } from '../../http/errors.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
-import { LinkBuilderPage } from '../pages/link-builder.js';
+import { LinkBuilderPage, PreviewFields } from '../pages/link-builder.js';
+import { checkWebUrl, locationUrl } from '../../web-url.js';
+import type { CardResult } from '../../outbound/page-card.js';
 import { publicStatsPath } from '../pages/public-stats.js';
 import { addError, errorsOfApiError, formToBody, linkToForm, type FieldErrors, type FormValues } from '../link-form.js';
 import { callerOf, type LinkChoices } from './link-choices.js';
 import type { LinkService } from '../../links/service.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
+import { UTM_COLUMNS } from '../../links/urls.js';
+import type { UtmTemplateService } from '../../utm-templates/service.js';
 
 type Form = Record<string, string | undefined>;
 
 /** After a create or a save, the edit page says so (with the short link and *Copy*). */
-const EditQuery = z.object({ saved: z.enum(['created', 'saved']).optional() });
+const EditQuery = z.object({ saved: z.enum(['created', 'saved']).optional(), utmTemplate: z.string().max(100).optional() });
+/** The builder's picker without JavaScript: `?utmTemplate=<id>` opens the form with its values. */
+const NewQuery = z.object({ utmTemplate: z.string().max(100).optional() });
 type SavedNotice = 'created' | 'saved';
 
 const KeyCheckQuery = z.object({
@@ -39,8 +45,19 @@ function valuesOf(body: Form | undefined): FormValues {
   return out;
 }
 
-/** `baseUrl`: this server's public address (BASE_URL), for the public stats page's address. */
-export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkChoices, baseUrl: string): FastifyPluginAsync {
+/**
+ * `baseUrl`: this server's public address (BASE_URL), for the public stats page's address;
+ * `templates`: the workspace's UTM templates, offered in the builder's picker.
+ */
+export function linkBuilderRoutes(
+  kit: Kit,
+  links: LinkService,
+  choices: LinkChoices,
+  templates: UtmTemplateService,
+  baseUrl: string,
+  /** Reads a destination's social card (outbound/page-card.ts, with the webhooks' address rule). */
+  fetchCard: (url: string) => Promise<CardResult>,
+): FastifyPluginAsync {
   async function show(
     reply: FastifyReply,
     page: WorkspacePage,
@@ -48,7 +65,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
     status = 200,
   ) {
     const frame = { ...page.frame, workspace: page.frame.workspace! };
-    const c = view.loaded ?? (await choices.load(page.workspace.id));
+    const [c, utmTemplates] = await Promise.all([view.loaded ?? choices.load(page.workspace.id), templates.list(page.workspace.id)]);
     return sendPage(reply, <LinkBuilderPage
         frame={frame}
         link={view.link}
@@ -56,6 +73,7 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
         errors={view.errors ?? {}}
         saved={view.saved}
         statsUrl={view.link ? `${baseUrl}${publicStatsPath(view.link.domain, view.link.key)}` : undefined}
+        utmTemplates={utmTemplates}
         {...c}
       />, status);
   }
@@ -77,17 +95,34 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
     }
     return errors;
   }
+  /**
+   * The picker's choice applied on the server (no JavaScript): the template's values replace the
+   * UTM fields, empty ones cleared. Only this workspace's templates: another's id is not found.
+   */
+  async function applyTemplate(page: WorkspacePage, values: FormValues, id: string | undefined): Promise<{ errors: FieldErrors; status: number }> {
+    if (!id) return { errors: {}, status: 200 };
+    try {
+      const template = await templates.get(page.workspace.id, id);
+      for (const c of UTM_COLUMNS) values[c] = template.values[c];
+      values.utmTemplate = template.id;
+      return { errors: {}, status: 200 };
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 404) throw err;
+      return { errors: { utm: 'That UTM template does not exist (it may have been deleted).' }, status: 404 };
+    }
+  }
   const editPath = (page: WorkspacePage, id: string, saved?: SavedNotice) =>
     workspacePath(page.workspace.slug, `/links/${encodeURIComponent(id)}/edit${saved ? `?saved=${saved}` : ''}`);
 
   return async (app) => {
-    app.get<{ Params: { slug: string } }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const loaded = await choices.load(page.workspace.id);
       // The workspace's primary domain first (the API's default), conversion tracking as the workspace's default.
       // "Custom link preview" starts ticked: filling the preview fields is then enough.
       const values: FormValues = { domain: loaded.domains[0] ?? '', proxy: 'on', ...(page.workspace.conversion_enabled ? { trackConversion: 'on' } : {}) };
-      return show(reply, page, { values, loaded });
+      const applied = await applyTemplate(page, values, parseInput(NewQuery, request.query).utmTemplate);
+      return show(reply, page, { values, loaded, errors: applied.errors }, applied.status);
     });
 
     app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/links/new', { schema: HIDDEN }, async (request, reply) => {
@@ -106,11 +141,12 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
 
     app.get<{ Params: { slug: string; id: string }; Querystring: unknown }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      const { saved } = parseInput(EditQuery, request.query);
+      const { saved, utmTemplate } = parseInput(EditQuery, request.query);
       const [link, shared] = await Promise.all([links.get(callerOf(page), request.params.id), links.publicStatsOf(callerOf(page), request.params.id)]);
       const values = linkToForm(link);
       if (shared.conversions) values.publicConversions = 'on';
-      return show(reply, page, { link, values, saved });
+      const applied = await applyTemplate(page, values, utmTemplate);
+      return show(reply, page, { link, values, saved, errors: applied.errors }, applied.status);
     });
 
     app.post<{ Params: { slug: string; id: string }; Body: Form }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
@@ -126,6 +162,29 @@ export function linkBuilderRoutes(kit: Kit, links: LinkService, choices: LinkCho
       } catch (err) {
         return show(reply, page, { link: existing, values, errors: errorsOfApiError(err) }, (err as ApiError).status);
       }
+    });
+
+    // "Fetch from destination": the builder's preview fields (a fragment htmx swaps in), filled
+    // from the destination's own card, read on the server with the webhooks' address rule.
+    app.post<{ Params: { slug: string }; Body: Form }>('/dashboard/w/:slug/links/preview-fetch', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const values = valuesOf(request.body);
+      const fetchUrl = workspacePath(page.workspace.slug, '/links/preview-fetch');
+      const answer = (fetched: { ok: boolean; message: string }, status: number) =>
+        sendPage(reply, <PreviewFields values={values} errors={{}} fetchUrl={fetchUrl} fetched={fetched} />, status);
+      const checked = checkWebUrl((values.url ?? '').trim());
+      const target = checked.url === null ? null : locationUrl(checked.url);
+      if (!target) return answer({ ok: false, message: 'Type the destination URL first (a web address starting with https:// or http://).' }, 422);
+      const result = await fetchCard(target);
+      if (!result.ok) return answer({ ok: false, message: result.reason }, 422);
+      const { title, description, image } = result.card;
+      if (!title && !description && !image) return answer({ ok: false, message: 'The destination declares no title, description or image.' }, 422);
+      if (title) values.title = title;
+      if (description) values.description = description;
+      if (image) values.image = image;
+      values.proxy = 'on';
+      const cut = result.truncated ? ' Only the start of the page was read (it is large).' : '';
+      return answer({ ok: true, message: `Filled from ${result.url}.${cut}` }, 200);
     });
 
     // A fragment for htmx (also readable on its own): whether domain/key is free for a new link.

@@ -21,6 +21,7 @@ import * as m0018 from './0018-webhook-click-batches.js';
 import * as m0019 from './0019-webhook-attempts.js';
 import * as m0020 from './0020-public-stats-conversions.js';
 import * as m0021 from './0021-click-batches.js';
+import * as m0022 from './0022-utm-templates.js';
 import * as m0023 from './0023-audit-log.js';
 import * as m0024 from './0024-password-resets.js';
 
@@ -44,6 +45,7 @@ const ALL: Record<string, DialectMigration> = {
   '0019-webhook-attempts': m0019,
   '0020-public-stats-conversions': m0020,
   '0021-click-batches': m0021,
+  '0022-utm-templates': m0022,
   '0023-audit-log': m0023,
   '0024-password-resets': m0024,
 };

@@ -1,0 +1,104 @@
+/**
+ * Settings → UTM templates (routes/utm-templates.tsx): the workspace's saved UTM values, a form to
+ * save one and a delete button for each. Owners and members write (`links.write`); viewers see the
+ * list only (the server refuses their writes anyway: 403).
+ */
+import { can } from '../../users/roles.js';
+import { UTM_COLUMNS } from '../../links/urls.js';
+import { MAX_TEMPLATE_NAME, type UtmTemplate } from '../../utm-templates/schema.js';
+import { CsrfField, workspacePath } from '../layout.js';
+import { SettingsShell, type WorkspaceFrame } from './settings.js';
+
+export const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
+  utm_source: 'Source',
+  utm_medium: 'Medium',
+  utm_campaign: 'Campaign',
+  utm_term: 'Term',
+  utm_content: 'Content',
+};
+
+export function UtmTemplatesPage(v: { frame: WorkspaceFrame; templates: UtmTemplate[]; error?: string; values?: Record<string, string> }): JSX.Element {
+  const { frame } = v;
+  const write = can(frame.role!, 'links.write');
+  const action = workspacePath(frame.workspace.slug, '/settings/utm');
+  return (
+    <SettingsShell frame={frame} current="utm" title="UTM templates" error={v.error}>
+      <p class="hint">Saved UTM values: pick one under “UTM parameters” in the link builder to fill the fields.</p>
+      {v.templates.length === 0 ? (
+        <p>No UTM templates yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="utm-templates">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                {UTM_COLUMNS.map((c) => (
+                  <th scope="col" safe>
+                    {UTM_LABELS[c]}
+                  </th>
+                ))}
+                {write ? (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                ) : (
+                  ''
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {v.templates.map((t) => (
+                <tr data-template-id={t.id}>
+                  <th scope="row" safe>
+                    {t.name}
+                  </th>
+                  {UTM_COLUMNS.map((c) => (
+                    <td safe>{t.values[c]}</td>
+                  ))}
+                  {write ? (
+                    <td>
+                      <form method="post" action={`${action}/${encodeURIComponent(t.id)}/delete`} class="inline">
+                        <CsrfField token={frame.csrf} />
+                        <button
+                          type="submit"
+                          class="danger"
+                          data-confirm={`Delete the UTM template “${t.name}”? Links built with it keep their UTM values; it leaves the builder's list. This cannot be undone.`}
+                          data-confirm-button="Delete template"
+                        >
+                          Delete
+                        </button>
+                      </form>
+                    </td>
+                  ) : (
+                    ''
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {write ? (
+        <form method="post" action={action} class="stack">
+          <CsrfField token={frame.csrf} />
+          <h3>New template</h3>
+          <label>
+            Name
+            <input type="text" name="name" value={v.values?.name ?? ''} maxlength={String(MAX_TEMPLATE_NAME)} required />
+          </label>
+          <div class="row">
+            {UTM_COLUMNS.map((c) => (
+              <label>
+                <span safe>{UTM_LABELS[c]}</span>
+                <input type="text" name={c} value={v.values?.[c] ?? ''} maxlength="190" />
+              </label>
+            ))}
+          </div>
+          <button type="submit">Save template</button>
+        </form>
+      ) : (
+        <p class="hint">Viewers cannot change UTM templates.</p>
+      )}
+    </SettingsShell>
+  );
+}

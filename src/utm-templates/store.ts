@@ -1,0 +1,56 @@
+/**
+ * Storage of UTM templates: Kysely queries only, every one filtered by the workspace, so another
+ * workspace's template is never read, listed or deleted.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import { lockWorkspaceRow } from '../workspaces/quota.js';
+import type { UtmTemplateRow } from './schema.js';
+
+function templateQueries(db: Kysely<Database>) {
+  return {
+    /** Holds the workspace row until commit, so the count checked before an insert stays true. */
+    lockWorkspace: (workspaceId: string) => lockWorkspaceRow(db, workspaceId),
+
+    /** By name, case aside (the picker's order). */
+    list(workspaceId: string, limit: number): Promise<UtmTemplateRow[]> {
+      return db.selectFrom('utm_templates').selectAll().where('workspace_id', '=', workspaceId).orderBy('name_key').orderBy('id').limit(limit).execute();
+    },
+
+    findById(workspaceId: string, id: string): Promise<UtmTemplateRow | undefined> {
+      return db.selectFrom('utm_templates').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    },
+
+    async nameTaken(workspaceId: string, nameKey: string): Promise<boolean> {
+      const row = await db.selectFrom('utm_templates').select('id').where('workspace_id', '=', workspaceId).where('name_key', '=', nameKey).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async count(workspaceId: string): Promise<number> {
+      const r = await db
+        .selectFrom('utm_templates')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+
+    async insert(row: UtmTemplateRow): Promise<void> {
+      await db.insertInto('utm_templates').values(row).execute();
+    },
+
+    /** False when the workspace has no template with this id. */
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      const r = await db.deleteFrom('utm_templates').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type UtmTemplateStore = ReturnType<typeof templateQueries> & {
+  transaction<T>(fn: (tx: ReturnType<typeof templateQueries>) => Promise<T>): Promise<T>;
+};
+
+export function createUtmTemplateStore(db: Kysely<Database>): UtmTemplateStore {
+  return { ...templateQueries(db), transaction: (fn) => db.transaction().execute((trx) => fn(templateQueries(trx))) };
+}
