@@ -23,6 +23,7 @@ const EXEMPT: Record<string, string> = {
   'POST /setup': 'first run: the operator creates the first owner before any workspace log has a reader',
   'POST /dashboard/forgot': 'asking for a reset link changes no workspace (and must not say whether the address has an account)',
   'POST /dashboard/reset': "a person's own password belongs to no workspace",
+  'POST /dashboard/w/:slug/links/preview-fetch': "reads a destination's page for the builder's preview fields; saves nothing",
 };
 
 let t: TestApp;
@@ -48,6 +49,7 @@ async function api(method: string, url: string, payload?: unknown): Promise<Ligh
 }
 const link = async () => (await api('POST', '/links', { url: `https://example.com/${uniq()}` })).json().id as string;
 const tag = async () => (await api('POST', '/tags', { name: `tag-${uniq()}` })).json().id as string;
+const utmTemplate = async () => (await t.modules.utmTemplates.service.create(t.workspaceId, { name: `utm-${uniq()}`, utm_source: 'news' }, null)).id;
 const folder = async () => (await api('POST', '/folders', { name: `folder-${uniq()}` })).json().id as string;
 const domain = async () => (await api('POST', '/domains', { slug: `d${uniq()}.example.com` })).json() as { id: string; slug: string };
 const webhook = async () => (await api('POST', '/webhooks', { name: 'hook', url: 'http://127.0.0.1:9/hook', triggers: ['link.created'] })).json().id as string;
@@ -160,6 +162,8 @@ const FORMS: Record<string, Maker> = {
   'POST /dashboard/w/:slug/settings/tags': async () => viaForm('tag.create', '/dashboard/w/:slug/settings/tags', { name: `ft-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/tags/:id/rename': async () => viaForm('tag.update', `/dashboard/w/:slug/settings/tags/${await tag()}/rename`, { name: `ft-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/tags/:id/delete': async () => viaForm('tag.delete', `/dashboard/w/:slug/settings/tags/${await tag()}/delete`),
+  'POST /dashboard/w/:slug/settings/utm': async () => viaForm('utm_template.create', '/dashboard/w/:slug/settings/utm', { name: `fu-${uniq()}`, utm_source: 'news' }),
+  'POST /dashboard/w/:slug/settings/utm/:id/delete': async () => viaForm('utm_template.delete', `/dashboard/w/:slug/settings/utm/${await utmTemplate()}/delete`),
   'POST /dashboard/w/:slug/settings/folders': async () => viaForm('folder.create', '/dashboard/w/:slug/settings/folders', { name: `ff-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/folders/:id/rename': async () => viaForm('folder.update', `/dashboard/w/:slug/settings/folders/${await folder()}/rename`, { name: `ff-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/folders/:id/delete': async () => viaForm('folder.delete', `/dashboard/w/:slug/settings/folders/${await folder()}/delete`),

@@ -10,6 +10,7 @@
  */
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
+import { record, type Who } from '../audit/record.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../users/schema.js';
 import { UTM_COLUMNS } from '../links/urls.js';
@@ -31,7 +32,7 @@ export function createUtmTemplateService(store: UtmTemplateStore, dialect: Diale
     },
 
     /** `body`: the form's fields, validated here (422 naming the field). */
-    async create(workspaceId: string, body: unknown, userId: string | null): Promise<UtmTemplate> {
+    async create(workspaceId: string, body: unknown, userId: string | null, who?: Who): Promise<UtmTemplate> {
       const input = parseInput(UtmTemplateBody, body);
       const t = now();
       const row: UtmTemplateRow = {
@@ -50,7 +51,7 @@ export function createUtmTemplateService(store: UtmTemplateStore, dialect: Diale
           if ((await tx.count(workspaceId)) >= MAX_UTM_TEMPLATES) {
             throw new ApiError('forbidden', `A workspace keeps at most ${MAX_UTM_TEMPLATES} UTM templates: delete one first.`);
           }
-          await tx.insert(row);
+          await tx.insert(row, (trx) => record(trx, who, { workspaceId, action: 'utm_template.create', targetIds: row.id, changes: { name: row.name } }));
         });
       } catch (err) {
         if (dialect.isUniqueViolation(err)) throw duplicate(input.name, err);
@@ -59,8 +60,9 @@ export function createUtmTemplateService(store: UtmTemplateStore, dialect: Diale
       return toUtmTemplate(row);
     },
 
-    async delete(workspaceId: string, id: string): Promise<void> {
-      if (!(await store.delete(workspaceId, id))) throw new ApiError('not_found', NOT_FOUND);
+    async delete(workspaceId: string, id: string, who?: Who): Promise<void> {
+      const noted = (trx: Parameters<typeof record>[0]) => record(trx, who, { workspaceId, action: 'utm_template.delete', targetIds: id });
+      if (!(await store.delete(workspaceId, id, noted))) throw new ApiError('not_found', NOT_FOUND);
     },
   };
 }

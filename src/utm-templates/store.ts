@@ -3,7 +3,7 @@
  * workspace's template is never read, listed or deleted.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/tables.js';
+import type { Database, TransactionStep } from '../db/tables.js';
 import { lockWorkspaceRow } from '../workspaces/quota.js';
 import type { UtmTemplateRow } from './schema.js';
 
@@ -35,22 +35,30 @@ function templateQueries(db: Kysely<Database>) {
       return Number(r.n);
     },
 
-    async insert(row: UtmTemplateRow): Promise<void> {
+    /** `step` (the audit log's entry) runs on the same transaction. */
+    async insert(row: UtmTemplateRow, step?: TransactionStep): Promise<void> {
       await db.insertInto('utm_templates').values(row).execute();
-    },
-
-    /** False when the workspace has no template with this id. */
-    async delete(workspaceId: string, id: string): Promise<boolean> {
-      const r = await db.deleteFrom('utm_templates').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+      await step?.(db);
     },
   };
 }
 
 export type UtmTemplateStore = ReturnType<typeof templateQueries> & {
   transaction<T>(fn: (tx: ReturnType<typeof templateQueries>) => Promise<T>): Promise<T>;
+  /** False when the workspace has no template with this id; `step` runs in the delete's transaction. */
+  delete(workspaceId: string, id: string, step?: TransactionStep): Promise<boolean>;
 };
 
 export function createUtmTemplateStore(db: Kysely<Database>): UtmTemplateStore {
-  return { ...templateQueries(db), transaction: (fn) => db.transaction().execute((trx) => fn(templateQueries(trx))) };
+  return {
+    ...templateQueries(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(templateQueries(trx))),
+    delete: (workspaceId, id, step) =>
+      db.transaction().execute(async (trx) => {
+        const r = await trx.deleteFrom('utm_templates').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+        if (Number(r.numDeletedRows) === 0) return false;
+        await step?.(trx);
+        return true;
+      }),
+  };
 }

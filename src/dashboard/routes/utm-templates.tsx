@@ -41,7 +41,7 @@ export function utmTemplateRoutes(kit: Kit, services: PageServices): FastifyPlug
       const values: Record<string, string> = {};
       for (const f of FIELDS) if (typeof request.body?.[f] === 'string') values[f] = request.body[f]!;
       try {
-        await services.utmTemplates.create(page.workspace.id, values, page.userId);
+        await services.utmTemplates.create(page.workspace.id, values, page.userId, page.who);
       } catch (err) {
         if (err instanceof ApiError && [403, 409, 422].includes(err.status)) return show(reply, page, { error: messageOf(err), values }, err.status);
         throw err;
@@ -50,7 +50,7 @@ export function utmTemplateRoutes(kit: Kit, services: PageServices): FastifyPlug
     });
     app.post<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/settings/utm/:id/delete', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      await services.utmTemplates.delete(page.workspace.id, request.params.id);
+      await services.utmTemplates.delete(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page));
     });
   };
