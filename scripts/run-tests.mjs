@@ -46,6 +46,15 @@ const run = (list, env = {}, timeoutMs = 120_000) =>
 // click flood; a kill under load, a restart and a shutdown): each gets 10 minutes instead of 2, in a
 // pass of their own after the others.
 const LONG_SCENARIOS = ['test/full-disk/', 'src/events/column/crash.test.ts', 'src/events/column/fold-crash.test.ts', 'src/events/duckdb/compaction-crash.test.ts'];
+// The browser tests (test/browser/) check what chromium does with the pages: scripts, the CSP,
+// layout, accessibility. What the server answers them is the route tests' work, which run on both
+// engines; on PostgreSQL the browser files ran ~150 s of CI for nothing new, so they run there
+// only with TEST_BROWSER_ON_PG=1.
+if (engine === 'PostgreSQL' && process.env.TEST_BROWSER_ON_PG !== '1' && !filters.length) {
+  const browser = files.filter((f) => f.startsWith('test/browser/'));
+  if (browser.length) console.log(`Skipping ${browser.length} browser test files on PostgreSQL (TEST_BROWSER_ON_PG=1 runs them)`);
+  files = files.filter((f) => !browser.includes(f));
+}
 const long = files.filter((f) => LONG_SCENARIOS.some((s) => f.includes(s)));
 let status = run(files.filter((f) => !long.includes(f)));
 if (long.length) status = run(long, {}, 600_000) || status;
