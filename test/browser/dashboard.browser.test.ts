@@ -73,13 +73,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   await page.goto(run.setupUrl);
   await run.shot(page, 'setup');
   await assertAccessible(run, page, owner, 'setup');
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Name').fill(OWNER.name);
-  await page.getByLabel('Password').fill(OWNER.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
-  const slug = decodeURIComponent(/\/dashboard\/w\/([^/]+)\/links/.exec(page.url())![1]!);
-  const ws = `${run.base}/dashboard/w/${encodeURIComponent(slug)}`;
+  const ws = await run.setUpOwner(page, OWNER);
   await assert.doesNotReject(page.getByRole('heading', { name: 'Links' }).waitFor());
   await assertAccessible(run, page, owner, 'links (empty)');
 

@@ -12,22 +12,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { describeViolations, startDashboardRun, type DashboardRun } from './support.js';
+import { describeViolations, startDashboardRun } from './support.js';
 
 const OWNER = { email: 'guard@example.com', name: 'Gus Guard', password: 'correct horse battery' };
-
-/** Creates the owner through the setup page; returns the workspace's base address. */
-async function setUp(run: DashboardRun, page: Page): Promise<string> {
-  await page.goto(run.setupUrl);
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Name').fill(OWNER.name);
-  await page.getByLabel('Password').fill(OWNER.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
-  const slug = decodeURIComponent(/\/dashboard\/w\/([^/]+)\/links/.exec(page.url())![1]!);
-  return `${run.base}/dashboard/w/${encodeURIComponent(slug)}`;
-}
 
 test('a confirmation dialog before a delete (issue 27)', { timeout: 120_000 }, async (t) => {
   const run = await startDashboardRun();
@@ -38,7 +25,7 @@ test('a confirmation dialog before a delete (issue 27)', { timeout: 120_000 }, a
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
   });
-  const ws = await setUp(run, page);
+  const ws = await run.setUpOwner(page, OWNER);
   const doomed = await run.api('POST', '/links', { url: 'https://shop.example.com/doomed', key: 'doomed' });
   assert.equal(doomed.status, 200, JSON.stringify(doomed.json));
   for (const key of ['bulk-a', 'bulk-b']) assert.equal((await run.api('POST', '/links', { url: `https://shop.example.com/${key}`, key })).status, 200);
@@ -100,7 +87,7 @@ test('the expiry is typed in the browser’s time zone, seconds kept, with a war
   // A zone with daylight saving: 1 June is UTC+2 there.
   const context = await run.newContext({ timezoneId: 'Europe/Berlin' });
   const page = await context.newPage();
-  const ws = await setUp(run, page);
+  const ws = await run.setUpOwner(page, OWNER);
 
   await page.goto(`${ws}/links/new`);
   await page.getByLabel('Destination URL').fill('https://shop.example.com/summer');

@@ -61,13 +61,7 @@ test('phone-sized screen and keyboard: no page wider than 390 px, login and link
   const page = await phone.newPage();
   await page.goto(run.setupUrl);
   assert.equal((await overflowOf(page)).over <= 0, true, 'the setup page fits');
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Name').fill(OWNER.name);
-  await page.getByLabel('Password').fill(OWNER.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
-  const slug = decodeURIComponent(/\/dashboard\/w\/([^/]+)\/links/.exec(page.url())![1]!);
-  const ws = `${run.base}/dashboard/w/${encodeURIComponent(slug)}`;
+  const ws = await run.setUpOwner(page, OWNER);
 
   // Content that makes pages wide: a long destination, a long tag name, a link with UTM.
   const long = `https://shop.example.com/${'very-long-path-segment/'.repeat(8)}?utm_source=newsletter&utm_campaign=${'c'.repeat(60)}`;

@@ -45,13 +45,7 @@ before(async () => {
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
   });
-  await page.goto(run.setupUrl);
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Name').fill(OWNER.name);
-  await page.getByLabel('Password').fill(OWNER.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
-  ws = `${run.base}/dashboard/w/${/\/dashboard\/w\/([^/]+)\/links/.exec(page.url())![1]!}`;
+  ws = await run.setUpOwner(page, OWNER);
 });
 after(async () => {
   await run?.close();

@@ -9,6 +9,7 @@
  * const page = await context.newPage();
  * await page.goto(run.setupUrl);
  * await run.shot(page, 'setup');
+ * const ws = await run.setUpOwner(page, { email: 'ann@example.com', name: 'Ann', password: '…' });
  * const violations = await run.audit(page.url(), context); // [] when axe finds nothing
  * await run.close();
  */
@@ -62,9 +63,21 @@ export interface DashboardRun {
   audit(url: string, as: BrowserContext, prepare?: (page: Page) => Promise<void>): Promise<AxeViolation[]>;
   /** Pages audited so far and the time the audits took (ms), for a diagnostic. */
   auditStats(): { pages: number; ms: number };
+  /**
+   * Creates the first owner through the setup page (from the page where it is, else opening the
+   * setup address) and returns the workspace's address, `http://127.0.0.1:<port>/dashboard/w/<slug>`.
+   */
+  setUpOwner(page: Page, owner: Owner): Promise<string>;
   /** Calls the API with the server's key. */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   close(): Promise<void>;
+}
+
+/** The account the setup page creates. */
+export interface Owner {
+  email: string;
+  name: string;
+  password: string;
 }
 
 /** Fails with the way to install chromium when it is missing (CI installs it in .ci/run). */
@@ -160,6 +173,16 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
         } finally {
           audits.ms += performance.now() - started;
         }
+      },
+      async setUpOwner(page, owner) {
+        if (page.url() !== setupUrl) await page.goto(setupUrl);
+        await page.getByLabel('Email').fill(owner.email);
+        await page.getByLabel('Name').fill(owner.name);
+        await page.getByLabel('Password').fill(owner.password);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
+        const slug = decodeURIComponent(/\/dashboard\/w\/([^/]+)\/links/.exec(page.url())![1]!);
+        return `${base}/dashboard/w/${encodeURIComponent(slug)}`;
       },
       async api(method, path, body) {
         const res = await fetch(`${base}${path}`, {
