@@ -9,6 +9,7 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildTests, TEST_BUILD_DIR } from './build-tests.mjs';
+import { filesReachingTheDatabase } from './database-reach.mjs';
 
 function find(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -34,7 +35,6 @@ if (!fromSource) await buildTests();
 /** The file node runs for a test source. */
 const runnable = (f) => (fromSource ? f : join(TEST_BUILD_DIR, f.replace(/\.ts$/, '.js')));
 const engine = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'PostgreSQL' : 'SQLite';
-console.log(`Running ${files.length} test files on ${engine}`);
 // An empty list would make `node --test` look for every test file itself.
 const run = (list, env = {}, timeoutMs = 120_000) =>
   list.length === 0 ? 0 : spawnSync(
@@ -46,15 +46,18 @@ const run = (list, env = {}, timeoutMs = 120_000) =>
 // click flood; a kill under load, a restart and a shutdown): each gets 10 minutes instead of 2, in a
 // pass of their own after the others.
 const LONG_SCENARIOS = ['test/full-disk/', 'src/events/column/crash.test.ts', 'src/events/column/fold-crash.test.ts', 'src/events/duckdb/compaction-crash.test.ts'];
-// The browser tests (test/browser/) check what chromium does with the pages: scripts, the CSP,
-// layout, accessibility. What the server answers them is the route tests' work, which run on both
-// engines; on PostgreSQL the browser files ran ~150 s of CI for nothing new, so they run there
-// only with TEST_BROWSER_ON_PG=1.
-if (engine === 'PostgreSQL' && process.env.TEST_BROWSER_ON_PG !== '1' && !filters.length) {
-  const browser = files.filter((f) => f.startsWith('test/browser/'));
-  if (browser.length) console.log(`Skipping ${browser.length} browser test files on PostgreSQL (TEST_BROWSER_ON_PG=1 runs them)`);
-  files = files.filter((f) => !browser.includes(f));
+// On PostgreSQL, only the files whose code can reach the database run (database-reach.mjs): the
+// others would run the same code again. Nor do the browser tests (test/browser/): they check what
+// chromium does with the pages (scripts, the CSP, layout, accessibility), and what the server
+// answers them is the route tests' work, which run on both engines. Together ~4 minutes of CI
+// for nothing new. TEST_PG_ALL=1, or naming files, runs them all.
+if (engine === 'PostgreSQL' && process.env.TEST_PG_ALL !== '1' && !filters.length) {
+  const reaching = new Set(await filesReachingTheDatabase(files));
+  const skipped = files.filter((f) => f.startsWith('test/browser/') || !reaching.has(f));
+  console.log(`Skipping ${skipped.length} files on PostgreSQL: the browser tests and the files that never reach the database (TEST_PG_ALL=1 runs them)`);
+  files = files.filter((f) => !skipped.includes(f));
 }
+console.log(`Running ${files.length} test files on ${engine}`);
 const long = files.filter((f) => LONG_SCENARIOS.some((s) => f.includes(s)));
 let status = run(files.filter((f) => !long.includes(f)));
 if (long.length) status = run(long, {}, 600_000) || status;
