@@ -49,8 +49,8 @@ const LONG_SCENARIOS = ['test/full-disk/', 'src/events/column/crash.test.ts', 's
 // On PostgreSQL, only the files whose code can reach the database run (database-reach.mjs): the
 // others would run the same code again. Nor do the browser tests (test/browser/): they check what
 // chromium does with the pages (scripts, the CSP, layout, accessibility), and what the server
-// answers them is the route tests' work, which run on both engines. Together ~4 minutes of CI
-// for nothing new. TEST_PG_ALL=1, or naming files, runs them all.
+// answers them is the route tests' work, which run on both engines (the browser files alone were
+// ~140 s of the PostgreSQL pass's test time). TEST_PG_ALL=1, or naming files, runs them all.
 if (engine === 'PostgreSQL' && process.env.TEST_PG_ALL !== '1' && !filters.length) {
   const reaching = new Set(await filesReachingTheDatabase(files));
   const skipped = files.filter((f) => f.startsWith('test/browser/') || !reaching.has(f));
