@@ -34,6 +34,8 @@ export interface Member {
 export function createUserStore(db: Kysely<Database>) {
   return {
     ...queries(db),
+    /** The queries on a transaction someone else opened (a step of it: `TransactionStep`). */
+    bound: (trx: Kysely<Database>): UserQueries => queries(trx),
     /** Runs `fn` with the queries bound to one transaction. */
     transaction<T>(fn: (store: UserQueries, trx: Kysely<Database>) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => fn(queries(trx), trx));
@@ -80,6 +82,30 @@ function queries(db: Kysely<Database>) {
     async setPassword(userId: string, passwordHash: string): Promise<boolean> {
       const r = await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
+    },
+
+    // Profile (users/profile.ts)
+    async setName(userId: string, name: string): Promise<void> {
+      await db.updateTable('users').set({ name }).where('id', '=', userId).execute();
+    },
+    async setEmail(userId: string, email: string, emailKey: string): Promise<void> {
+      await db.updateTable('users').set({ email, email_key: emailKey }).where('id', '=', userId).execute();
+    },
+    /**
+     * Holds the user's row until the transaction ends (a no-op update: PostgreSQL's row lock; on
+     * SQLite the write holds the database), so counts of their memberships taken after it stay true.
+     */
+    async lockUser(userId: string): Promise<void> {
+      await db.updateTable('users').set((eb) => ({ created_at: eb.ref('created_at') })).where('id', '=', userId).execute();
+    },
+    async countOwned(userId: string): Promise<number> {
+      const row = await db
+        .selectFrom('memberships')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
 
     // Memberships
@@ -147,6 +173,11 @@ function queries(db: Kysely<Database>) {
     },
     async deleteSessionsOf(userId: string): Promise<number> {
       const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /** Ends the user's sessions but the one of `keepHash` (an email change keeps the browser that made it). */
+    async deleteSessionsOfExcept(userId: string, keepHash: string): Promise<number> {
+      const r = await db.deleteFrom('sessions').where('user_id', '=', userId).where('token_hash', '!=', keepHash).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     async deleteExpiredSessions(now: number): Promise<void> {
