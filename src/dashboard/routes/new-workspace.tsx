@@ -16,6 +16,17 @@ import { whoOf } from '../../audit/record.js';
 
 type Form = Record<string, string | undefined>;
 
+/** The schema's refusals of a name or slug, as sentences for people (a reserved slug's message says itself). */
+const SENTENCES: Record<string, string> = {
+  name: 'Give the workspace a name of 1 to 32 characters.',
+  slug: 'The slug is 3 to 48 letters, digits and hyphens.',
+};
+function messagesOf(err: ApiError): NewWorkspaceForm['errors'] {
+  const errors = fieldErrorOf(err, ['name', 'slug']);
+  if (err.status === 422 && err.field && SENTENCES[err.field] && !/reserved/.test(err.message)) return { [err.field]: SENTENCES[err.field] };
+  return errors;
+}
+
 export function newWorkspaceRoutes({ config, users, workspaces }: DashboardDeps, kit: Kit): FastifyPluginAsync {
   const rule = config.workspaceCreation;
   return async (app) => {
@@ -36,7 +47,7 @@ export function newWorkspaceRoutes({ config, users, workspaces }: DashboardDeps,
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         if (err.status === 403) return show(403, { refusal: err.message });
-        if (err.status === 409 || err.status === 422) return show(err.status, { values, errors: fieldErrorOf(err, ['name', 'slug']) });
+        if (err.status === 409 || err.status === 422) return show(err.status, { values, errors: messagesOf(err) });
         throw err;
       }
     });
