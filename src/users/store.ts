@@ -43,6 +43,17 @@ export function createUserStore(db: Kysely<Database>) {
   };
 }
 
+/** Owner memberships of one user (`user_id`) or of one workspace (`workspace_id`). */
+async function countOwnerships(db: Kysely<Database>, column: 'user_id' | 'workspace_id', id: string): Promise<number> {
+  const row = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(column, '=', id)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 function queries(db: Kysely<Database>) {
   return {
     // Users
@@ -98,15 +109,8 @@ function queries(db: Kysely<Database>) {
     async lockUser(userId: string): Promise<void> {
       await db.updateTable('users').set((eb) => ({ created_at: eb.ref('created_at') })).where('id', '=', userId).execute();
     },
-    async countOwned(userId: string): Promise<number> {
-      const row = await db
-        .selectFrom('memberships')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('user_id', '=', userId)
-        .where('role', '=', 'owner')
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    /** Workspaces the user owns (the dashboard's creation cap). */
+    countOwned: (userId: string) => countOwnerships(db, 'user_id', userId),
 
     // Memberships
     async upsertMembership(userId: string, workspaceId: string, role: Role, now: number): Promise<void> {
@@ -150,15 +154,7 @@ function queries(db: Kysely<Database>) {
       const r = await db.deleteFrom('memberships').where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
-    async countOwners(workspaceId: string): Promise<number> {
-      const row = await db
-        .selectFrom('memberships')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('role', '=', 'owner')
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    countOwners: (workspaceId: string) => countOwnerships(db, 'workspace_id', workspaceId),
 
     // Sessions
     async insertSession(row: SessionRow): Promise<void> {

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import { describeViolations, startDashboardRun, type DashboardRun } from './support.js';
+import { describeViolations, setUpOwner, startDashboardRun, type DashboardRun } from './support.js';
 
 const OWNER = { email: 'founder@example.com', name: 'Fay Founder', password: 'correct horse battery' };
 
@@ -18,12 +18,7 @@ before(async () => {
   run = await startDashboardRun();
   context = await run.newContext();
   page = await context.newPage();
-  await page.goto(run.setupUrl);
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Name').fill(OWNER.name);
-  await page.getByLabel('Password').fill(OWNER.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
+  await setUpOwner(run, page, OWNER);
 });
 after(async () => {
   await run?.close();
