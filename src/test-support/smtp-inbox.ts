@@ -57,11 +57,11 @@ export class SmtpInbox {
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  /** Waits for a message to `address` (the publisher delivers after the commit, retrying). */
-  async mailTo(address: string, timeoutMs = 30_000): Promise<Received> {
+  /** Waits for a message to `address` (with this `subject`, if given): the publisher delivers after the commit, retrying. */
+  async mailTo(address: string, timeoutMs = 30_000, subject?: string): Promise<Received> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.inbox.find((m) => m.to.includes(address));
+      const found = this.inbox.find((m) => m.to.includes(address) && (subject === undefined || m.subject === subject));
       if (found) return found;
       if (Date.now() > until) throw new Error(`no mail to ${address}; got: ${this.inbox.map((m) => m.to.join(',')).join('; ')}`);
       await new Promise((r) => setTimeout(r, 50));

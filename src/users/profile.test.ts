@@ -78,7 +78,12 @@ test('the email: refused without the password, then changed with it; other sessi
   assert.equal(invalid.status, 422);
   assert.equal(invalid.field, 'email');
 
+  const unusedResets = () => t.database.db.selectFrom('password_resets').select('token_hash').where('user_id', '=', bo.id).where('used_at', 'is', null).execute();
+  await t.modules.users.passwordResets.request(oldEmail);
+  assert.equal((await unusedResets()).length, 1, 'a reset link went to the old address');
+
   const { sessionsEnded } = await profile.changeEmail(bo.id, '  Bo@New.Example ', PASSWORD, hashToken(here.token), whoIs(bo.id));
+  assert.deepEqual(await unusedResets(), [], 'the old address\'s reset link no longer works');
   assert.equal(sessionsEnded, 1);
   const row = (await t.modules.users.service.findById(bo.id))!;
   assert.equal(row.email, 'Bo@New.Example');
@@ -94,7 +99,7 @@ test('the email: refused without the password, then changed with it; other sessi
   assert.deepEqual(JSON.parse(entry!.changes), { email: { from: oldEmail, to: 'Bo@New.Example' } });
   assert.ok(!entry!.changes.includes(bo.password));
 
-  const notice = await smtp.mailTo(oldEmail);
+  const notice = await smtp.mailTo(oldEmail, 30_000, 'Your Waymark email address was changed');
   assert.deepEqual(notice.to, [oldEmail]);
   assert.equal(notice.subject, 'Your Waymark email address was changed');
   assert.match(notice.text, /changed from \S+ to Bo@New\.Example/);

@@ -6,7 +6,8 @@
  *   that the account's holder is at the keyboard: `mayChangeEmail` (the current password, or a
  *   fresh single sign-on of this session). It is validated as at sign-up (`Email`), unique without
  *   regard to case (409 at `email`), stored with its `email_key`. The change ends the account's
- *   other sessions (the browser that made it stays signed in) and, with mail configured, writes a
+ *   other sessions (the browser that made it stays signed in), voids password-reset links not yet
+ *   used (they went to the old address) and, with mail configured, writes a
  *   notice to the old address naming the new one, in the change's transaction (the outbox).
  * - A person's account belongs to no workspace, but each of their workspaces' owners should see
  *   who a member became: one `user.update` entry in every workspace they belong to, its changes
@@ -85,6 +86,8 @@ export function createProfile({ store, now, mail }: { store: UserStore; now: () 
         // Another case of the same address is the same login: sessions stay, no notice.
         const moved = user.email_key !== key;
         const sessionsEnded = moved ? await s.deleteSessionsOfExcept(userId, keepSessionHash) : 0;
+        // A reset link mailed to the old address before the change must not open the account after it.
+        if (moved) await s.deletePasswordResetsOf(userId);
         await recordEverywhere(s, trx, userId, who, { email: { from: user.email, to: valid } });
         if (mail && moved) {
           await mail.write(trx, { kind: 'email_changed', to: user.email, newEmail: valid, name: user.name }, '');

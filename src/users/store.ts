@@ -79,6 +79,10 @@ function queries(db: Kysely<Database>) {
         .executeTakeFirst();
       return row?.user_id;
     },
+    /** Deletes the user's unused resets (their login address changed: a link mailed to the old one must not work). */
+    async deletePasswordResetsOf(userId: string): Promise<void> {
+      await db.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).execute();
+    },
     /** Deletes resets that expired before `before` (run when a new one is made). */
     async sweepPasswordResets(before: number): Promise<void> {
       await db.deleteFrom('password_resets').where('expires_at', '<', before).execute();
