@@ -116,3 +116,14 @@ test('an address another account has, in any case, is 409 at email', async () =>
   assert.equal((await t.modules.users.service.findById(cy.id))!.email, cy.email);
   assert.equal((await entriesFor(cy.id)).length, 0);
 });
+
+test('two accounts moving to one new address at once: one gets it, the other 409 (never a server error)', async () => {
+  const [a, b] = [await addUser(t, 'viewer'), await addUser(t, 'viewer')];
+  const target = `race-${Date.now()}@example.com`;
+  const move = async (u: { id: string }) => t.modules.users.profile.changeEmail(u.id, target, PASSWORD, hashToken((await t.modules.users.sessions.start(u.id)).token), whoIs(u.id));
+  const results = await Promise.allSettled([move(a), move(b)]);
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+  const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(lost.reason instanceof ApiError, String(lost.reason));
+  assert.equal(lost.reason.status, 409);
+});

@@ -43,6 +43,8 @@ export function mayChangeEmail(proof: EmailChangeProof): boolean {
   return proof.passwordCorrect || proof.recentlyReauthenticated;
 }
 
+const emailTaken = () => new ApiError('conflict', 'Another account uses this email address.', { field: 'email' });
+
 const NameInput = z.object({ name: Name });
 const EmailInput = z.object({ email: Email });
 
@@ -76,12 +78,12 @@ export function createProfile({ store, now, mail }: { store: UserStore; now: () 
       const valid = parseInput(EmailInput, { email }).email;
       const key = emailKey(valid);
       let mailed = false;
-      const result = await store.transaction(async (s, trx) => {
+      const change = (): Promise<{ sessionsEnded: number }> => store.transaction(async (s, trx) => {
         const user = await s.findUserById(userId);
         if (!user) throw new ApiError('not_found', 'User not found.');
         if (user.email === valid) return { sessionsEnded: 0 };
         const holder = await s.findUserByEmailKey(key);
-        if (holder && holder.id !== userId) throw new ApiError('conflict', 'Another account uses this email address.', { field: 'email' });
+        if (holder && holder.id !== userId) throw emailTaken();
         await s.setEmail(userId, valid, key);
         // Another case of the same address is the same login: sessions stay, no notice.
         const moved = user.email_key !== key;
@@ -94,6 +96,12 @@ export function createProfile({ store, now, mail }: { store: UserStore; now: () 
           mailed = true;
         }
         return { sessionsEnded };
+      });
+      const result = await change().catch(async (err: unknown) => {
+        // Two accounts moving to one address at once: the unique email_key refuses the later.
+        const holder = err instanceof ApiError ? undefined : await store.findUserByEmailKey(key);
+        if (holder && holder.id !== userId) throw emailTaken();
+        throw err;
       });
       if (mailed) mail?.nudge();
       return result;

@@ -119,3 +119,15 @@ test('the cap counts every owned workspace, checked in the transaction: two at o
   assert.equal(refusedAgain.status, 403);
   assert.match(refusedAgain.message, /3/);
 });
+
+test('two creations of one slug at once: one workspace, the other 409 at slug (never a server error)', async () => {
+  const ann = await addUser(t, 'owner');
+  const slug = `race-${uniq()}`;
+  const results = await Promise.allSettled([create(ann.id, { name: 'A', slug }), create(ann.id, { name: 'B', slug })]);
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+  const lost = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
+  assert.ok(lost instanceof ApiError, String(lost));
+  assert.equal(lost.status, 409);
+  assert.equal(lost.field, 'slug');
+  assert.equal((await t.modules.users.service.workspacesOf(ann.id)).filter((w) => w.slug === slug).length, 1);
+});

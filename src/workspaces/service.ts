@@ -120,10 +120,16 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         updated_at: t,
         ...limitsForPlan(plan),
       };
-      await store.insert(row, async (trx) => {
-        await first?.(trx);
-        await record(trx, who, { workspaceId: row.id, action: 'workspace.create', targetIds: row.id, changes: { name: row.name, slug: row.slug, plan: row.plan } });
-      });
+      try {
+        await store.insert(row, async (trx) => {
+          await first?.(trx);
+          await record(trx, who, { workspaceId: row.id, action: 'workspace.create', targetIds: row.id, changes: { name: row.name, slug: row.slug, plan: row.plan } });
+        });
+      } catch (err) {
+        // Two creations of one slug at once: the unique index refuses the later; say so as the check above would.
+        if (!(err instanceof ApiError) && (await store.findBySlug(slug))) throw new ApiError('conflict', `The slug "${slug}" is already in use.`, { field: 'slug' });
+        throw err;
+      }
       return row;
     },
 
