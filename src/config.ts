@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
+import { WORKSPACE_CREATION_POLICIES, type CreationRule } from './workspaces/creation.js';
 
 /** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
 export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
@@ -84,6 +85,10 @@ const EnvSchema = z.object({
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   /** Failed dashboard logins per 15 minutes for one account from browsers it does not know, all addresses together; past it, 429 for them. */
   LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE: z.coerce.number().int().positive().default(50),
+  /** Who may create workspaces from the dashboard (workspaces/creation.ts): owners of a workspace, anyone signed in, or none (CLI only). */
+  WORKSPACE_CREATION: z.enum(WORKSPACE_CREATION_POLICIES).default('owners'),
+  /** Most workspaces one user owns; the dashboard refuses to create more (403). */
+  WORKSPACE_CREATION_LIMIT: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
   EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(100).default(100),
@@ -201,6 +206,8 @@ export interface Config {
   loginRateLimitPerAddress: number;
   loginRateLimitPerAccount: number;
   loginRateLimitPerAccountAnywhere: number;
+  /** Dashboard workspace creation: who, and how many one user may own (workspaces/creation.ts). */
+  workspaceCreation: CreationRule;
   /** Exports of one workspace streaming at once in this process (exports/gate.ts). */
   exportsPerWorkspace: number;
   clickFlushIntervalMs: number;
@@ -308,6 +315,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,
     loginRateLimitPerAccount: e.LOGIN_RATE_LIMIT_PER_ACCOUNT,
     loginRateLimitPerAccountAnywhere: e.LOGIN_RATE_LIMIT_PER_ACCOUNT_ANYWHERE,
+    workspaceCreation: { policy: e.WORKSPACE_CREATION, limit: e.WORKSPACE_CREATION_LIMIT },
     exportsPerWorkspace: e.EXPORTS_PER_WORKSPACE,
     clickFlushIntervalMs: e.CLICK_FLUSH_INTERVAL_MS,
     clickFlushMaxRows: e.CLICK_FLUSH_MAX_ROWS,

@@ -73,6 +73,10 @@ interface Case {
   action: string;
   actor: 'api_key' | 'user';
   send(): Promise<LightMyRequestResponse>;
+  /** The workspace whose log gets the entry, when not the harness's (read after `send`). */
+  workspaceId?: () => Promise<string>;
+  /** The actor's id, when not the owner's or the key's. */
+  actorId?: string;
 }
 type Maker = () => Promise<Case>;
 const viaKey = (action: string, method: string, url: string, payload?: unknown): Case => ({ action, actor: 'api_key', send: () => api(method, url, payload) });
@@ -127,7 +131,40 @@ const API: Record<string, Maker> = {
   },
 };
 
+/** A form sent by a member of the harness's workspace alone (their account's entries land in its log only). */
+async function byLoneMember(action: string, url: string, fields: (m: { email: string; password: string }) => Record<string, string>): Promise<Case> {
+  const m = await addUser(t, 'member');
+  const own = await logIn(t, m);
+  return {
+    action,
+    actor: 'user',
+    actorId: m.id,
+    async send() {
+      await own.get('/dashboard/account');
+      const res = await own.post(url, fields(m));
+      assert.equal(res.statusCode, 303, `${url}: ${res.body.slice(0, 300)}`);
+      return res;
+    },
+  };
+}
+
 const FORMS: Record<string, Maker> = {
+  'POST /dashboard/workspaces/new': async () => {
+    const newSlug = `made-${uniq()}`;
+    return {
+      action: 'workspace.create',
+      actor: 'user',
+      async send() {
+        await browser.get('/dashboard/workspaces/new');
+        const res = await browser.post('/dashboard/workspaces/new', { name: 'Made here', slug: newSlug });
+        assert.equal(res.statusCode, 303, res.body.slice(0, 300));
+        return res;
+      },
+      workspaceId: async () => (await t.ctx.workspaces.findWorkspace(newSlug))!.id,
+    };
+  },
+  'POST /dashboard/account/name': () => byLoneMember('user.update', '/dashboard/account/name', () => ({ name: `Renamed ${uniq()}` })),
+  'POST /dashboard/account/email': () => byLoneMember('user.update', '/dashboard/account/email', (m) => ({ email: `moved-${uniq()}@example.com`, current: m.password })),
   'POST /dashboard/invite': async () => {
     const { token } = await t.modules.users.invitations.invite(t.workspaceId, { email: `j-${uniq()}@example.com`, role: 'viewer' }, owner.id);
     return {
@@ -217,9 +254,9 @@ async function check(route: string, make: Maker, actorId: () => string): Promise
   assert.equal(added.length, 1, `${route}: exactly one entry (got ${added.map((e) => e.action).join(', ') || 'none'})`);
   const e = added[0]!;
   assert.equal(e.action, c.action, route);
-  assert.equal(e.workspace_id, t.workspaceId, route);
+  assert.equal(e.workspace_id, c.workspaceId ? await c.workspaceId() : t.workspaceId, route);
   assert.equal(e.actor_type, c.actor, route);
-  if (c.action !== 'member.join') assert.equal(e.actor_id, actorId(), route);
+  if (c.action !== 'member.join') assert.equal(e.actor_id, c.actorId ?? actorId(), route);
   assert.ok(JSON.parse(e.target_ids).length >= (c.action === 'links.import' ? 0 : 1), `${route}: target ids`);
 }
 

@@ -13,6 +13,8 @@ import { runApiImport } from '../migration/run.js';
 import { parseDomainMap } from '../migration/domain-plan.js';
 import { openRejectionReport, type RejectionReport } from '../migration/report.js';
 import { describeSummary, type ImportSummary } from '../migration/tally.js';
+import { CLI } from '../audit/record.js';
+import { recordAlone } from '../audit/module.js';
 
 export const IMPORT_API_USAGE = `  import api --from <base URL> --token <key> --workspace <id|slug> [--events]
              [--domain-map <FROM>=<TO>]... [--dry-run] [--report <file.csv>]
@@ -85,17 +87,35 @@ export async function runImportApi(input: ImportCommandInput): Promise<number> {
   const workspace = await resolveImportWorkspace(input.database, values.workspace);
   if (!values.from) throw new Error('--from <base URL> is required (e.g. https://api.dub.co)');
   const { token, domainMap, progress } = importSettings(input, values, 'key');
-  return withReport(values.report, input.out, (report) =>
-    runApiImport({
-      database: input.database,
-      config: input.config,
-      workspace,
-      source: { baseUrl: values.from!, token, fetch: input.fetch },
-      events: values.events,
-      domainMap,
-      dryRun: values['dry-run'],
-      report,
-      progress,
-    }),
+  return withReport(values.report, input.out, async (report) =>
+    recordImport(
+      input.database,
+      workspace.id,
+      { source: 'api', from: new URL(values.from!).host },
+      await runApiImport({
+        database: input.database,
+        config: input.config,
+        workspace,
+        source: { baseUrl: values.from!, token, fetch: input.fetch },
+        events: values.events,
+        domainMap,
+        dryRun: values['dry-run'],
+        report,
+        progress,
+      }),
+    ),
   );
+}
+
+/**
+ * The audit entry of an import from another service (`import api`, `import bitly`): one
+ * `workspace.import` in the workspace, actor the command line, with the source's host (never the
+ * token) and what was copied; none for a dry run. Written when the import ends, in a transaction
+ * of its own (the import itself is many). Returns the summary for the caller to print.
+ */
+export async function recordImport(database: OpenDatabase, workspaceId: string, source: { source: 'api' | 'bitly'; from: string }, summary: ImportSummary): Promise<ImportSummary> {
+  if (summary.dryRun) return summary;
+  const { domains, tags, folders, links, customers, events } = summary;
+  await recordAlone(database, CLI, { workspaceId, action: 'workspace.import', targetIds: workspaceId, changes: { ...source, domains, tags, folders, links, customers, ...(events ? { events } : {}) } });
+  return summary;
 }

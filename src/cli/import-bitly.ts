@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runBitlyImport } from '../migration/bitly.js';
-import { importSettings, resolveImportWorkspace, SHARED_IMPORT_OPTIONS, withReport, type ImportCommandInput } from './import-api.js';
+import { importSettings, recordImport, resolveImportWorkspace, SHARED_IMPORT_OPTIONS, withReport, type ImportCommandInput } from './import-api.js';
 
 export const IMPORT_BITLY_USAGE = `  import bitly --token <access token> --workspace <id|slug> [--group <guid>]
              [--domain-map <FROM>=<TO>]... [--dry-run] [--report <file.csv>]
@@ -23,8 +23,8 @@ export async function runImportBitly(input: ImportCommandInput): Promise<number>
   const { values } = parseArgs({ args: input.argv, options: { ...SHARED_IMPORT_OPTIONS, group: { type: 'string' }, from: { type: 'string' } } });
   const workspace = await resolveImportWorkspace(input.database, values.workspace);
   const { token, domainMap, progress } = importSettings(input, values, 'Bitly access token');
-  return withReport(values.report, input.out, (report) =>
-    runBitlyImport({
+  return withReport(values.report, input.out, async (report) =>
+    recordImport(input.database, workspace.id, { source: 'bitly', from: values.from ? new URL(values.from).host : 'api-ssl.bitly.com' }, await runBitlyImport({
       database: input.database,
       config: input.config,
       workspace,
@@ -37,6 +37,6 @@ export async function runImportBitly(input: ImportCommandInput): Promise<number>
       report,
       progress,
       fetch: input.fetch,
-    }),
+    })),
   );
 }

@@ -107,9 +107,21 @@ test('CLI users: create with a membership, list, reset the password (ending sess
     assert.equal(await users.service.checkPassword('ann@example.com', first), null);
     assert.ok(await users.service.checkPassword('ann@example.com', 'a new secret 123'));
 
+    assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'member'], out, env), 0);
     assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'viewer'], out, env), 0);
+    assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'viewer'], out, env), 0, 'the same role again: no change');
     assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'beta', '--role', 'admin'], out, env), 1);
     assert.equal(await runCli(['users', 'add-membership', 'ann@example.com', '-w', 'acme', '--role', 'member'], out, env), 1, 'acme keeps its only owner');
+    // Each change of a membership is in beta's audit log, the command line its actor; refusals and the repeat write none.
+    const beta = (await database.db.selectFrom('workspaces').select('id').where('slug', '=', 'beta').executeTakeFirstOrThrow()).id;
+    const members = await database.db.selectFrom('audit_log').selectAll().where('target_type', '=', 'member').where('workspace_id', '=', beta).execute();
+    assert.deepEqual(
+      members.map((e) => [e.action, e.actor_type, e.actor_id, e.target, JSON.parse(e.changes)]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        ['member.add', 'cli', null, user.id, { role: 'member' }],
+        ['member.role', 'cli', null, user.id, { role: 'viewer' }],
+      ],
+    );
     assert.equal(await runCli(['users', 'create', '--email', 'ann@EXAMPLE.com', '--name', 'Twin'], out, env), 1);
     lines.length = 0;
     assert.equal(await runCli(['users', 'list'], out, env), 0);

@@ -83,7 +83,7 @@ export async function runUsersCommand({ database, action, arg, values, env, reso
       const user = await findUser(arg ?? values.email);
       const workspace = await resolveWorkspace();
       const role = roleOf(values.role);
-      await users.service.addMembership(user.id, workspace.id, role);
+      await users.service.addMembership(user.id, workspace.id, role, CLI);
       out(`${user.email} is now ${role} of ${workspace.slug}`);
       return 0;
     }

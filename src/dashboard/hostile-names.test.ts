@@ -107,6 +107,10 @@ const V = {
   inviteeName: h.value('invitee name'),
   inviteFormEmail: h.value('invite form email'),
   generalName: h.value('general form name'),
+  newWorkspaceName: h.value('new workspace form name'),
+  newWorkspaceSlug: h.value('new workspace form slug'),
+  profileName: h.value('account form name'),
+  profileEmail: h.value('account form email'),
   newDomain: h.value('new domain form'),
   newTag: h.value('new tag form'),
   newKeyName: h.value('new API key name'),
@@ -309,6 +313,11 @@ test('account, links, the link builder and its key check', async () => {
   await get(owner, '/dashboard', { status: 303 });
   await get(owner, '/dashboard/account', { status: 200, shows: ['userName', 'userEmail', 'workspaceName'] });
   await post(owner, '/dashboard/account/password', { current: 'wrong', password: 'x' }, { status: 403, shows: ['userName', 'userEmail'] });
+  await post(owner, '/dashboard/account/name', { name: V.profileName.repeat(8) }, { status: 422, shows: ['userName', 'userEmail', 'profileName'] });
+  await post(owner, '/dashboard/account/email', { email: V.profileEmail, current: 'wrong' }, { status: 403, shows: ['userName', 'profileEmail'] });
+  await get(owner, '/dashboard/workspaces/new', { status: 200, shows: ['userName', 'workspaceName'] });
+  await post(owner, '/dashboard/workspaces/new', { name: V.newWorkspaceName, slug: V.newWorkspaceSlug }, { status: 422, shows: ['workspaceName', 'newWorkspaceName', 'newWorkspaceSlug'] });
+  await get(viewer, '/dashboard/workspaces/new', { status: 403, shows: ['viewerName', 'workspaceName'] });
 
   const links = `${base}/links`;
   const linkShows: (keyof typeof V)[] = [...FRAME, 'domain', 'linkKey', 'linkTitle', 'linkUrl', 'tag', 'folder'];

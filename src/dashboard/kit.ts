@@ -30,6 +30,7 @@ import { CSRF_FIELD, CSRF_HEADER, assertCsrfToken, assertSameOrigin, csrfTokenFo
 import type { Frame } from './layout.js';
 import { whoOf, type Who } from '../audit/record.js';
 import { DEVICE_MAX_AGE_MS } from '../users/devices.js';
+import { creationRefusal } from '../workspaces/creation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -173,12 +174,17 @@ export interface WorkspacePage {
   who: Who;
 }
 
-export function createKit({ users, workspaces }: DashboardDeps) {
+export function createKit({ config, users, workspaces }: DashboardDeps) {
+  /** The frame's workspaces and whether its user may create one (the switcher's *New workspace*). */
+  async function memberships(userId: string): Promise<Pick<Frame, 'workspaces' | 'mayCreateWorkspace'>> {
+    const list = await users.service.workspacesOf(userId);
+    return { workspaces: list, mayCreateWorkspace: creationRefusal(config.workspaceCreation, list) === null };
+  }
   return {
     /** The frame of a page about the account (no workspace chosen). */
     async accountFrame(request: FastifyRequest): Promise<Frame> {
       const { user, token } = sessionOf(request);
-      return { user: { name: user.name, email: user.email }, workspaces: await users.service.workspacesOf(user.id), csrf: csrfTokenFor(token) };
+      return { user: { name: user.name, email: user.email }, ...(await memberships(user.id)), csrf: csrfTokenFor(token) };
     },
 
     /** 404 unless the user is a member of `slug`; 403 unless their role may do `action` there. */
@@ -190,7 +196,7 @@ export function createKit({ users, workspaces }: DashboardDeps) {
       if (!can(role, action)) throw new ApiError('forbidden', `Your role in this workspace (${role}) does not allow this.`);
       const frame: Frame = {
         user: { name: user.name, email: user.email },
-        workspaces: await users.service.workspacesOf(user.id),
+        ...(await memberships(user.id)),
         workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name },
         role,
         csrf: csrfTokenFor(token),
@@ -204,3 +210,15 @@ export type Kit = ReturnType<typeof createKit>;
 
 /** Every dashboard route's schema: pages are not part of the API's OpenAPI document. */
 export const HIDDEN = { hide: true } as const;
+
+/**
+ * A service refusal as a form shows it: `{ <field>: message }` when the error names one of
+ * `fields` (`ApiError.field`), else `{ form: message }`; parseInput's `field: ` prefix becomes
+ * the field's name when the message needs a subject.
+ */
+export function fieldErrorOf(err: ApiError, fields: readonly string[]): Record<string, string> {
+  const field = err.field && fields.includes(err.field) ? err.field : 'form';
+  const message = err.message.replace(`${err.field}: `, '');
+  // "is required" reads as "Name is required" under its field.
+  return { [field]: /^[a-z]/.test(message) && field !== 'form' ? `${field[0]!.toUpperCase()}${field.slice(1)} ${message}` : message };
+}

@@ -25,6 +25,8 @@ export interface Frame {
   /** Absent on pages about the account itself (no workspace chosen). */
   workspace?: { id: string; slug: string; name: string };
   role?: Role;
+  /** Whether the user may create a workspace (WORKSPACE_CREATION): the switcher offers *New workspace*. */
+  mayCreateWorkspace?: boolean;
   /** The CSRF token for this session's forms. */
   csrf: string;
 }
@@ -37,6 +39,9 @@ export const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'customers', label: 'Customers', path: '/customers' },
   { id: 'settings', label: 'Settings', path: '/settings/general' },
 ];
+
+/** The new-workspace form (routes/new-workspace.tsx). */
+export const NEW_WORKSPACE_PATH = '/dashboard/workspaces/new';
 
 /** `/dashboard/w/<slug><path>`: the address of a workspace's page. */
 export function workspacePath(slug: string, path = ''): string {
@@ -108,6 +113,13 @@ function Switcher({ frame }: { frame: Frame }): JSX.Element {
             </a>
           </li>
         ))}
+        {frame.mayCreateWorkspace ? (
+          <li class="new-workspace">
+            <a href={NEW_WORKSPACE_PATH}>+ New workspace</a>
+          </li>
+        ) : (
+          ''
+        )}
       </ul>
     </details>
   );
@@ -218,6 +230,16 @@ export function FormError({ message }: { message?: string }): JSX.Element {
   if (!message) return '';
   return (
     <p class="error" role="alert" safe>
+      {message}
+    </p>
+  );
+}
+
+/** A refusal printed under its field: `<p class="error" id="err-<id>">` (the field's `aria-describedby`). */
+export function FieldError({ id, message }: { id: string; message?: string }): JSX.Element {
+  if (!message) return '';
+  return (
+    <p class="error" id={`err-${id}`} role="alert" safe>
       {message}
     </p>
   );

@@ -16,7 +16,9 @@
      htmx never sees the held submission);
    - a [data-local-time="<hidden field>"] date-time is typed in the browser's time zone: its hidden
      field gets the ISO (UTC) value, its [data-utc] saved value is shown in local time, the
-     [data-zone-label] element names the zone and [data-past-warning] shows for a past date. */
+     [data-zone-label] element names the zone and [data-past-warning] shows for a past date;
+   - typing in a [data-slug-source] field (a new workspace's name) writes its slug into the form's
+     [data-slug-target] field, until that field is typed into itself. */
 (function () {
   'use strict';
   function reveal(root) {
@@ -130,6 +132,13 @@
     var form = field.form;
     if (!form) return;
     if (field.hasAttribute('data-local-time')) syncLocalTime(field);
+    if (field.hasAttribute('data-slug-target')) field.setAttribute('data-typed', '');
+    var slug = field.hasAttribute('data-slug-source') && form.querySelector('[data-slug-target]:not([data-typed])');
+    if (slug) {
+      // As the server's suggestion (workspaces/service.ts slugify); too short: left empty for the server to make.
+      var made = field.value.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+      slug.value = made.length >= 3 ? made : '';
+    }
     // Typing a preview field turns "Custom link preview" on (it can be unticked again).
     if (field.hasAttribute('data-preview') && field.value.trim()) {
       var proxy = form.querySelector('[name=proxy]');

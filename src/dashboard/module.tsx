@@ -23,6 +23,8 @@ import { createLoginLimiter } from './login-limit.js';
 import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
+import { newWorkspaceRoutes } from './routes/new-workspace.js';
+import { accountRoutes } from './routes/account.js';
 import { openRateCounters } from '../db/rate-counters.js';
 import { inviteRoutes } from './routes/invite.js';
 import { memberRoutes } from './routes/members.js';
@@ -84,6 +86,8 @@ export function createDashboardModule(
         return sendPage(reply, <ErrorPage status={500} code="internal_server_error" message={`The server failed (request ${request.id}).`} />, 500);
       });
       await scope.register(sessionRoutes(deps, kit, limiter));
+      await scope.register(accountRoutes(deps, kit, limiter));
+      await scope.register(newWorkspaceRoutes(deps, kit));
       await scope.register(passwordResetRoutes(deps, resetCounters));
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));

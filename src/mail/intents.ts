@@ -21,6 +21,13 @@ export type MailIntent =
       expiresAt: number;
     }
   | {
+      /** To the old address of an account whose login address changed (users/profile.ts). */
+      kind: 'email_changed';
+      to: string;
+      newEmail: string;
+      name: string;
+    }
+  | {
       kind: 'webhook_failing' | 'webhook_disabled';
       to: string[];
       workspaceSlug: string;

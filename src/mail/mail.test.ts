@@ -5,60 +5,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
+import { SmtpInbox, type Received } from '../test-support/smtp-inbox.js';
 import { addUser, Browser, logIn, slugOf } from '../dashboard/testing.js';
 import { RESET_ASKS } from '../dashboard/routes/password-reset.js';
 
-interface Received {
-  to: string[];
-  subject: string;
-  text: string;
-}
+const smtp = new SmtpInbox();
+const inbox = smtp.inbox;
+const startSmtp = (listenPort = 0) => smtp.start(listenPort);
+const stopSmtp = () => smtp.stop();
+const mailTo = (address: string, timeoutMs?: number) => smtp.mailTo(address, timeoutMs);
 
-/** The raw message's Subject and decoded body (quoted-printable undone: links keep their `=`). */
-function parse(raw: string, to: string[]): Received {
-  const subject = /^Subject: (.*)$/im.exec(raw)?.[1]?.trim() ?? '';
-  const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-  return { to, subject, text };
-}
-
-const inbox: Received[] = [];
-let smtp: SMTPServer;
-let port = 0;
-
-function startSmtp(listenPort = 0): Promise<void> {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (c: string) => (raw += c));
-      stream.on('end', () => {
-        inbox.push(parse(raw, session.envelope.rcptTo.map((r) => r.address)));
-        callback();
-      });
-    },
-  });
-  return new Promise((resolve) => smtp.listen(listenPort, '127.0.0.1', () => {
-    port = (smtp.server.address() as AddressInfo).port;
-    resolve();
-  }));
-}
-const stopSmtp = () => new Promise<void>((resolve) => smtp.close(() => resolve()));
-
-/** Waits for a message to `address` (the publisher delivers after the commit, retrying). */
-async function mailTo(address: string, timeoutMs = 30_000): Promise<Received> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = inbox.find((m) => m.to.includes(address));
-    if (found) return found;
-    if (Date.now() > until) throw new Error(`no mail to ${address}; got: ${inbox.map((m) => m.to.join(',')).join('; ')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const linkIn = (m: Received, path: string) => {
   const url = new RegExp(`http://localhost:3999(${path}\\S*)`).exec(m.text)?.[1];
   assert.ok(url, `a ${path} link in: ${m.text}`);
@@ -68,7 +25,7 @@ const linkIn = (m: Received, path: string) => {
 let t: TestApp;
 before(async () => {
   await startSmtp();
-  t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Waymark <links@example.com>', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Waymark <links@example.com>', WEBHOOK_ALLOW_PRIVATE: 'true' } });
 });
 after(async () => {
   await t.close();
@@ -140,7 +97,7 @@ test('asking for reset links is rate limited per address asked for', async () =>
 
 test('a mail server that is down delays mail and loses none', async () => {
   const user = await addUser(t, 'viewer');
-  const listening = port;
+  const listening = smtp.port;
   await stopSmtp();
   await t.modules.users.passwordResets.request(user.email);
   await new Promise((r) => setTimeout(r, 1500)); // at least one refused attempt

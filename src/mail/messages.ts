@@ -43,6 +43,14 @@ export function renderMail(intent: MailIntent, baseUrl: string): RenderedMail {
       const tail = 'If you did not ask, ignore this mail: your password stays as it is.';
       return { to: [intent.to], subject: 'Reset your Waymark password', text: `${lines.join('\n')}\n${url}\n\n${tail}\n`, html: paragraphsHtml(lines, { url, label: 'Choose a new password' }).replace('</body>', `<p>${escapeHtml(tail)}</p></body>`) };
     }
+    case 'email_changed': {
+      const lines = [
+        `The email address of the Waymark account of ${intent.name} was changed from ${intent.to} to ${intent.newEmail}.`,
+        `From now on the account signs in as ${intent.newEmail}, and its other sessions have been ended.`,
+      ];
+      const tail = 'If you did not make this change, tell the administrator of your Waymark installation at once.';
+      return { to: [intent.to], subject: 'Your Waymark email address was changed', text: `${lines.join('\n')}\n\n${tail}\n`, html: paragraphsHtml([...lines, tail]) };
+    }
     case 'webhook_failing':
     case 'webhook_disabled': {
       const url = `${base}/dashboard/w/${encodeURIComponent(intent.workspaceSlug)}/settings/webhooks/${encodeURIComponent(intent.webhookId)}`;

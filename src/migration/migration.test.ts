@@ -237,6 +237,20 @@ describe('import api between two Waymark instances', () => {
     assert.ok(out.includes('sales: 4 copied, 0 already there, 0 rejected'), out.join('\n'));
     assert.ok(progress.some((l) => l.startsWith('import: customers: 4 copied')), progress.join(''));
     assert.deepEqual(await snapshot(target), await snapshot(source));
+    // One audit entry for the run, in the workspace, by the command line: the source's host and the counts, never the token.
+    const entries = await database.db.selectFrom('audit_log').selectAll().where('workspace_id', '=', target.workspaceId).where('action', '=', 'workspace.import').execute();
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.actor_type, 'cli');
+    assert.equal(entries[0]!.target, target.workspaceId);
+    const changes = JSON.parse(entries[0]!.changes);
+    assert.equal(changes.source, 'api');
+    assert.equal(changes.from, new URL(sourceBase).host);
+    assert.deepEqual(changes.links, { created: 4, existing: 0, rejected: 0 });
+    assert.deepEqual(changes.events.sales, { written: 4, skipped: 0, rejected: 0 });
+    assert.ok(!entries[0]!.changes.includes(source.key), 'the token is not kept');
+    // A dry run copies nothing and records nothing.
+    assert.equal(await runCli(['import', 'api', '--from', sourceBase, '--token', source.key, '--workspace', target.workspaceId, '--dry-run'], () => {}, { DATABASE_URL: url, LOG_LEVEL: 'silent' }), 0);
+    assert.equal((await database.db.selectFrom('audit_log').select('id').where('workspace_id', '=', target.workspaceId).where('action', '=', 'workspace.import').execute()).length, 1);
   });
 
   test('refuses a source that is not http or https', async () => {

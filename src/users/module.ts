@@ -12,6 +12,7 @@ import { createUserService } from './service.js';
 import { createSessions, type SessionOptions } from './sessions.js';
 import { createInvitations, type MailWriter } from './invitations.js';
 import { createPasswordResets } from './password-resets.js';
+import { createProfile } from './profile.js';
 
 export function createUsersModule({ database, now, sessions: sessionOptions, mail }: { database: Pick<OpenDatabase, 'db'>; now: () => number; sessions?: SessionOptions; mail?: MailWriter }) {
   const store = createUserStore(database.db);
@@ -21,6 +22,7 @@ export function createUsersModule({ database, now, sessions: sessionOptions, mai
     sessions: createSessions({ store, now, ...sessionOptions }),
     invitations: createInvitations({ store, users: service, now, mail }),
     passwordResets: createPasswordResets({ store, now, mail }),
+    profile: createProfile({ store, now, mail }),
   };
 }
 

@@ -17,6 +17,7 @@ import { hashToken, newToken } from './tokens.js';
 import type { Member, UserQueries, UserRow, UserStore, UserWorkspace } from './store.js';
 import type { Role } from './roles.js';
 import { deviceToken, knownDevice } from './devices.js';
+import type { TransactionStep } from '../db/tables.js';
 
 export interface UserServiceDeps {
   store: UserStore;
@@ -101,12 +102,30 @@ export function createUserService({ store, now }: UserServiceDeps) {
     roleOf: (userId: string, workspaceId: string): Promise<Role | undefined> => store.roleOf(userId, workspaceId),
     workspacesOf: (userId: string): Promise<UserWorkspace[]> => store.workspacesOf(userId),
     membersOf: (workspaceId: string): Promise<Member[]> => store.membersOf(workspaceId),
-    /** Adds the membership, or changes its role (refused if that leaves the workspace without an owner). */
-    addMembership: (userId: string, workspaceId: string, role: Role): Promise<void> =>
-      store.transaction(async (s) => {
-        if (await s.roleOf(userId, workspaceId)) await assertOwnerRemains(s, userId, workspaceId, role);
+    /**
+     * Adds the membership (`member.add`), or changes its role (`member.role`; refused if that
+     * leaves the workspace without an owner). The CLI's `users add-membership`.
+     */
+    addMembership: (userId: string, workspaceId: string, role: Role, who?: Who): Promise<void> =>
+      store.transaction(async (s, trx) => {
+        const current = await s.roleOf(userId, workspaceId);
+        if (current) await assertOwnerRemains(s, userId, workspaceId, role);
         await s.upsertMembership(userId, workspaceId, role, now());
+        if (current === role) return;
+        await record(trx, who, { workspaceId, action: current ? 'member.role' : 'member.add', targetIds: userId, changes: { role } });
       }),
+
+    /**
+     * A step of a new workspace's transaction (workspaces/creation.ts): the user becomes its
+     * owner, refused (403) when they would own more than `limit` workspaces. The user's row is
+     * locked first, so two creations at once count each other.
+     */
+    ownershipStep: (userId: string, workspaceId: string, limit: number): TransactionStep => async (trx) => {
+      const s = store.bound(trx);
+      await s.lockUser(userId);
+      if ((await s.countOwned(userId)) >= limit) throw new ApiError('forbidden', `You already own ${limit} workspaces, the most one person can own here.`);
+      await s.upsertMembership(userId, workspaceId, 'owner', now());
+    },
 
     async changeRole(workspaceId: string, userId: string, role: Role, who?: Who): Promise<void> {
       await store.transaction(async (s, trx) => {

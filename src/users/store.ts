@@ -34,11 +34,24 @@ export interface Member {
 export function createUserStore(db: Kysely<Database>) {
   return {
     ...queries(db),
+    /** The queries on a transaction someone else opened (a step of it: `TransactionStep`). */
+    bound: (trx: Kysely<Database>): UserQueries => queries(trx),
     /** Runs `fn` with the queries bound to one transaction. */
     transaction<T>(fn: (store: UserQueries, trx: Kysely<Database>) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => fn(queries(trx), trx));
     },
   };
+}
+
+/** Owner memberships of one user (`user_id`) or of one workspace (`workspace_id`). */
+async function countOwnerships(db: Kysely<Database>, column: 'user_id' | 'workspace_id', id: string): Promise<number> {
+  const row = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(column, '=', id)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 function queries(db: Kysely<Database>) {
@@ -66,6 +79,10 @@ function queries(db: Kysely<Database>) {
         .executeTakeFirst();
       return row?.user_id;
     },
+    /** Deletes the user's unused resets (their login address changed: a link mailed to the old one must not work). */
+    async deletePasswordResetsOf(userId: string): Promise<void> {
+      await db.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).execute();
+    },
     /** Deletes resets that expired before `before` (run when a new one is made). */
     async sweepPasswordResets(before: number): Promise<void> {
       await db.deleteFrom('password_resets').where('expires_at', '<', before).execute();
@@ -81,6 +98,23 @@ function queries(db: Kysely<Database>) {
       const r = await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
+
+    // Profile (users/profile.ts)
+    async setName(userId: string, name: string): Promise<void> {
+      await db.updateTable('users').set({ name }).where('id', '=', userId).execute();
+    },
+    async setEmail(userId: string, email: string, emailKey: string): Promise<void> {
+      await db.updateTable('users').set({ email, email_key: emailKey }).where('id', '=', userId).execute();
+    },
+    /**
+     * Holds the user's row until the transaction ends (a no-op update: PostgreSQL's row lock; on
+     * SQLite the write holds the database), so counts of their memberships taken after it stay true.
+     */
+    async lockUser(userId: string): Promise<void> {
+      await db.updateTable('users').set((eb) => ({ created_at: eb.ref('created_at') })).where('id', '=', userId).execute();
+    },
+    /** Workspaces the user owns (the dashboard's creation cap). */
+    countOwned: (userId: string) => countOwnerships(db, 'user_id', userId),
 
     // Memberships
     async upsertMembership(userId: string, workspaceId: string, role: Role, now: number): Promise<void> {
@@ -124,15 +158,7 @@ function queries(db: Kysely<Database>) {
       const r = await db.deleteFrom('memberships').where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
-    async countOwners(workspaceId: string): Promise<number> {
-      const row = await db
-        .selectFrom('memberships')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('role', '=', 'owner')
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
+    countOwners: (workspaceId: string) => countOwnerships(db, 'workspace_id', workspaceId),
 
     // Sessions
     async insertSession(row: SessionRow): Promise<void> {
@@ -147,6 +173,11 @@ function queries(db: Kysely<Database>) {
     },
     async deleteSessionsOf(userId: string): Promise<number> {
       const r = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /** Ends the user's sessions but the one of `keepHash` (an email change keeps the browser that made it). */
+    async deleteSessionsOfExcept(userId: string, keepHash: string): Promise<number> {
+      const r = await db.deleteFrom('sessions').where('user_id', '=', userId).where('token_hash', '!=', keepHash).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     async deleteExpiredSessions(now: number): Promise<void> {

@@ -20,6 +20,16 @@ export const UpdateWorkspaceBody = z.object({
   conversionEnabled: z.boolean().optional(),
 });
 
+/**
+ * A workspace made from the dashboard (src/workspaces/creation.ts): the name and slug rules of
+ * `PATCH /workspaces/{idOrSlug}`, both required; the slug is kept lower-case.
+ */
+export const NewWorkspaceBody = z.object({
+  name: UpdateWorkspaceBody.shape.name.unwrap(),
+  slug: UpdateWorkspaceBody.shape.slug.unwrap().transform((s) => s.toLowerCase()),
+});
+export type NewWorkspaceBody = z.infer<typeof NewWorkspaceBody>;
+
 export const WorkspaceResponse = z.object({
   id: z.string(),
   name: z.string(),

@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import { PLAN_LIMITS, PLANS, type Plan } from './plans.js';
 import { generateApiKey, hashApiKey, partialKey, permissionsFor, type Permission } from './api-keys.js';
 import type { WorkspaceRow, WorkspaceStore, ApiKeyRow } from './store.js';
+import type { TransactionStep } from '../db/tables.js';
 import { toWorkspaceResponse, type WorkspaceResponse } from './schema.js';
 
 /** What an authenticated request knows about its caller. */
@@ -44,7 +45,13 @@ export function limitsForPlan(plan: Plan) {
   };
 }
 
-function slugify(name: string): string {
+/** Refuses a reserved slug (422, at the form's `slug` field). */
+export function assertSlugAllowed(slug: string): void {
+  if (RESERVED_SLUGS.has(slug)) throw new ApiError('unprocessable_entity', `The slug "${slug}" is reserved.`, { field: 'slug' });
+}
+
+/** A slug made from a name: `Acme Inc.` → `acme-inc` (at least 3 characters). */
+export function slugify(name: string): string {
   const s = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -80,11 +87,15 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
   }
 
   const service = {
-    async createWorkspace(input: { name: string; slug?: string; plan?: Plan; id?: string }, who?: Who): Promise<WorkspaceRow> {
+    /**
+     * Creates a workspace; `first` runs in its transaction, after the insert and before the audit
+     * entry (the dashboard's creator becomes its owner there, creation.ts).
+     */
+    async createWorkspace(input: { name: string; slug?: string; plan?: Plan; id?: string }, who?: Who, first?: TransactionStep): Promise<WorkspaceRow> {
       const plan = input.plan ?? 'enterprise';
       if (!PLANS.includes(plan)) throw new ApiError('unprocessable_entity', `Unknown plan "${plan}".`);
       const slug = input.slug ?? (await uniqueSlug(slugify(input.name)));
-      if (await store.findBySlug(slug)) throw new ApiError('conflict', `The slug "${slug}" is already in use.`);
+      if (await store.findBySlug(slug)) throw new ApiError('conflict', `The slug "${slug}" is already in use.`, { field: 'slug' });
       const t = now();
       const row: WorkspaceRow = {
         id: input.id ?? newId('ws', t),
@@ -109,9 +120,21 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
         updated_at: t,
         ...limitsForPlan(plan),
       };
-      await store.insert(row, (trx) => record(trx, who, { workspaceId: row.id, action: 'workspace.create', targetIds: row.id, changes: { name: row.name, slug: row.slug, plan: row.plan } }));
+      try {
+        await store.insert(row, async (trx) => {
+          await first?.(trx);
+          await record(trx, who, { workspaceId: row.id, action: 'workspace.create', targetIds: row.id, changes: { name: row.name, slug: row.slug, plan: row.plan } });
+        });
+      } catch (err) {
+        // Two creations of one slug at once: the unique index refuses the later; say so as the check above would.
+        if (!(err instanceof ApiError) && (await store.findBySlug(slug))) throw new ApiError('conflict', `The slug "${slug}" is already in use.`, { field: 'slug' });
+        throw err;
+      }
       return row;
     },
+
+    /** A free slug for `name` (`acme`, else `acme-2`, …): the new-workspace form's suggestion. */
+    suggestSlug: (name: string): Promise<string> => uniqueSlug(slugify(name)),
 
     /** Creates an API key; returns the key itself once (only its hash is stored). */
     async createKey(workspaceId: string, input: { name?: string; scopes?: string[] | null; key?: string }, who?: Who): Promise<CreatedKey> {
@@ -192,9 +215,9 @@ export function createWorkspaceService(store: WorkspaceStore, now: () => number 
       if (!row || row.id !== auth.workspaceId) throw new ApiError('not_found', 'Workspace not found.');
       if (patch.slug !== undefined) {
         const slug = patch.slug.toLowerCase();
-        if (RESERVED_SLUGS.has(slug)) throw new ApiError('unprocessable_entity', `The slug "${slug}" is reserved.`);
+        assertSlugAllowed(slug);
         const other = await store.findBySlug(slug);
-        if (other && other.id !== row.id) throw new ApiError('conflict', `The slug "${slug}" is already in use.`);
+        if (other && other.id !== row.id) throw new ApiError('conflict', `The slug "${slug}" is already in use.`, { field: 'slug' });
         patch.slug = slug;
       }
       if (patch.logo !== undefined && patch.logo !== null && !/^(https?:\/\/|data:image\/(png|jpeg|jpg|gif|webp);base64,)/.test(patch.logo)) {

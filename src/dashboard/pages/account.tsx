@@ -1,14 +1,63 @@
-/** The account page: who is logged in, their workspaces, a new password, and log out everywhere. */
+/**
+ * The account page: who is logged in (name and email, each with its form), their workspaces and
+ * *New workspace*, a new password, and log out everywhere. A refused form comes back with its
+ * message at its field (`err-name`, `err-email`, `err-current`) and what was typed.
+ */
 import { escapeHtml } from '@kitajs/html';
-import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { CsrfField, FieldError, FormError, Layout, NEW_WORKSPACE_PATH, workspacePath, type Frame } from '../layout.js';
 
-export function AccountPage({ frame, error, notice }: { frame: Frame; error?: string; notice?: string }): JSX.Element {
+/** What the profile forms show again after a refusal. */
+export interface ProfileForm {
+  values?: { name?: string; email?: string };
+  errors?: { name?: string; email?: string; current?: string };
+}
+
+function Profile({ frame, values, errors = {} }: { frame: Frame } & ProfileForm): JSX.Element {
+  return (
+    <>
+      <h2>Profile</h2>
+      <form method="post" action="/dashboard/account/name" class="stack">
+        <CsrfField token={frame.csrf} />
+        <label>
+          Name
+          <input type="text" name="name" value={values?.name ?? frame.user.name} required maxlength="100" autocomplete="name" aria-invalid={errors.name ? 'true' : undefined} aria-describedby={errors.name ? 'err-name' : undefined} />
+        </label>
+        <FieldError id="name" message={errors.name} />
+        <button type="submit">Save name</button>
+      </form>
+      <form method="post" action="/dashboard/account/email" class="stack">
+        <CsrfField token={frame.csrf} />
+        <label>
+          Email address <span class="hint">(your login; your other sessions end, and a notice goes to the old address)</span>
+          <input type="email" name="email" value={values?.email ?? frame.user.email} required maxlength="254" autocomplete="email" aria-invalid={errors.email ? 'true' : undefined} aria-describedby={errors.email ? 'err-email' : undefined} />
+        </label>
+        <FieldError id="email" message={errors.email} />
+        <label>
+          Current password
+          <input type="password" name="current" autocomplete="current-password" maxlength="256" aria-invalid={errors.current ? 'true' : undefined} aria-describedby={errors.current ? 'err-current' : undefined} />
+        </label>
+        <FieldError id="current" message={errors.current} />
+        <button type="submit">Change email</button>
+      </form>
+    </>
+  );
+}
+
+export function AccountPage({ frame, error, notice, profile }: { frame: Frame; error?: string; notice?: string; profile?: ProfileForm }): JSX.Element {
   return (
     <Layout frame={frame} title="Account" section="account">
       <h1>Account</h1>
       <p>
         <span safe>{frame.user.name}</span> · <span safe>{frame.user.email}</span>
       </p>
+      {notice ? (
+        <p class="notice" role="status" safe>
+          {notice}
+        </p>
+      ) : (
+        ''
+      )}
+      <Profile frame={frame} {...profile} />
       <h2>Workspaces</h2>
       {frame.workspaces.length ? (
         <ul>
@@ -24,15 +73,17 @@ export function AccountPage({ frame, error, notice }: { frame: Frame; error?: st
       ) : (
         <p>You are not a member of any workspace yet: ask an owner for an invitation.</p>
       )}
-      <h2>Password</h2>
-      <FormError message={error} />
-      {notice ? (
-        <p class="notice" role="status" safe>
-          {notice}
+      {frame.mayCreateWorkspace ? (
+        <p>
+          <a class="button" href={NEW_WORKSPACE_PATH}>
+            New workspace
+          </a>
         </p>
       ) : (
         ''
       )}
+      <h2>Password</h2>
+      <FormError message={error} />
       <form method="post" action="/dashboard/account/password" class="stack">
         <CsrfField token={frame.csrf} />
         <label>

@@ -1,6 +1,6 @@
 /**
- * Logging in and out, the first-run setup and the dashboard's entry (`/dashboard` → the first
- * workspace's links).
+ * Logging in and out, the first-run setup, the account's new password and the dashboard's entry
+ * (`/dashboard` → the first workspace's links). The account page itself: routes/account.tsx.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
@@ -62,11 +62,6 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       await users.sessions.revokeAll(sessionOf(request).user.id);
       reply.header('set-cookie', clearSessionCookie(config));
       return fullRedirect(request, reply, '/dashboard/login');
-    });
-
-    app.get<{ Querystring: Form }>('/dashboard/account', { schema: HIDDEN }, async (request, reply) => {
-      const notice = request.query.changed === 'password' ? 'Password changed. Other devices were logged out.' : undefined;
-      return sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} notice={notice} />);
     });
 
     // A new password ends every session of the account; this browser gets a new one.

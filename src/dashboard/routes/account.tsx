@@ -1,0 +1,75 @@
+/**
+ * The account page (`GET /dashboard/account`) and its profile forms: `POST /dashboard/account/name`
+ * (no password: a name grants nothing) and `POST /dashboard/account/email` (the current password,
+ * guesses counted by the login limiter as for a new password; or, once single sign-on is merged, a
+ * fresh SSO sign-in). The rules are users/profile.ts's; a refusal comes back at its field with
+ * what was typed. The new password's form is in routes/session.tsx.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import { whoOf } from '../../audit/record.js';
+import { mayChangeEmail, type EmailChangeProof } from '../../users/profile.js';
+import type { DashboardDeps, Kit } from '../kit.js';
+import { HIDDEN, fieldErrorOf, redirect, sendPage, sessionOf } from '../kit.js';
+import type { LoginLimiter } from '../login-limit.js';
+import { AccountPage, type ProfileForm } from '../pages/account.js';
+
+type Form = Record<string, string | undefined>;
+
+const NOTICES: Record<string, string> = {
+  password: 'Password changed. Other devices were logged out.',
+  name: 'Name saved.',
+  email: 'Email address changed. Other devices were logged out.',
+};
+
+export function accountRoutes({ users }: DashboardDeps, kit: Kit, limiter: LoginLimiter): FastifyPluginAsync {
+  /** The account page again with a refused form's message at its field (a refusal of no field: at `fallback`). */
+  async function refused(request: FastifyRequest, err: ApiError, values: ProfileForm['values'], fallback: 'name' | 'email' | 'current') {
+    const errors = fieldErrorOf(err, ['name', 'email', 'current']);
+    const { form, ...atFields } = errors;
+    const profile: ProfileForm = { values, errors: form ? { ...atFields, [fallback]: form } : atFields };
+    return <AccountPage frame={await kit.accountFrame(request)} profile={profile} />;
+  }
+
+  return async (app) => {
+    app.get<{ Querystring: Form }>('/dashboard/account', { schema: HIDDEN }, async (request, reply) => {
+      const notice = NOTICES[String(request.query.changed ?? '')];
+      return sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} notice={notice} />);
+    });
+
+    app.post<{ Body: Form }>('/dashboard/account/name', { schema: HIDDEN }, async (request, reply) => {
+      const { user } = sessionOf(request);
+      const name = String(request.body?.name ?? '').slice(0, 1000);
+      try {
+        await users.profile.rename(user.id, name, whoOf(request));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 422) throw err;
+        return sendPage(reply, await refused(request, err, { name }, 'name'), 422);
+      }
+      return redirect(reply, '/dashboard/account?changed=name');
+    });
+
+    app.post<{ Body: Form }>('/dashboard/account/email', { schema: HIDDEN }, async (request, reply) => {
+      const { user, session } = sessionOf(request);
+      const email = String(request.body?.email ?? '').slice(0, 1000);
+      const current = String(request.body?.current ?? '').slice(0, 1024);
+      // Guesses of the current password count for this session alone (as a new password's do).
+      const attempt = await limiter.begin({ address: request.clientAddress, email: user.email, device: `session-${session.token_hash.slice(0, 24)}` });
+      const proof: EmailChangeProof = {
+        passwordCorrect: current !== '' && (await users.service.checkPassword(user.email, current)) !== null,
+        // Single sign-on (branch `sso`) is the other proof; when it is merged this becomes
+        // `await users.sessions.recentlyReauthenticated(session, REAUTH_WINDOW_MS)` (users/profile.ts),
+        // and the page offers GET /dashboard/sso/start?reauth=1 to accounts without a password.
+        recentlyReauthenticated: false,
+      };
+      if (mayChangeEmail(proof)) await attempt.succeeded();
+      try {
+        await users.profile.changeEmail(user.id, email, proof, session.token_hash, whoOf(request));
+      } catch (err) {
+        if (!(err instanceof ApiError) || ![403, 409, 422].includes(err.status)) throw err;
+        return sendPage(reply, await refused(request, err, { email }, 'email'), err.status);
+      }
+      return redirect(reply, '/dashboard/account?changed=email');
+    });
+  };
+}
