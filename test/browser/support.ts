@@ -215,13 +215,3 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
 export function describeViolations(violations: AxeViolation[]): string {
   return violations.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')}: ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
 }
-
-/** Runs the first-run setup in `page` as `owner` and waits for the default workspace's links page. */
-export async function setUpOwner(run: DashboardRun, page: Page, owner: { email: string; name: string; password: string }): Promise<void> {
-  await page.goto(run.setupUrl);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Name').fill(owner.name);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL(/\/dashboard\/w\/[^/]+\/links$/);
-}

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import { describeViolations, setUpOwner, startDashboardRun, type DashboardRun } from './support.js';
+import { describeViolations, startDashboardRun, type DashboardRun } from './support.js';
 
 const OWNER = { email: 'founder@example.com', name: 'Fay Founder', password: 'correct horse battery' };
 
@@ -18,7 +18,7 @@ before(async () => {
   run = await startDashboardRun();
   context = await run.newContext();
   page = await context.newPage();
-  await setUpOwner(run, page, OWNER);
+  await run.setUpOwner(page, OWNER);
 });
 after(async () => {
   await run?.close();
