@@ -3,7 +3,7 @@
  * the dashboard page and the CSV export show.
  */
 import { newId } from '../ids.js';
-import type { Actor, ActorType, Change } from './record.js';
+import type { Actor, ActorType, Change } from './model.js';
 import type { AuditRow } from './store.js';
 
 /** Keys whose values are never stored, whatever a service passes: the field's name is kept, not its value. */

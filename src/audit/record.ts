@@ -20,33 +20,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import { rowOf } from './entries.js';
+import type { Actor, Change, Who } from './model.js';
 
-export type ActorType = 'user' | 'api_key' | 'cli';
-
-export interface Actor {
-  type: ActorType;
-  /** The user's or API key's id; absent for the CLI. */
-  id?: string;
-}
-
-/** Who makes a change, and from which address. */
-export interface Who {
-  /** Null before sign-in (a person accepting an invitation: the change names them itself). */
-  actor: Actor | null;
-  ip: string | null;
-}
-
-/** One change, as a service describes it. */
-export interface Change {
-  workspaceId: string;
-  /** `<target type>.<verb>`: `link.create`, `member.remove`, `links.bulk_update`. */
-  action: string;
-  targetIds: string | readonly string[];
-  /** What changed: field names, counts, new roles. Never secrets (passwords, key values, tokens). */
-  changes?: Record<string, unknown>;
-  /** The actor when the request has none yet (a person signing up by invitation). */
-  actor?: Actor;
-}
+export type { Actor, ActorType, Change, Who } from './model.js';
 
 /** Changes made by a command line (`npx waymark …`). */
 export const CLI: Who = { actor: { type: 'cli' }, ip: null };
