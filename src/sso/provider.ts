@@ -5,7 +5,7 @@
  * checks (issuer, audience, expiry, nonce, and its signature against the provider's JWKS, which
  * the library fetches again for an unknown `kid`: key rotation), and the logout URL.
  *
- * The library's clock is the app's (`now`), so tests can move it.
+ * The library's clock is the app's (`now`, its offset from the system clock taken at discovery), so tests can move it.
  *
  * @example
  * const provider = createOidcProvider(config.oidc, { redirectUri: `${baseUrl}/dashboard/sso/callback`, now: Date.now });
@@ -48,7 +48,7 @@ export function createOidcProvider(settings: OidcSettings, { redirectUri, now }:
 
   function configuration(): Promise<oidc.Configuration> {
     discovered ??= oidc
-      .discovery(new URL(settings.issuer), settings.clientId, { redirect_uris: [redirectUri] }, oidc.ClientSecretBasic(settings.clientSecret), {
+      .discovery(new URL(settings.issuer), settings.clientId, { redirect_uris: [redirectUri], [oidc.clockSkew]: clockSkew() }, oidc.ClientSecretBasic(settings.clientSecret), {
         timeout: DISCOVERY_TIMEOUT_S,
         // http is allowed only for a loopback issuer (config.ts): a provider in tests or on the same machine.
         execute: insecure ? [oidc.allowInsecureRequests] : [],
@@ -65,13 +65,8 @@ export function createOidcProvider(settings: OidcSettings, { redirectUri, now }:
     return discovered;
   }
 
-  async function withClock(): Promise<oidc.Configuration> {
-    const config = await configuration();
-    // openid-client's clock is Date.now() + clockSkew (seconds): make it the app's.
-    const skew = Math.round((now() - Date.now()) / 1000);
-    (config as unknown as Record<symbol, number>)[oidc.clockSkew] = skew;
-    return config;
-  }
+  // openid-client's clock is Date.now() + clockSkew (seconds, fixed with the configuration): make it the app's.
+  const clockSkew = () => Math.round((now() - Date.now()) / 1000);
 
   return {
     async authorizationUrl({ state, nonce, codeVerifier, fresh }) {
@@ -90,7 +85,7 @@ export function createOidcProvider(settings: OidcSettings, { redirectUri, now }:
     },
 
     async exchange(callbackUrl, { state, nonce, codeVerifier, fresh }) {
-      const config = await withClock();
+      const config = await configuration();
       const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: codeVerifier,
         expectedState: state,

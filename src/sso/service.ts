@@ -96,6 +96,8 @@ export function createSsoService({ settings, provider, store, users, workspaces,
       throw new ApiError('forbidden', decision.message);
     }
     const wanted = await claimedRoles(claims);
+    // Read before the transaction: on SQLite the transaction holds the one connection.
+    const joins = decision.kind === 'create' ? (wanted && wanted.size > 0 ? wanted : new Map([[await defaultWorkspaceId(), settings.defaultRole]])) : null;
     const who: Who = { actor: null, ip };
     return users.transaction(async (s, trx) => {
       let user: UserRow | undefined;
@@ -103,8 +105,7 @@ export function createSsoService({ settings, provider, store, users, workspaces,
         const email = parseInput(Email, decision.email);
         user = { id: newId('user', now()), email, email_key: emailKey(email), name: decision.name, password_hash: NO_PASSWORD, created_at: now() };
         await s.insertUser(user);
-        const joins = wanted && wanted.size > 0 ? wanted : new Map([[await defaultWorkspaceId(), settings.defaultRole]]);
-        for (const [workspaceId, role] of joins) {
+        for (const [workspaceId, role] of joins!) {
           await s.upsertMembership(user.id, workspaceId, role, now());
           await record(trx, who, { workspaceId, action: 'member.join', targetIds: user.id, changes: { email, role, via: 'sso' }, actor: { type: 'user', id: user.id } }, now());
         }
