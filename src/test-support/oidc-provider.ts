@@ -41,6 +41,8 @@ export interface OidcTestProvider {
   signIn(authorizationUrl: string, accountId: string): Promise<URL>;
   /** A new signing key; the old one leaves the JWKS (the provider restarts on the same port). */
   rotateKeys(): Promise<void>;
+  /** Registers the client's redirect URI anew (a browser test learns its server's port after the provider starts). */
+  setRedirectUri(redirectUri: string): void;
   /** The `kid` of the current signing key. */
   kid(): string;
   /** Changes the claims of the next ID token the token endpoint returns, re-signed with the current key. */
@@ -54,7 +56,9 @@ async function signingKey(): Promise<{ jwk: JWK; privateKey: CryptoKey }> {
   return { jwk, privateKey };
 }
 
-export async function startOidcProvider({ redirectUri, postLogoutRedirectUri = new URL('/dashboard/login', redirectUri).href }: { redirectUri: string; postLogoutRedirectUri?: string }): Promise<OidcTestProvider> {
+export async function startOidcProvider(options: { redirectUri: string }): Promise<OidcTestProvider> {
+  let redirectUri = options.redirectUri;
+  const postLogoutRedirectUri = () => new URL('/dashboard/login', redirectUri).href;
   const accounts = structuredClone(ACCOUNTS);
   let key = await signingKey();
   let tamper: ((claims: Record<string, unknown>) => Record<string, unknown>) | null = null;
@@ -70,7 +74,7 @@ export async function startOidcProvider({ redirectUri, postLogoutRedirectUri = n
           client_id: CLIENT.id,
           client_secret: CLIENT.secret,
           redirect_uris: [redirectUri],
-          post_logout_redirect_uris: [postLogoutRedirectUri],
+          post_logout_redirect_uris: [postLogoutRedirectUri()],
           grant_types: ['authorization_code'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
@@ -164,6 +168,12 @@ export async function startOidcProvider({ redirectUri, postLogoutRedirectUri = n
       provider = build();
       server = createServer(provider.callback());
       await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    },
+    setRedirectUri(uri) {
+      redirectUri = uri;
+      provider = build();
+      server.removeAllListeners('request');
+      server.on('request', provider.callback());
     },
     kid: () => key.jwk.kid!,
     tamperIdToken(change) {
