@@ -87,13 +87,17 @@ export function createSsoService({ settings, provider, store, users, workspaces,
   }
 
   /** The person of a validated ID token: found, linked or created, with the claim's memberships. */
-  async function personOf(identity: Identity, claims: Record<string, unknown>, ip: string | null): Promise<UserRow> {
+  async function personOf(identity: Identity, claims: Record<string, unknown>, ip: string | null, expectedUserId?: string): Promise<UserRow> {
     const linkedUserId = (await store.userOfIdentity(identity.issuer, identity.subject)) ?? null;
     const userByEmail = identity.email ? ((await users.findUserByEmailKey(emailKey(identity.email).slice(0, 254))) ?? null) : null;
     const decision = decideSignIn(identity, { linkedUserId, userByEmail }, settings);
     if (decision.kind === 'refuse') {
       log('sso sign-in refused', { reason: decision.reason, issuer: identity.issuer, subject: identity.subject });
       throw new ApiError('forbidden', decision.message);
+    }
+    // A reauthentication proves the session's user; it never creates or links anyone else.
+    if (expectedUserId !== undefined && (decision.kind === 'create' || decision.userId !== expectedUserId)) {
+      throw new ApiError('forbidden', 'You signed in at the provider as another person than the one logged in here.');
     }
     const wanted = await claimedRoles(claims);
     // Read before the transaction: on SQLite the transaction holds the one connection.
@@ -173,8 +177,7 @@ export function createSsoService({ settings, provider, store, users, workspaces,
       };
       if (login.reauth_session !== null) {
         if (!session || session.token_hash !== login.reauth_session) throw new ApiError('forbidden', 'This sign-in was asked for by another session. Start again.');
-        const user = await personOf(identity, claims, ip);
-        if (user.id !== session.user_id) throw new ApiError('forbidden', 'You signed in at the provider as another person than the one logged in here.');
+        await personOf(identity, claims, ip, session.user_id);
         return { kind: 'reauthenticated', next: login.next };
       }
       return { kind: 'signed_in', user: await personOf(identity, claims, ip), idToken, next: login.next };

@@ -266,6 +266,7 @@ test('reauthentication: prompt=login and max_age=0, then the session records the
   const other = await browser.get(await toCallback(idp, browser, 'eve', '/dashboard/sso/start?reauth=1&next=/dashboard/account'));
   assert.equal(other.statusCode, 403);
   assert.match(other.body, /another person/);
+  assert.equal(await userByEmail(t, 'eve@example.com'), undefined, 'a reauthentication creates no one');
 });
 
 test('the login page offers "Sign in with …"; OIDC_ONLY hides the password form, which stays at ?password=1', async () => {
@@ -274,10 +275,23 @@ test('the login page offers "Sign in with …"; OIDC_ONLY hides the password for
   assert.match(page.body, /href="\/dashboard\/sso\/start\?next=%2Fdashboard%2Faccount"/);
   assert.match(page.body, /Sign in with <span>Acme &lt;ID/, "the name is escaped");
   assert.doesNotMatch(page.body, /name="password"/);
+  const forgot = await new Browser(t).get('/dashboard/forgot');
+  assert.equal(forgot.statusCode, 404);
+  assert.match(forgot.body, /single sign-on/, 'no password reset gives an SSO account a password');
   const breakGlass = await new Browser(t).get('/dashboard/login?password=1');
   assert.match(breakGlass.body, /name="password"/);
   const owner = await addUser(t, 'owner');
   const browser = new Browser(t);
   await browser.get('/dashboard/login?password=1');
   assert.equal((await browser.post('/dashboard/login', { email: owner.email, password: owner.password })).statusCode, 303);
+});
+
+test('the provider down: the sign-in answers a 503 page, and discovery is tried again once it is back', async () => {
+  const { t, idp } = await setUp();
+  await idp.close();
+  const down = await new Browser(t).get('/dashboard/sso/start');
+  assert.equal(down.statusCode, 503);
+  assert.match(down.body, /could not be reached/);
+  await idp.rotateKeys(); // starts it again on the same address
+  assert.equal((await signIn(t, idp, 'ann')).res.statusCode, 303);
 });
