@@ -46,6 +46,7 @@ import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './outbox/publisher.js';
 import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
+import { createSsoModule } from './sso/module.js';
 import { createUtmTemplatesModule } from './utm-templates/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
@@ -165,6 +166,9 @@ export async function buildApp(options: BuildOptions) {
   const qr = createQrModule(ctx);
   const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
   const users = createUsersModule({ database, now, mail });
+  const sso = config.oidc
+    ? createSsoModule(config.oidc, { db: database.db, baseUrl: config.baseUrl, workspaces: ctx.workspaces, now, log: (message, details) => app.log.warn(details, message) })
+    : undefined;
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const utmTemplates = createUtmTemplatesModule(ctx);
@@ -179,6 +183,7 @@ export async function buildApp(options: BuildOptions) {
     imports: imports.requests,
     exports: exports.service,
     audit: audit.service,
+    sso,
   });
   const retention = createRetention({
     config,

@@ -92,3 +92,30 @@ test('EVENTS_URL: unset by default (chosen by the database), DuckDB beside the d
     assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name!));
   }
 });
+
+test('OIDC_*: unset means no SSO; an issuer needs its client and allowed domains; defaults viewer, the first workspace, "single sign-on"', () => {
+  assert.equal(loadConfig({}).oidc, undefined);
+  const full = { OIDC_ISSUER: 'https://id.example.com/realms/acme', OIDC_CLIENT_ID: 'waymark', OIDC_CLIENT_SECRET: 's3cret', OIDC_ALLOWED_DOMAINS: 'Example.com, acme.test' };
+  assert.deepEqual(loadConfig(full).oidc, {
+    issuer: 'https://id.example.com/realms/acme',
+    clientId: 'waymark',
+    clientSecret: 's3cret',
+    allowedDomains: ['example.com', 'acme.test'],
+    defaultRole: 'viewer',
+    defaultWorkspace: undefined,
+    roleClaim: undefined,
+    only: false,
+    name: 'single sign-on',
+  });
+  const set = loadConfig({ ...full, OIDC_DEFAULT_ROLE: 'member', OIDC_DEFAULT_WORKSPACE: 'acme', OIDC_ROLE_CLAIM: 'groups', OIDC_ONLY: 'true', OIDC_NAME: 'Acme' }).oidc!;
+  assert.deepEqual([set.defaultRole, set.defaultWorkspace, set.roleClaim, set.only, set.name], ['member', 'acme', 'groups', true, 'Acme']);
+  for (const missing of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_DOMAINS']) {
+    assert.throws(() => loadConfig({ ...full, [missing]: undefined }), (err: Error) => err instanceof ConfigError && err.message.includes(missing) && err.message.includes('required when OIDC_ISSUER'));
+  }
+  assert.throws(() => loadConfig({ OIDC_CLIENT_ID: 'waymark' }), /OIDC_ISSUER: required when OIDC_CLIENT_ID/);
+  assert.throws(() => loadConfig({ OIDC_ONLY: 'true' }), /OIDC_ISSUER/);
+  assert.throws(() => loadConfig({ ...full, OIDC_ISSUER: 'http://id.example.com' }), /OIDC_ISSUER: must be an https URL/);
+  assert.equal(loadConfig({ ...full, OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc?.issuer, 'http://127.0.0.1:4000');
+  assert.throws(() => loadConfig({ ...full, OIDC_DEFAULT_ROLE: 'admin' }), /OIDC_DEFAULT_ROLE/);
+  assert.throws(() => loadConfig({ ...full, OIDC_ALLOWED_DOMAINS: 'not a domain' }), /OIDC_ALLOWED_DOMAINS/);
+});

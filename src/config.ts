@@ -176,6 +176,22 @@ const EnvSchema = z.object({
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
   /** DuckDB's worker threads (the column event store's scans). */
   DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).default(2),
+  /** OpenID Connect issuer of single sign-on (src/sso/): https, or http on a loopback address; unset: no SSO. */
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+  /** Email domains whose people may sign in with SSO and get an account on first sign-in (comma-separated). */
+  OIDC_ALLOWED_DOMAINS: csv.pipe(z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$/, 'must be email domains such as example.com')).min(1, 'must name at least one email domain')).optional(),
+  /** Role of a person whose account SSO creates, in OIDC_DEFAULT_WORKSPACE. */
+  OIDC_DEFAULT_ROLE: z.enum(['owner', 'member', 'viewer']).default('viewer'),
+  /** Slug of the workspace such a person joins; default: the first workspace. */
+  OIDC_DEFAULT_WORKSPACE: z.string().min(1).max(100).optional(),
+  /** Name of an ID token claim whose values `waymark:<slug>:<role>` set the memberships at each sign-in. */
+  OIDC_ROLE_CLAIM: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be a claim name').optional(),
+  /** Hide the password form of the login page (a password login stays at /dashboard/login?password=1). */
+  OIDC_ONLY: bool.default(false),
+  /** The provider's name on the login page's button: "Sign in with <OIDC_NAME>". */
+  OIDC_NAME: z.string().min(1).max(60).default('single sign-on'),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -266,6 +282,25 @@ export interface Config {
   eventsUrl?: string;
   duckdbMemoryLimit: string;
   duckdbThreads: number;
+  /** Single sign-on with OpenID Connect (src/sso/); undefined without OIDC_ISSUER. */
+  oidc?: OidcSettings;
+}
+
+/** The OIDC_* settings, checked together (OIDC_ISSUER needs the client and the allowed domains). */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Lower-case email domains that may sign in (and get an account on first sign-in). */
+  allowedDomains: string[];
+  defaultRole: 'owner' | 'member' | 'viewer';
+  /** Slug; undefined: the first workspace. */
+  defaultWorkspace?: string;
+  roleClaim?: string;
+  /** The login page shows no password form (it stays at /dashboard/login?password=1). */
+  only: boolean;
+  /** The button's label: "Sign in with <name>". */
+  name: string;
 }
 
 /** Raised when the environment holds a bad value; the message names the variable. */
@@ -284,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid value for ${name}: ${issue.message}`);
   }
   const e = parsed.data;
+  const oidc = oidcSettings(e);
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const base = new URL(baseUrl);
   const local = base.hostname === 'localhost' || base.hostname === '127.0.0.1';
@@ -352,6 +388,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsUrl: e.EVENTS_URL,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     duckdbThreads: e.DUCKDB_THREADS,
+    oidc,
   };
   return { ...config, ...overrides };
+}
+
+/** The OIDC_* settings, or undefined without OIDC_ISSUER; a half-configured SSO refuses the start. */
+function oidcSettings(e: z.infer<typeof EnvSchema>): OidcSettings | undefined {
+  const others = (['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_DOMAINS', 'OIDC_DEFAULT_WORKSPACE', 'OIDC_ROLE_CLAIM'] as const).filter((k) => e[k] !== undefined);
+  if (!e.OIDC_ISSUER) {
+    if (others.length > 0 || e.OIDC_ONLY) throw new ConfigError(`Invalid value for OIDC_ISSUER: required when ${others[0] ?? 'OIDC_ONLY'} is set`);
+    return undefined;
+  }
+  for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_DOMAINS'] as const) {
+    if (e[name] === undefined) throw new ConfigError(`Invalid value for ${name}: required when OIDC_ISSUER is set`);
+  }
+  const issuer = new URL(e.OIDC_ISSUER);
+  if (issuer.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname)) {
+    throw new ConfigError('Invalid value for OIDC_ISSUER: must be an https URL (http only on localhost)');
+  }
+  return {
+    // The issuer is compared with the provider's `iss` as written: keep it as given.
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID!,
+    clientSecret: e.OIDC_CLIENT_SECRET!,
+    allowedDomains: e.OIDC_ALLOWED_DOMAINS!,
+    defaultRole: e.OIDC_DEFAULT_ROLE,
+    defaultWorkspace: e.OIDC_DEFAULT_WORKSPACE,
+    roleClaim: e.OIDC_ROLE_CLAIM,
+    only: e.OIDC_ONLY,
+    name: e.OIDC_NAME,
+  };
 }

@@ -8,6 +8,9 @@
  * - `wm_device`: set at each login, the browser's device token for the account
  *   (users/devices.ts), which exempts its later logins from the limit that every unknown client
  *   shares (login-limit.ts). Kept 180 days, through log outs. Same attributes.
+ * - `wm_sso`: between the start of a single sign-on and the provider's answer (10 minutes), a
+ *   random value whose hash names the sign-in's checks (sso/service.ts), so only the browser that
+ *   started it finishes it. `SameSite=Lax` lets the provider's redirect (a top-level GET) carry it.
  *
  * @example
  * readCookie(request.headers.cookie, 'wm_session');                   // 'q3…' | undefined
@@ -16,6 +19,7 @@
 export const SESSION_COOKIE = 'wm_session';
 export const CSRF_COOKIE = 'wm_csrf';
 export const DEVICE_COOKIE = 'wm_device';
+export const SSO_COOKIE = 'wm_sso';
 
 /** The value of one cookie in a `Cookie` header (the first one of that name). */
 export function readCookie(header: string | undefined, name: string): string | undefined {

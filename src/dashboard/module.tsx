@@ -44,10 +44,12 @@ import { transferRoutes } from './routes/transfer.js';
 import { utmTemplateRoutes } from './routes/utm-templates.js';
 import type { CsvImporter } from '../imports/service.js';
 import type { ExportService } from '../exports/service.js';
+import type { SsoService } from '../sso/service.js';
+import { ssoRoutes } from './routes/sso.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, exports, audit }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService; audit: AuditService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, exports, audit, sso }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService; audit: AuditService; sso?: SsoService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -85,7 +87,9 @@ export function createDashboardModule(
         request.log.error({ err }, 'dashboard request failed');
         return sendPage(reply, <ErrorPage status={500} code="internal_server_error" message={`The server failed (request ${request.id}).`} />, 500);
       });
-      await scope.register(sessionRoutes(deps, kit, limiter));
+      await scope.register(sessionRoutes(deps, kit, limiter, sso));
+      // Single sign-on (src/sso/), when OIDC_ISSUER is set; the callback counts like the login.
+      if (sso) await scope.register(ssoRoutes(deps, sso, resetCounters));
       await scope.register(accountRoutes(deps, kit, limiter));
       await scope.register(newWorkspaceRoutes(deps, kit));
       await scope.register(passwordResetRoutes(deps, resetCounters));

@@ -289,6 +289,8 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
+  user_identities: UserIdentitiesTable;
+  sso_logins: SsoLoginsTable;
   invitations: InvitationsTable;
   setup_tokens: SetupTokensTable;
   audit_log: AuditLogTable;
@@ -444,6 +446,31 @@ export interface SessionsTable {
   /** Slides with use (idle timeout), never past `absolute_expires_at`. */
   expires_at: number;
   absolute_expires_at: number;
+  /** The ID token of a session started by SSO (the hint of the provider's logout); null otherwise (migration 0025). */
+  sso_id_token: string | null;
+  /** When the user last signed in again at the provider in this session (account changes ask for it). */
+  reauthenticated_at: number | null;
+}
+
+/** A provider's account linked to a user (migration 0025, src/sso/). */
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** A sign-in between its start and the provider's answer (migration 0025, src/sso/); used once. */
+export interface SsoLoginsTable {
+  /** SHA-256 of the `wm_sso` cookie's value: the browser that started it. */
+  browser_hash: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  next: string;
+  /** Token hash of the session asking for a fresh sign-in (reauthentication); null for a login. */
+  reauth_session: string | null;
+  created_at: number;
 }
 
 /** An invitation to a workspace (migration 0012, users/invitations.ts). */

@@ -18,6 +18,13 @@ const KEY_LENGTH = 32;
 const DEFAULT = { N: 32768, r: 8, p: 1 } as const;
 
 export const MIN_PASSWORD_LENGTH = 10;
+
+/**
+ * The stored "hash" of an account made by single sign-on: not of the scrypt form, so no password
+ * matches it (`verifyPassword` answers false after the same work); `npx waymark users
+ * reset-password` or a password reset gives the account a real one.
+ */
+export const NO_PASSWORD = 'none';
 export const MAX_PASSWORD_LENGTH = 256;
 
 /** How many derivations this process has run (tests assert the unknown-account path runs one). */

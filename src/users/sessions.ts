@@ -27,6 +27,9 @@ export interface SessionOptions {
 const DAY = 24 * 60 * 60 * 1000;
 export const SESSION_DEFAULTS: Required<SessionOptions> = { idleMs: 7 * DAY, absoluteMs: 30 * DAY, touchEveryMs: 60_000 };
 
+/** How recent a fresh sign-in must be for a change that asks for one (an email change). */
+export const REAUTH_WINDOW_MS = 5 * 60 * 1000;
+
 export interface ResolvedSession {
   session: SessionRow;
   user: UserRow;
@@ -37,7 +40,8 @@ export function createSessions({ store, now, ...options }: { store: UserStore; n
   return {
     settings,
 
-    async start(userId: string): Promise<{ token: string; session: SessionRow }> {
+    /** `ssoIdToken`: the session comes from single sign-on (its ID token is the hint of the provider's logout). */
+    async start(userId: string, { ssoIdToken = null }: { ssoIdToken?: string | null } = {}): Promise<{ token: string; session: SessionRow }> {
       const token = newToken();
       const t = now();
       const session: SessionRow = {
@@ -47,6 +51,8 @@ export function createSessions({ store, now, ...options }: { store: UserStore; n
         last_seen_at: t,
         absolute_expires_at: t + settings.absoluteMs,
         expires_at: Math.min(t + settings.idleMs, t + settings.absoluteMs),
+        sso_id_token: ssoIdToken,
+        reauthenticated_at: null,
       };
       await store.insertSession(session);
       return { token, session };
@@ -73,6 +79,13 @@ export function createSessions({ store, now, ...options }: { store: UserStore; n
       }
       return { session, user };
     },
+
+    /** Records that the session's user just signed in again at the provider (sso/service.ts). */
+    markReauthenticated: (session: SessionRow) => store.setReauthenticated(session.token_hash, now()),
+
+    /** Whether the session's user signed in again at the provider within `withinMs` (an email change asks, 5 minutes). */
+    recentlyReauthenticated: (session: SessionRow, withinMs = REAUTH_WINDOW_MS): boolean =>
+      session.reauthenticated_at !== null && now() - session.reauthenticated_at <= withinMs,
 
     revoke: (token: string) => store.deleteSession(hashToken(token)),
     /** Ends every session of the user (log out everywhere, a password reset). */

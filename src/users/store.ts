@@ -168,6 +168,9 @@ function queries(db: Kysely<Database>) {
     async touchSession(tokenHash: string, lastSeenAt: number, expiresAt: number): Promise<void> {
       await db.updateTable('sessions').set({ last_seen_at: lastSeenAt, expires_at: expiresAt }).where('token_hash', '=', tokenHash).execute();
     },
+    async setReauthenticated(tokenHash: string, at: number): Promise<void> {
+      await db.updateTable('sessions').set({ reauthenticated_at: at }).where('token_hash', '=', tokenHash).execute();
+    },
     async deleteSession(tokenHash: string): Promise<void> {
       await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
     },

@@ -24,6 +24,8 @@ export function passwordResetRoutes({ config, users }: DashboardDeps, counters: 
   const anonymous = { anonymous: true } as const;
   const resets = users.passwordResets;
   const offered = () => {
+    // OIDC_ONLY: a reset would give an SSO account a password; the break-glass one is the CLI's.
+    if (config.oidc?.only) throw new ApiError('not_found', 'This server signs people in with single sign-on. The operator resets passwords with `npx waymark users reset-password`.');
     if (!resets.enabled) throw new ApiError('not_found', 'Password resets need mail, which this server does not send. Ask the operator.');
   };
 

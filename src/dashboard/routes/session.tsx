@@ -5,17 +5,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
 import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, fullRedirect, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
-import { LoginPage, SetupPage } from '../pages/login.js';
+import { LeavingPage, LoginPage, SetupPage, type LoginSso } from '../pages/login.js';
 import { AccountPage } from '../pages/account.js';
 import { workspacePath } from '../layout.js';
 import type { LoginLimiter } from '../login-limit.js';
 import { ApiError } from '../../http/errors.js';
+import type { SsoService } from '../../sso/service.js';
 
 type Form = Record<string, string | undefined>;
 
-export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit: Kit, limiter: LoginLimiter): FastifyPluginAsync {
+export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit: Kit, limiter: LoginLimiter, sso?: SsoService): FastifyPluginAsync {
   const secure = isSecure(config);
   const anonymous = { anonymous: true } as const;
+  // With OIDC_ONLY the password form shows only at /dashboard/login?password=1 (the break-glass password).
+  const ssoOf = (query?: Form): LoginSso | undefined => (config.oidc ? { name: config.oidc.name, passwordHidden: config.oidc.only && query?.password !== '1' } : undefined);
 
   return async (app) => {
     app.get('/dashboard', { schema: HIDDEN }, async (request, reply) => {
@@ -27,7 +30,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
     app.get<{ Querystring: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       const next = safeNext(request.query.next);
       if (request.dashboard?.session) return redirect(reply, next);
-      return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} forgot={users.passwordResets.enabled} />);
+      return sendPage(reply, <LoginPage csrf={csrfFor(request, reply, secure)} next={next} forgot={users.passwordResets.enabled} sso={ssoOf(request.query)} />);
     });
 
     app.post<{ Body: Form }>('/dashboard/login', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
@@ -40,7 +43,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
       const attempt = await limiter.begin({ address: request.clientAddress, email, device });
       const user = await users.service.checkPassword(email, password);
       if (!user) {
-        const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." forgot={users.passwordResets.enabled} />;
+        const page = <LoginPage csrf={csrfFor(request, reply, secure)} next={next} email={email} error="The email address or the password is wrong." forgot={users.passwordResets.enabled} sso={ssoOf({ password: '1' })} />;
         return sendPage(reply, page, 401);
       }
       await attempt.succeeded();
@@ -55,6 +58,14 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
     app.post('/dashboard/logout', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       if (request.dashboard?.token) await users.sessions.revoke(request.dashboard.token);
       reply.header('set-cookie', clearSessionCookie(config));
+      // A session from SSO also ends at the provider when it offers RP-initiated logout. A page that
+      // moves on by itself (Refresh), not a redirect: the CSP's form-action would stop a form's redirect to another site.
+      const idToken = request.dashboard?.session?.session.sso_id_token;
+      const leave = idToken && sso ? await sso.endSessionUrl(idToken, `${config.baseUrl}/dashboard/login`) : null;
+      if (leave && config.oidc) {
+        if (request.headers['hx-request'] === 'true') return reply.status(200).header('hx-redirect', leave).send('');
+        return sendPage(reply.header('refresh', `0;url=${leave}`), <LeavingPage url={leave} name={config.oidc.name} />);
+      }
       return fullRedirect(request, reply, '/dashboard/login');
     });
 

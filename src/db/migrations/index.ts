@@ -24,6 +24,7 @@ import * as m0021 from './0021-click-batches.js';
 import * as m0022 from './0022-utm-templates.js';
 import * as m0023 from './0023-audit-log.js';
 import * as m0024 from './0024-password-resets.js';
+import * as m0025 from './0025-sso.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -48,6 +49,7 @@ const ALL: Record<string, DialectMigration> = {
   '0022-utm-templates': m0022,
   '0023-audit-log': m0023,
   '0024-password-resets': m0024,
+  '0025-sso': m0025,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
