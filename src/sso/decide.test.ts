@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideSignIn, planMemberships, rolesFromClaim, type Identity } from './decide.js';
+import { decideSignIn, identityOf, planMemberships, rolesFromClaim, type Identity } from './decide.js';
 
 const ann: Identity = { issuer: 'https://id.example.com', subject: 'ann', email: 'Ann@Example.com', emailVerified: true, name: 'Ann' };
 const settings = { allowedDomains: ['example.com'] };
@@ -47,4 +47,14 @@ test('planMemberships: adds, changes and removes what the claim does not name; n
     { workspaceId: 'ws_c', from: 'owner', to: null },
   ]);
   assert.deepEqual(planMemberships(wanted, wanted), []);
+});
+
+test('identityOf: email_verified decides; Entra ID\'s xms_edov stands in only when email_verified is absent', () => {
+  const base = { iss: 'https://id.example', sub: 's1', email: 'ann@example.com', name: 'Ann' };
+  assert.deepEqual(identityOf({ ...base, email_verified: true }), { issuer: 'https://id.example', subject: 's1', email: 'ann@example.com', emailVerified: true, name: 'Ann' });
+  assert.equal(identityOf({ ...base, email_verified: 'true' }).emailVerified, false, 'only the boolean');
+  assert.equal(identityOf(base).emailVerified, false);
+  assert.equal(identityOf({ ...base, xms_edov: true }).emailVerified, true);
+  assert.equal(identityOf({ ...base, email_verified: false, xms_edov: true }).emailVerified, false, 'the provider said no');
+  assert.deepEqual(identityOf({ iss: 'i', sub: 's', email: 42, name: null }), { issuer: 'i', subject: 's', email: null, emailVerified: false, name: null });
 });

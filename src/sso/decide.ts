@@ -15,7 +15,7 @@ export interface Identity {
   issuer: string;
   subject: string;
   email: string | null;
-  /** `email_verified` is true (some providers, Entra ID, never send it). */
+  /** The provider verified the address (`identityOf`: `email_verified`, or Entra ID's `xms_edov`). */
   emailVerified: boolean;
   name: string | null;
 }
@@ -30,6 +30,23 @@ export type SignInDecision =
   | { kind: 'refuse'; reason: 'no_email' | 'domain' | 'unverified'; message: string };
 
 /** The email's domain, lower-cased ('' without an @). */
+/**
+ * The person an ID token names. The address counts as verified when the provider says
+ * `email_verified: true`; Microsoft Entra ID never sends that claim, and its optional claim
+ * `xms_edov` ("email domain owner verified", added in the app registration's token configuration)
+ * stands in for it only when `email_verified` is absent.
+ */
+export function identityOf(claims: { iss: string; sub: string } & Record<string, unknown>): Identity {
+  const emailVerified = claims.email_verified === undefined ? claims.xms_edov === true : claims.email_verified === true;
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: typeof claims.email === 'string' ? claims.email : null,
+    emailVerified,
+    name: typeof claims.name === 'string' ? claims.name : null,
+  };
+}
+
 export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /**

@@ -23,7 +23,7 @@ import { hashToken, newToken } from '../users/tokens.js';
 import type { Role } from '../users/roles.js';
 import type { SessionRow, UserQueries, UserRow, UserStore } from '../users/store.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { decideSignIn, planMemberships, rolesFromClaim, type Identity } from './decide.js';
+import { decideSignIn, identityOf, planMemberships, rolesFromClaim, type Identity } from './decide.js';
 import { ProviderUnavailable, type OidcProvider } from './provider.js';
 import { insertIdentity, type SsoStore } from './store.js';
 
@@ -168,13 +168,7 @@ export function createSsoService({ settings, provider, store, users, workspaces,
         throw new ApiError('forbidden', 'The sign-in could not be verified. Start again from the login page.');
       }
       const { claims, idToken } = result;
-      const identity: Identity = {
-        issuer: claims.iss,
-        subject: claims.sub,
-        email: typeof claims.email === 'string' ? claims.email : null,
-        emailVerified: claims.email_verified === true,
-        name: typeof claims.name === 'string' ? claims.name : null,
-      };
+      const identity = identityOf(claims);
       if (login.reauth_session !== null) {
         if (!session || session.token_hash !== login.reauth_session) throw new ApiError('forbidden', 'This sign-in was asked for by another session. Start again.');
         await personOf(identity, claims, ip, session.user_id);

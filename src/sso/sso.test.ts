@@ -269,6 +269,33 @@ test('reauthentication: prompt=login and max_age=0, then the session records the
   assert.equal(await userByEmail(t, 'eve@example.com'), undefined, 'a reauthentication creates no one');
 });
 
+test('an SSO account (no password) changes its email only after a fresh sign-in at the provider, which the account page offers', async () => {
+  const { t, idp } = await setUp({ OIDC_NAME: 'Example ID' });
+  const { browser } = await signIn(t, idp, 'ann');
+  const page = await browser.get('/dashboard/account');
+  assert.doesNotMatch(page.body, /name="current"/, 'no password field for an account without one');
+  assert.match(page.body, /href="\/dashboard\/sso\/start\?reauth=1&next=%2Fdashboard%2Faccount"/);
+  assert.match(page.body, /sign in again with <span>Example ID<\/span>/);
+
+  const refused = await browser.post('/dashboard/account/email', { email: 'ann.new@example.com' });
+  assert.equal(refused.statusCode, 403, 'no proof yet');
+  assert.ok(await userByEmail(t, 'ann@example.com'), 'unchanged');
+
+  const start = await browser.get('/dashboard/sso/start?reauth=1&next=/dashboard/account');
+  const back = await idp.signIn(String(start.headers.location), 'ann');
+  assert.equal((await browser.get(back.pathname + back.search)).statusCode, 303);
+  const fresh = await browser.get('/dashboard/account');
+  assert.match(fresh.body, /You signed in again with <span>Example ID<\/span>/);
+  const changed = await browser.post('/dashboard/account/email', { email: 'ann.new@example.com' });
+  assert.equal(changed.statusCode, 303, changed.body);
+  assert.equal(changed.headers.location, '/dashboard/account?changed=email');
+  const user = await userByEmail(t, 'ann.new@example.com');
+  assert.ok(user, 'the new address is the login');
+  const again = await signIn(t, idp, 'ann');
+  assert.equal(again.res.statusCode, 303, 'the identity still signs in to the same account');
+  assert.equal((await userByEmail(t, 'ann.new@example.com'))?.id, user.id);
+});
+
 test('the login page offers "Sign in with …"; OIDC_ONLY hides the password form, which stays at ?password=1', async () => {
   const { t } = await setUp({ OIDC_ONLY: 'true', OIDC_NAME: 'Acme <ID>' });
   const page = await new Browser(t).get('/dashboard/login?next=/dashboard/account');

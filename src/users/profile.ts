@@ -27,14 +27,11 @@ import type { MailWriter } from './invitations.js';
 import { Email, emailKey, Name, parseInput } from './schema.js';
 import type { UserQueries, UserStore } from './store.js';
 
-/** How recent a single sign-on must be to stand in for the password (the SSO branch's `recentlyReauthenticated`). */
-export const REAUTH_WINDOW_MS = 10 * 60 * 1000;
-
 /** What the person showed for an email change. */
 export interface EmailChangeProof {
   /** The current password typed with the form is the account's. */
   passwordCorrect: boolean;
-  /** This session signed in again with single sign-on within `REAUTH_WINDOW_MS`. */
+  /** This session signed in again with single sign-on lately (`sessions.recentlyReauthenticated`: 5 minutes). */
   recentlyReauthenticated: boolean;
 }
 

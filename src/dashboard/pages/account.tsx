@@ -12,7 +12,46 @@ export interface ProfileForm {
   errors?: { name?: string; email?: string; current?: string };
 }
 
-function Profile({ frame, values, errors = {} }: { frame: Frame } & ProfileForm): JSX.Element {
+/**
+ * How this account can prove itself for an email change: its password (accounts made by single
+ * sign-on have none), and with SSO set up a fresh sign-in at the provider (`fresh`: done within
+ * the last 5 minutes).
+ */
+export interface EmailProofs {
+  password: boolean;
+  sso?: { name: string; fresh: boolean };
+}
+
+function EmailProof({ proofs, error }: { proofs: EmailProofs; error?: string }): JSX.Element {
+  const reauth = `/dashboard/sso/start?reauth=1&next=${encodeURIComponent('/dashboard/account')}`;
+  if (proofs.sso?.fresh) return <p class="hint">You signed in again with <span safe>{proofs.sso.name}</span>: the address can be changed for a few minutes without the password.</p>;
+  return (
+    <>
+      {proofs.password ? (
+        <label>
+          Current password
+          <input type="password" name="current" autocomplete="current-password" maxlength="256" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? 'err-current' : undefined} />
+        </label>
+      ) : (
+        ''
+      )}
+      {proofs.sso ? (
+        <p class="hint">
+          {proofs.password ? 'Or confirm it is you: ' : 'First confirm it is you: '}
+          <a href={reauth} hx-boost="false">
+            sign in again with <span safe>{proofs.sso.name}</span>
+          </a>
+        </p>
+      ) : proofs.password ? (
+        ''
+      ) : (
+        <p class="hint">This account has no password: an operator can set one (`npx waymark users reset-password`).</p>
+      )}
+    </>
+  );
+}
+
+function Profile({ frame, values, errors = {}, proofs }: { frame: Frame; proofs: EmailProofs } & ProfileForm): JSX.Element {
   return (
     <>
       <h2>Profile</h2>
@@ -32,10 +71,7 @@ function Profile({ frame, values, errors = {} }: { frame: Frame } & ProfileForm)
           <input type="email" name="email" value={values?.email ?? frame.user.email} required maxlength="254" autocomplete="email" aria-invalid={errors.email ? 'true' : undefined} aria-describedby={errors.email ? 'err-email' : undefined} />
         </label>
         <FieldError id="email" message={errors.email} />
-        <label>
-          Current password
-          <input type="password" name="current" autocomplete="current-password" maxlength="256" aria-invalid={errors.current ? 'true' : undefined} aria-describedby={errors.current ? 'err-current' : undefined} />
-        </label>
+        <EmailProof proofs={proofs} error={errors.current} />
         <FieldError id="current" message={errors.current} />
         <button type="submit">Change email</button>
       </form>
@@ -43,7 +79,7 @@ function Profile({ frame, values, errors = {} }: { frame: Frame } & ProfileForm)
   );
 }
 
-export function AccountPage({ frame, error, notice, profile }: { frame: Frame; error?: string; notice?: string; profile?: ProfileForm }): JSX.Element {
+export function AccountPage({ frame, error, notice, profile, proofs = { password: true } }: { frame: Frame; error?: string; notice?: string; profile?: ProfileForm; proofs?: EmailProofs }): JSX.Element {
   return (
     <Layout frame={frame} title="Account" section="account">
       <h1>Account</h1>
@@ -57,7 +93,7 @@ export function AccountPage({ frame, error, notice, profile }: { frame: Frame; e
       ) : (
         ''
       )}
-      <Profile frame={frame} {...profile} />
+      <Profile frame={frame} proofs={proofs} {...profile} />
       <h2>Workspaces</h2>
       {frame.workspaces.length ? (
         <ul>
@@ -84,18 +120,22 @@ export function AccountPage({ frame, error, notice, profile }: { frame: Frame; e
       )}
       <h2>Password</h2>
       <FormError message={error} />
-      <form method="post" action="/dashboard/account/password" class="stack">
-        <CsrfField token={frame.csrf} />
-        <label>
-          Current password
-          <input type="password" name="current" required autocomplete="current-password" maxlength="256" />
-        </label>
-        <label>
-          New password <span class="hint">(at least 10 characters; other devices are logged out)</span>
-          <input type="password" name="password" required autocomplete="new-password" minlength="10" maxlength="256" />
-        </label>
-        <button type="submit">Change password</button>
-      </form>
+      {proofs.password ? (
+        <form method="post" action="/dashboard/account/password" class="stack">
+          <CsrfField token={frame.csrf} />
+          <label>
+            Current password
+            <input type="password" name="current" required autocomplete="current-password" maxlength="256" />
+          </label>
+          <label>
+            New password <span class="hint">(at least 10 characters; other devices are logged out)</span>
+            <input type="password" name="password" required autocomplete="new-password" minlength="10" maxlength="256" />
+          </label>
+          <button type="submit">Change password</button>
+        </form>
+      ) : (
+        <p class="hint">This account signs in with single sign-on and has no password.</p>
+      )}
       <h2>Sessions</h2>
       <p class="hint">Ends every session of this account, on every device, including this one.</p>
       <form method="post" action="/dashboard/logout-everywhere" hx-boost="false">

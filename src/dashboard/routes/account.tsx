@@ -1,18 +1,19 @@
 /**
  * The account page (`GET /dashboard/account`) and its profile forms: `POST /dashboard/account/name`
  * (no password: a name grants nothing) and `POST /dashboard/account/email` (the current password,
- * guesses counted by the login limiter as for a new password; or, once single sign-on is merged, a
- * fresh SSO sign-in). The rules are users/profile.ts's; a refusal comes back at its field with
+ * guesses counted by the login limiter as for a new password; or a fresh single sign-on,
+ * `GET /dashboard/sso/start?reauth=1`, within `sessions.recentlyReauthenticated`'s 5 minutes). The rules are users/profile.ts's; a refusal comes back at its field with
  * what was typed. The new password's form is in routes/session.tsx.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import { whoOf } from '../../audit/record.js';
 import { mayChangeEmail, type EmailChangeProof } from '../../users/profile.js';
+import { NO_PASSWORD } from '../../users/password.js';
 import type { DashboardDeps, Kit } from '../kit.js';
 import { HIDDEN, fieldErrorOf, redirect, sendPage, sessionOf } from '../kit.js';
 import type { LoginLimiter } from '../login-limit.js';
-import { AccountPage, type ProfileForm } from '../pages/account.js';
+import { AccountPage, type EmailProofs, type ProfileForm } from '../pages/account.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -22,19 +23,28 @@ const NOTICES: Record<string, string> = {
   email: 'Email address changed. Other devices were logged out.',
 };
 
-export function accountRoutes({ users }: DashboardDeps, kit: Kit, limiter: LoginLimiter): FastifyPluginAsync {
+export function accountRoutes({ config, users }: DashboardDeps, kit: Kit, limiter: LoginLimiter): FastifyPluginAsync {
+  /** What the email form may ask for: the password (unless the account has none), a fresh SSO sign-in. */
+  function proofsOf(request: FastifyRequest): EmailProofs {
+    const { user, session } = sessionOf(request);
+    return {
+      password: user.password_hash !== NO_PASSWORD,
+      sso: config.oidc ? { name: config.oidc.name, fresh: users.sessions.recentlyReauthenticated(session) } : undefined,
+    };
+  }
+
   /** The account page again with a refused form's message at its field (a refusal of no field: at `fallback`). */
   async function refused(request: FastifyRequest, err: ApiError, values: ProfileForm['values'], fallback: 'name' | 'email' | 'current') {
     const errors = fieldErrorOf(err, ['name', 'email', 'current']);
     const { form, ...atFields } = errors;
     const profile: ProfileForm = { values, errors: form ? { ...atFields, [fallback]: form } : atFields };
-    return <AccountPage frame={await kit.accountFrame(request)} profile={profile} />;
+    return <AccountPage frame={await kit.accountFrame(request)} profile={profile} proofs={proofsOf(request)} />;
   }
 
   return async (app) => {
     app.get<{ Querystring: Form }>('/dashboard/account', { schema: HIDDEN }, async (request, reply) => {
       const notice = NOTICES[String(request.query.changed ?? '')];
-      return sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} notice={notice} />);
+      return sendPage(reply, <AccountPage frame={await kit.accountFrame(request)} notice={notice} proofs={proofsOf(request)} />);
     });
 
     app.post<{ Body: Form }>('/dashboard/account/name', { schema: HIDDEN }, async (request, reply) => {
@@ -57,10 +67,7 @@ export function accountRoutes({ users }: DashboardDeps, kit: Kit, limiter: Login
       const attempt = await limiter.begin({ address: request.clientAddress, email: user.email, device: `session-${session.token_hash.slice(0, 24)}` });
       const proof: EmailChangeProof = {
         passwordCorrect: current !== '' && (await users.service.checkPassword(user.email, current)) !== null,
-        // Single sign-on (branch `sso`) is the other proof; when it is merged this becomes
-        // `await users.sessions.recentlyReauthenticated(session, REAUTH_WINDOW_MS)` (users/profile.ts),
-        // and the page offers GET /dashboard/sso/start?reauth=1 to accounts without a password.
-        recentlyReauthenticated: false,
+        recentlyReauthenticated: users.sessions.recentlyReauthenticated(session),
       };
       if (mayChangeEmail(proof)) await attempt.succeeded();
       try {
