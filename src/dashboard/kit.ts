@@ -22,6 +22,7 @@ import { ApiError } from '../http/errors.js';
 import type { Config } from '../config.js';
 import type { UsersModule } from '../users/module.js';
 import type { ResolvedSession } from '../users/sessions.js';
+import type { UserRow } from '../users/store.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
 import { can, type Action, type Role } from '../users/roles.js';
@@ -112,6 +113,18 @@ export function sessionCookie(token: string, config: Config, maxAgeMs: number): 
 /** The device cookie (users/devices.ts), kept as long as the token is valid. */
 export function deviceCookie(token: string, config: Config): string {
   return cookieHeader(DEVICE_COOKIE, token, { secure: isSecure(config), maxAgeSeconds: DEVICE_MAX_AGE_MS / 1000 });
+}
+
+/**
+ * Signs `user` in in this browser (a password login, the first-run setup, single sign-on): a new
+ * session, the session and device cookies on `reply`. Sessions that expired unused are deleted
+ * here: sign-ins are rare, and the index makes it cheap.
+ */
+export async function signInBrowser({ config, users }: Pick<DashboardDeps, 'config' | 'users'>, reply: FastifyReply, user: UserRow, options: { ssoIdToken?: string } = {}): Promise<void> {
+  const { token } = await users.sessions.start(user.id, options);
+  await users.sessions.sweep();
+  reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
+  reply.header('set-cookie', deviceCookie(users.service.deviceToken(user), config));
 }
 
 /** The device token this browser sent, if any. */

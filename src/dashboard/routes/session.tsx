@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps, Kit } from '../kit.js';
-import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, fullRedirect, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf } from '../kit.js';
+import { HIDDEN, clearSessionCookie, csrfFor, deviceCookie, deviceCookieOf, fullRedirect, isSecure, redirect, safeNext, sendPage, sessionCookie, sessionOf, signInBrowser } from '../kit.js';
 import { LeavingPage, LoginPage, SetupPage, type LoginSso } from '../pages/login.js';
 import { AccountPage } from '../pages/account.js';
 import { workspacePath } from '../layout.js';
@@ -47,11 +47,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
         return sendPage(reply, page, 401);
       }
       await attempt.succeeded();
-      const { token } = await users.sessions.start(user.id);
-      // Sessions that expired unused are deleted here: logins are rare, and the index makes it cheap.
-      await users.sessions.sweep();
-      reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
-      reply.header('set-cookie', deviceCookie(users.service.deviceToken(user), config));
+      await signInBrowser({ config, users }, reply, user);
       return redirect(reply, next);
     });
 
@@ -118,9 +114,7 @@ export function sessionRoutes({ config, users, workspaces }: DashboardDeps, kit:
         const page = <SetupPage csrf={csrfFor(request, reply, secure)} token={token} values={input} error={err.message} />;
         return sendPage(reply, page, 422);
       }
-      const { token: session } = await users.sessions.start(user.id);
-      reply.header('set-cookie', sessionCookie(session, config, users.sessions.settings.absoluteMs));
-      reply.header('set-cookie', deviceCookie(users.service.deviceToken(user), config));
+      await signInBrowser({ config, users }, reply, user);
       return redirect(reply, workspacePath(workspace.slug, '/links'));
     });
   };

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { DashboardDeps } from '../kit.js';
-import { HIDDEN, deviceCookie, isSecure, redirect, safeNext, sessionCookie } from '../kit.js';
+import { HIDDEN, isSecure, redirect, safeNext, signInBrowser } from '../kit.js';
 import { SSO_COOKIE, cookieHeader, readCookie } from '../cookies.js';
 import { ApiError } from '../../http/errors.js';
 import { addressKey } from '../../http/client-address.js';
@@ -54,10 +54,7 @@ export function ssoRoutes({ config, users }: DashboardDeps, sso: SsoService, cou
         return redirect(reply, outcome.next);
       }
       if (request.dashboard?.token) await users.sessions.revoke(request.dashboard.token);
-      const { token } = await users.sessions.start(outcome.user.id, { ssoIdToken: outcome.idToken });
-      await users.sessions.sweep();
-      reply.header('set-cookie', sessionCookie(token, config, users.sessions.settings.absoluteMs));
-      reply.header('set-cookie', deviceCookie(users.service.deviceToken(outcome.user), config));
+      await signInBrowser({ config, users }, reply, outcome.user, { ssoIdToken: outcome.idToken });
       return redirect(reply, outcome.next);
     });
   };
