@@ -1,18 +1,17 @@
 /**
  * The dashboard's import upload streams (issue 26, class 1): a 15 MB file, sent over real HTTP
- * as a browser sends it, is imported with the event loop held under 50 ms at any moment
- * (test-support/event-loop.ts: monitorEventLoopDelay, and the main thread's own CPU time in that
- * stall), where the upload used to be buffered whole and parsed in one piece (51 s of stalled
+ * as a browser sends it, is imported without holding the event loop (test-support/event-loop.ts:
+ * monitorEventLoopDelay, and the main thread's own CPU time in that stall; the 50 ms target is
+ * measured by `npm run bench -- loop-held`), where the upload used to be buffered whole and parsed in one piece (51 s of stalled
  * redirects, 1.15 GB of RSS). The caps of `POST /links/import` apply, with the page's message.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { measureLoopStall } from '../test-support/event-loop.js';
+import { assertLoopFree, measureLoopStall } from '../test-support/event-loop.js';
 import { multipartBody, postBody } from '../test-support/upload.js';
 import { addUser, logIn, slugOf, type Browser } from './testing.js';
 
-const STALL_MS = 50;
 const boundary = '----waymark-upload-test';
 
 let t: TestApp;
@@ -41,7 +40,7 @@ function send(body: Buffer) {
 }
 const upload = (csv: string, dryRun = false) => send(formOf(csv, dryRun));
 
-test('a 15 MB upload is imported without holding the event loop', { timeout: 600_000 }, async () => {
+test('a 15 MB upload is imported without holding the event loop', { timeout: 600_000 }, async (tc) => {
   const filler = 'x'.repeat(900);
   const lines = ['url,key,title,description'];
   let size = 0;
@@ -52,10 +51,10 @@ test('a 15 MB upload is imported without holding the event loop', { timeout: 600
   }
   const rows = lines.length - 1;
   const body = formOf(lines.join('\n') + '\n');
-  const { result, stallMs, figures } = await measureLoopStall(() => send(body));
+  const { result, held } = await measureLoopStall(() => send(body));
   assert.equal(result.status, 200, result.body.slice(0, 500));
   assert.match(result.body, new RegExp(`${rows} rows: ${rows} created, 0 skipped, 0 rejected`));
-  assert.ok(stallMs < STALL_MS, `the event loop was held ${stallMs.toFixed(1)} ms: ${figures}`);
+  assertLoopFree(tc, 'dashboard-upload-15mb', held);
   assert.equal((await t.inject({ method: 'GET', url: '/links/count' })).json(), rows);
 });
 

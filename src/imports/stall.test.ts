@@ -1,22 +1,21 @@
 /**
- * No import holds the event loop that serves redirects (issue 26, class 1): the longest stall
- * of the loop (perf_hooks.monitorEventLoopDelay, and where Linux tells it, the main thread's own
- * CPU time in that stall: test-support/event-loop.ts) stays under 50 ms during
+ * No import holds the event loop that serves redirects (issue 26, class 1): the main thread's own
+ * CPU time in the longest stall of the loop (test-support/event-loop.ts) stays short during a dry
+ * run of 20,000 empty rows through `POST /links/import`, on the import thread. The issue's file
+ * had 100,000 such rows and held the loop 28.7 s; a fifth of it still takes seconds to judge in
+ * one piece, far beyond the test's bound, and costs the suite a fifth of the time.
  *
- * - a 100,000-row dry run through `POST /links/import` (the issue's 293 KB file of empty rows,
- *   which held the loop 28.7 s; on the import thread),
- *
- * 50 ms is generous on purpose (a busy CI machine): an import's slice is 4 ms. The dashboard's
- * 15 MB upload: dashboard/upload-stall.test.ts; an import in process (no thread): slices.test.ts.
+ * The target is 50 ms (`npm run bench -- loop-held`); the test's bound is wider, for a busy CI
+ * machine (test-support/event-loop.ts). The dashboard's 15 MB upload:
+ * dashboard/upload-stall.test.ts; an import in process (no thread): slices.test.ts.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { measureLoopStall } from '../test-support/event-loop.js';
+import { assertLoopFree, measureLoopStall } from '../test-support/event-loop.js';
 import { postBody as post } from '../test-support/upload.js';
 
-const STALL_MS = 50;
-/** The work takes 10-20 s of CPU: on a loaded machine, minutes (the default timeout is 2). */
+/** On a loaded machine the import thread (nice 19) gets little CPU: minutes (the default timeout is 2). */
 const SLOW = { timeout: 600_000 };
 
 let t: TestApp;
@@ -31,12 +30,12 @@ before(async () => {
 });
 after(() => t.close());
 
-test('a 100,000-row dry run through POST /links/import', SLOW, async () => {
-  const csv = Buffer.from('url,key,domain\n' + ',,\n'.repeat(100_000));
-  const { result, stallMs, figures } = await measureLoopStall(() =>
+test('a 20,000-row dry run through POST /links/import', SLOW, async (tc) => {
+  const csv = Buffer.from('url,key,domain\n' + ',,\n'.repeat(20_000));
+  const { result, held } = await measureLoopStall(() =>
     post(base, '/links/import?dryRun=true', { authorization: `Bearer ${t.key}`, 'content-type': 'text/csv' }, csv),
   );
   assert.equal(result.status, 200, result.body.slice(0, 300));
-  assert.deepEqual(JSON.parse(result.body).counts, { rows: 100_000, created: 0, skipped: 0, rejected: 100_000 });
-  assert.ok(stallMs < STALL_MS, `the event loop was held ${stallMs.toFixed(1)} ms: ${figures}`);
+  assert.deepEqual(JSON.parse(result.body).counts, { rows: 20_000, created: 0, skipped: 0, rejected: 20_000 });
+  assertLoopFree(tc, 'import-thread-20k-dry-run', held);
 });

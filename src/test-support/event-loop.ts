@@ -16,15 +16,19 @@
  *   time the code itself held the loop, which is what yielding controls.
  * - `maxDelayMs`: `monitorEventLoopDelay`'s longest delay, the wall clock, which counts all.
  *
- * So a test bounds the stall by the code's own CPU (`maxWorkCpuMs < 50`) and the wall clock by
- * the same bound plus what the machine and the collector added
- * (`maxDelayMs < 50 + maxWaitMs + maxGcMs`).
+ * Tests hold the code's own stall (`maxWorkCpuMs`) to `STALL_BOUND_MS` with `assertLoopFree`,
+ * which also reports the figures for `npm run bench -- loop-held`: the bench runs these same tests
+ * and compares their figures with the 50 ms target. The wall clock is reported, not asserted: it
+ * counts what the machine did meanwhile, and it can also miss a stall (an in-process import
+ * without slices showed 2,603 ms of its own CPU in one stretch and a 121 ms `maxDelayMs`).
  *
  * @example
  * const held = await loopDuring(() => exportEverything());
- * assert.ok(held.maxWorkCpuMs < 50 && held.maxDelayMs < 50 + held.maxWaitMs + held.maxGcMs, JSON.stringify(held));
+ * assertLoopFree(t, 'export', held);
  */
 import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
 export interface LoopHeld {
@@ -115,20 +119,43 @@ export async function loopDuring(run: () => Promise<unknown>): Promise<LoopHeld>
 }
 
 /**
- * Runs `work` under `loopDuring` and names the stall the work itself caused: the smaller of the
- * wall-clock delay and the code's own CPU time in one stretch (`maxWorkCpuMs`). A stall is the
- * work's doing when both say so.
+ * What a test holds a stall to. Not the target: the target is 50 ms (bulk work yields every 4 ms,
+ * time-slice.ts), and `npm run bench -- loop-held` measures it on a quiet machine. A test runs on
+ * a shared machine, where the thread's own CPU time stretches too (a 4 ms-sliced upload showed a
+ * 74 ms stretch in CI, the machine running two test processes and PostgreSQL on two cores). The
+ * defects these tests catch cost far more: an in-process import without slices held the loop
+ * 2.6 s for 10,000 rejected rows; the dashboard upload, buffered whole, 51 s.
+ */
+export const STALL_BOUND_MS = 250;
+
+/**
+ * Asserts that the code's own stall (`maxWorkCpuMs`) stayed under `STALL_BOUND_MS`, and reports the figures as a `loop-held
+ * <scenario> <json>` diagnostic, which the loop-held bench reads.
  *
  * @example
- * const { result, stallMs, figures } = await measureLoopStall(() => t.inject({ … }));
- * assert.ok(stallMs < 50, figures);
+ * const { held } = await measureLoopStall(() => importer.importCsv(ws, rows));
+ * assertLoopFree(t, 'import-in-process', held);
  */
-export async function measureLoopStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number; held: LoopHeld; figures: string }> {
+export function assertLoopFree(t: TestContext, scenario: string, held: LoopHeld): void {
+  const figures = JSON.stringify(held);
+  t.diagnostic(`loop-held ${scenario} ${figures}`);
+  assert.ok(held.turns > 20, `the loop turned ${held.turns} times: ${figures}`);
+  assert.ok(held.maxWorkCpuMs < STALL_BOUND_MS, `the event loop was held ${held.maxWorkCpuMs.toFixed(1)} ms: ${figures}`);
+}
+
+/**
+ * Runs `work` under `loopDuring`, with a few more turns after it (a stall at the very end shows
+ * at the next turns).
+ *
+ * @example
+ * const { result, held } = await measureLoopStall(() => t.inject({ … }));
+ * assertLoopFree(t, 'inject', held);
+ */
+export async function measureLoopStall<T>(work: () => Promise<T>): Promise<{ result: T; held: LoopHeld }> {
   let result: T | undefined;
   const held = await loopDuring(async () => {
     result = await work();
-    // A stall at the very end shows at the next turns.
     await new Promise((r) => setTimeout(r, 20));
   });
-  return { result: result as T, stallMs: Math.min(held.maxDelayMs, held.maxWorkCpuMs), held, figures: JSON.stringify(held) };
+  return { result: result as T, held };
 }
