@@ -70,7 +70,7 @@ test('with the checkpoint thread, the log of a writer that never checkpoints sta
     const file = join(dir, 'helped.db');
     new SQLite(file).pragma('journal_mode = WAL');
     const reports = checkpointReports();
-    const checkpointer = startCheckpointer(file, { intervalMs: 20, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
+    const checkpointer = startCheckpointer(file, { intervalMs: 20, startAboveBytes: 0, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
     // After each commit, wait for a checkpoint that copied the whole log: the next commit then
     // writes the log from its start.
     const helped = await writeLoad(file, async () => {
@@ -110,7 +110,7 @@ async function grownLog(file: string, walLimitBytes: number): Promise<{ reports:
   reader.exec('begin');
   reader.prepare('select count(*) from t').get();
   const reports = checkpointReports();
-  const checkpointer = startCheckpointer(file, { intervalMs: 10, walLimitBytes, restartWaitMs: 10, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
+  const checkpointer = startCheckpointer(file, { intervalMs: 10, startAboveBytes: 0, walLimitBytes, restartWaitMs: 10, onError: (err) => assert.fail(String(err)), onCheckpoint: reports.onCheckpoint });
   for (let i = 0; i < 10; i++) tx();
   assert.ok(statSync(`${file}-wal`).size > 4 * 1024 * 1024, 'the log grew while the reader held its snapshot');
   const grown = performance.timeOrigin + performance.now();
@@ -152,7 +152,7 @@ test('the checkpoint thread runs at the nice value it is given', { skip: !HAS_TH
   openWriter(file).close();
   // 8: no other thread of the test process runs at it.
   assert.equal(threadNices().includes(8), false);
-  const checkpointer = startCheckpointer(file, { intervalMs: 50, nice: 8 });
+  const checkpointer = startCheckpointer(file, { intervalMs: 50, startAboveBytes: 0, nice: 8 });
   try {
     // The thread lowers its priority first thing; give it a moment to start.
     for (let i = 0; i < 100 && !threadNices().includes(8); i++) await sleep(20);
@@ -162,4 +162,50 @@ test('the checkpoint thread runs at the nice value it is given', { skip: !HAS_TH
     rmSync(dir, { recursive: true, force: true });
   }
   assert.equal(threadNices().includes(8), false, 'gone with the thread');
+});
+
+test('the thread starts only once the log holds more than startAboveBytes, and checkpoints from then on', { skip: !HAS_THREAD_PRIORITIES && 'needs /proc/thread-self (Linux)' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-lazy-'));
+  const file = join(dir, 'lazy.db');
+  const db = openWriter(file);
+  const insert = db.prepare('insert into t (v) values (?)');
+  const write = (rows: number) => db.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run('x'.repeat(1000));
+  })();
+  const reports = checkpointReports();
+  // The nice value marks the thread (no other thread of the test process runs at 9).
+  assert.equal(threadNices().includes(9), false);
+  const checkpointer = startCheckpointer(file, { intervalMs: 10, startAboveBytes: 1024 * 1024, nice: 9, onCheckpoint: reports.onCheckpoint });
+  try {
+    write(200); // ~250 KB of log
+    await sleep(300); // 30 looks at the log
+    assert.equal(threadNices().includes(9), false, 'no thread while the log is small');
+    assert.equal(reports.all.length, 0);
+    write(2000); // ~2.5 MB
+    const first = await reports.next();
+    assert.ok(first.logFrames * 4096 > 1024 * 1024, `the first checkpoint saw the grown log: ${first.logFrames} frames`);
+    assert.equal(threadNices().filter((n) => n === 9).length, 1, 'one thread');
+  } finally {
+    await checkpointer.stop();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(threadNices().includes(9), false, 'gone with the thread');
+});
+
+test('a checkpointer stopped before its thread started stops at once and never starts one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-ckpt-never-'));
+  const file = join(dir, 'never.db');
+  const db = openWriter(file);
+  const reports = checkpointReports();
+  const checkpointer = startCheckpointer(file, { intervalMs: 5, startAboveBytes: 1024, onCheckpoint: reports.onCheckpoint });
+  await checkpointer.stop();
+  const insert = db.prepare('insert into t (v) values (?)');
+  db.transaction(() => {
+    for (let i = 0; i < 100; i++) insert.run('x'.repeat(1000));
+  })();
+  await sleep(100);
+  assert.equal(reports.all.length, 0, 'no checkpoint after stop, though the log is over the threshold');
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
 });

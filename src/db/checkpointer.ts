@@ -15,11 +15,17 @@
  * for a writer or reader in progress), and the next commit then writes from the start of the
  * file again. `journal_size_limit` on the writing connections (db/open.ts) trims the file back.
  *
+ * The thread starts once the log first holds more than `startAboveBytes` (4 MiB, about what
+ * SQLite's own default leaves before it checkpoints): until then this thread only looks at the
+ * log's size every `intervalMs`. Starting a thread costs ~260 ms of CPU (a new isolate loading
+ * the driver), which a database that is barely written to (a test app; a quiet install) never needs.
+ *
  * @example
  * const checkpointer = startCheckpointer('/data/waymark.db');
  * await checkpointer.stop();
  */
 import { Worker } from 'node:worker_threads';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { LOWER_PRIORITY_SOURCE } from '../thread-priority.js';
@@ -32,6 +38,8 @@ export interface CheckpointerOptions {
   walLimitBytes?: number;
   /** How long a RESTART waits for a transaction in progress (default 200 ms). */
   restartWaitMs?: number;
+  /** Log size that starts the thread (default 4 MiB; 0 starts it at once). */
+  startAboveBytes?: number;
   /** Nice value of the thread (Linux; 0, the default, leaves it): background work like the click writer's. */
   nice?: number;
   onError?: (err: unknown, context: string) => void;
@@ -92,35 +100,68 @@ parentPort.on('message', () => {
 });
 `;
 
+/** The log size below which no thread is started: about SQLite's own checkpoint point (1,000 pages of 4 KiB). */
+export const THREAD_START_BYTES = 4 * 1024 * 1024;
+
 export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = {
-    driver,
-    file,
-    intervalMs: options.intervalMs ?? 500,
-    walLimitBytes: options.walLimitBytes ?? WAL_LIMIT_BYTES,
-    restartWaitMs: options.restartWaitMs ?? 200,
-    nice: options.nice ?? 0,
-    report: options.onCheckpoint !== undefined,
-  };
-  const worker = new Worker(SOURCE, { eval: true, workerData });
-  worker.on('message', (msg: { error?: string; report?: CheckpointReport }) => {
-    if (msg.error) options.onError?.(new Error(msg.error), 'WAL checkpoint failed');
-    if (msg.report) options.onCheckpoint?.(msg.report);
-  });
-  worker.on('error', (err) => options.onError?.(err, 'WAL checkpoint thread failed'));
-  // The thread must not keep the process alive on its own.
-  worker.unref();
+  const intervalMs = options.intervalMs ?? 500;
+  const startAboveBytes = options.startAboveBytes ?? THREAD_START_BYTES;
+  let worker: Worker | null = null;
   let stopped: Promise<void> | null = null;
+  let watch: NodeJS.Timeout | null = null;
+
+  const start = () => {
+    const workerData = {
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      file,
+      intervalMs,
+      walLimitBytes: options.walLimitBytes ?? WAL_LIMIT_BYTES,
+      restartWaitMs: options.restartWaitMs ?? 200,
+      nice: options.nice ?? 0,
+      report: options.onCheckpoint !== undefined,
+    };
+    const started = new Worker(SOURCE, { eval: true, workerData });
+    started.on('message', (msg: { error?: string; report?: CheckpointReport }) => {
+      if (msg.error) options.onError?.(new Error(msg.error), 'WAL checkpoint failed');
+      if (msg.report) options.onCheckpoint?.(msg.report);
+    });
+    started.on('error', (err) => options.onError?.(err, 'WAL checkpoint thread failed'));
+    // The thread must not keep the process alive on its own.
+    started.unref();
+    worker = started;
+  };
+
+  if (startAboveBytes <= 0) start();
+  else {
+    let looking = false;
+    watch = setInterval(() => {
+      if (looking) return;
+      looking = true;
+      stat(`${file}-wal`)
+        .then((log) => {
+          if (log.size <= startAboveBytes || stopped || worker) return;
+          clearInterval(watch!);
+          start();
+        })
+        // No log yet (nothing written since the file opened): keep looking.
+        .catch(() => undefined)
+        .finally(() => (looking = false));
+    }, intervalMs);
+    watch.unref();
+  }
+
   return {
     stop() {
+      if (watch) clearInterval(watch);
       stopped ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5_000);
-        worker.once('exit', () => {
+        const running = worker;
+        if (!running) return resolve();
+        const timer = setTimeout(() => void running.terminate().then(() => resolve()), 5_000);
+        running.once('exit', () => {
           clearTimeout(timer);
           resolve();
         });
-        worker.postMessage('stop');
+        running.postMessage('stop');
       });
       return stopped;
     },

@@ -16,7 +16,7 @@
  * await counters.close();
  */
 import type pg from 'pg';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import type { OpenDatabase } from './open.js';
 
 export interface RateCount {
@@ -59,7 +59,7 @@ export function openRateCounters(database: Pick<OpenDatabase, 'pgPool'>, options
 }
 
 function memoryCounters({ maxKeys, now }: Required<RateCounterOptions>): RateCounters {
-  const windows = new LRUCache<string, { hits: number; resetAt: number }>({ max: maxKeys });
+  const windows = boundedCache<string, { hits: number; resetAt: number }>(maxKeys);
   return {
     async hit(key, windowMs) {
       const at = now();

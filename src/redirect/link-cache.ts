@@ -18,7 +18,7 @@
  * const cache = createLinkCache(store);
  * const link = cache.peek('go.example.com', 'abc') ?? (await cache.load('go.example.com', 'go.example.com', 'abc'));
  */
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import type { Change } from '../db/change-bus.js';
 import type { DomainInfo, LinkInfo, TestVariant } from './decide.js';
 import type { DomainRow, LinkWithWorkspace, RedirectStore } from './store.js';
@@ -148,8 +148,7 @@ export function createLinkCache(store: Pick<RedirectStore, 'findLink' | 'findDom
     return bare === host ? null : `${bare}${cacheKey.slice(nl)}`;
   };
   const now = options.now ?? Date.now;
-  const links = new LRUCache<string, LinkEntry>({
-    max: options.max ?? 100_000,
+  const links = boundedCache<string, LinkEntry>(options.max ?? 100_000, {
     dispose: (_value, cacheKey) => {
       const alias = aliasOf(cacheKey);
       if (alias === null) return;
@@ -158,7 +157,7 @@ export function createLinkCache(store: Pick<RedirectStore, 'findLink' | 'findDom
       if (set && set.size === 0) portAliases.delete(alias);
     },
   });
-  const domains = new LRUCache<string, Entry<DomainInfo>>({ max: 10_000 });
+  const domains = boundedCache<string, Entry<DomainInfo>>(10_000);
   const inflight = new Map<string, Promise<LinkInfo | null>>();
   // Bumped by every invalidation: a load that started before a change must not cache its
   // (possibly stale) answer.

@@ -9,7 +9,7 @@
  * if (limiter.blocked(`${ip}\n${link.id}`, now)) …
  */
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../bounded-cache.js';
 import { safeEqual } from '../workspaces/api-keys.js';
 
 /** Cookie carrying the proof for one link, e.g. `waymark_password_link_01J…`. */
@@ -49,7 +49,7 @@ export interface AttemptLimiter {
 export function createAttemptLimiter(options: AttemptLimiterOptions = {}): AttemptLimiter {
   const max = options.max ?? 10;
   const windowMs = options.windowMs ?? 10 * 60_000;
-  const tries = new LRUCache<string, { count: number; resetAt: number }>({ max: 50_000 });
+  const tries = boundedCache<string, { count: number; resetAt: number }>(50_000);
   return {
     blocked(key, now) {
       const t = tries.get(key);
