@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg_ from 'pg';
 import { isPostgresUrl } from '../src/db/open.js';
+import { entryArgs } from '../src/test-support/entry.js';
 
 const PgClient = pg_.Client;
 
@@ -24,7 +25,7 @@ async function freePort(): Promise<number> {
 }
 
 function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestApp, TEST_ENGINE } from '../test-support/harness.js';
 import { createLink, freePort, holdWriteLock, privateDatabase, startClickLoad, startServer, type WriteLock } from '../test-support/server-process.js';
 import { hit } from '../redirect/testing.js';
+import { entryArgs } from '../test-support/entry.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 /** Longer than three tries of the busy timeout (the import tried three times before it waited). */
@@ -65,7 +66,7 @@ test('an import and a server under click load on one SQLite file both finish whi
     const database = await db.open();
     const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
     await database.close();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'import', 'api', '--from', proxyBase, '--token', source.key, '--workspace', workspace.id, '--events'], {
+    const child = spawn(process.execPath, [...entryArgs('src/cli/index.ts'), 'import', 'api', '--from', proxyBase, '--token', source.key, '--workspace', workspace.id, '--events'], {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', EVENTS_URL: 'sql' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../db/open.js';
 import { databaseUrlOf, openTestDatabase } from './harness.js';
+import { entryArgs } from './entry.js';
 
 /** A TCP port free on 127.0.0.1 a moment ago. */
 export async function freePort(): Promise<number> {
@@ -66,7 +67,7 @@ export interface RunningServer {
  * X-Forwarded-For, `key` as WAYMARK_API_KEY) and returns at once, while it starts.
  */
 export function spawnServer(url: string, port: number, key: string, env: Record<string, string> = {}): RunningServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     // The SQL store unless the test names one: these suites read its tables from outside the process.
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', WAYMARK_API_KEY: key, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', EVENTS_URL: process.env.EVENTS_URL ?? 'sql', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +83,7 @@ export function spawnServer(url: string, port: number, key: string, env: Record<
 export async function startServer(url: string, port: number, key: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const server = spawnServer(url, port, key, env);
   const { child } = server;
-  // A generous bound for a start (tsx compiles on the fly, GeoIP data loads) on a busy CI machine.
+  // A generous bound for a start (the app loads, GeoIP data loads) on a busy CI machine.
   const deadline = Date.now() + 60_000;
   while (!server.output().includes('Waymark is running')) {
     if (Date.now() > deadline || child.exitCode !== null) {

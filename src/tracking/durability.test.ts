@@ -18,6 +18,7 @@ import type { LinksTable } from '../db/tables.js';
 import { openDatabase, type OpenDatabase } from '../db/open.js';
 import { TEST_ENGINE } from '../test-support/harness.js';
 import { newClickId, newId } from '../ids.js';
+import { entryArgs } from '../test-support/entry.js';
 
 const API_KEY = `wm_durability_${randomBytes(6).toString('hex')}`;
 let url: string;
@@ -63,7 +64,7 @@ function freePort(): Promise<number> {
 async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     cwd: process.cwd(),
     env: { ...process.env, DATABASE_URL: url, WAYMARK_API_KEY: API_KEY, PORT: String(port), BASE_URL: base, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'pipe'],
