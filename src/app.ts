@@ -87,7 +87,7 @@ export async function buildApp(options: BuildOptions) {
   // Built before the outbox module, which registers its outbox subscriber.
   const webhooks = createWebhooksModule({ config, database, now });
   // Mail through the outbox (src/mail/): a subscriber only when SMTP_URL is set.
-  const mailer = createMailer(config);
+  const mailer = await createMailer(config);
   const domainEvents = createOutboxModule({
     config,
     database,
@@ -138,7 +138,7 @@ export async function buildApp(options: BuildOptions) {
   // Off unless METRICS_TOKEN or METRICS_PORT is set. Built before the modules, so the event
   // store's appends are timed from the first; reads the modules' own counters at scrape.
   let replayedClicks = 0;
-  const metrics = createMetrics(config, {
+  const metrics = await createMetrics(config, {
     redirect: () => redirect.stats(),
     retention: () => retention.stats(),
     replayed: () => replayedClicks,

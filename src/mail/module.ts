@@ -7,11 +7,10 @@
  * dashboard hands links over as before.
  *
  * @example
- * const mail = createMailer(config);           // undefined without SMTP_URL
+ * const mail = await createMailer(config);     // undefined without SMTP_URL
  * subscribers.push(mail.subscriber);
  * await outbox.write(trx, [mailEntry({ kind: 'password_reset', to, token, expiresAt }, workspaceId, now)]);
  */
-import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import { outboxEntry, type DomainEvent, type OutboxEntry, type OutboxType } from '../outbox/outbox.js';
 import type { Subscriber } from '../outbox/publisher.js';
@@ -26,8 +25,10 @@ export function mailEntry(intent: MailIntent, workspaceId: string, now: number):
 /** Ids of mail sent by this process lately: a redelivered event is not sent twice. */
 const REMEMBERED = 10_000;
 
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'baseUrl'>) {
+export async function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'baseUrl'>) {
   if (!config.smtpUrl) return undefined;
+  // Loaded only with SMTP_URL: nodemailer is ~40 modules every process would otherwise load.
+  const { default: nodemailer } = await import('nodemailer');
   // One connection at a time, closed after each message: a down server costs one failed connect.
   const transport = nodemailer.createTransport(config.smtpUrl, { from: config.mailFrom });
   const sent = new Set<string>();
@@ -46,4 +47,4 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'base
   };
   return { subscriber, close: () => transport.close() };
 }
-export type Mailer = NonNullable<ReturnType<typeof createMailer>>;
+export type Mailer = NonNullable<Awaited<ReturnType<typeof createMailer>>>;

@@ -11,18 +11,17 @@
  * the store's append methods once, here.
  *
  * @example
- * const metrics = createMetrics(config, sources); // undefined when off
+ * const metrics = await createMetrics(config, sources); // undefined when off
  * metrics?.instrumentRequests(app); await app.register(metrics.routes);
  * // curl -H "Authorization: Bearer $METRICS_TOKEN" http://127.0.0.1:3000/metrics
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { ApiError } from '../http/errors.js';
-import { registerCollectors, type MetricSources } from './collectors.js';
+import type { MetricSources } from './collectors.js';
 
 /** Seconds: API answers from a millisecond (cached reads) to a minute (exports). */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -35,9 +34,12 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return timingSafeEqual(digest(header.slice(7).trim()), digest(token));
 }
 
-export function createMetrics(config: Pick<Config, 'metrics' | 'host'>, sources: MetricSources) {
+export async function createMetrics(config: Pick<Config, 'metrics' | 'host'>, sources: MetricSources) {
   const { token, port } = config.metrics;
   if (!token && port === undefined) return undefined;
+  // Loaded only when metrics are on: prom-client and what it requires are ~80 modules, which
+  // every process (each test's among them) would otherwise load for nothing.
+  const [{ Counter, Histogram, Registry, collectDefaultMetrics }, { registerCollectors }] = await Promise.all([import('prom-client'), import('./collectors.js')]);
   const registry = new Registry();
   // process_* (CPU, memory, file descriptors) and nodejs_* (event-loop delay, heap, GC, handles).
   collectDefaultMetrics({ register: registry });
@@ -159,4 +161,4 @@ export function createMetrics(config: Pick<Config, 'metrics' | 'host'>, sources:
     },
   };
 }
-export type Metrics = NonNullable<ReturnType<typeof createMetrics>>;
+export type Metrics = NonNullable<Awaited<ReturnType<typeof createMetrics>>>;
