@@ -5,7 +5,7 @@
 // in CI. Type checking stays with `npm run typecheck`.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 export const TEST_BUILD_DIR = '.test-build';
 
@@ -18,28 +18,39 @@ function walk(dir, sources, assets) {
   }
 }
 
-export async function buildTests() {
+export function buildTests() {
+  return transpile('.', ['src', 'test'], TEST_BUILD_DIR);
+}
+
+/**
+ * Transpiles `dirs` of the tree at `root` into `root/outdir`, same layout, assets copied beside
+ * (also used by test/upgrade/old-version.ts for an earlier version's `src/`).
+ */
+export async function transpile(root, dirs, outdir) {
   const sources = [];
   const assets = [];
-  for (const dir of ['src', 'test']) walk(dir, sources, assets);
-  rmSync(TEST_BUILD_DIR, { recursive: true, force: true });
+  for (const dir of dirs) walk(join(root, dir), sources, assets);
+  const out = join(root, outdir);
+  rmSync(out, { recursive: true, force: true });
   await build({
+    absWorkingDir: process.cwd(),
     entryPoints: sources,
-    outdir: TEST_BUILD_DIR,
-    outbase: '.',
+    outdir: out,
+    outbase: root,
     bundle: false,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     sourcemap: 'inline',
-    tsconfig: 'tsconfig.json',
+    tsconfig: join(root, 'tsconfig.json'),
     // Node 20 reads `import … with { type: 'json' }`; esbuild would drop the attribute for node20.
     supported: { 'import-attributes': true },
     logLevel: 'warning',
   });
   for (const a of assets) {
-    mkdirSync(join(TEST_BUILD_DIR, dirname(a)), { recursive: true });
-    copyFileSync(a, join(TEST_BUILD_DIR, a));
+    const to = join(out, relative(root, a));
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(a, to);
   }
 }
 

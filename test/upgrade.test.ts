@@ -183,7 +183,7 @@ function withSpilled(before: Views, linkId: string, count: number): Pick<Views, 
 
 /** `journal`: the version runs on its default event store (DuckDB on SQLite) and leaves a click batch in its journal. */
 async function upgradeFrom(commit: string | 'current', options: { journal?: boolean } = {}) {
-  const version: ExtractedVersion = commit === 'current' ? { commit: 'current', dir: REPO, remove: () => undefined } : extractVersion(commit);
+  const version: ExtractedVersion = commit === 'current' ? { commit: 'current', dir: REPO, remove: () => undefined } : await extractVersion(commit);
   const db = await freshDatabase();
   try {
     const server = await startVersion(version, { DATABASE_URL: db.url, CLICK_SPILL_DIR: db.spillDir, ...(commit === 'current' || options.journal ? {} : { EVENTS_URL: 'sql' }) }, await freePort());

@@ -1,7 +1,8 @@
 /**
  * The upgrade test's fixtures, made by the earlier versions themselves (test/upgrade.test.ts): an
  * earlier commit's `src/` is taken from git (`git archive`) into a temporary folder beside this
- * repository's node_modules, its `src/main.ts` is started on a fresh database, and it is driven
+ * repository's node_modules, transpiled there as the tests are (scripts/build-tests.mjs: a start
+ * under tsx cost ~8 s of CPU), its `src/main.ts` is started on a fresh database, and it is driven
  * over HTTP only (the published API every version serves): links, clicks through its redirect,
  * leads and sales. What it answers then (`views`) is what the current code must answer on the
  * same data after the upgrade. Nothing binary is stored: the data is made anew on every run.
@@ -18,11 +19,16 @@ import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { entryArgs } from '../../src/test-support/entry.js';
 
 // Tests run from the repository's root (npm test), transpiled or not.
 const REPO = process.cwd();
 export const UPGRADE_KEY = 'wm_upgrade_fixture_key_0001';
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+/** Where an extracted version's `src/` is transpiled to, in its folder. */
+const BUILT = '.build';
 
 export interface ExtractedVersion {
   commit: string;
@@ -30,8 +36,8 @@ export interface ExtractedVersion {
   remove(): void;
 }
 
-/** The commit's `src/` and package.json in a temporary folder that uses this checkout's node_modules. */
-export function extractVersion(commit: string): ExtractedVersion {
+/** The commit's `src/` and package.json in a temporary folder that uses this checkout's node_modules, `src/` transpiled into `.build/`. */
+export async function extractVersion(commit: string): Promise<ExtractedVersion> {
   const dir = mkdtempSync(join(tmpdir(), `waymark-v-${commit.slice(0, 7)}-`));
   const archive = spawnSync('sh', ['-c', `git -C "${REPO}" archive "${commit}" src package.json tsconfig.json | tar -x -C "${dir}"`], { encoding: 'utf8' });
   if (archive.status !== 0) {
@@ -39,6 +45,8 @@ export function extractVersion(commit: string): ExtractedVersion {
     throw new Error(`git archive ${commit} failed (a shallow clone? run \`git fetch --unshallow\`): ${archive.stderr}`);
   }
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  const { transpile } = (await import(pathToFileURL(join(REPO, 'scripts/build-tests.mjs')).href)) as { transpile(root: string, dirs: string[], outdir: string): Promise<void> };
+  await transpile(dir, ['src'], BUILT);
   return { commit, dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -54,7 +62,9 @@ export interface RunningVersion {
 
 /** Starts the version's `src/main.ts` with `env`; resolves once it serves. */
 export async function startVersion(version: ExtractedVersion, env: Record<string, string>, port: number): Promise<RunningVersion> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // This checkout (`current`) as the other tests start it; an earlier one from its transpiled tree.
+  const args = version.commit === 'current' ? entryArgs('src/main.ts') : ['--enable-source-maps', join(BUILT, 'src/main.js')];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: version.dir,
     env: {
       ...process.env,
