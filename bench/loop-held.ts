@@ -9,6 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg, cpus } from 'node:os';
+import type { LoopHeld as Held } from '../src/test-support/event-loop.js';
 
 const TARGET_MS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -20,7 +21,6 @@ const FILES = [
   'src/exports/streams.test.ts',
 ];
 
-interface Held { maxDelayMs: number; maxCpuMs: number; maxWaitMs: number; maxGcMs: number; maxWorkCpuMs: number; turns: number; elapsedMs: number }
 interface Row { scenario: string; round: number; held: Held }
 
 /** Runs one test file under the TAP reporter and returns its `loop-held` diagnostics. */

@@ -101,7 +101,7 @@ parentPort.on('message', () => {
 `;
 
 /** The log size below which no thread is started: about SQLite's own checkpoint point (1,000 pages of 4 KiB). */
-export const THREAD_START_BYTES = 4 * 1024 * 1024;
+const THREAD_START_BYTES = 4 * 1024 * 1024;
 
 export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
   const intervalMs = options.intervalMs ?? 500;
@@ -139,7 +139,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
       looking = true;
       stat(`${file}-wal`)
         .then((log) => {
-          if (log.size <= startAboveBytes || stopped || worker) return;
+          if (log.size <= startAboveBytes || stopped) return;
           clearInterval(watch!);
           start();
         })
