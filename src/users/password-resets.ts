@@ -2,7 +2,8 @@
  * "Forgot password?" (issue 30): a single-use link, valid for 1 hour, mailed to the account's
  * address. Asking answers the same whether or not the address has an account (no user oracle);
  * the dashboard rate-limits the asking (dashboard/routes/password-reset.tsx). The token is stored
- * hashed; using it sets the password and ends every session of the account, in one transaction.
+ * hashed; using it sets the password, voids every other link of the account still unused (an
+ * older mail must not open the account again) and ends every session, in one transaction.
  * Without mail (no SMTP_URL) resets are off: the operator sets a password with the CLI.
  *
  * @example
@@ -46,7 +47,7 @@ export function createPasswordResets({ store, now, mail }: { store: UserStore; n
       if (Number(row.expires_at) <= now()) throw new ApiError('invite_expired', 'This link has expired: ask for a new one.');
     },
 
-    /** Sets the password and ends the account's sessions; the link works once. */
+    /** Sets the password, voids the account's other links and ends its sessions; the link works once. */
     async reset(token: string, password: string): Promise<void> {
       await this.check(token);
       const hash = await hashPassword(parseInput(z.object({ password: Password }), { password }).password);
@@ -54,6 +55,7 @@ export function createPasswordResets({ store, now, mail }: { store: UserStore; n
         const userId = await s.usePasswordReset(hashToken(token), now());
         if (!userId) throw new ApiError('not_found', 'This link does not exist or has already been used.');
         await s.setPassword(userId, hash);
+        await s.deletePasswordResetsOf(userId);
         await s.deleteSessionsOf(userId);
       });
     },

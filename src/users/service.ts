@@ -92,10 +92,16 @@ export function createUserService({ store, now }: UserServiceDeps) {
       return knownDevice(token, await store.findUserByEmailKey(emailKey(email).slice(0, 254)), now());
     },
 
-    /** Sets a new password; the caller ends the user's sessions (sessions.revokeAll). */
+    /**
+     * Sets a new password and voids the account's unused reset links (one mailed before the change
+     * must not undo it); the caller ends the user's sessions (sessions.revokeAll).
+     */
     async setPassword(userId: string, password: string): Promise<void> {
-      const valid = parseInput(Password, password);
-      if (!(await store.setPassword(userId, await hashPassword(valid)))) throw new ApiError('not_found', 'User not found.');
+      const hash = await hashPassword(parseInput(Password, password));
+      await store.transaction(async (s) => {
+        if (!(await s.setPassword(userId, hash))) throw new ApiError('not_found', 'User not found.');
+        await s.deletePasswordResetsOf(userId);
+      });
     },
 
     // Memberships

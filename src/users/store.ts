@@ -79,7 +79,7 @@ function queries(db: Kysely<Database>) {
         .executeTakeFirst();
       return row?.user_id;
     },
-    /** Deletes the user's unused resets (their login address changed: a link mailed to the old one must not work). */
+    /** Deletes the user's unused resets (a new password, or a new login address: an earlier link must not work). */
     async deletePasswordResetsOf(userId: string): Promise<void> {
       await db.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).execute();
     },
