@@ -149,12 +149,16 @@ export function createSsoService({ settings, provider, store, users, workspaces,
       return { browserToken, url };
     },
 
-    /** Ends a sign-in at the provider's callback. 400 without a pending sign-in of this browser; 403 when refused. */
+    /**
+     * Ends a sign-in at the provider's callback. 400 without a pending sign-in of this browser; 403
+     * when refused. A callback that does not verify (a forged state, someone else's code, the
+     * provider's error) leaves the pending sign-in as it was, so a link an attacker sends cannot
+     * cancel the person's own; the one that verifies uses it up before anything else happens.
+     */
     async complete({ browserToken, callbackUrl, ip, session }: { browserToken: string | undefined; callbackUrl: URL; ip: string | null; session: SessionRow | null }): Promise<SignInOutcome> {
-      const login = browserToken ? await store.takeLogin(hashToken(browserToken)) : undefined;
-      if (!login || login.created_at < now() - SIGN_IN_TTL_MS) {
-        throw new ApiError('bad_request', 'This sign-in has expired or was already used. Start again from the login page.');
-      }
+      const browserHash = browserToken ? hashToken(browserToken) : null;
+      const login = browserHash ? await store.findLogin(browserHash) : undefined;
+      if (!login || login.created_at < now() - SIGN_IN_TTL_MS) throw expired();
       const providerError = callbackUrl.searchParams.get('error');
       if (providerError) throw new ApiError('forbidden', `The identity provider did not sign you in (${providerError.slice(0, 100)}).`);
       const checks = { state: login.state, nonce: login.nonce, codeVerifier: login.code_verifier, fresh: login.reauth_session !== null };
@@ -167,6 +171,8 @@ export function createSsoService({ settings, provider, store, users, workspaces,
         log('sso sign-in not verified', { error: (err as Error).message, code: (err as { code?: string }).code });
         throw new ApiError('forbidden', 'The sign-in could not be verified. Start again from the login page.');
       }
+      // Verified: used once (a second callback racing this one finds it gone).
+      if (!(await store.takeLogin(browserHash!))) throw expired();
       const { claims, idToken } = result;
       const identity = identityOf(claims);
       if (login.reauth_session !== null) {
@@ -181,6 +187,8 @@ export function createSsoService({ settings, provider, store, users, workspaces,
     endSessionUrl: (idToken: string, postLogoutRedirectUri: string) => provider.endSessionUrl(idToken, postLogoutRedirectUri),
   };
 }
+
+const expired = () => new ApiError('bad_request', 'This sign-in has expired or was already used. Start again from the login page.');
 
 function unavailable(err: unknown): never {
   throw new ApiError('service_unavailable', err instanceof ProviderUnavailable ? err.message : 'The identity provider could not be reached. Try again in a moment.');

@@ -146,17 +146,35 @@ test('an existing password user is linked only when the provider verified the em
   assert.equal((await linked.browser.get('/dashboard/account')).statusCode, 200);
 });
 
-test('a forged state is refused, and the sign-in it belonged to is used up', async () => {
+test("a forged callback (another state, an attacker's code, the provider's error) is refused and leaves the genuine pending sign-in alone", async () => {
   const { t, idp } = await setUp();
   const browser = new Browser(t);
   const callback = new URL(await toCallback(idp, browser, 'ann'), REDIRECT_URI);
-  const forged = new URL(callback);
-  forged.searchParams.set('state', 'forged-state-value');
-  const res = await browser.get(forged.pathname + forged.search);
-  assert.equal(res.statusCode, 403);
-  assert.match(res.body, /could not be verified/);
+  const pending = browser.cookies.get('wm_sso');
+  // The attacker's own sign-in (as Una, in their browser): its code and state, sent to Ann's browser.
+  const attackers = new URL(await toCallback(idp, new Browser(t), 'una'), REDIRECT_URI);
+  const forgedState = new URL(callback);
+  forgedState.searchParams.set('state', 'forged-state-value');
+  const theirCodeOurState = new URL(callback);
+  theirCodeOurState.searchParams.set('code', attackers.searchParams.get('code')!);
+  for (const forged of [forgedState, attackers, theirCodeOurState]) {
+    const res = await browser.get(forged.pathname + forged.search);
+    assert.equal(res.statusCode, 403, forged.search);
+    assert.match(res.body, /could not be verified/);
+    assert.equal(browser.cookies.get('wm_sso'), pending, 'the sign-in cookie stays');
+    assert.ok(!browser.cookies.has('wm_session'));
+  }
+  const denied = await browser.get(`${callback.pathname}?error=access_denied&state=${callback.searchParams.get('state')}`);
+  assert.equal(denied.statusCode, 403);
+  assert.equal(await userByEmail(t, 'una@example.com'), undefined, "the attacker's account was never signed in");
+
+  const genuine = await browser.get(callback.pathname + callback.search);
+  assert.equal(genuine.statusCode, 303, genuine.body);
+  assert.ok(browser.cookies.has('wm_session'));
+  assert.ok(!browser.cookies.has('wm_sso'));
+  assert.ok(await userByEmail(t, 'ann@example.com'));
+  browser.cookies.set('wm_sso', pending!);
   assert.equal((await browser.get(callback.pathname + callback.search)).statusCode, 400, 'one use only');
-  assert.equal(await userByEmail(t, 'ann@example.com'), undefined);
   // Without the browser's cookie (another browser), a genuine callback is refused too.
   const stranger = new Browser(t);
   const elsewhere = await toCallback(idp, new Browser(t), 'ann');

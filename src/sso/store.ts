@@ -1,10 +1,11 @@
 /**
  * SQL of single sign-on (migration 0025): identities linked to users, and sign-ins in progress
- * (each taken, that is deleted, by the one callback that uses it).
+ * (each read by the callbacks that come, and taken, that is deleted, by the one that verifies).
  *
  * @example
  * const store = createSsoStore(db);
  * await store.insertLogin(row);
+ * const pending = await store.findLogin(browserHash);
  * const login = await store.takeLogin(browserHash); // undefined the second time
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
@@ -19,6 +20,8 @@ export function createSsoStore(db: Kysely<Database>) {
       await db.deleteFrom('sso_logins').where('browser_hash', '=', row.browser_hash).execute();
       await db.insertInto('sso_logins').values(row).execute();
     },
+    /** The sign-in this browser started, left pending (a callback that fails to verify changes nothing). */
+    findLogin: (browserHash: string): Promise<SsoLoginRow | undefined> => db.selectFrom('sso_logins').selectAll().where('browser_hash', '=', browserHash).executeTakeFirst(),
     /** Deletes and returns the sign-in this browser started, so it can be used once. */
     async takeLogin(browserHash: string): Promise<SsoLoginRow | undefined> {
       return db.deleteFrom('sso_logins').where('browser_hash', '=', browserHash).returningAll().executeTakeFirst();

@@ -41,13 +41,14 @@ export function ssoRoutes({ config, users }: DashboardDeps, sso: SsoService, cou
       if (hits > config.loginRateLimitPerAddress) {
         throw new ApiError('rate_limit_exceeded', 'Too many failed sign-ins from this address. Try again later.', { headers: { 'retry-after': String(Math.ceil(resetInMs / 1000)) } });
       }
-      reply.header('set-cookie', clearSso);
+      // The sign-in cookie stays through a callback that fails to verify: the pending sign-in does too (sso/service.ts).
       const outcome = await sso.complete({
         browserToken: readCookie(request.headers.cookie, SSO_COOKIE),
         callbackUrl: new URL(request.url, config.baseUrl),
         ip: request.clientAddress ?? null,
         session: request.dashboard?.session?.session ?? null,
       });
+      reply.header('set-cookie', clearSso);
       await counters.undo(key, LOGIN_WINDOW_MS);
       if (outcome.kind === 'reauthenticated') {
         await users.sessions.markReauthenticated(request.dashboard!.session!.session);
