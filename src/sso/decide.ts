@@ -10,7 +10,7 @@
  */
 import { isRole, ROLES, type Role } from '../users/roles.js';
 
-/** What the provider's ID token says of the person (validated by openid-client first). */
+/** What the provider says of the person: its validated ID token, with userinfo's claims where the token lacks them (provider.ts). */
 export interface Identity {
   issuer: string;
   subject: string;

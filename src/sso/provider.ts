@@ -3,7 +3,13 @@
  * the issuer at first use (cached; a failed discovery is tried again at the next sign-in), the
  * authorization URL with PKCE (S256), `state` and `nonce`, the code exchange with the ID token's
  * checks (issuer, audience, expiry, nonce, and its signature against the provider's JWKS, which
- * the library fetches again for an unknown `kid`: key rotation), and the logout URL.
+ * the library fetches again for an unknown `kid`: key rotation), the userinfo endpoint when the ID
+ * token lacks a claim Waymark reads (`claimsNeeded`), and the logout URL.
+ *
+ * A provider that follows OpenID Connect Core (§5.4) answers the `email` and `profile` scopes at
+ * its userinfo endpoint, not in the ID token, whenever it issues an access token (the code flow):
+ * oidc-provider's default, Keycloak's option. The claims then come from userinfo, whose `sub` must
+ * be the ID token's (§5.3.2: openid-client checks it); the ID token's own claims win where both say.
  *
  * The library's clock is the app's (`now`, its offset from the system clock taken at discovery), so tests can move it.
  *
@@ -24,7 +30,7 @@ export interface SignInChecks {
 }
 
 export interface ExchangeResult {
-  /** The ID token's validated claims. */
+  /** The ID token's validated claims, with those it lacks from userinfo when they were needed. */
   claims: oidc.IDToken;
   /** The ID token itself: the hint of the provider's logout. */
   idToken: string;
@@ -41,6 +47,14 @@ export interface OidcProvider {
 export class ProviderUnavailable extends Error {}
 
 const DISCOVERY_TIMEOUT_S = 10;
+
+/**
+ * The claims Waymark reads that the ID token lacks (pure): the person's address and name, and the
+ * role claim when one is set. Userinfo is asked for only then.
+ */
+export function claimsNeeded(idToken: Record<string, unknown>, roleClaim?: string): string[] {
+  return ['email', 'name', ...(roleClaim ? [roleClaim] : [])].filter((claim) => idToken[claim] === undefined);
+}
 
 export function createOidcProvider(settings: OidcSettings, { redirectUri, now }: { redirectUri: string; now: () => number }): OidcProvider {
   let discovered: Promise<oidc.Configuration> | null = null;
@@ -96,7 +110,10 @@ export function createOidcProvider(settings: OidcSettings, { redirectUri, now }:
       });
       const claims = tokens.claims();
       if (!claims || !tokens.id_token) throw new Error('The provider sent no ID token.');
-      return { claims, idToken: tokens.id_token };
+      if (claimsNeeded(claims, settings.roleClaim).length === 0 || !config.serverMetadata().userinfo_endpoint) return { claims, idToken: tokens.id_token };
+      // Throws when userinfo's `sub` is not the ID token's (another person's answer).
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+      return { claims: { ...userinfo, ...claims }, idToken: tokens.id_token };
     },
 
     async endSessionUrl(idToken, postLogoutRedirectUri) {

@@ -17,7 +17,8 @@ after(async () => {
 });
 
 async function setUp(env: Record<string, string> = {}, options: { now?: () => number } = {}): Promise<{ t: TestApp; idp: OidcTestProvider; slug: string }> {
-  const idp = await startOidcProvider({ redirectUri: REDIRECT_URI });
+  // The claims in the ID token, as many providers send them (userinfo.test.ts: the conformant default).
+  const idp = await startOidcProvider({ redirectUri: REDIRECT_URI, claimsInIdToken: true });
   open.push(idp);
   const base = { OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: CLIENT.id, OIDC_CLIENT_SECRET: CLIENT.secret, OIDC_ALLOWED_DOMAINS: 'example.com' };
   const t = await createTestApp({ env: { ...base, ...env }, ...options });
@@ -61,6 +62,7 @@ test('first sign-in creates the user (default role, no usable password, identity
   const user = await userByEmail(t, 'ann@example.com');
   assert.ok(user);
   assert.equal(user.name, 'Ann Admin');
+  assert.equal(idp.userinfoRequests(), 0, 'the ID token had every claim: no userinfo request');
   assert.equal(user.password_hash, NO_PASSWORD);
   assert.equal(await t.modules.users.service.checkPassword('ann@example.com', NO_PASSWORD), null, 'no password opens an SSO account');
   assert.equal(await t.modules.users.service.roleOf(user.id, t.workspaceId), 'member');

@@ -6,8 +6,13 @@
  * first-party client). `signIn` drives its login form over HTTP and returns the address the
  * browser would be sent back to; `rotateKeys` restarts it on the same address with a new signing
  * key (the old one gone from its JWKS); `tamperIdToken` re-signs the next ID token with the
- * provider's own key after changing its claims (another audience, say).
+ * provider's own key after changing its claims (another audience, say); `tamperUserinfo` changes
+ * the next userinfo answer.
  *
+ * By default it is configured as oidc-provider ships, conformant to OpenID Connect Core: in the
+ * code flow the `email` and `profile` claims come from the userinfo endpoint only, the ID token
+ * holding little more than `sub`. `claimsInIdToken: true` puts them in the ID token as well
+ * (`conformIdTokenClaims: false`), as many providers do. *
  * @example
  * const idp = await startOidcProvider({ redirectUri: 'http://localhost:3999/dashboard/sso/callback' });
  * const callback = await idp.signIn(authorizationUrl, 'ann');   // …/callback?code=…&state=…
@@ -47,6 +52,10 @@ export interface OidcTestProvider {
   kid(): string;
   /** Changes the claims of the next ID token the token endpoint returns, re-signed with the current key. */
   tamperIdToken(change: (claims: Record<string, unknown>) => Record<string, unknown>): void;
+  /** Changes the next answer of the userinfo endpoint. */
+  tamperUserinfo(change: (claims: Record<string, unknown>) => Record<string, unknown>): void;
+  /** How many userinfo requests the provider answered. */
+  userinfoRequests(): number;
   close(): Promise<void>;
 }
 
@@ -56,12 +65,14 @@ async function signingKey(): Promise<{ jwk: JWK; privateKey: CryptoKey }> {
   return { jwk, privateKey };
 }
 
-export async function startOidcProvider(options: { redirectUri: string }): Promise<OidcTestProvider> {
+export async function startOidcProvider(options: { redirectUri: string; claimsInIdToken?: boolean }): Promise<OidcTestProvider> {
   let redirectUri = options.redirectUri;
   const postLogoutRedirectUri = () => new URL('/dashboard/login', redirectUri).href;
   const accounts = structuredClone(ACCOUNTS);
   let key = await signingKey();
   let tamper: ((claims: Record<string, unknown>) => Record<string, unknown>) | null = null;
+  let tamperInfo: ((claims: Record<string, unknown>) => Record<string, unknown>) | null = null;
+  let userinfoRequests = 0;
   let server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -87,8 +98,7 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
         return { accountId: id, claims: async () => ({ sub: id, ...account }) };
       },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
-      // The claims of the scopes go into the ID token (Waymark reads only the ID token).
-      conformIdTokenClaims: false,
+      conformIdTokenClaims: !options.claimsInIdToken,
       features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
       pkce: { required: () => true, methods: ['S256'] },
       // A first-party client: consent is granted in advance.
@@ -104,6 +114,14 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     });
     provider.use(async (ctx, next) => {
       await next();
+      if (ctx.path === '/me' && ctx.status === 200) {
+        userinfoRequests++;
+        if (tamperInfo) {
+          const change = tamperInfo;
+          tamperInfo = null;
+          ctx.body = change(ctx.body as Record<string, unknown>);
+        }
+      }
       const body = ctx.body as { id_token?: string } | undefined;
       if (ctx.path === '/token' && tamper && body?.id_token) {
         const change = tamper;
@@ -179,6 +197,10 @@ export async function startOidcProvider(options: { redirectUri: string }): Promi
     tamperIdToken(change) {
       tamper = change;
     },
+    tamperUserinfo(change) {
+      tamperInfo = change;
+    },
+    userinfoRequests: () => userinfoRequests,
     close: stop,
   };
 }
