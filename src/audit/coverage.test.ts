@@ -65,6 +65,12 @@ async function customer(): Promise<string> {
 async function member(): Promise<string> {
   return (await addUser(t, 'viewer')).id;
 }
+/** A member whose account single sign-on made (no password). */
+async function ssoMember(): Promise<string> {
+  const id = await member();
+  await t.ctx.database.db.updateTable('users').set({ password_hash: 'none' }).where('id', '=', id).execute();
+  return id;
+}
 async function invitation(): Promise<string> {
   return (await t.modules.users.invitations.invite(t.workspaceId, { email: `i-${uniq()}@example.com`, role: 'viewer' }, owner.id)).invitation.id;
 }
@@ -181,6 +187,7 @@ const FORMS: Record<string, Maker> = {
   },
   'POST /dashboard/w/:slug/settings/members/invite': async () => viaForm('invitation.create', '/dashboard/w/:slug/settings/members/invite', { email: `k-${uniq()}@example.com`, role: 'member' }),
   'POST /dashboard/w/:slug/settings/members/:id/role': async () => viaForm('member.role', `/dashboard/w/:slug/settings/members/${await member()}/role`, { role: 'member' }),
+  'POST /dashboard/w/:slug/settings/members/:id/password': async () => viaForm('member.password', `/dashboard/w/:slug/settings/members/${await ssoMember()}/password`, { allowed: 'true' }),
   'POST /dashboard/w/:slug/settings/members/:id/remove': async () => viaForm('member.remove', `/dashboard/w/:slug/settings/members/${await member()}/remove`),
   'POST /dashboard/w/:slug/settings/invitations/:id/revoke': async () => viaForm('invitation.revoke', `/dashboard/w/:slug/settings/invitations/${await invitation()}/revoke`),
   'POST /dashboard/w/:slug/links/:id/delete': async () => viaForm('link.delete', `/dashboard/w/:slug/links/${await link()}/delete`),

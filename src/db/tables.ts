@@ -425,6 +425,8 @@ export interface UsersTable {
   /** `scrypt$N$r$p$salt$hash` (users/password.ts). */
   password_hash: string;
   created_at: number;
+  /** When an owner allowed this single sign-on account a password; null: it may not get one (migration 0026). */
+  password_allowed_at: number | null;
 }
 
 /** A user's role in a workspace (migration 0012). */

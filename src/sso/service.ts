@@ -107,7 +107,7 @@ export function createSsoService({ settings, provider, store, users, workspaces,
       let user: UserRow | undefined;
       if (decision.kind === 'create') {
         const email = parseInput(Email, decision.email);
-        user = { id: newId('user', now()), email, email_key: emailKey(email), name: decision.name, password_hash: NO_PASSWORD, created_at: now() };
+        user = { id: newId('user', now()), email, email_key: emailKey(email), name: decision.name, password_hash: NO_PASSWORD, created_at: now(), password_allowed_at: null };
         await s.insertUser(user);
         for (const [workspaceId, role] of joins!) {
           await s.upsertMembership(user.id, workspaceId, role, now());

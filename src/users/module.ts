@@ -13,6 +13,7 @@ import { createSessions, type SessionOptions } from './sessions.js';
 import { createInvitations, type MailWriter } from './invitations.js';
 import { createPasswordResets } from './password-resets.js';
 import { createProfile } from './profile.js';
+import { createPasswordAccess } from './password-access.js';
 
 export function createUsersModule({ database, now, sessions: sessionOptions, mail }: { database: Pick<OpenDatabase, 'db'>; now: () => number; sessions?: SessionOptions; mail?: MailWriter }) {
   const store = createUserStore(database.db);
@@ -23,6 +24,7 @@ export function createUsersModule({ database, now, sessions: sessionOptions, mai
     invitations: createInvitations({ store, users: service, now, mail }),
     passwordResets: createPasswordResets({ store, now, mail }),
     profile: createProfile({ store, now, mail }),
+    passwordAccess: createPasswordAccess({ store, now }),
   };
 }
 

@@ -4,7 +4,9 @@
  * the dashboard rate-limits the asking (dashboard/routes/password-reset.tsx). The token is stored
  * hashed; using it sets the password, voids every other link of the account still unused (an
  * older mail must not open the account again) and ends every session, in one transaction.
- * Without mail (no SMTP_URL) resets are off: the operator sets a password with the CLI.
+ * Without mail (no SMTP_URL) resets are off: the operator sets a password with the CLI. An
+ * account made by single sign-on gets no link unless an owner allowed it a password
+ * (password-access.ts): the same answer, and no mail.
  *
  * @example
  * await resets.request('ann@example.com');            // mails a link if the account exists
@@ -16,6 +18,7 @@ import { hashPassword } from './password.js';
 import { Password, emailKey, parseInput } from './schema.js';
 import type { UserStore } from './store.js';
 import { hashToken, newToken } from './tokens.js';
+import { mayGetPasswordByReset } from './password.js';
 import type { MailWriter } from './invitations.js';
 
 export const RESET_TTL_MS = 60 * 60 * 1000;
@@ -25,11 +28,11 @@ export function createPasswordResets({ store, now, mail }: { store: UserStore; n
     /** Whether resets can be mailed at all (SMTP_URL set). */
     enabled: !!mail,
 
-    /** Mails a reset link if `email` has an account; answers nothing either way. */
+    /** Mails a reset link if `email` has an account that may have a password; answers nothing either way. */
     async request(email: string): Promise<void> {
       if (!mail) return;
       const user = await store.findUserByEmailKey(emailKey(email));
-      if (!user) return;
+      if (!user || !mayGetPasswordByReset(user)) return;
       const token = newToken();
       const t = now();
       await store.transaction(async (s, trx) => {
@@ -53,10 +56,11 @@ export function createPasswordResets({ store, now, mail }: { store: UserStore; n
       const hash = await hashPassword(parseInput(z.object({ password: Password }), { password }).password);
       await store.transaction(async (s) => {
         const userId = await s.usePasswordReset(hashToken(token), now());
-        if (!userId) throw new ApiError('not_found', 'This link does not exist or has already been used.');
-        await s.setPassword(userId, hash);
-        await s.deletePasswordResetsOf(userId);
-        await s.deleteSessionsOf(userId);
+        const user = userId ? await s.findUserById(userId) : undefined;
+        if (!user || !mayGetPasswordByReset(user)) throw new ApiError('not_found', 'This link does not exist or has already been used.');
+        await s.setPassword(user.id, hash);
+        await s.deletePasswordResetsOf(user.id);
+        await s.deleteSessionsOf(user.id);
       });
     },
   };

@@ -27,6 +27,20 @@ export const MIN_PASSWORD_LENGTH = 10;
 export const NO_PASSWORD = 'none';
 export const MAX_PASSWORD_LENGTH = 256;
 
+/** How a member signs in (password-access.ts): their own password, single sign-on only, or a password an owner allowed. */
+export type PasswordAccess = 'password' | 'sso_only' | 'allowed';
+
+/** The account's state (pure). */
+export function passwordAccessOf(user: { password_hash: string; password_allowed_at: number | null }): PasswordAccess {
+  if (user.password_allowed_at !== null) return 'allowed';
+  return user.password_hash === NO_PASSWORD ? 'sso_only' : 'password';
+}
+
+/** Whether "Forgot password?" may give the account a (new) password (pure): not to an SSO account no owner allowed one. */
+export function mayGetPasswordByReset(user: { password_hash: string; password_allowed_at: number | null }): boolean {
+  return passwordAccessOf(user) !== 'sso_only';
+}
+
 /** How many derivations this process has run (tests assert the unknown-account path runs one). */
 export const scryptRuns = { count: 0 };
 

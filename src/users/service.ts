@@ -39,6 +39,7 @@ export function createUserService({ store, now }: UserServiceDeps) {
       name: valid.name,
       password_hash: await hashPassword(valid.password),
       created_at: now(),
+      password_allowed_at: null,
     };
     await s.insertUser(row);
     return row;

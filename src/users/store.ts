@@ -9,6 +9,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, InvitationsTable, PasswordResetsTable, SessionsTable, UsersTable } from '../db/tables.js';
 import type { Role } from './roles.js';
+import { passwordAccessOf, type PasswordAccess } from './password.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
@@ -29,6 +30,8 @@ export interface Member {
   name: string;
   role: Role;
   createdAt: number;
+  /** How they sign in (users/password-access.ts); never the hash itself. */
+  passwordAccess: PasswordAccess;
 }
 
 export function createUserStore(db: Kysely<Database>) {
@@ -98,6 +101,10 @@ function queries(db: Kysely<Database>) {
       const r = await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
+    /** When an owner allowed the SSO account a password, or null to withdraw it (users/password-access.ts). */
+    async setPasswordAllowed(userId: string, at: number | null): Promise<void> {
+      await db.updateTable('users').set({ password_allowed_at: at }).where('id', '=', userId).execute();
+    },
 
     // Profile (users/profile.ts)
     async setName(userId: string, name: string): Promise<void> {
@@ -143,12 +150,12 @@ function queries(db: Kysely<Database>) {
       const rows = await db
         .selectFrom('memberships as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
-        .select(['u.id', 'u.email', 'u.name', 'm.role', 'm.created_at'])
+        .select(['u.id', 'u.email', 'u.name', 'u.password_hash', 'u.password_allowed_at', 'm.role', 'm.created_at'])
         .where('m.workspace_id', '=', workspaceId)
         .orderBy('m.created_at')
         .orderBy('u.id')
         .execute();
-      return rows.map((r) => ({ userId: r.id, email: r.email, name: r.name, role: r.role as Role, createdAt: r.created_at }));
+      return rows.map((r) => ({ userId: r.id, email: r.email, name: r.name, role: r.role as Role, createdAt: r.created_at, passwordAccess: passwordAccessOf(r) }));
     },
     async setRole(userId: string, workspaceId: string, role: Role): Promise<boolean> {
       const r = await db.updateTable('memberships').set({ role }).where('user_id', '=', userId).where('workspace_id', '=', workspaceId).executeTakeFirst();
@@ -181,6 +188,11 @@ function queries(db: Kysely<Database>) {
     /** Ends the user's sessions but the one of `keepHash` (an email change keeps the browser that made it). */
     async deleteSessionsOfExcept(userId: string, keepHash: string): Promise<number> {
       const r = await db.deleteFrom('sessions').where('user_id', '=', userId).where('token_hash', '!=', keepHash).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /** Ends the user's sessions opened with a password (those of single sign-on carry their ID token). */
+    async deletePasswordSessionsOf(userId: string): Promise<number> {
+      const r = await db.deleteFrom('sessions').where('user_id', '=', userId).where('sso_id_token', 'is', null).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     async deleteExpiredSessions(now: number): Promise<void> {

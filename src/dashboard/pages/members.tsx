@@ -1,9 +1,13 @@
-/** Settings → Members: the workspace's members and pending invitations; owners invite, change roles and remove. */
+/**
+ * Settings → Members: the workspace's members and pending invitations; owners invite, change
+ * roles, remove, and allow or withdraw a password for a single sign-on account.
+ */
 import { escapeHtml } from '@kitajs/html';
 import { CsrfField, workspacePath, type Frame } from '../layout.js';
 import { SettingsShell } from './settings.js';
 import { ROLES, can } from '../../users/roles.js';
 import type { Member } from '../../users/store.js';
+import type { PasswordAccess } from '../../users/password.js';
 
 export interface MembersView {
   frame: Frame & { workspace: { slug: string; name: string } };
@@ -25,6 +29,43 @@ function RoleSelect({ name, selected, label }: { name: string; selected?: string
         </option>
       ))}
     </select>
+  );
+}
+
+const SIGN_IN: Record<PasswordAccess, string> = {
+  password: 'Password',
+  sso_only: 'Single sign-on only',
+  allowed: 'Single sign-on; may set a password',
+};
+
+/** The owner's button that allows an SSO account a password, or withdraws it. */
+function PasswordAccessForm({ member, action, csrf }: { member: Member; action: string; csrf: string }): JSX.Element {
+  if (member.passwordAccess === 'password') return <></>;
+  const allow = member.passwordAccess === 'sso_only';
+  return (
+    <form method="post" action={action} class="inline">
+      <CsrfField token={csrf} />
+      <input type="hidden" name="allowed" value={allow ? 'true' : 'false'} />
+      {allow ? (
+        <button
+          type="submit"
+          class="secondary"
+          data-confirm={`Let ${member.name} (${member.email}) set a password with "Forgot password?"? A password keeps working after their removal at the identity provider, in every workspace they belong to, until an owner withdraws it.`}
+          data-confirm-button="Allow a password"
+        >
+          Allow a password
+        </button>
+      ) : (
+        <button
+          type="submit"
+          class="secondary"
+          data-confirm={`Withdraw the password of ${member.name} (${member.email})? It stops working at once and the sessions it opened end; they sign in with single sign-on.`}
+          data-confirm-button="Withdraw password"
+        >
+          Withdraw password
+        </button>
+      )}
+    </form>
   );
 }
 
@@ -53,6 +94,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
               <th scope="col">Name</th>
               <th scope="col">Email</th>
               <th scope="col">Role</th>
+              <th scope="col">Sign-in</th>
               {manage ? <th scope="col">Actions</th> : ''}
             </tr>
           </thead>
@@ -62,6 +104,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
                 <td safe>{m.name}</td>
                 <td safe>{m.email}</td>
                 <td>{escapeHtml(m.role)}</td>
+                <td>{escapeHtml(SIGN_IN[m.passwordAccess])}</td>
                 {manage ? (
                   <td>
                     <form method="post" action={`${base}/members/${encodeURIComponent(m.userId)}/role`} class="inline">
@@ -81,7 +124,8 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
                       >
                         Remove
                       </button>
-                    </form>
+                    </form>{' '}
+                    <PasswordAccessForm member={m} action={`${base}/members/${encodeURIComponent(m.userId)}/password`} csrf={frame.csrf} />
                   </td>
                 ) : (
                   ''

@@ -1,7 +1,15 @@
 /** "Forgot password?": the form that asks for a link, its one answer, and the new-password form. */
 import { BarePage, CsrfField, FormError } from '../layout.js';
 
-export function ForgotPage({ csrf, sent, error }: { csrf: string; sent?: boolean; error?: string }): JSX.Element {
+/** `sso`: the single sign-on's name, when it is set up (its accounts get a link only when an owner allowed them a password). */
+export function ForgotPage({ csrf, sent, error, sso }: { csrf: string; sent?: boolean; error?: string; sso?: string }): JSX.Element {
+  const ssoHint = sso ? (
+    <p class="hint">
+      An account that signs in with <span safe>{sso}</span> gets no link unless an owner of its workspace allowed it a password: <a href="/dashboard/login">sign in with <span safe>{sso}</span></a> instead.
+    </p>
+  ) : (
+    ''
+  );
   return (
     <BarePage title="Forgot password">
       <h1>Forgot password?</h1>
@@ -20,6 +28,7 @@ export function ForgotPage({ csrf, sent, error }: { csrf: string; sent?: boolean
           <button type="submit">Send the link</button>
         </form>
       )}
+      {ssoHint}
       <p>
         <a href="/dashboard/login">Back to log in</a>
       </p>

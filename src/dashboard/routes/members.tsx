@@ -1,4 +1,7 @@
-/** Settings → Members: list (every role), invite, change role, remove, revoke an invitation (owners). */
+/**
+ * Settings → Members: list (every role), invite, change role, remove, revoke an invitation, allow
+ * or withdraw a password for a single sign-on account (owners; users/password-access.ts).
+ */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { DashboardDeps, Kit, WorkspacePage } from '../kit.js';
@@ -50,6 +53,22 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
     app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/role', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
       await users.service.changeRole(page.workspace.id, request.params.id, parseInput(RoleInput, request.body?.role), page.who);
+      return redirect(reply, back(page));
+    });
+
+    // `allowed=true` lets an SSO account get a password by "Forgot password?"; `allowed=false` removes it.
+    app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/members/:id/password', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'members.manage');
+      const target = { workspaceId: page.workspace.id, userId: request.params.id };
+      const allowed = request.body?.allowed;
+      if (allowed !== 'true' && allowed !== 'false') throw new ApiError('unprocessable_entity', 'allowed: must be true or false', { field: 'allowed' });
+      try {
+        if (allowed === 'true') await users.passwordAccess.allow({ ...target, actorId: page.userId }, page.who);
+        else await users.passwordAccess.withdraw(target, page.who);
+      } catch (err) {
+        if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 409)) throw err;
+        return show(reply, page, { error: err.message }, err.status);
+      }
       return redirect(reply, back(page));
     });
 

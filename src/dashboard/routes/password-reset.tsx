@@ -41,19 +41,19 @@ export function passwordResetRoutes({ config, users }: DashboardDeps, counters: 
   return async (app) => {
     app.get('/dashboard/forgot', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       offered();
-      return sendPage(reply, <ForgotPage csrf={csrfFor(request, reply, secure)} />);
+      return sendPage(reply, <ForgotPage sso={config.oidc?.name} csrf={csrfFor(request, reply, secure)} />);
     });
 
     app.post<{ Body: Form }>('/dashboard/forgot', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
       offered();
       const email = String(request.body?.email ?? '').trim().slice(0, 254);
       const csrf = csrfFor(request, reply, secure);
-      if (!email.includes('@')) return sendPage(reply, <ForgotPage csrf={csrf} error="Enter the email address of your account." />, 422);
+      if (!email.includes('@')) return sendPage(reply, <ForgotPage sso={config.oidc?.name} csrf={csrf} error="Enter the email address of your account." />, 422);
       if (!(await allowed(request.clientAddress, email))) {
-        return sendPage(reply, <ForgotPage csrf={csrf} error="Too many requests for a reset link. Try again in an hour." />, 429);
+        return sendPage(reply, <ForgotPage sso={config.oidc?.name} csrf={csrf} error="Too many requests for a reset link. Try again in an hour." />, 429);
       }
       await resets.request(email);
-      return sendPage(reply, <ForgotPage csrf={csrf} sent />);
+      return sendPage(reply, <ForgotPage sso={config.oidc?.name} csrf={csrf} sent />);
     });
 
     app.get<{ Querystring: Form }>('/dashboard/reset', { config: anonymous, schema: HIDDEN }, async (request, reply) => {
