@@ -435,6 +435,13 @@ test('settings: general, domains, tags, folders, keys, webhooks, members', async
   await post(owner, `${s}/members/invite`, { email: V.inviteFormEmail, role: 'viewer' }, { status: 422 });
   await post(owner, `${s}/members/${enc(V.path)}/role`, { role: 'viewer' }, { status: 404 });
   await post(owner, `${s}/members/${enc(V.path)}/remove`, {}, { status: 404 });
+  // A single sign-on account (no password) of a hostile name: its allow and withdraw buttons name it.
+  const ssoUser = await addUser(t, 'viewer', t.workspaceId, V.viewerName);
+  await t.database.db.updateTable('users').set({ password_hash: 'none' }).where('id', '=', ssoUser.id).execute();
+  await get(owner, `${s}/members`, { status: 200, shows: ['viewerName'] });
+  await post(owner, `${s}/members/${enc(ssoUser.id)}/password`, { allowed: 'true' }, { status: 303 });
+  await get(owner, `${s}/members`, { status: 200, shows: ['viewerName'] });
+  await post(owner, `${s}/members/${enc(V.path)}/password`, { allowed: 'true' }, { status: 404 });
   await post(owner, `${s}/invitations/${enc(V.path)}/revoke`, {}, { status: 404 });
 
   // The audit log shows what its entries hold (written straight: an actor, a target, changes, an address).
