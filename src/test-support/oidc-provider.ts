@@ -1,6 +1,6 @@
 /**
- * A real OpenID Connect provider in the test process (`oidc-provider` 8, the certified
- * implementation; 9 wants Node 22) on 127.0.0.1, for the single sign-on tests: one confidential
+ * A real OpenID Connect provider in the test process (`oidc-provider` 9, the certified
+ * implementation; runs on Node 20 and 24) on 127.0.0.1, for the single sign-on tests: one confidential
  * client (`client_secret_basic`, PKCE required), a few accounts, its own login pages
  * (devInteractions: any password), RP-initiated logout, and consent granted in advance (a
  * first-party client). `signIn` drives its login form over HTTP and returns the address the
@@ -100,7 +100,7 @@ export async function startOidcProvider(options: { redirectUri: string; claimsIn
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
       conformIdTokenClaims: !options.claimsInIdToken,
       features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
-      pkce: { required: () => true, methods: ['S256'] },
+      pkce: { required: () => true }, // S256, the only method oidc-provider 9 offers
       // A first-party client: consent is granted in advance.
       async loadExistingGrant(ctx) {
         const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
