@@ -34,6 +34,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Calls without a key are counted per client address against this limit. */
     addressLimit?: 'qr' | 'tls';
+    /**
+     * Whether this request counts against the key's analytics limit (per second) rather than
+     * its per-minute one; for routes that answer both kinds (`POST /mcp`: its analytics tools).
+     * Runs after the body is parsed.
+     */
+    countsAsAnalytics?: (request: FastifyRequest) => boolean;
   }
 }
 
@@ -66,6 +72,8 @@ interface Bucket {
 const LOCAL = 'local:';
 
 function isAnalytics(request: FastifyRequest): boolean {
+  const decide = request.routeOptions.config.countsAsAnalytics;
+  if (decide) return decide(request);
   const url = request.routeOptions.url ?? '';
   return url.startsWith('/analytics') || url.startsWith('/events');
 }
