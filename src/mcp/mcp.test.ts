@@ -239,6 +239,8 @@ test("another workspace's link is not found, by any tool or resource", async () 
   }
   assert.deepEqual(rows((await call(stranger, 'find_links', { search: 'mine' })).text), []);
   await assert.rejects(stranger.readResource({ uri: `waymark://links/${link.id}` }), /not found/i);
+  await assert.rejects(stranger.readResource({ uri: 'waymark://links/%E0%A4%A' }), /Resource not found/);
+  await assert.rejects(stranger.readResource({ uri: 'waymark://elsewhere' }), /Resource not found/);
   assert.equal((await readLink(t, link.id)).archived, 0);
 });
 

@@ -46,6 +46,16 @@ export interface ServerOptions {
 /** A link by id: the resource template beside the fixed resources. */
 const LINK_URI = /^waymark:\/\/links\/(?!top$)([^/]+)$/;
 
+/** A URI segment decoded; undefined when absent or not valid percent-encoding. */
+function decoded(segment: string | undefined): string | undefined {
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The tools as `tools/list` answers them, worked out once: JSON Schema of each request schema's input side. */
 export function toolListing(tools: readonly McpTool[]): Tool[] {
   return tools.map((t) => ({
@@ -101,11 +111,11 @@ export function mcpServerFor(request: FastifyRequest, catalog: Catalog, listing:
 
   server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
     const fixed = catalog.resources.find((r) => r.uri === params.uri);
-    const linkId = fixed ? undefined : LINK_URI.exec(params.uri)?.[1];
-    if (!fixed && !linkId) throw new McpError(-32002, `Resource not found: ${params.uri}.`);
+    const linkId = fixed ? undefined : decoded(LINK_URI.exec(params.uri)?.[1]);
+    if (!fixed && !linkId) throw new McpError(-32002, `Resource not found: ${params.uri.slice(0, 200)}.`);
     try {
       assertPermission(call.auth, fixed?.permission ?? 'links.read');
-      const value = fixed ? await fixed.read(call) : await catalog.linkOf(call, decodeURIComponent(linkId!));
+      const value = fixed ? await fixed.read(call) : await catalog.linkOf(call, linkId!);
       return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(value) }] };
     } catch (err) {
       const { code, message } = refusal(err, options, request);
