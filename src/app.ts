@@ -50,6 +50,7 @@ import { createSsoModule } from './sso/module.js';
 import { createUtmTemplatesModule } from './utm-templates/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
+import { createMcpModule } from './mcp/module.js';
 import { createMailer, mailEntry } from './mail/module.js';
 import type { MailIntent } from './mail/intents.js';
 import type { Kysely } from 'kysely';
@@ -172,6 +173,8 @@ export async function buildApp(options: BuildOptions) {
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const utmTemplates = createUtmTemplatesModule(ctx);
+  // Tools over the same services the routes call (src/mcp/).
+  const mcp = createMcpModule({ links: links.service, domains: domains.service, tags: tags.service, customers: customers.service, analytics: analytics.service, qr: qr.renderer, docsUrl: config.docsUrl });
   const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const dashboard = createDashboardModule(ctx, {
     users,
@@ -292,6 +295,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(exports.routes);
   await app.register(tls.routes);
   await app.register(audit.routes);
+  await app.register(mcp.routes);
 
   // The log thread opened its store meanwhile (an upgrade may still run): the modules start on it.
   try {

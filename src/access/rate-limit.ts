@@ -4,7 +4,8 @@
  *
  * - per API key (`@fastify/rate-limit`, keyed by the key's hash), as the published API has them
  *   (behaviour.md §3.4): analytics and events per second, everything else per minute, with limits
- *   from the workspace's plan unless the operator overrides them;
+ *   from the workspace's plan unless the operator overrides them (a route that answers both kinds
+ *   says which a request is with `config: { countsAsAnalytics }`: `POST /mcp`);
  * - per client address (`request.clientAddress`, under TRUST_PROXY; IPv6 per /64) for routes that
  *   need no key but cost work, declared with `config: { addressLimit: 'qr' }` (`GET /qr`) or
  *   `'tls'` (`GET /tls/allow`, counted in this process's memory on every engine: its answer comes
@@ -34,6 +35,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Calls without a key are counted per client address against this limit. */
     addressLimit?: 'qr' | 'tls';
+    /**
+     * Whether this request counts against the key's analytics limit (per second) rather than
+     * its per-minute one; for routes that answer both kinds (`POST /mcp`: its analytics tools).
+     * Runs after the body is parsed.
+     */
+    countsAsAnalytics?: (request: FastifyRequest) => boolean;
   }
 }
 
@@ -66,6 +73,8 @@ interface Bucket {
 const LOCAL = 'local:';
 
 function isAnalytics(request: FastifyRequest): boolean {
+  const decide = request.routeOptions.config.countsAsAnalytics;
+  if (decide) return decide(request);
   const url = request.routeOptions.url ?? '';
   return url.startsWith('/analytics') || url.startsWith('/events');
 }

@@ -23,6 +23,7 @@ const EXEMPT: Record<string, string> = {
   'POST /setup': 'first run: the operator creates the first owner before any workspace log has a reader',
   'POST /dashboard/forgot': 'asking for a reset link changes no workspace (and must not say whether the address has an account)',
   'POST /dashboard/reset': "a person's own password belongs to no workspace",
+  'POST /mcp': 'carries MCP tool calls, each a service call that writes its own entry (create_link is a link.create by the key: mcp/mcp.test.ts)',
   'POST /dashboard/w/:slug/links/preview-fetch': "reads a destination's page for the builder's preview fields; saves nothing",
 };
 

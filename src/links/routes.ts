@@ -27,7 +27,7 @@ const read = { permission: 'links.read' } as const;
 const write = { permission: 'links.write' } as const;
 
 /** The authenticated workspace; the API key that writes is recorded as the link's `userId`. */
-function callerOf(req: FastifyRequest): Caller {
+export function callerOf(req: FastifyRequest): Caller {
   return { workspaceId: req.auth.workspaceId, workspace: req.auth.workspace, userId: req.auth.keyId, who: whoOf(req) };
 }
 
