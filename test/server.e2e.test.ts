@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -111,6 +111,10 @@ test('WAYMARK_API_KEY belongs to the default workspace', async () => {
     const lines = s.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; url?: string; msg: string });
     assert.ok(lines.some((l) => l.msg === 'request' && l.url === `/workspaces/${ws}` && l.level === 30), 'API requests are logged at info');
     assert.equal(lines.some((l) => l.url === '/ready' || l.url === '/health'), false, 'probes are not logged at info');
+    // The journal holds stdout and stderr together: docs/operations.md's jq command reads it.
+    const jq = spawnSync('jq', ['-R', '-c', 'fromjson? | select(.level >= 30) | .msg'], { input: s.output(), encoding: 'utf8' });
+    assert.equal(jq.status, 0, jq.stderr);
+    assert.match(jq.stdout, /"request"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     if (pg) await dropSchema(process.env.DATABASE_URL!, schema);
