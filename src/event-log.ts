@@ -236,12 +236,16 @@ export function startEventLog(options: {
   const opened = events.describe().then((described) => {
     if (described.kind !== options.kind) throw new Error(`the event log opened a ${described.kind} store, not ${options.kind}`);
   });
-  opened.catch(() => undefined);
+  // A store that never opened has nothing to close cleanly: the start's own error says why.
+  let openFailed = false;
+  opened.catch(() => (openFailed = true));
   return {
     events,
     opened,
     async close() {
-      await events.close().catch((err) => options.onLog('warn', 'the event log did not close cleanly; the next start counts what is left', { err: String((err as Error)?.message ?? err) }));
+      await events.close().catch((err) => {
+        if (!openFailed) options.onLog('warn', 'the event log did not close cleanly; the next start counts what is left', { err: String((err as Error)?.message ?? err) });
+      });
       await served?.catch(() => undefined);
       // Each port's listener would keep the process alive.
       channel?.port1.close();

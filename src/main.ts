@@ -94,7 +94,8 @@ async function main(): Promise<void> {
     console.error('waymark: no setup address this time (the database refused the write; the next start issues one):', err instanceof Error ? err.message : err);
     return null;
   })) ?? undefined;
-  console.log(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
+  // stderr: stdout carries the JSON log alone, for a log shipper or `journalctl -o cat … | jq`.
+  console.error(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 
 main().catch((err) => {

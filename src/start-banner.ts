@@ -1,8 +1,10 @@
 /**
- * What `main.ts` prints once it listens: where the API, its reference and the short links are, the
- * database, the default workspace and how to call it. Logs are kept and shipped, so a key set
- * through `WAYMARK_API_KEY` is only ever shown masked; a key created on this start is printed in
- * full once (only its hash is stored, so this is the one way to learn it).
+ * What `main.ts` prints once it listens (to stderr: stdout carries only the JSON log): where the
+ * API, its reference and the short links are, the database, the default workspace and how to call
+ * it. Logs are kept and shipped, so a key set through `WAYMARK_API_KEY` is only ever shown masked,
+ * and the "try it" command reads it from that variable (a masked key pasted would answer 401); a
+ * key created on this start is printed in full once, in the command too (only its hash is stored,
+ * so this is the one way to learn it).
  *
  * @example
  * console.log(startBanner({ config, engine: 'PostgreSQL', workspace, createdKey, setupToken }));
@@ -53,7 +55,16 @@ export function startBanner({ config, engine, workspace, createdKey, setupToken 
       `  ${config.baseUrl}/setup?token=${setupToken}`,
     );
   }
-  const shown = createdKey ?? config.apiKey;
-  lines.push('', 'Try it:', `  curl -H "Authorization: Bearer ${shown ? maskKey(shown) : '<key>'}" ${config.baseUrl}/workspaces/${workspace.id}`, '');
+  const call = (key: string) => `  curl -H "Authorization: Bearer ${key}" ${config.baseUrl}/workspaces/${workspace.id}`;
+  if (createdKey) lines.push('', 'Try it:', call(createdKey), '');
+  else if (config.apiKey) {
+    lines.push(
+      '',
+      'Try it (the key is the value of WAYMARK_API_KEY this server was started with; set it in your shell first):',
+      '  export WAYMARK_API_KEY=wm_…   # the value you gave the server',
+      call('$WAYMARK_API_KEY'),
+      '',
+    );
+  } else lines.push('', 'Try it (with a key of this workspace: npx waymark keys create --workspace default):', call('<key>'), '');
   return lines.join('\n');
 }

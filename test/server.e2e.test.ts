@@ -1,10 +1,11 @@
 /**
- * The real process: `node src/main.ts` prints its address, key and dashboard setup address, serves
- * with WAYMARK_API_KEY, and exits 0 on SIGTERM.
+ * The real process: `node src/main.ts` prints its address, key and dashboard setup address (on
+ * stderr: stdout is the JSON log alone), serves with WAYMARK_API_KEY, the banner's "try it"
+ * command works as printed, and it exits 0 on SIGTERM.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,12 +31,13 @@ function startServer(env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stdout.on('data', (d) => ((output += d), (stdout += d)));
   child.stderr.on('data', (d) => (output += d));
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', () => {
-      if (output.includes('Try it:')) {
+    child.stderr.on('data', () => {
+      if (/Try it.*\n.*curl .*\n/s.test(output)) {
         clearTimeout(timer);
         resolve(output);
       }
@@ -43,7 +45,13 @@ function startServer(env: Record<string, string>) {
     child.on('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)));
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, ready, exited, output: () => output };
+  return { child, ready, exited, output: () => output, stdout: () => stdout };
+}
+
+/** Runs the banner's "try it" curl command in a shell as a user would paste it; returns the HTTP status. */
+function runTryIt(banner: string, env: Record<string, string> = {}): number {
+  const command = /^\s+(curl -H .*)$/m.exec(banner.slice(banner.indexOf('Try it')))![1]!;
+  return Number(execFileSync('bash', ['-c', `${command} -s -o /dev/null -w '%{http_code}'`], { env: { ...process.env, ...env }, encoding: 'utf8' }));
 }
 
 const pg = isPostgresUrl(process.env.DATABASE_URL ?? '');
@@ -60,6 +68,8 @@ test('first start prints the address and a key that works; SIGTERM exits 0', { s
     const res = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).plan, 'enterprise');
+    assert.equal(runTryIt(out), 200, 'the banner\'s command, pasted, answers 200');
+    assert.equal(s.stdout().includes('Waymark is running'), false, 'the banner is on stderr');
     const noKey = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`);
     assert.equal(noKey.status, 401);
     assert.equal((await noKey.json()).error.code, 'unauthorized');
@@ -84,15 +94,27 @@ test('WAYMARK_API_KEY belongs to the default workspace', async () => {
   const schema = `t_e2e_${Math.random().toString(36).slice(2, 10)}`;
   const databaseUrl = pg ? withSchema(process.env.DATABASE_URL!, schema) : `file:${join(dir, 'other.db')}`;
   try {
-    const s = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, WAYMARK_API_KEY: key });
+    const s = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, WAYMARK_API_KEY: key, LOG_LEVEL: 'info' });
     const out = await s.ready;
     const ws = /Workspace:\s+(ws_\w+)/.exec(out)![1]!;
+    assert.equal(out.includes(key), false, 'a key from the environment is never printed');
     const res = await fetch(`http://127.0.0.1:${port}/workspaces/${ws}`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 200);
+    // Pasted with the variable set, as the banner says, the command answers 200 (a masked key answered 401).
+    assert.equal(runTryIt(out, { WAYMARK_API_KEY: key }), 200);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     assert.equal(health.status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/ready`)).status, 200);
     s.child.kill('SIGINT');
     assert.equal(await s.exited, 0);
+    // stdout is the JSON log alone (`journalctl -o cat … | jq` reads it); probes are not logged at info.
+    const lines = s.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; url?: string; msg: string });
+    assert.ok(lines.some((l) => l.msg === 'request' && l.url === `/workspaces/${ws}` && l.level === 30), 'API requests are logged at info');
+    assert.equal(lines.some((l) => l.url === '/ready' || l.url === '/health'), false, 'probes are not logged at info');
+    // The journal holds stdout and stderr together: docs/operations.md's jq command reads it.
+    const jq = spawnSync('jq', ['-R', '-c', 'fromjson? | select(.level >= 30) | .msg'], { input: s.output(), encoding: 'utf8' });
+    assert.equal(jq.status, 0, jq.stderr);
+    assert.match(jq.stdout, /"request"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     if (pg) await dropSchema(process.env.DATABASE_URL!, schema);

@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { openDuckDbEngine } from '../events/duckdb/engine.js';
 import SQLite from 'better-sqlite3';
@@ -129,7 +130,9 @@ test('with the DuckDB event store the running server copies its event file for t
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
   const env = { DATABASE_URL: db.url, EVENTS_URL: 'duckdb' };
-  const backup = join(db.dir, 'backup.db');
+  // A folder of its own: the backup leaves nothing in it but its two files (no -wal, -shm, .partial).
+  const backupDir = mkdtempSync(join(tmpdir(), 'waymark-backups-'));
+  const backup = join(backupDir, 'backup.db');
   const file = db.url.slice('file:'.length);
   const eventFile = join(dirname(file), `${basename(file, '.db')}.events.duckdb`);
   const server = await startServer(db.url, port, key, { EVENTS_URL: 'duckdb', VISITOR_IP: 'full' });
@@ -154,7 +157,8 @@ test('with the DuckDB event store the running server copies its event file for t
 
     assert.equal(await runCli(['backup', backup], (l) => out.push(l), env), 0, out.join('\n'));
     assert.match(out.join('\n'), /Backed up the event file .*backup\.events\.duckdb: 300 events/);
-    assert.deepEqual(await clickIps(join(db.dir, 'backup.events.duckdb')), [...load.answered.keys()].sort(), 'the server wrote the copy: every click, once');
+    assert.deepEqual(readdirSync(backupDir).sort(), ['backup.db', 'backup.events.duckdb'], 'no partial or log files beside the backup');
+    assert.deepEqual(await clickIps(join(backupDir, 'backup.events.duckdb')), [...load.answered.keys()].sort(), 'the server wrote the copy: every click, once');
 
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0, server.output());
@@ -168,5 +172,6 @@ test('with the DuckDB event store the running server copies its event file for t
       await server.exited;
     }
     await db.dispose();
+    rmSync(backupDir, { recursive: true, force: true });
   }
 });

@@ -6,7 +6,9 @@
  *   it, every transaction committed before that step began (those still in the write-ahead log
  *   too), none after. In WAL mode the read does not stop the server's writers. It goes to
  *   `<file>.partial` first and is renamed when complete and checked, so a file at `<file>` is
- *   always a whole backup.
+ *   always a whole backup. The copy is switched to the rollback journal (`journal_mode =
+ *   DELETE`): a WAL-mode file opened read-only to check it leaves `-wal`/`-shm` files beside it,
+ *   and a backup is one file (the server puts a restored one back into WAL mode when it opens it).
  * - `restoreSqlite` refuses while any connection has the database open (`databaseInUse`), then
  *   checks the backup and moves a copy of it into place.
  *
@@ -77,10 +79,18 @@ export async function backupSqlite(source: string, dest: string, options: { over
     db.close();
   }
   try {
+    const copy = new SQLite(partial, { fileMustExist: true });
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
     checkBackupFile(partial);
   } catch (err) {
     rmSync(partial, { force: true });
     throw err;
+  } finally {
+    for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${partial}${suffix}`, { force: true });
   }
   renameSync(partial, dest);
   return { pages, bytes: statSync(dest).size, ms: Date.now() - started };

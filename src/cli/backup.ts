@@ -51,7 +51,7 @@ export const BACKUP_USAGE = `  backup <file> [--force]
 `;
 
 const POSTGRES = (verb: string) =>
-  `${verb} works on a SQLite installation; this one runs on PostgreSQL: use pg_dump -Fc "$DATABASE_URL" > waymark.dump to back it up and pg_restore --clean -d "$DATABASE_URL" waymark.dump to restore it`;
+  `${verb} works on a SQLite installation; this one runs on PostgreSQL: use pg_dump -Fc "$DATABASE_URL" > waymark.dump to back it up and pg_restore --clean --if-exists -d "$DATABASE_URL" waymark.dump to restore it (docs/backups.md)`;
 
 export async function runBackupCommand(input: { group: 'backup' | 'restore'; file?: string; databaseUrl: string; eventsUrl?: string; force?: boolean; out: (line: string) => void }): Promise<number> {
   if (isPostgresUrl(input.databaseUrl)) throw new Error(POSTGRES(input.group));

@@ -131,3 +131,17 @@ test('CLI users: create with a membership, list, reset the password (ending sess
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the command line: `waymark --version` prints the version; a bad option is one line, not a stack trace', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { entryArgs } = await import('../test-support/entry.js');
+  const { VERSION } = await import('../version.js');
+  const run = (...args: string[]) => spawnSync(process.execPath, [...entryArgs('src/cli/index.ts'), ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: 'file::memory:' } });
+  const version = run('--version');
+  assert.equal(version.status, 0, version.stderr);
+  assert.equal(version.stdout.trim(), VERSION);
+  const bad = run('workspaces', 'list', '--nonsense');
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /^waymark: .*--nonsense/);
+  assert.equal(/\n\s+at /.test(bad.stderr), false, `no stack trace: ${bad.stderr}`);
+});

@@ -28,8 +28,10 @@ import { runImportBitly, IMPORT_BITLY_USAGE } from './import-bitly.js';
 import { runBackupCommand, BACKUP_USAGE } from './backup.js';
 import { runImportCsv, IMPORT_USAGE } from './import.js';
 import { runExport, EXPORT_USAGE } from './export.js';
+import { VERSION } from '../version.js';
 
 const USAGE = `Usage: waymark <command> [options]
+       waymark --version
 
 Commands:
   workspaces list
@@ -47,6 +49,10 @@ export async function runCli(
   out: (line: string) => void = console.log,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+    out(VERSION);
+    return 0;
+  }
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
@@ -176,7 +182,8 @@ if (/cli[\\/]index\.(ts|js)$/.test(invoked) || invoked.endsWith('/waymark')) {
   runCli(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {
-      console.error(err instanceof ConfigError ? `waymark: ${err.message}` : err);
+      // A message, not a stack trace: a bad option or setting is the user's to fix (`--help`).
+      console.error(`waymark: ${err instanceof Error ? err.message : String(err)}${err instanceof ConfigError ? '' : ' (waymark --help lists the commands)'}`);
       process.exit(1);
     },
   );

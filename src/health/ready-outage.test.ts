@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../version.js';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { getJson, waitFor, type JsonAnswer } from '../test-support/http-probe.js';
@@ -70,7 +71,7 @@ test('/ready is 503 while PostgreSQL cannot be reached and 200 again once it can
     await waitFor('/ready to answer 503', async () => (alive(), (last = await probe(running.port, '/ready'))?.status === 503), 30_000);
     t.diagnostic(`/ready answered 503 ${Date.now() - cutAt} ms after the database was cut off`);
     assert.deepEqual(last!.body, { status: 'unavailable', reason: 'The database does not answer.' });
-    assert.deepEqual(await probe(running.port, '/health'), { status: 200, body: { status: 'ok' } });
+    assert.deepEqual(await probe(running.port, '/health'), { status: 200, body: { status: 'ok', version: VERSION } });
 
     await proxy.restore();
     const restoredAt = Date.now();

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../version.js';
 import { createTestApp } from '../test-support/harness.js';
 
 test('the app: /ready 200 while the database answers, 503 when it fails; /health 200 either way', async () => {
@@ -16,7 +17,7 @@ test('the app: /ready 200 while the database answers, 503 when it fails; /health
       const down = await t.app.inject({ method: 'GET', url: '/ready' });
       assert.equal(down.statusCode, 503);
       assert.deepEqual(down.json(), { status: 'unavailable', reason: 'The database does not answer.' });
-      assert.deepEqual((await t.app.inject({ method: 'GET', url: '/health' })).json(), { status: 'ok' });
+      assert.deepEqual((await t.app.inject({ method: 'GET', url: '/health' })).json(), { status: 'ok', version: VERSION });
       assert.equal((await t.app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     } finally {
       t.database.ping = ping;

@@ -7,15 +7,19 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { readyAnswer, sharedProbe, type Readiness } from './readiness.js';
+import { VERSION } from '../version.js';
 
 /** How long /ready waits for the database before it answers 503. */
 export const READY_PING_TIMEOUT_MS = 2_000;
 
-export const HEALTH_BODY = { status: 'ok' } as const;
+/** The liveness answer, with the release that answers (package.json's version). */
+export const HEALTH_BODY = { status: 'ok', version: VERSION } as const;
 
 export const healthRoutes: FastifyPluginAsync<{ readiness: Readiness; ping: () => Promise<void> }> = async (app, { readiness, ping }) => {
   const databaseAnswers = sharedProbe(ping, READY_PING_TIMEOUT_MS);
-  const hidden = { config: { public: true }, schema: { hide: true } };
+  // Probes come every few seconds from every load balancer and orchestrator: their request lines
+  // are logged at debug (request-log.ts), not at info.
+  const hidden = { config: { public: true, probe: true }, schema: { hide: true } };
   app.get('/health', hidden, async () => HEALTH_BODY);
   app.get('/ready', hidden, async (_req, reply) => {
     const state = readiness.state;

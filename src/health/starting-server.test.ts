@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../version.js';
 import { createReadiness } from './readiness.js';
 import { listenWhileStarting } from './starting-server.js';
 
@@ -16,7 +17,7 @@ test('while starting: /health 200, /ready 503 with the step, the rest 503 servic
   try {
     readiness.enter('migrations');
     const health = await get(port, '/health');
-    assert.deepEqual([health.status, health.body], [200, '{"status":"ok"}']);
+    assert.deepEqual([health.status, health.body], [200, JSON.stringify({ status: 'ok', version: VERSION })]);
     const ready = await get(port, '/ready?verbose=1');
     assert.equal(ready.status, 503);
     assert.deepEqual(JSON.parse(ready.body), { status: 'starting', phase: 'migrations' });

@@ -1,5 +1,6 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../version.js';
 import Fastify from 'fastify';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
@@ -124,7 +125,7 @@ test('unknown route → 404 not_found with the spec body', async () => {
 test('GET /health is public and 200', async () => {
   const res = await t.app.inject({ method: 'GET', url: '/health' });
   assert.equal(res.statusCode, 200);
-  assert.deepEqual(res.json(), { status: 'ok' });
+  assert.deepEqual(res.json(), { status: 'ok', version: VERSION });
 });
 
 test('rate-limit headers are on authenticated responses', async () => {

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { VERSION } from '../version.js';
 
 /**
  * The reference viewer's settings: everything stays on this server. Scalar's viewer can send the
@@ -33,7 +34,7 @@ export const openApiPlugin = fp<{ baseUrl: string }>(
         openapi: '3.0.3',
         info: {
           title: 'Waymark API',
-          version: '0.0.1',
+          version: VERSION,
           description: 'Short links, click, lead and sale attribution, analytics. Authenticate with `Authorization: Bearer <API key>`.',
         },
         servers: [{ url: baseUrl }],

@@ -31,3 +31,21 @@ test('the value of a token parameter (setup and invitation links) is not logged'
   assert.equal(loggedUrl('/dashboard/invite?a=1&token=abc&b=2'), '/dashboard/invite?a=1&token=[redacted]&b=2');
   assert.equal(loggedUrl('/links?search=token'), '/links?search=token');
 });
+
+test('probes (routes marked config.probe: /health, /ready) are logged at debug, not info', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = Fastify({ logger: { level: 'debug', stream }, logController: new OneLinePerRequest() });
+  app.get('/ready', { config: { probe: true } }, async () => ({ status: 'ready' }));
+  app.get('/links', async () => []);
+  await app.inject({ method: 'GET', url: '/ready' });
+  await app.inject({ method: 'GET', url: '/links' });
+  await app.close();
+  const requests = lines.filter((l) => l.msg === 'request');
+  assert.deepEqual(requests.map((l) => [l.url, l.level]), [['/ready', 20], ['/links', 30]]);
+});

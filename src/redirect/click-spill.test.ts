@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile, type ReplayOptions } from './click-spill.js';
+import { freeBytesOf, readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, SPILL_VOLUME_LOW_FREE_BYTES, warnOfSpillVolume, writeSpillFile, type ReplayOptions } from './click-spill.js';
 import { localFilesFor } from '../db/open.js';
 import type { RawClick } from '../events/log/raw-click.js';
 
@@ -128,4 +128,15 @@ test('a spill folder on the data volume is named (a folder not made yet by its n
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the start warns of a spill folder on the data volume only when that volume runs low on space', () => {
+  // The default layout (click-spill/ beside the SQLite file) and the deploy docs' one share a
+  // volume: with room to spare, no warning on every start.
+  assert.equal(warnOfSpillVolume('/var/lib/waymark/waymark.db', 50 * 1024 ** 3), false);
+  assert.equal(warnOfSpillVolume('/var/lib/waymark/waymark.db', SPILL_VOLUME_LOW_FREE_BYTES - 1), true);
+  assert.equal(warnOfSpillVolume('/var/lib/waymark/waymark.db', undefined), true, 'free space unknown: warned');
+  assert.equal(warnOfSpillVolume(undefined, 0), false, 'another volume: never');
+  const free = freeBytesOf(join(tmpdir(), 'not-made-yet', 'click-spill'));
+  assert.ok(typeof free === 'number' && free >= 0, 'read from the nearest existing parent');
 });

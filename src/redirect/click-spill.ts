@@ -19,7 +19,7 @@
  * const file = writeSpillFile(dir, database.identity, rows); // at shutdown
  * await replaySpilledClicks({ dir, database: identity, log: events, batchRows: 2000 }); // at start
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
@@ -41,15 +41,42 @@ export function spillDirFor(spillDir: string | undefined, localFiles: LocalFiles
   return localFiles ? localFile(localFiles, 'click-spill') : undefined;
 }
 
-/** The device of `path`, or of its nearest existing parent (a folder made at the first spill). */
-function deviceOf(path: string): number | undefined {
+/** `read` of `path`, or of its nearest existing parent (a folder made at the first spill). */
+function nearestExisting<T>(path: string, read: (p: string) => T): T | undefined {
   for (let p = resolve(path); ; p = dirname(p)) {
     try {
-      return statSync(p).dev;
+      return read(p);
     } catch {
       if (dirname(p) === p) return undefined;
     }
   }
+}
+
+const deviceOf = (path: string) => nearestExisting(path, (p) => statSync(p).dev);
+
+/** Bytes free for this process on the volume of `path` (or its nearest existing parent). */
+export function freeBytesOf(path: string): number | undefined {
+  return nearestExisting(path, (p) => {
+    const fs = statfsSync(p);
+    return fs.bavail * fs.bsize;
+  });
+}
+
+/**
+ * Free space under which a spill folder on the data's volume is warned about at start. A spill
+ * holds at most CLICK_BUFFER_MAX clicks (~150 MB by default), and it is needed when the data
+ * cannot be written, a full disk among the causes; on a volume with room to spare the shared
+ * layout is the documented default (docs/deploy.md), not worth a warning on every start.
+ */
+export const SPILL_VOLUME_LOW_FREE_BYTES = 1024 ** 3;
+
+/**
+ * Whether the start warns of the spill folder's volume: it shares the data's volume (`shared`,
+ * spillSharesVolume) and that volume has less than SPILL_VOLUME_LOW_FREE_BYTES free (unknown
+ * free space counts as low).
+ */
+export function warnOfSpillVolume(shared: string | undefined, freeBytes: number | undefined): boolean {
+  return shared !== undefined && (freeBytes === undefined || freeBytes < SPILL_VOLUME_LOW_FREE_BYTES);
 }
 
 /**

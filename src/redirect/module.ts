@@ -23,7 +23,7 @@ import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
-import { replaySpilledClicks, spillDirFor, spillSharesVolume, writeSpillFile } from './click-spill.js';
+import { freeBytesOf, replaySpilledClicks, spillDirFor, spillSharesVolume, warnOfSpillVolume, writeSpillFile } from './click-spill.js';
 import { eventStoreKind, eventsUrlFor } from '../events/store-kind.js';
 import { duckDbPathFor } from '../events/duckdb/path.js';
 
@@ -130,8 +130,9 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       if (spillDir) {
         const eventFile = eventStoreKind(config, database) === 'duckdb' ? duckDbPathFor(eventsUrlFor(config.eventsUrl, database.capabilities), database.localFiles) : undefined;
         const shared = spillSharesVolume(spillDir, [database.sqlitePath, eventFile === ':memory:' ? undefined : eventFile]);
-        if (shared) {
-          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}: when that disk is full, a shutdown cannot spill the clicks it could not store, and they are lost. Set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared });
+        const freeBytes = freeBytesOf(spillDir);
+        if (warnOfSpillVolume(shared, freeBytes)) {
+          warn(`the click spill folder ${spillDir} is on the same volume as ${shared}, which has ${Math.round((freeBytes ?? 0) / 1024 ** 2)} MB free: when that disk is full, a shutdown cannot spill the clicks it could not store, and they are lost. Free space, or set CLICK_SPILL_DIR to a folder on another volume (docs/redirects.md, "A full disk")`, { spillDir, shared, freeBytes });
         }
       }
       if (database.capabilities.changeRelay) {

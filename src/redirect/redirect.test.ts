@@ -4,6 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../version.js';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { createHash } from 'node:crypto';
 import { cspDirectives, hit, insertDomain, insertLink, linkChanged, type HitOptions, type HitResponse, type LinkFields } from './testing.js';
@@ -47,7 +48,7 @@ test('API hosts go to the API; any other host is a short-link domain', async () 
   const port = new URL(base).port;
   const api = await hit(base, '/health', { host: `localhost:${port}` });
   assert.equal(api.status, 200);
-  assert.deepEqual(JSON.parse(api.body), { status: 'ok' });
+  assert.deepEqual(JSON.parse(api.body), { status: 'ok', version: VERSION });
   assert.equal((await hit(base, '/health', { host: `127.0.0.1:${port}` })).status, 200);
   const short = await visit('/health');
   assert.equal(short.status, 404);
@@ -77,7 +78,7 @@ test('Host and path forms: case, www., percent-encoding; each Host read the same
     assert.equal((await visit('/%E0%A4%A')).status, 404, 'a broken escape is a missing link');
     const api = await hit(base, '/health', { host: `LOCALHOST:${port}` });
     assert.equal(api.status, 200, 'an API host in capitals is still the API');
-    assert.deepEqual(JSON.parse(api.body), { status: 'ok' });
+    assert.deepEqual(JSON.parse(api.body), { status: 'ok', version: VERSION });
   }
 });
 

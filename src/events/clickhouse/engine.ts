@@ -28,6 +28,7 @@ import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';
 import type { ClickHouseExecutor, QueryParams } from './executor.js';
 import { schemaStatements } from './schema.js';
+import { clickHouseVersionProblem } from './server-version.js';
 
 export interface ClickHouseEngineOptions {
   executor: ClickHouseExecutor;
@@ -79,6 +80,9 @@ function targetWhere(target: EventTarget): { text: string; params: QueryParams }
 export async function openClickHouseEngine(options: ClickHouseEngineOptions): Promise<ColumnEngine> {
   const { executor } = options;
   const insertRows = options.insertRows ?? 100_000;
+  const [answer] = await executor.query('SELECT version() AS version');
+  const problem = clickHouseVersionProblem(String(answer?.version ?? ''));
+  if (problem) throw new Error(problem);
   for (const statement of schemaStatements()) await executor.command(statement);
 
   // Writes of this process run one after another: the stored-id look-up of an append then sees
