@@ -188,9 +188,8 @@ export async function buildApp(options: BuildOptions) {
   const retention = createRetention({
     config,
     database,
-    events: ctx.events,
     // Its passes run on the log thread, through ctx.events.
-    inProcess: true,
+    events: ctx.events,
     audit: audit.service,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),
