@@ -6,8 +6,7 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
-import type { EventLogClient } from './events/log/client.js';
-import type { SqlRunner } from './events/sql/sql-runner.js';
+import type { EventLogClient, SqlRunner } from './events/index.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { ClientAddress } from './http/client-address.js';
 

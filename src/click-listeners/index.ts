@@ -9,8 +9,7 @@
  * startEventLog({ ..., listeners: { module: new URL('./click-listeners/index.js', import.meta.url), settings: () => ({ clicks }), watch } });
  */
 import type { Dialect } from '../db/dialect.js';
-import { createLinkCounters, linkBumps, workspaceBumps } from '../events/counters.js';
-import type { ClickListener, ClickListenerModule } from '../events/log/fold.js';
+import { createLinkCounters, linkBumps, workspaceBumps, type ClickListener, type ClickListenerModule } from '../events/index.js';
 import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../outbox/outbox.js';
 import { clickRouter, writeClickWebhookBatch } from '../webhooks/click-batches.js';
 

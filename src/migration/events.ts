@@ -24,9 +24,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { EventStore, StoredEvent } from '../events/event-store.js';
-import { clickEvent, conversionEvent } from '../events/rows.js';
-import { createLinkCounters, linkBumps } from '../events/counters.js';
+import { clickEvent, conversionEvent, createLinkCounters, linkBumps, type EventStore, type StoredEvent } from '../events/index.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';

@@ -17,7 +17,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { MailIntent } from '../mail/intents.js';
 

@@ -23,7 +23,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { dirname, join, resolve } from 'node:path';
 import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 import type { ClickAppender } from './click-writer.js';
 
 const FORMAT = 'waymark-click-spill';

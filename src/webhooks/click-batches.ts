@@ -21,7 +21,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, WebhookClickBatchesTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import type { ClickSubscriptions } from '../outbox/outbox.js';
 import type { LinkResponse } from '../links/response.js';
 import { toEventRecord, type EventRow } from '../analytics/event-records.js';
