@@ -20,7 +20,6 @@
  * await log.events.appendRawClicks('b1', clicks);
  */
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
-import type { Config } from '../../config.js';
 import type { OpenDatabase } from '../../db/open.js';
 import { DATABASE_PACKAGES, startModuleWorker } from '../../worker-thread.js';
 import { openEventStores, type EventLogSettings } from '../open.js';
@@ -123,7 +122,8 @@ export interface EventLog {
  * caller's own start (app.ts: the routes) runs alongside.
  */
 export function startEventLog(options: {
-  config: Config;
+  /** The app's settings the log reads (config.ts). */
+  config: Omit<EventLogOptions, 'listenersModule'>;
   database: OpenDatabase;
   kind: 'sql' | 'duckdb' | 'clickhouse';
   /**
