@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { COMPACTION_PERIOD_DAYS } from '../src/events/duckdb/engine.js';
+import { COMPACTION_PERIOD_DAYS } from '../src/events/duckdb/duckdb-engine.js';
 import { openDatabase } from '../src/db/open.js';
 import { buildApp } from '../src/app.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';

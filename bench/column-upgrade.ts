@@ -13,7 +13,7 @@ import { openDatabase } from '../src/db/open.js';
 import { createEventWriter } from '../src/events/sql/event-writer.js';
 import { clickEvent } from '../src/events/rows.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
-import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
+import { openDuckDbEngine } from '../src/events/duckdb/duckdb-engine.js';
 import { upgradeToColumnStore } from '../src/events/column/upgrade.js';
 import { prng } from './analytics/generate.js';
 

@@ -22,7 +22,7 @@ import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
 import type { ColumnEventStore } from './column/store.js';
-import type { DuckDbEngine } from './duckdb/engine.js';
+import type { DuckDbEngine } from './duckdb/duckdb-engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
 import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './duckdb/compaction.js';
 import { eventsUrlFor, isClickHouseUrl, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
@@ -86,7 +86,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
-    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/engine.js'), import('./duckdb/journal-upgrade.js')]);
+    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./duckdb/journal-upgrade.js')]);
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
@@ -120,6 +120,6 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
 
 /** A ClickHouse server's engine; its client library is loaded only when one is named. */
 async function openClickHouse(url: string) {
-  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/engine.js'), import('./clickhouse/executor.js')]);
+  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/clickhouse-engine.js'), import('./clickhouse/executor.js')]);
   return openClickHouseEngine({ executor: openServerExecutor(url) });
 }

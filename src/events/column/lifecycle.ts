@@ -5,7 +5,7 @@
  * through the click journal, only those of appends joined to a transaction), and the event-file
  * backups `waymark backup` asked for are written (backup-requests.ts); every tenth round, the
  * leads and sales another process wrote to the metadata database are copied too; a minute after
- * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`, duckdb/engine.ts);
+ * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`, duckdb/duckdb-engine.ts);
  * at shutdown, after the click writer's last flush, a last move, then the store closes (DuckDB
  * checkpoints its file).
  *

@@ -16,7 +16,7 @@ import { insertLink } from '../../redirect/testing.js';
 import { GROUP_BYS } from '../../analytics/schema.js';
 import { contractEvent } from '../contract.js';
 import type { StoredEvent } from '../event-store.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
+import { openDuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { upgradeToColumnStore, type UpgradeStateTable } from './upgrade.js';
 import { insertEvents } from '../sql/event-writer.js';
 

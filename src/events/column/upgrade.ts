@@ -24,7 +24,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { StoredEvent } from '../event-store.js';
-import type { ColumnEngine } from './engine.js';
+import type { ColumnEngine } from './column-engine.js';
 import { ID_CHUNK, rowsByIds } from './metadata-events.js';
 import { createHash } from 'node:crypto';
 

@@ -13,7 +13,7 @@ import { insertLink } from '../../redirect/testing.js';
 import { contractEvent } from '../contract.js';
 import { linkBumps } from '../counters.js';
 import { clickIdOf } from '../../visitors/click-id.js';
-import { openDuckDbEngine } from './engine.js';
+import { openDuckDbEngine } from './duckdb-engine.js';
 import { eventsCsv } from './legacy-journal.js';
 import { replayClickJournal } from './journal-upgrade.js';
 

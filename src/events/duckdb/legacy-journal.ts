@@ -11,7 +11,7 @@
  * parseEventsCsv(readFileSync(file, 'utf8')); // [{ workspace_id: 'ws_1', timestamp: 1764028800000, … }]
  */
 import type { StoredEvent } from '../event-store.js';
-import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/column-engine.js';
 
 const NULL = '\\N';
 const NEEDS_QUOTES = /[",\n\r\\]/;

@@ -5,9 +5,9 @@
  * @example
  * const engine = await openDuckDbFile({ path: 'data/waymark.events.duckdb' });
  */
-import type { DuckDbEngine, DuckDbEngineOptions } from './engine.js';
+import type { DuckDbEngine, DuckDbEngineOptions } from './duckdb-engine.js';
 
 export async function openDuckDbFile(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
-  const { openDuckDbEngine } = await import('./engine.js');
+  const { openDuckDbEngine } = await import('./duckdb-engine.js');
   return openDuckDbEngine(options);
 }

@@ -17,7 +17,7 @@
  * - appends stay idempotent by what they know: a click batch is appended once (its id is kept in
  *   `click_batches`, in the append's transaction), a copy of the upgrade once by its name
  *   (`copied_batches`), and rows appended by value skip ids already stored within the rows' own
- *   time span (an event's copies share its timestamp), engine.ts;
+ *   time span (an event's copies share its timestamp), duckdb-engine.ts;
  * - look-ups by id use DuckDB's zone maps: click ids and `evt_` ids begin with their time, and rows
  *   arrive in time order, so a row group's min/max of `id` rules most groups out.
  *
@@ -26,7 +26,7 @@
  * await rebuildEventsTable(connection); // a file made by an earlier version: rebuilt once, in one transaction
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
 import { quoteIdent } from '../column/dialect.js';
 
 /** The workspace key of a text expression (a workspace id): from MD5, so not tied to DuckDB's internal hash function. */

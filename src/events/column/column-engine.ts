@@ -4,7 +4,7 @@
  * idempotently by event id, and a small table of hourly per-link summaries that retention moves
  * expired events into. Everything that depends on the metadata database (link scopes, leads and
  * sales in the caller's transaction, link counters) stays in store.ts, so a new engine is one
- * module: DuckDB (../duckdb/engine.ts) embedded, ClickHouse for several processes.
+ * module: DuckDB (../duckdb/duckdb-engine.ts) embedded, ClickHouse for several processes.
  *
  * Queries are built once for every engine (query-sql.ts) as text plus typed parameters; the
  * engine's `ColumnDialect` says how to write the few things engines spell differently.

@@ -24,7 +24,7 @@ import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
-} from '../column/engine.js';
+} from '../column/column-engine.js';
 import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
