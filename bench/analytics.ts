@@ -221,7 +221,7 @@ async function medianHttp(app: { inject(o: { method: 'GET'; url: string; headers
 /**
  * The same queries with the DuckDB event store, beside the SQL store's: a copy of the data set is
  * upgraded into a DuckDB file the way an installation is at its first start with the default
- * (events/column/upgrade.ts, timed), then queried through the HTTP stack with the same keys.
+ * (events/upgrades/to-column-store.ts, timed), then queried through the HTTP stack with the same keys.
  */
 async function duckDbTimings(keys: { large: string; small: string }): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-analytics-duckdb-'));

@@ -29,7 +29,7 @@ export { createSqlRunner, type SqlRunner } from './sql/sql-runner.js';
 export { stripQuery } from './sql/rollup-spec.js';
 export { createSqlEventStore } from './sql/store.js';
 export { applyRollupDeltas, rollupDeltas } from './sql/rollup-deltas.js';
-export { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
+export { foldClicksLeftUnfolded } from './upgrades/fold-clicks.js';
 
 // Retention, backups of the event file.
 export { createRetention } from './retention-module.js';

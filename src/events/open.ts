@@ -20,7 +20,7 @@ import type { Database } from '../db/tables.js';
 import type { ClickLog } from './click-log.js';
 import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
-import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
+import { foldClicksLeftUnfolded } from './upgrades/fold-clicks.js';
 import type { ColumnEventStore } from './column/store.js';
 import type { DuckDbEngine } from './duckdb/duckdb-engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
@@ -79,14 +79,14 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   }
 
   // Only the engine selected is loaded (each brings a native module or a client library).
-  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./column/upgrade.js')]);
+  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./upgrades/to-column-store.js')]);
   let duckDb: DuckDbEngine | undefined;
   // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
   let markCompacted: (() => Promise<unknown>) | undefined;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
-    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./duckdb/journal-upgrade.js')]);
+    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./upgrades/journal-replay.js')]);
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {

@@ -15,7 +15,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
 import { clickIdOf } from '../../visitors/click-id.js';
-import { eventsCsv } from './legacy-journal.js';
+import { eventsCsv } from '../upgrades/legacy-journal.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
 import { openDuckDbEngine, type DuckDbEngine } from './duckdb-engine.js';
 

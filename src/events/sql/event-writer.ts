@@ -24,7 +24,7 @@ export interface EventWriter {
   append(trx: Transaction<Database> | Kysely<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
    * Adds events already stored without rollups to the rollups, in the caller's transaction: the
-   * clicks an earlier version stored a second before it folded them (fold-upgrade.ts).
+   * clicks an earlier version stored a second before it folded them (upgrades/fold-clicks.ts).
    */
   rollUp(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
