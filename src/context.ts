@@ -19,7 +19,7 @@ export interface AppContext {
   workspaces: WorkspaceService;
   /**
    * The event log (src/events/), the only handle on it: a client of the log thread, which owns
-   * the store `EVENTS_URL` selects (src/event-log.ts). Modules append, read and erase through the
+   * the store `EVENTS_URL` selects (src/events/log/). Modules append, read and erase through the
    * `EventStore` interface; the click writer sends its batches (`appendRawClicks`).
    */
   events: EventLogClient;

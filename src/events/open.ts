@@ -1,5 +1,5 @@
 /**
- * Opens the event log `EVENTS_URL` names, for the log thread (src/event-log.ts) and for the
+ * Opens the event log `EVENTS_URL` names, for the log thread (log/start.ts) and for the
  * command-line tools that read or erase events (cli/): the SQL store with `sql`, and with `duckdb`
  * or a ClickHouse URL the column store over the metadata database, after the upgrades an older
  * installation needs (its click journal, its SQL event log: `openEventStores`).

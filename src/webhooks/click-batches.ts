@@ -12,7 +12,7 @@
  * webhook is in the batch lives in `webhook_click_cursors`, written by the dispatcher.
  *
  * Whoever commits a click batch calls `writeClickWebhookBatch` inside that transaction (today the
- * fold's `webhooks` listener, src/event-log.ts, on the event log's thread); nothing
+ * fold's `webhooks` listener, src/click-listeners/, on the event log's thread); nothing
  * else about clicks reaches webhooks.
  *
  * @example
