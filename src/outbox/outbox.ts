@@ -94,7 +94,7 @@ export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntr
  * (linkScope workspace), or of one link (listed, in a listed folder, or naming the webhook in its
  * `webhookIds`). The click batch records their work itself, one row in its own transaction
  * (webhooks/click-batches.ts), so neither the outbox nor the redirect thread carries clicks
- * for webhooks. Plain records: they cross to the flush worker as a message.
+ * for webhooks. Plain records: they cross to the event log's thread as a message.
  */
 export interface ClickRoutes {
   workspaces: Readonly<Record<string, readonly string[]>>;

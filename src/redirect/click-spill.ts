@@ -5,7 +5,7 @@
  *
  * - One file per spill (normally one per process), `clicks-<ms>-<pid>-<n>.jsonl`: a header line
  *   (format, version, which database, how many clicks), then one raw click per line
- *   (click-record.ts). Written to `<name>.tmp`, fsynced, renamed, and the folder fsynced, so a
+ *   (events/log/raw-click.ts). Written to `<name>.tmp`, fsynced, renamed, and the folder fsynced, so a
  *   file with the final name is whole.
  * - The clicks hold visitors' IP addresses and user agents: files are 0600 in a 0700 folder, and
  *   deleted once replayed.
