@@ -115,14 +115,7 @@ export interface ColumnEngine {
 }
 
 /** Every event column, in table order (the engines create their table in this order). */
-export const EVENT_COLUMNS = [
-  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
-  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
-  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
-] as const satisfies readonly (keyof EventRow)[];
-/** Fails to compile when `EventRow` gains a column the list lacks. */
-const allListed: Exclude<keyof EventRow, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
-void allListed;
+export { EVENT_COLUMNS } from '../event-store.js';
 
 /** Integer columns (the rest are text). */
 export const INTEGER_COLUMNS: ReadonlySet<string> = new Set(['timestamp', 'amount', 'original_amount']);
