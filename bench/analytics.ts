@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { COMPACTION_PERIOD_DAYS } from '../src/events/duckdb/engine.js';
+import { COMPACTION_PERIOD_DAYS } from '../src/events/duckdb/duckdb-engine.js';
 import { openDatabase } from '../src/db/open.js';
 import { buildApp } from '../src/app.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
@@ -221,7 +221,7 @@ async function medianHttp(app: { inject(o: { method: 'GET'; url: string; headers
 /**
  * The same queries with the DuckDB event store, beside the SQL store's: a copy of the data set is
  * upgraded into a DuckDB file the way an installation is at its first start with the default
- * (events/column/upgrade.ts, timed), then queried through the HTTP stack with the same keys.
+ * (events/upgrades/to-column-store.ts, timed), then queried through the HTTP stack with the same keys.
  */
 async function duckDbTimings(keys: { large: string; small: string }): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-analytics-duckdb-'));

@@ -17,10 +17,10 @@
 import { cpus, loadavg } from 'node:os';
 import type { StoredEvent, AggregateSpec, DimColumn, DimFilter } from '../src/events/event-store.js';
 import { aggregateQuery } from '../src/events/column/query-sql.js';
-import { EVENT_COLUMNS } from '../src/events/column/engine.js';
+import { EVENT_COLUMNS } from '../src/events/column/column-engine.js';
 import { openChdbExecutor } from '../src/events/clickhouse/chdb-executor.js';
 import { bindParams } from '../src/events/clickhouse/dialect.js';
-import { insertRow, openClickHouseEngine } from '../src/events/clickhouse/engine.js';
+import { insertRow, openClickHouseEngine } from '../src/events/clickhouse/clickhouse-engine.js';
 import { prng, zipf } from './analytics/generate.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);

@@ -10,7 +10,7 @@
  *   the full size; bytes per event on disk after a checkpoint; the load rate.
  * - Grouping latency (median of BENCH_RUNS) on a big workspace (1/4 of the rows) and a small one,
  *   through the store's SQL builder; including a filter combination no rollup holds. Measured in
- *   insertion (time) order, then again after the compaction of closed days (engine.ts `compact`,
+ *   insertion (time) order, then again after the compaction of closed days (duckdb-engine.ts `compact`,
  *   timed too), side by side.
  * - Beside it, the SQL store's writer (events + rollups, SQLite file) on 20 batches of 2,000.
  *
@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIGINT, DuckDBDataChunk, DuckDBInstance, VARCHAR, type DuckDBValue } from '@duckdb/node-api';
-import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
+import { openDuckDbEngine } from '../src/events/duckdb/duckdb-engine.js';
 import { duckDbDialect } from '../src/events/duckdb/dialect.js';
-import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../src/events/column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../src/events/column/column-engine.js';
 import { aggregateQuery, pageQuery } from '../src/events/column/query-sql.js';
 import { buildScope } from '../src/events/link-scope.js';
 import { clickEvent } from '../src/events/rows.js';
@@ -247,7 +247,7 @@ async function main() {
       return out;
     };
     const before = await groupings();
-    // Compaction (engine.ts `compact`): every day of the data set is closed; each is rewritten in
+    // Compaction (duckdb-engine.ts `compact`): every day of the data set is closed; each is rewritten in
     // (workspace_id, timestamp) order, then the same queries again, side by side.
     const cc0 = cpuMicros();
     const cw0 = performance.now();

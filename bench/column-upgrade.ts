@@ -1,5 +1,5 @@
 /**
- * The upgrade from the SQL store to the column store (src/events/column/upgrade.ts): BENCH_EVENTS
+ * The upgrade from the SQL store to the column store (src/events/upgrades/to-column-store.ts): BENCH_EVENTS
  * clicks (default 300,000, over 90 days, 200 workspaces) written through the SQL store's writer
  * (events + rollups) into a SQLite file, then moved into a DuckDB file: the time and CPU of the
  * copy, the count comparison and the drop, as events per second.
@@ -13,8 +13,8 @@ import { openDatabase } from '../src/db/open.js';
 import { createEventWriter } from '../src/events/sql/event-writer.js';
 import { clickEvent } from '../src/events/rows.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
-import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
-import { upgradeToColumnStore } from '../src/events/column/upgrade.js';
+import { openDuckDbEngine } from '../src/events/duckdb/duckdb-engine.js';
+import { upgradeToColumnStore } from '../src/events/upgrades/to-column-store.js';
 import { prng } from './analytics/generate.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 300_000);

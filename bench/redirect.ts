@@ -21,7 +21,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/open.js';
 import { seedLinks } from './redirect/seed.js';
-import { openDuckDbEngine } from '../src/events/duckdb/engine.js';
+import { openDuckDbEngine } from '../src/events/duckdb/duckdb-engine.js';
 import { duckDbPathFor } from '../src/events/duckdb/path.js';
 import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, parseWrk, requireWrk, wrkArgs, type WrkResult as WrkBase } from './redirect/wrk.js';

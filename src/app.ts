@@ -25,9 +25,8 @@ import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
 import { workspaceRoutes } from './workspaces/routes.js';
-import { createSqlRunner } from './events/sql/sql-runner.js';
-import { eventStoreKind } from './events/store-kind.js';
-import { startEventLog } from './event-log.js';
+import { createRetention, createSqlRunner, eventStoreKind, startEventLog } from './events/index.js';
+import type { ClickListenerSettings } from './click-listeners/index.js';
 import { createTagsModule } from './tags/module.js';
 import { createFoldersModule } from './folders/module.js';
 import { createDomainsModule } from './domains/module.js';
@@ -40,7 +39,6 @@ import { createQrModule } from './qr/module.js';
 import { createOutboxModule } from './outbox/module.js';
 import { createEventExpander } from './webhooks/event-payloads.js';
 import { createWebhooksModule } from './webhooks/module.js';
-import { createRetention } from './events/retention-module.js';
 import { createImportsModule } from './imports/module.js';
 import { createExportsModule } from './exports/module.js';
 import type { Subscriber } from './outbox/publisher.js';
@@ -76,7 +74,7 @@ export interface BuildOptions {
   readiness?: Readiness;
   /** A server already listening (main.ts, health/starting-server.ts), adopted instead of a new one. */
   starting?: StartingServer;
-  /** Tests: the event log served on this thread, not its own (event-log.ts `inThread`). */
+  /** Tests: the event log served on this thread, not its own (events/log/start.ts `inThread`). */
   eventLogInThread?: boolean;
 }
 
@@ -98,7 +96,7 @@ export async function buildApp(options: BuildOptions) {
     subscribers: [...(options.subscribers ?? []), webhooks.subscriber, ...(mailer ? [mailer.subscriber] : [])],
     onError: (err, context) => app.log.warn({ err, ...context }, 'domain event not delivered; it will be retried'),
   });
-  // The event log EVENTS_URL names, owned by its own thread (src/event-log.ts): the click writer
+  // The event log EVENTS_URL names, owned by its own thread (src/events/log/): the click writer
   // hands it raw clicks, everything else reads and erases through `ctx.events`, its client.
   // It starts and opens the store while the routes are built below. Upgrade lines are logged once
   // the logger exists.
@@ -110,8 +108,11 @@ export async function buildApp(options: BuildOptions) {
     database,
     kind: eventStoreKind(config, database),
     inThread: options.eventLogInThread,
-    clickSubscriptions: () => domainEvents.outbox.clickSubscriptions(),
-    watchClickSubscriptions: (listener) => domainEvents.outbox.watchClicks(listener),
+    listeners: {
+      module: new URL('./click-listeners/index.js', import.meta.url),
+      settings: () => ({ clicks: domainEvents.outbox.clickSubscriptions() }) satisfies ClickListenerSettings,
+      watch: (changed) => domainEvents.outbox.watchClicks(changed),
+    },
     onCounted: (written) => {
       if (written.includes('outbox')) domainEvents.outbox.nudge();
       if (written.includes('webhooks')) domainEvents.outbox.clicksRouted();
@@ -191,9 +192,8 @@ export async function buildApp(options: BuildOptions) {
   const retention = createRetention({
     config,
     database,
-    events: ctx.events,
     // Its passes run on the log thread, through ctx.events.
-    inProcess: true,
+    events: ctx.events,
     audit: audit.service,
     now,
     onError: (err) => app.log.error({ err }, 'event retention pass failed; the next one retries'),

@@ -1,4 +1,4 @@
-import { eventsUrlFor } from './events/store-kind.js';
+import { eventsUrlFor } from './events/index.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, ConfigError } from './config.js';

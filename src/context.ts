@@ -6,8 +6,7 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
-import type { EventLogClient } from './events/log/client.js';
-import type { SqlRunner } from './events/sql/sql-runner.js';
+import type { EventLogClient, SqlRunner } from './events/index.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { ClientAddress } from './http/client-address.js';
 
@@ -20,7 +19,7 @@ export interface AppContext {
   workspaces: WorkspaceService;
   /**
    * The event log (src/events/), the only handle on it: a client of the log thread, which owns
-   * the store `EVENTS_URL` selects (src/event-log.ts). Modules append, read and erase through the
+   * the store `EVENTS_URL` selects (src/events/log/). Modules append, read and erase through the
    * `EventStore` interface; the click writer sends its batches (`appendRawClicks`).
    */
   events: EventLogClient;

@@ -9,7 +9,7 @@
 import type { Selectable } from 'kysely';
 import type { CustomersTable, EventsTable } from '../db/tables.js';
 import type { LinkResponse } from '../links/response.js';
-import { stripQuery } from '../events/sql/rollup-spec.js';
+import { stripQuery } from '../events/index.js';
 import { formatRegion } from './shape.js';
 import type { ClickEventResponse, EventRecord, LeadEventResponse } from './schema.js';
 

@@ -8,12 +8,10 @@
  * Most values accept the published "advanced" syntax: `a`, `a,b` (any of) and `-a,b` (none of).
  */
 import { ApiError } from '../http/errors.js';
-import type { DimColumn } from '../events/event-store.js';
-import { stripQuery } from '../events/sql/rollup-spec.js';
+import { stripQuery, type DimColumn, type DimFilter, type LinkFilters, type MatchMode, type MetadataMatch, type ValueFilter } from '../events/index.js';
 import type { FilterQuery } from './schema.js';
 
-export type { DimFilter, LinkFilters, MatchMode, MetadataMatch, ValueFilter } from '../events/event-store.js';
-import type { DimFilter, LinkFilters, MatchMode, MetadataMatch, ValueFilter } from '../events/event-store.js';
+export type { DimFilter, LinkFilters, MatchMode, MetadataMatch, ValueFilter } from '../events/index.js';
 
 export interface ParsedFilters {
   links: LinkFilters;

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery } from 'kysely';
 import { createTestApp, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
 import { SEED_NOW, seedAnalytics } from './testing.js';
-import { createSqlEventStore } from '../events/sql/store.js';
+import { createSqlEventStore } from '../events/index.js';
 
 let t: TestApp;
 const statements = new Map<string, readonly unknown[]>();

@@ -12,10 +12,8 @@ import type { LinksTable } from '../db/tables.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { SEED_NOW, insertLink, seedAnalytics } from './testing.js';
 import { createAnalyticsService, type AnalyticsService } from './service.js';
-import { createSqlRunner } from '../events/sql/sql-runner.js';
-import { createSqlEventStore } from '../events/sql/store.js';
+import { createSqlEventStore, createSqlRunner, type StoredEvent } from '../events/index.js';
 import { AnalyticsQuery, GROUP_BYS } from './schema.js';
-import type { StoredEvent } from '../events/event-store.js';
 
 let t: TestApp;
 let rollups: AnalyticsService;

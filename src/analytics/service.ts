@@ -6,8 +6,7 @@
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import type { AggregateSpec, EventKind, EventRow, EventStore, LinkScope } from '../events/event-store.js';
-import { buildScope, hasLinkFilter, MAX_INLINE_IDS } from '../events/link-scope.js';
+import { buildScope, hasLinkFilter, MAX_INLINE_IDS, type AggregateSpec, type EventKind, type EventRow, type EventStore, type LinkScope, type SqlRunner } from '../events/index.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
@@ -16,7 +15,6 @@ import { parseFilters, type ParsedFilters } from './filters.js';
 import { assertRangeAllowedForPlan, bucketStarts, resolveRange, type TimeRange } from './range.js';
 import type { AnalyticsEvent, AnalyticsQuery, EventRecord, EventsQuery, GroupBy } from './schema.js';
 import { GROUP_COLUMNS, reported, shapeColumnGroups, type ApiMetrics, type GroupedRow, type MergedRow } from './shape.js';
-import type { SqlRunner } from '../events/sql/sql-runner.js';
 import { toEventRecord } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, webhookIdsByLink, webhookIdsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';

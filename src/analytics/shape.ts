@@ -4,12 +4,9 @@
  * order (clicks, leads or sale amount, descending) and the 5,000-row cap.
  */
 import type { AnalyticsEvent, GroupBy } from './schema.js';
-import type { DimColumn } from '../events/event-store.js';
-import { stripQuery } from '../events/sql/rollup-spec.js';
-import type { Metrics } from '../events/event-store.js';
+import { stripQuery, type DimColumn, type MergedRow, type Metrics } from '../events/index.js';
 
-export type { MergedRow } from '../events/event-store.js';
-import type { MergedRow } from '../events/event-store.js';
+export type { MergedRow } from '../events/index.js';
 
 /** The four metrics as the API names them. */
 export interface ApiMetrics {

@@ -8,7 +8,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, EventsTable, LinksTable } from '../db/tables.js';
-import type { EventStore, StoredEvent } from '../events/event-store.js';
+import type { EventStore, StoredEvent } from '../events/index.js';
 import { linkRow } from '../test-support/link-row.js';
 
 export const SEED_NOW = Date.parse('2024-05-15T03:00:00.000Z');

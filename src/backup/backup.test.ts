@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { openDuckDbEngine } from '../events/duckdb/engine.js';
+import { openDuckDbFile } from '../events/index.js';
 import SQLite from 'better-sqlite3';
 import { runCli } from '../cli/index.js';
 import { TEST_ENGINE } from '../test-support/harness.js';
@@ -138,7 +138,7 @@ test('with the DuckDB event store the running server copies its event file for t
   const server = await startServer(db.url, port, key, { EVENTS_URL: 'duckdb', VISITOR_IP: 'full' });
   const out: string[] = [];
   const clickIps = async (path: string) => {
-    const engine = await openDuckDbEngine({ path });
+    const engine = await openDuckDbFile({ path });
     try {
       return (await engine.query({ text: "SELECT ip FROM events WHERE kind = 'click'", params: [] })).map((r) => String(r.ip)).sort();
     } finally {

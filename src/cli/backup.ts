@@ -13,10 +13,7 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { isPostgresUrl, localFilesFor, openDatabase, sqliteFileFromUrl } from '../db/open.js';
 import { backupSqlite, restoreSqlite, BackupError } from '../backup/sqlite.js';
-import { eventsUrlFor, isDuckDbLocked } from '../events/store-kind.js';
-import { duckDbPathFor } from '../events/duckdb/path.js';
-import { openDuckDbEngine } from '../events/duckdb/engine.js';
-import { backupEventFile, requestBackup } from '../events/column/backup-requests.js';
+import { backupEventFile, duckDbPathFor, eventsUrlFor, isDuckDbLocked, openDuckDbFile, requestBackup } from '../events/index.js';
 
 /** Where the event file's copy of a backup at `file` goes: the rule of the event file beside the database. */
 export function eventBackupFile(file: string): string {
@@ -25,7 +22,7 @@ export function eventBackupFile(file: string): string {
 
 async function backupEvents(databaseUrl: string, source: string, dest: string): Promise<number> {
   try {
-    const engine = await openDuckDbEngine({ path: source });
+    const engine = await openDuckDbFile({ path: source });
     try {
       return await backupEventFile(engine, dest);
     } finally {
@@ -74,7 +71,7 @@ export async function runBackupCommand(input: { group: 'backup' | 'restore'; fil
   } else {
     // The event file's copy is checked first; the database's restore is refused while a server runs.
     if (eventFile && existsSync(eventCopy)) {
-      const engine = await openDuckDbEngine({ path: eventCopy }).catch((err) => {
+      const engine = await openDuckDbFile({ path: eventCopy }).catch((err) => {
         throw new BackupError(`${eventCopy} is not a DuckDB event file: ${(err as Error).message}`);
       });
       await engine.close();

@@ -6,7 +6,7 @@ import { CLI } from '../audit/record.js';
 import { recordInEveryWorkspace } from '../audit/module.js';
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
-import { openEventStores } from '../events/open.js';
+import { openEventStores } from '../events/index.js';
 import { createErasure, describeErased } from '../privacy/erasure.js';
 
 export const ERASE_USAGE = `  erase --ip <address>

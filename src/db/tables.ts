@@ -235,7 +235,7 @@ export interface EventsTable {
 /**
  * Where an earlier version left how far its click fold had counted (migration 0008; SQLite, which
  * folded clicks into rollups and counters a second at a time). Read once by the SQL store's
- * upgrade (events/sql/fold-upgrade.ts), which counts what was left and clears it.
+ * upgrade (events/upgrades/fold-clicks.ts), which counts what was left and clears it.
  */
 export interface ClickRollupStateTable {
   id: number;

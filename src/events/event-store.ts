@@ -25,6 +25,19 @@ export type EventKind = EventsTable['kind'];
  */
 export type EventRow = EventsTable;
 
+/**
+ * Every event column, in table order: the SQL store's cached insert binds them in this order, and
+ * the column engines create their table in it.
+ */
+export const EVENT_COLUMNS = [
+  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
+  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
+  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
+] as const satisfies readonly (keyof EventRow)[];
+/** Fails to compile when `EventRow` gains a column the list lacks. */
+const allListed: Exclude<keyof EventRow, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
+void allListed;
+
 type NullableKey = { [K in keyof EventRow]: null extends EventRow[K] ? K : never }[keyof EventRow];
 
 /** An event to append: every column, the nullable ones optional. */

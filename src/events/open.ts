@@ -1,5 +1,5 @@
 /**
- * Opens the event log `EVENTS_URL` names, for the log thread (src/event-log.ts) and for the
+ * Opens the event log `EVENTS_URL` names, for the log thread (log/start.ts) and for the
  * command-line tools that read or erase events (cli/): the SQL store with `sql`, and with `duckdb`
  * or a ClickHouse URL the column store over the metadata database, after the upgrades an older
  * installation needs (its click journal, its SQL event log: `openEventStores`).
@@ -20,9 +20,9 @@ import type { Database } from '../db/tables.js';
 import type { ClickLog } from './click-log.js';
 import { createSqlEventStore } from './sql/store.js';
 import type { SqlRunner } from './sql/sql-runner.js';
-import { foldClicksLeftUnfolded } from './sql/fold-upgrade.js';
+import { foldClicksLeftUnfolded } from './upgrades/fold-clicks.js';
 import type { ColumnEventStore } from './column/store.js';
-import type { DuckDbEngine } from './duckdb/engine.js';
+import type { DuckDbEngine } from './duckdb/duckdb-engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
 import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './duckdb/compaction.js';
 import { eventsUrlFor, isClickHouseUrl, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
@@ -79,14 +79,14 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   }
 
   // Only the engine selected is loaded (each brings a native module or a client library).
-  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./column/upgrade.js')]);
+  const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./upgrades/to-column-store.js')]);
   let duckDb: DuckDbEngine | undefined;
   // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
   let markCompacted: (() => Promise<unknown>) | undefined;
   if (!isClickHouseUrl(url)) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
-    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/engine.js'), import('./duckdb/journal-upgrade.js')]);
+    const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./upgrades/journal-replay.js')]);
     try {
       duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
     } catch (err) {
@@ -120,6 +120,6 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
 
 /** A ClickHouse server's engine; its client library is loaded only when one is named. */
 async function openClickHouse(url: string) {
-  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/engine.js'), import('./clickhouse/executor.js')]);
+  const [{ openClickHouseEngine }, { openServerExecutor }] = await Promise.all([import('./clickhouse/clickhouse-engine.js'), import('./clickhouse/executor.js')]);
   return openClickHouseEngine({ executor: openServerExecutor(url) });
 }

@@ -1,9 +1,8 @@
 /**
- * Where and by whom the retention pass runs (retention.ts). A SQLite file: on a worker thread of
- * its own (retention-worker.ts), so deletes never hold the redirect thread; a file has one
- * serving process, so no lock. PostgreSQL: in this process (the work is the server's), and only
- * in the one process of several that holds the advisory lock `RETENTION_LOCK_KEY`
- * (Dialect.exclusively); the others skip the pass. In-memory SQLite (tests): in process.
+ * When and by whom the retention pass runs (retention.ts). The events' deletes are calls of the
+ * event log (`events`), which its own thread serves, so they never hold the redirect thread. The
+ * pass runs only in the one process of several that holds the advisory lock `RETENTION_LOCK_KEY`
+ * (Dialect.exclusively; a SQLite file has one serving process); the others skip it.
  *
  * @example
  * const retention = createRetention({ config, database, events, now, onError });
@@ -12,9 +11,7 @@
 import type { OpenDatabase } from '../db/open.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { EventStore } from './event-store.js';
-import { startModuleWorker } from '../worker-thread.js';
 import { purge, retentionPass, startRetentionTimer, type PurgeResult, type RetentionPass, type RetentionTimer } from './retention.js';
-import type { RetentionReply, RetentionRequest, RetentionWorkerData } from './retention-worker.js';
 
 /** Arbitrary, fixed: names the retention job among PostgreSQL advisory locks. */
 export const RETENTION_LOCK_KEY = 0x5741_594d_0001;
@@ -30,17 +27,12 @@ const FIRST_RUN_MS = 60_000;
 const INTERVAL_MS = 3_600_000;
 
 export function createRetention(deps: {
-  /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `CLICK_WRITER_NICE` (the worker's nice value), `AUDIT_RETENTION_DAYS`. */
-  config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; clickWriterNice: number; auditRetentionDays?: number };
+  /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `AUDIT_RETENTION_DAYS`. */
+  config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; auditRetentionDays?: number };
   database: OpenDatabase;
   events: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>;
   now: () => number;
   onError: (err: unknown) => void;
-  /**
-   * Run in this process even on a SQLite file: `events` is not the SQL store the worker would
-   * open (the column store, whose deletes run on DuckDB's threads).
-   */
-  inProcess?: boolean;
   /**
    * The audit log's step (audit/module.ts): entries older than `auditRetentionDays` go, in the
    * same bounded batches, in this process (they are few: a day's worth an hour).
@@ -54,13 +46,11 @@ export function createRetention(deps: {
   const settings = { eventsDays: deps.config.eventsRetentionDays, summariesDays: deps.config.rollupsRetentionDays };
   const batch = deps.batch ?? RETENTION_BATCH;
   const pauseMs = deps.pauseMs ?? RETENTION_PAUSE_MS;
-  let worker: ReturnType<typeof startWorkerRunner> | undefined;
   let timer: RetentionTimer | undefined;
   let closing = false;
 
   const inProcess = (pass: RetentionPass) =>
     database.dialect.exclusively(database.db, RETENTION_LOCK_KEY, () => purge(deps.events, pass, { batch, pauseMs, stopped: () => closing }));
-  const onWorker = !deps.inProcess && database.capabilities.singleWriter && database.capabilities.writerThread;
 
   const auditDays = deps.audit ? deps.config.auditRetentionDays : undefined;
   /** Deletes audit entries past their horizon, a batch at a time, under the retention lock. */
@@ -85,8 +75,7 @@ export function createRetention(deps: {
     deleted.audit += await expireAudit();
     const pass = retentionPass(deps.now(), settings);
     if (!pass) return undefined;
-    worker ??= onWorker ? startWorkerRunner({ url: database.url, nice: deps.config.clickWriterNice }) : undefined;
-    const result = worker ? await worker.purge(pass, batch, pauseMs) : await inProcess(pass);
+    const result = await inProcess(pass);
     deleted.events += result?.events ?? 0;
     deleted.summaries += result?.summaries ?? 0;
     return result;
@@ -98,7 +87,6 @@ export function createRetention(deps: {
     },
     async close() {
       closing = true;
-      await worker?.close();
       await timer?.close();
     },
   };
@@ -108,42 +96,5 @@ export function createRetention(deps: {
     runNow: () => (timer ? timer.runNow() : run()),
     /** Rows the passes of this process deleted since start. */
     stats: () => ({ deleted: { ...deleted } }),
-  };
-}
-
-function startWorkerRunner(data: RetentionWorkerData) {
-  const worker = startModuleWorker(new URL('./retention-worker.js', import.meta.url), { workerData: data });
-  worker.unref();
-  let seq = 0;
-  const waiting = new Map<number, { resolve: (r: PurgeResult) => void; reject: (e: Error) => void }>();
-  let closed: (() => void) | undefined;
-  worker.on('message', (msg: RetentionReply) => {
-    if (msg.type === 'closed') return closed?.();
-    const w = waiting.get(msg.id);
-    waiting.delete(msg.id);
-    if (msg.type === 'done') w?.resolve(msg.result);
-    else w?.reject(new Error(`retention failed: ${msg.message}`));
-  });
-  worker.on('error', (err) => {
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
-  });
-  return {
-    purge(pass: RetentionPass, batch: number, pauseMs: number): Promise<PurgeResult> {
-      const id = ++seq;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        worker.postMessage({ type: 'purge', id, pass, batch, pauseMs } satisfies RetentionRequest);
-      });
-    },
-    /** Stops after the batch in flight; terminated if it does not answer within 10 s. */
-    async close() {
-      const done = new Promise<void>((r) => (closed = r));
-      worker.postMessage({ type: 'close' } satisfies RetentionRequest);
-      const timeout = new Promise<void>((r) => setTimeout(r, 10_000).unref());
-      await Promise.race([done, timeout]);
-      await worker.terminate();
-      for (const w of waiting.values()) w.reject(new Error('retention closed'));
-    },
   };
 }

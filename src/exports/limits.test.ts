@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { get, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../redirect/testing.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { assertLoopFree, loopDuring } from '../test-support/event-loop.js';
 import { addUser, logIn, slugOf, type Browser } from '../dashboard/testing.js';
 

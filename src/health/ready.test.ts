@@ -15,7 +15,7 @@ import { createWorkspaceService } from '../workspaces/service.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
 import { writeSpillFile } from '../redirect/click-spill.js';
 import { newClickIdAt } from '../visitors/click-id.js';
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 
 /** Enough clicks that their replay lasts about half a second on a quiet machine (~50 µs a click; longer under load), while /ready is polled every 20 ms. */
 const SPILLED = 10_000;

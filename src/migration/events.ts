@@ -7,7 +7,7 @@
  * page skips the ones the target already holds, so a re-run writes nothing twice.
  *
  * On SQLite an earlier version's click fold counted the clicks stamped from a watermark on later
- * ( events/sql/fold-upgrade.ts clears it at start). Copied clicks are counted at once, so when some are stamped at or
+ * ( events/upgrades/fold-clicks.ts clears it at start). Copied clicks are counted at once, so when some are stamped at or
  * after the watermark it moves past them (in the same transaction), and a server start does not
  * count them again; if the server holds unfolded clicks of its own before them, they are stamped
  * just before the watermark instead.
@@ -24,9 +24,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
-import type { EventStore, StoredEvent } from '../events/event-store.js';
-import { clickEvent, conversionEvent } from '../events/rows.js';
-import { createLinkCounters, linkBumps } from '../events/counters.js';
+import { clickEvent, conversionEvent, createLinkCounters, linkBumps, type EventStore, type StoredEvent } from '../events/index.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';

@@ -7,9 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, databaseUrlOf, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
-import { foldClicksLeftUnfolded } from '../events/sql/fold-upgrade.js';
-import { createSqlEventStore } from '../events/sql/store.js';
-import { createLinkCounters } from '../events/counters.js';
+import { createLinkCounters, createSqlEventStore, foldClicksLeftUnfolded } from '../events/index.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ImportSummary } from './run.js';
 import { SourceError } from './source.js';

@@ -18,7 +18,7 @@
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
-import { createSqlEventStore } from '../events/sql/store.js';
+import { createSqlEventStore } from '../events/index.js';
 import { createSource, SourceError, type SourceOptions } from './source.js';
 import { createTarget, SourceLink, type CopyOutcome, type Target } from './target.js';
 import { createEventCopier, type CopiedKind } from './events.js';

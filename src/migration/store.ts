@@ -28,7 +28,7 @@ export function createMigrationStore(db: Kysely<Database>) {
      * SQLite: takes the write lock (a no-op write first, so no other writer can commit between
      * this read and the transaction's inserts) and returns the click fold's watermark; null when
      * every stored click is counted (the watermark an earlier version's click fold kept on SQLite;
-     * cleared at start by events/sql/fold-upgrade.ts, so null from this version on).
+     * cleared at start by events/upgrades/fold-clicks.ts, so null from this version on).
      */
     async lockedWatermark(trx: Kysely<Database>): Promise<number | null> {
       await trx.updateTable('click_rollup_state').set((eb) => ({ folded_before: eb.ref('folded_before') })).where('id', '=', 1).execute();

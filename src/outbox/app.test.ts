@@ -12,7 +12,7 @@ import { hit } from '../redirect/testing.js';
 import { clickOutboxEntries, writeOutbox, type DomainEvent, type DomainEventType } from './outbox.js';
 import { createOutboxPublisher, type Subscriber } from './publisher.js';
 import { createEventExpander, type PublishedEvent } from '../webhooks/event-payloads.js';
-import type { ColumnEventStore } from '../events/column/store.js';
+import type { ColumnEventStore } from '../events/index.js';
 
 /** The click ids stored for a link, in whichever event store the app runs (TEST_EVENTS_URL). */
 async function storedClickIds(app: { ctx: TestApp['ctx'] }, linkId: string): Promise<string[]> {

@@ -17,7 +17,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, OutboxTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { MailIntent } from '../mail/intents.js';
 
@@ -94,7 +94,7 @@ export function conversionOutboxEntry(row: StoredEvent, now: number): OutboxEntr
  * (linkScope workspace), or of one link (listed, in a listed folder, or naming the webhook in its
  * `webhookIds`). The click batch records their work itself, one row in its own transaction
  * (webhooks/click-batches.ts), so neither the outbox nor the redirect thread carries clicks
- * for webhooks. Plain records: they cross to the flush worker as a message.
+ * for webhooks. Plain records: they cross to the event log's thread as a message.
  */
 export interface ClickRoutes {
   workspaces: Readonly<Record<string, readonly string[]>>;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import { openTestDatabase } from '../test-support/harness.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { clickOutboxEntries, conversionOutboxEntry, createOutbox, outboxEntry, writeOutbox, type DomainEvent, type DomainEventType } from './outbox.js';
 import { backoffMs, createEventRegistry, createOutboxPublisher, type OutboxPublisher, type Subscriber } from './publisher.js';
 import { createFileSink } from './file-sink.js';

@@ -12,7 +12,7 @@ import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { hit, insertLink } from '../redirect/testing.js';
 import { runErase } from '../cli/erase.js';
 import { runCli } from '../cli/index.js';
-import { erasedTotals } from '../events/counters.js';
+import { erasedTotals } from '../events/index.js';
 import { describeErased, storedForms } from './erasure.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';

@@ -13,7 +13,7 @@
  * await erasure.eraseIp('203.0.113.7'); // → [{ stored: '203.0.113.0', clicks: 4, … }, { stored: '203.0.113.7', … }]
  */
 import { isIP } from 'node:net';
-import type { EventStore, ForgetResult } from '../events/event-store.js';
+import type { EventStore, ForgetResult } from '../events/index.js';
 import { anonymizeIp, type VisitorIpMode } from '../visitors/visitor-ip.js';
 import { normaliseIp } from '../http/client-address.js';
 

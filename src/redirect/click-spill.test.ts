@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeBytesOf, readSpillFile, replaySpilledClicks, spillDirFor, spillSharesVolume, SPILL_VOLUME_LOW_FREE_BYTES, warnOfSpillVolume, writeSpillFile, type ReplayOptions } from './click-spill.js';
 import { localFilesFor } from '../db/open.js';
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 
 const click = (n: number): RawClick => ({
   id: `1BGXw4k${String(n).padStart(9, '0')}`,

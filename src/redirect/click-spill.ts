@@ -5,7 +5,7 @@
  *
  * - One file per spill (normally one per process), `clicks-<ms>-<pid>-<n>.jsonl`: a header line
  *   (format, version, which database, how many clicks), then one raw click per line
- *   (click-record.ts). Written to `<name>.tmp`, fsynced, renamed, and the folder fsynced, so a
+ *   (events/log/raw-click.ts). Written to `<name>.tmp`, fsynced, renamed, and the folder fsynced, so a
  *   file with the final name is whole.
  * - The clicks hold visitors' IP addresses and user agents: files are 0600 in a 0700 folder, and
  *   deleted once replayed.
@@ -23,7 +23,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { dirname, join, resolve } from 'node:path';
 import { localFile, type LocalFiles } from '../db/open.js';
 import { z } from 'zod';
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 import type { ClickAppender } from './click-writer.js';
 
 const FORMAT = 'waymark-click-spill';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClickWriter, type ClickAppender } from './click-writer.js';
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 
 function click(id: string): RawClick {
   return { id, timestamp: 1, linkId: 'link_1', workspaceId: 'ws_1', domain: 'go.test', key: 'k', url: 'https://example.com/', ip: '1.1.1.1', ua: '', referer: '', qr: false, geo: null };

@@ -20,7 +20,7 @@
  * if (writer.holding) writer.holdAnswer(() => res.end()); else res.end();
  * await writer.close({ deadline: Date.now() + 7000 }); // at shutdown: committed, or spilled
  */
-import type { RawClick } from '../events/log/raw-click.js';
+import type { RawClick } from '../events/index.js';
 import { createHeldAnswers } from './held-answers.js';
 
 /** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */

@@ -1,10 +1,10 @@
 /**
  * The redirect server: answers every request whose Host is not an API host, before Fastify sees
  * it (app.ts). On a cache hit the whole answer is synchronous — parse host and path, `decide`,
- * write the response — and the raw click (click-record.ts) is pushed to the in-memory batch
+ * write the response — and the raw click (events/log/raw-click.ts) is pushed to the in-memory batch
  * after the response was handed to the socket. No zod, no framework, no I/O before answering,
- * and no lookup the click row needs but the answer does not (geo, referer, UTM: click-enrich.ts
- * adds those on the flush worker).
+ * and no lookup the click row needs but the answer does not (geo, referer, UTM: the event log's
+ * thread adds those, events/log/enrich.ts).
  *
  * One request's failure never reaches the process: every step (the synchronous one, and each
  * continuation after a cache load, a domain load, a form read or the geo data) runs guarded. A

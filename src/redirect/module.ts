@@ -11,8 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { LinksModule } from '../links/module.js';
-import type { StoredEvent } from '../events/event-store.js';
-import type { EventLogClient } from '../events/log/client.js';
+import { duckDbPathFor, eventStoreKind, eventsUrlFor, type EventLogClient, type StoredEvent } from '../events/index.js';
 import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
@@ -24,8 +23,6 @@ import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { freeBytesOf, replaySpilledClicks, spillDirFor, spillSharesVolume, warnOfSpillVolume, writeSpillFile } from './click-spill.js';
-import { eventStoreKind, eventsUrlFor } from '../events/store-kind.js';
-import { duckDbPathFor } from '../events/duckdb/path.js';
 
 /**
  * The end of the shutdown grace kept for after the last store attempt: the spill file (write and

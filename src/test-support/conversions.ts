@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
 import type { EventsTable, LinksTable } from '../db/tables.js';
 import { newClickId, newId } from '../ids.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import type { TestApp } from './harness.js';
 
 export type FixtureLink = Selectable<LinksTable>;

@@ -2,8 +2,7 @@
  * Pure attribution rules of the track endpoints: lead de-duplication, which lead a sale belongs
  * to, and the event rows written for leads and sales. No I/O and no clock: callers pass `now`.
  */
-import type { StoredEvent } from '../events/event-store.js';
-import { conversionEvent, type AttributionSource } from '../events/rows.js';
+import { conversionEvent, type AttributionSource, type StoredEvent } from '../events/index.js';
 
 /** A lead with the same customer and event name inside this window is not counted again (behaviour.md §6.1). */
 export const LEAD_DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
@@ -11,7 +10,7 @@ export const LEAD_DEDUP_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 /** Name of the lead recorded for a direct sale when the request names none. */
 export const DIRECT_SALE_LEAD_NAME = 'Direct sale tracking lead event';
 
-export { dimensionsOf, EVENT_DIMENSIONS, type AttributionSource, type EventDimensions } from '../events/rows.js';
+export { dimensionsOf, EVENT_DIMENSIONS, type AttributionSource, type EventDimensions } from '../events/index.js';
 
 /** "Sign up", "sign-up" and "SIGN  UP" are one event name for de-duplication, as published. */
 export function normalizeLeadName(name: string): string {

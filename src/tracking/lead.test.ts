@@ -7,8 +7,7 @@ import { createLeadService } from './lead.js';
 import { createKeyedSerialQueue } from './serial.js';
 import { newClickId } from '../ids.js';
 import type { TrackDeps } from './deps.js';
-import { createLinkCounters } from '../events/counters.js';
-import type { StoredEvent } from '../events/event-store.js';
+import { createLinkCounters, type StoredEvent } from '../events/index.js';
 
 let t: TestApp;
 let dub: Dub;

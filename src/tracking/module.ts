@@ -16,7 +16,7 @@ import { createCurrencyConverter } from './currency.js';
 import { buildClientScript } from './script.js';
 import { trackingRoutes } from './routes.js';
 import type { TrackDeps } from './deps.js';
-import { createLinkCounters } from '../events/counters.js';
+import { createLinkCounters } from '../events/index.js';
 
 export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule; customers: CustomersModule; redirect: RedirectModule }) {
   // Errors of `after` work are logged inside the lead service; this is the last resort.

@@ -8,7 +8,7 @@
  * another, rolls back on the unique violation and answers with the stored first sale, so counters
  * move once. Counters, customer totals and the event commit in one transaction.
  */
-import type { EventRow, StoredEvent } from '../events/event-store.js';
+import type { EventRow, StoredEvent } from '../events/index.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { customerDisplayName } from '../customers/names.js';

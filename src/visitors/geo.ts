@@ -2,10 +2,10 @@
  * Visitor location: trusted CDN headers when the operator says so, else a lookup in an .mmdb file
  * (the bundled DB-IP Lite data, CC BY 4.0, or `GEOIP_DB`). Two precisions:
  * - `city` (the click records: country, region, city, continent), used where click rows are
- *   written (click-enrich.ts). The bundled city files take ~130 MB. Held by the redirect thread,
+ *   written (events/log/enrich.ts). The bundled city files take ~130 MB. Held by the redirect thread,
  *   they made every request dearer: a plain 302 handler in a process with the app built went
  *   from 26 to 32 µs of CPU per request under wrk when the files were loaded too. So they are
- *   read on the flush worker.
+ *   read on the event log's thread.
  * - `country` (geo targeting), used by the redirect itself: the bundled country files, 8 MB, loaded
  *   on the first visit of a link with `geo` set.
  * Files are read once per process and thread, in the background; until they are loaded, locations

@@ -2,11 +2,11 @@
  * What a stored event keeps of the visitor's address (`VISITOR_IP`, docs/privacy.md):
  * - `anonymized` (default): the network only, IPv4 to its /24 and IPv6 to its /48, the prefixes
  *   that still locate a visitor about as well as the full address (the geo lookup runs on the
- *   full address before this, on the flush worker) but no longer name one subscriber;
+ *   full address before this, on the event log's thread) but no longer name one subscriber;
  * - `full`: the address as received;
  * - `none`: the empty string (the published `/events` schema requires `ip` to be a string).
  *
- * Applied where the click row is built (redirect/click-enrich.ts), so everything stored, and every lead and
+ * Applied where the click row is built (events/log/enrich.ts), so everything stored, and every lead and
  * sale that copies its click's columns, holds only this form. Repeat-visit detection
  * (redirect/dedup.ts) works on the full address in memory and never stores it.
  *

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { insertLink } from '../test-support/conversions.js';
 import { hit } from '../redirect/testing.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { clickRouter, writeClickWebhookBatch, type ClickBatchPayload } from './click-batches.js';
 import { startReceiver, type Receiver } from './testing.js';
 

@@ -12,7 +12,7 @@
  * webhook is in the batch lives in `webhook_click_cursors`, written by the dispatcher.
  *
  * Whoever commits a click batch calls `writeClickWebhookBatch` inside that transaction (today the
- * fold's `webhooks` listener, src/event-log.ts, on the event log's thread); nothing
+ * fold's `webhooks` listener, src/click-listeners/, on the event log's thread); nothing
  * else about clicks reaches webhooks.
  *
  * @example
@@ -21,7 +21,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, WebhookClickBatchesTable } from '../db/tables.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import type { ClickSubscriptions } from '../outbox/outbox.js';
 import type { LinkResponse } from '../links/response.js';
 import { toEventRecord, type EventRow } from '../analytics/event-records.js';

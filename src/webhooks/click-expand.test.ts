@@ -11,7 +11,7 @@ import { openTestDatabase } from '../test-support/harness.js';
 import { linkRow } from '../test-support/link-row.js';
 import { createWorkspaceService } from '../workspaces/service.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
-import type { StoredEvent } from '../events/event-store.js';
+import type { StoredEvent } from '../events/index.js';
 import { clickWebhookBatch } from './click-batches.js';
 import { createClickExpander } from './click-expand.js';
 

@@ -10,8 +10,7 @@ import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { openDatabase, type OpenDatabase } from '../open.js';
 import { TEST_ENGINE } from '../../test-support/harness.js';
-import { applyRollupDeltas, rollupDeltas } from '../../events/sql/rollup-deltas.js';
-import type { StoredEvent } from '../../events/event-store.js';
+import { applyRollupDeltas, rollupDeltas, type StoredEvent } from '../../events/index.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-analytics-rollups.js';
 

@@ -1,6 +1,6 @@
 /**
  * `column_store_upgrade`: one row recording how far the move of an existing installation's events
- * into the column store has come (src/events/column/upgrade.ts), so that a process that dies
+ * into the column store has come (src/events/upgrades/to-column-store.ts), so that a process that dies
  * half-way resumes where it stopped. `phase` is `copy` (every event up to the cursor is in the
  * column store), `drop` (copies checked; clicks up to the cursor are deleted from `events`) or
  * `done`. The cursor is a position in the order of `events`' primary key

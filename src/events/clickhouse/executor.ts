@@ -1,5 +1,5 @@
 /**
- * The one small interface the ClickHouse engine (engine.ts) talks through, so the same engine runs
+ * The one small interface the ClickHouse engine (clickhouse-engine.ts) talks through, so the same engine runs
  * against a server (`@clickhouse/client`, here) and in-process (chdb, chdb-executor.ts: tests and
  * benchmarks only). Statements carry `{name:Type}` placeholders; values travel separately as
  * query parameters. Rows come back as JSON objects (64-bit integers as numbers or strings,

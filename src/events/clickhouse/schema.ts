@@ -15,7 +15,7 @@
  * @example
  * for (const statement of schemaStatements()) await executor.command(statement);
  */
-import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
 import { quoteIdent } from '../column/dialect.js';
 
 /** Text columns with few distinct values: dictionary-encoded (smaller, faster to group). */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clickHouseVersionProblem, MIN_CLICKHOUSE } from './server-version.js';
-import { openClickHouseEngine } from './engine.js';
+import { openClickHouseEngine } from './clickhouse-engine.js';
 import type { ClickHouseExecutor } from './executor.js';
 
 test('the version decision: 24.8 and newer run; older releases and unreadable answers are refused, naming the supported versions', () => {

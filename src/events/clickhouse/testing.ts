@@ -12,7 +12,7 @@ import { appFixture } from '../contract-fixture.js';
 import type { EventStoreFixture } from '../contract.js';
 import { openColumnEventStore } from '../column/store.js';
 import type { ClickHouseExecutor } from './executor.js';
-import { openClickHouseEngine } from './engine.js';
+import { openClickHouseEngine } from './clickhouse-engine.js';
 
 export async function clickHouseFixture(executor: ClickHouseExecutor): Promise<EventStoreFixture<Kysely<Database>>> {
   const t = await createTestApp();

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { TEST_ENGINE } from '../../test-support/harness.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer } from '../../test-support/server-process.js';
-import { storedClicks as stored } from './crash-testing.js';
+import { storedClicks as stored } from '../../test-support/stored-clicks.js';
 
 const MAX_LAG_MS = 250;
 const ARRIVAL_SLACK_MS = 1_000;

@@ -9,7 +9,7 @@ import { contractEvent } from '../contract.js';
 import { buildScope } from '../link-scope.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { insertLink } from '../../redirect/testing.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
+import { openDuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { createColumnEventStore, openColumnEventStore } from './store.js';
 
 test('a lead committed before a crash is copied at the next open; a retried batch adds nothing', async () => {

@@ -18,7 +18,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import type { ColumnEngine } from './engine.js';
+import type { ColumnEngine } from './column-engine.js';
 import { conversionCountsQuery } from './query-sql.js';
 import { conversionCounts, dropCopiedClicks, ID_CHUNK, rowsByIds } from './metadata-events.js';
 

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { TEST_ENGINE } from '../../test-support/harness.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer, type PrivateDatabase } from '../../test-support/server-process.js';
-import { storedClicks as stored } from './crash-testing.js';
+import { storedClicks as stored } from '../../test-support/stored-clicks.js';
 
 const MAX_LAG_MS = 250;
 const ARRIVAL_SLACK_MS = 1_000;

@@ -1,11 +1,12 @@
 /**
  * The column store's part of the app's start and shutdown (app.ts): every MOVE_INTERVAL_MS, the
  * clicks left in the metadata database are moved into the column store (with ClickHouse, all the
- * click writer's clicks once the click fold has counted them; with DuckDB, whose clicks come
- * through the click journal, only those of appends joined to a transaction), and the event-file
+ * click writer's clicks once the click fold has counted them; with DuckDB, whose clicks the
+ * log thread appends itself, only those written to SQLite: appends joined to a transaction and
+ * imported clicks), and the event-file
  * backups `waymark backup` asked for are written (backup-requests.ts); every tenth round, the
  * leads and sales another process wrote to the metadata database are copied too; a minute after
- * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`, duckdb/engine.ts);
+ * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`, duckdb/duckdb-engine.ts);
  * at shutdown, after the click writer's last flush, a last move, then the store closes (DuckDB
  * checkpoints its file).
  *

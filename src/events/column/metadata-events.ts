@@ -23,7 +23,7 @@ import type { EventRow, EventStore, ForgetCounts, StoredEvent } from '../event-s
 import { createLinkCounters } from '../counters.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { createSqlEventStore } from '../sql/store.js';
-import type { EventTarget } from './engine.js';
+import type { EventTarget } from './column-engine.js';
 
 /** Ids per statement, far below both engines' bound-value limits. */
 export const ID_CHUNK = 1000;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { AggregateSpec, DimFilter, StoredEvent } from '../event-store.js';
 import { buildScope } from '../link-scope.js';
 import { contractEvent } from '../contract.js';
-import { openDuckDbEngine, type DuckDbEngine } from '../duckdb/engine.js';
+import { openDuckDbEngine, type DuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { duckDbDialect } from '../duckdb/dialect.js';
 import { aggregateQuery, pageQuery, summariesAnswer, type LinkIds } from './query-sql.js';
 

@@ -11,7 +11,7 @@
 import type { AggregateSpec, DimColumn, DimFilter, EventKind, MetadataMatch, TimeSpan } from '../event-store.js';
 import type { ColumnDialect } from './dialect.js';
 import type { ColumnParam, ColumnQuery } from './dialect.js';
-import { SUMMARY_BUCKET_MS } from './engine.js';
+import { SUMMARY_BUCKET_MS } from './column-engine.js';
 
 /** Raw timeseries rows are counted per quarter hour: every real zone offset is a multiple of 15 minutes. */
 export const RAW_SLOT_MS = 900_000;

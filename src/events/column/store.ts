@@ -1,5 +1,5 @@
 /**
- * The event log on a column store (an engine: engine.ts) plus the metadata database. Which facts
+ * The event log on a column store (an engine: column-engine.ts) plus the metadata database. Which facts
  * live where (docs/architecture.md, "Column event store"):
  * - clicks live only in the column store, appended a batch at a time, once by the batch's id
  *   (`clickLog`, ../click-log.ts): DuckDB numbers batches in a log of its own (`watermark`);
@@ -27,7 +27,7 @@ import type { SqlTexts } from '../../db/sql-texts.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { scopeSubquery } from '../sql/link-scope.js';
 import { mergeRows } from '../sql/aggregate.js';
-import { toEventRow, type ColumnEngine } from './engine.js';
+import { toEventRow, type ColumnEngine } from './column-engine.js';
 import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
 import { createFeed, type FeedOptions } from './feed.js';
 import { createColumnMetadata, ID_CHUNK } from './metadata-events.js';

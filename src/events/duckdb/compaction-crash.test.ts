@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { openDuckDbEngine } from './engine.js';
+import { openDuckDbEngine } from './duckdb-engine.js';
 
 const SEEDED = 100_000;
 const BATCH = 200;
@@ -27,7 +27,7 @@ test('kill -9 during a compaction: seeded events and acknowledged click batches 
     const script = join(dir, 'child.mts');
     writeFileSync(
       script,
-      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/engine.ts'))};
+      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/duckdb-engine.ts'))};
 import { contractEvent } from ${JSON.stringify(resolve('src/events/contract.ts'))};
 const engine = await openDuckDbEngine({ path: ${JSON.stringify(file)} });
 const WEEK = ${WEEK};

@@ -1,5 +1,5 @@
 /**
- * Compaction of closed days (engine.ts `compact`): every aggregate answers the same after it, the
+ * Compaction of closed days (duckdb-engine.ts `compact`): every aggregate answers the same after it, the
  * rows of a day end up in (workspace_key, timestamp) order, a second call has nothing to do, a day
  * that gains a late event is rewritten again, and appends that run while days are rewritten are
  * all kept.
@@ -11,7 +11,7 @@ import { contractEvent } from '../contract.js';
 import { buildScope } from '../link-scope.js';
 import { aggregateQuery } from '../column/query-sql.js';
 import { duckDbDialect } from './dialect.js';
-import { openDuckDbEngine, type DuckDbEngine } from './engine.js';
+import { openDuckDbEngine, type DuckDbEngine } from './duckdb-engine.js';
 
 const DAY = 86_400_000;
 const T = Date.parse('2026-03-01T00:00:00Z');

@@ -1,5 +1,5 @@
 /**
- * Which periods of the DuckDB event file the app compacts (engine.ts `compact`), apart from the
+ * Which periods of the DuckDB event file the app compacts (duckdb-engine.ts `compact`), apart from the
  * engine so that the log thread's upkeep can name them without loading DuckDB's native module on
  * another store.
  */

@@ -11,7 +11,7 @@ import { contractEvent } from '../contract.js';
 import { clickIdOf } from '../../visitors/click-id.js';
 import { mountSmallDisk, smallDiskUnavailable } from '../../test-support/small-disk.js';
 import { createDiskRoom, isNoSpace, MIN_FREE_BYTES, walBudgetMb } from './disk-room.js';
-import { openDuckDbEngine } from './engine.js';
+import { openDuckDbEngine } from './duckdb-engine.js';
 
 const MB = 1024 * 1024;
 

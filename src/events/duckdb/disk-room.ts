@@ -1,7 +1,7 @@
 /**
  * Room on the event file's volume for DuckDB's writes. A full disk is an expected state (issue 26):
- * DuckDB refuses a commit whose write-ahead log cannot grow (an ordinary error: the batch stays in
- * the click journal and is appended later), but a CHECKPOINT that cannot write the event file
+ * DuckDB refuses a commit whose write-ahead log cannot grow (an ordinary error: the click writer keeps
+ * the batch and sends it again under its id), but a CHECKPOINT that cannot write the event file
  * invalidates the whole instance until the process restarts ("database has been invalidated"). So
  * before each write the engine asks `before()`:
  *

@@ -17,7 +17,7 @@
  * - appends stay idempotent by what they know: a click batch is appended once (its id is kept in
  *   `click_batches`, in the append's transaction), a copy of the upgrade once by its name
  *   (`copied_batches`), and rows appended by value skip ids already stored within the rows' own
- *   time span (an event's copies share its timestamp), engine.ts;
+ *   time span (an event's copies share its timestamp), duckdb-engine.ts;
  * - look-ups by id use DuckDB's zone maps: click ids and `evt_` ids begin with their time, and rows
  *   arrive in time order, so a row group's min/max of `id` rules most groups out.
  *
@@ -26,7 +26,7 @@
  * await rebuildEventsTable(connection); // a file made by an earlier version: rebuilt once, in one transaction
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
 import { quoteIdent } from '../column/dialect.js';
 
 /** The workspace key of a text expression (a workspace id): from MD5, so not tied to DuckDB's internal hash function. */
@@ -56,7 +56,7 @@ export function tableStatements(): string[] {
     // a batch appended again adds nothing; the fold counts those after its watermark. A row goes
     // an hour after its batch was counted (a retry comes within seconds).
     `CREATE TABLE IF NOT EXISTS click_batches (seq BIGINT PRIMARY KEY, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL)`,
-    // The upgrade's copy batches appended, by name (column/upgrade.ts).
+    // The upgrade's copy batches appended, by name (upgrades/to-column-store.ts).
     `CREATE TABLE IF NOT EXISTS copied_batches (name VARCHAR PRIMARY KEY, copied_at BIGINT NOT NULL)`,
     // The file's own id, made once: the fold's watermark is kept under it in the metadata database.
     `CREATE TABLE IF NOT EXISTS event_log (id VARCHAR NOT NULL)`,
@@ -67,7 +67,7 @@ export function tableStatements(): string[] {
  * Brings an event file of the previous version to this layout without rewriting it: adds the
  * `batch` column (null for the rows it holds) and drops `appended_files`, the names of the click
  * journal's batch files it appended (the journal's upgrade skips stored ids instead:
- * journal-upgrade.ts). Returns whether it changed anything.
+ * ../upgrades/journal-replay.ts). Returns whether it changed anything.
  */
 export async function upgradeEventsTable(connection: DuckDBConnection): Promise<boolean> {
   const [row] = (await connection.runAndReadAll(

@@ -9,7 +9,7 @@ import { createTestApp } from '../../test-support/harness.js';
 import { describeEventStoreContract } from '../contract.js';
 import { appFixture } from '../contract-fixture.js';
 import { openColumnEventStore } from '../column/store.js';
-import { openDuckDbEngine } from './engine.js';
+import { openDuckDbEngine } from './duckdb-engine.js';
 
 describeEventStoreContract<Kysely<Database>>('column store on DuckDB', async () => {
   const t = await createTestApp();

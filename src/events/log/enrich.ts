@@ -1,6 +1,6 @@
 /**
  * Raw click → the stored click event: location, user-agent traits, referer host and UTM values
- * added where the row is written (the flush worker), not on the redirect thread; then the address
+ * added on the event log's thread, where the row is stored, not on the redirect thread; then the address
  * is cut to what `VISITOR_IP` keeps (../visitors/visitor-ip.ts), after the geo lookup, which needs all of
  * it, and before anything is stored. Each lookup is
  * remembered, because traffic repeats a small set of user agents, referers and destination URLs

@@ -1,6 +1,6 @@
 /**
  * The one fold: what a stored click sets off (link counters and usage, outbox rows, webhook
- * deliveries) runs exactly once per click, as listeners (registered in one place: src/event-log.ts)
+ * deliveries) runs exactly once per click, as listeners (registered in one place: src/click-listeners/)
  * in one transaction of the metadata database. Where that transaction runs depends on the store
  * (../click-log.ts):
  *
@@ -22,6 +22,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { StoredEvent } from '../event-store.js';
 import { BATCH_ID_MEMORY_MS, type ClickLog, type StoredClickBatch } from '../click-log.js';
 import { newId } from '../../ids.js';
@@ -41,6 +42,15 @@ export interface ClickListener {
   count(trx: Kysely<Database>, rows: readonly StoredEvent[], fold: FoldContext): Promise<boolean>;
   /** True when some of these clicks should be counted at once (a subscriber waits for them). */
   urgent?(rows: readonly StoredEvent[]): boolean;
+}
+
+/**
+ * What a module of listeners exports (the app names it: `startEventLog({ listeners: { module } })`):
+ * the log thread imports it and builds its listeners once; `settings()` returns the latest the
+ * main thread sent (`listeners.settings()` there), read at each fold.
+ */
+export interface ClickListenerModule {
+  clickListeners(options: { dialect: Dialect; settings: () => unknown }): ClickListener[];
 }
 
 export interface ClickFoldOptions {

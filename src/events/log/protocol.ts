@@ -13,7 +13,7 @@
  * // ← { id: 7, value: { kind: 'click', … } }
  */
 import type { AggregateSpec, EventPage, EventRow, ForgetResult, MergedRow, ScopeInput, StoredEvent, TimeSpan } from '../event-store.js';
-import type { EventTarget } from '../column/engine.js';
+import type { EventTarget } from '../column/column-engine.js';
 import type { EventStoreKind } from '../store-kind.js';
 
 /** What the log thread answers. Every method resolves once the work is done (appends: stored). */

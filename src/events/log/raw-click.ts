@@ -11,7 +11,7 @@
  */
 import type { GeoResult } from '../../visitors/geo.js';
 
-/** A click as the redirect captured it; `click-enrich.ts` turns it into the stored event row. */
+/** A click as the redirect captured it; `enrich.ts` turns it, on the log thread, into the stored event row. */
 export interface RawClick {
   /** Click id (visitors/click-id.ts), also the event's id. */
   id: string;

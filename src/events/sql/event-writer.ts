@@ -8,7 +8,7 @@
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database, EventsTable } from '../../db/tables.js';
-import type { EventRow, ForgetCounts, ForgetResult, StoredEvent } from '../event-store.js';
+import { EVENT_COLUMNS, type EventRow, type ForgetCounts, type ForgetResult, type StoredEvent } from '../event-store.js';
 import { createLinkCounters, type LinkCounters } from '../counters.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
@@ -24,7 +24,7 @@ export interface EventWriter {
   append(trx: Transaction<Database> | Kysely<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
    * Adds events already stored without rollups to the rollups, in the caller's transaction: the
-   * clicks an earlier version stored a second before it folded them (fold-upgrade.ts).
+   * clicks an earlier version stored a second before it folded them (upgrades/fold-clicks.ts).
    */
   rollUp(trx: Transaction<Database>, events: readonly StoredEvent[]): Promise<void>;
   /**
@@ -49,15 +49,6 @@ export interface EventWriter {
 /** Rows per delete statement when forgetting a link. */
 const CHUNK = 500;
 
-/** Every column of `events`, in the order the cached insert binds them. */
-const EVENT_COLUMNS = [
-  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
-  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
-  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
-] as const satisfies readonly (keyof EventsTable)[];
-/** Fails to compile when `events` gains a column the list above lacks. */
-const allColumnsListed: Exclude<keyof EventsTable, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
-void allColumnsListed;
 /** Fails to compile when the table's row (db/tables.ts) and the event log's row (event-store.ts) part ways. */
 const sameRow: [EventsTable, EventRow] extends [EventRow, EventsTable] ? true : never = true;
 void sameRow;

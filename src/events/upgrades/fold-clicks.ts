@@ -15,7 +15,7 @@ import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
 import type { StoredEvent } from '../event-store.js';
 import { createLinkCounters, linkBumps } from '../counters.js';
-import { createEventWriter } from './event-writer.js';
+import { createEventWriter } from '../sql/event-writer.js';
 
 /** Rows read per query. */
 const PAGE = 10_000;

@@ -11,7 +11,7 @@
  * Once everything is copied, counts per workspace and kind are compared; only then are clicks
  * dropped, each batch only after its ids are found again in the column store (a click written
  * since the copy is copied first). Every click it copies is counted already (the SQL store's
- * upgrade, ../sql/fold-upgrade.ts, runs first). A process that dies anywhere repeats at most one batch.
+ * upgrade, fold-clicks.ts, runs first). A process that dies anywhere repeats at most one batch.
  *
  * The SQL rollups are left as they are: the column store does not read them, and for periods
  * whose raw events retention already deleted they are the only record (docs/architecture.md).
@@ -24,8 +24,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { StoredEvent } from '../event-store.js';
-import type { ColumnEngine } from './engine.js';
-import { ID_CHUNK, rowsByIds } from './metadata-events.js';
+import type { ColumnEngine } from '../column/column-engine.js';
+import { ID_CHUNK, rowsByIds } from '../column/metadata-events.js';
 import { createHash } from 'node:crypto';
 
 /** The progress row (migration 0014). */

@@ -1,7 +1,7 @@
 /**
  * The click batch files of the previous version's click journal (`<event file>.batches/clicks-<n>.csv`,
  * each named by a `click_journal` row of the metadata database): read once by the upgrade that
- * replays what a crash left there (journal-upgrade.ts). The format, for as long as such files may
+ * replays what a crash left there (journal-replay.ts). The format, for as long as such files may
  * exist: events in `EVENT_COLUMNS` order, RFC 4180 quoting (a field with a quote, comma, line
  * break or backslash, and the empty string, is quoted; quotes are doubled), `\N` unquoted for
  * null, integers in decimal, one line per event ending in `\n`. `eventsCsv` writes it (the
@@ -11,7 +11,7 @@
  * parseEventsCsv(readFileSync(file, 'utf8')); // [{ workspace_id: 'ws_1', timestamp: 1764028800000, … }]
  */
 import type { StoredEvent } from '../event-store.js';
-import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/engine.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/column-engine.js';
 
 const NULL = '\\N';
 const NEEDS_QUOTES = /[",\n\r\\]/;

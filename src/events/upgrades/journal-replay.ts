@@ -23,7 +23,7 @@ import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import { createLinkCounters, type LinkBump } from '../counters.js';
 import { parseEventsCsv } from './legacy-journal.js';
-import type { DuckDbEngine } from './engine.js';
+import type { DuckDbEngine } from '../duckdb/duckdb-engine.js';
 
 /** A row of the previous version's `click_journal`. */
 interface ClickJournalRow {

@@ -7,12 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contractEvent } from '../contract.js';
 import { aggregateQuery } from '../column/query-sql.js';
-import { EVENT_COLUMNS } from '../column/engine.js';
-import type { ColumnEngine } from '../column/engine.js';
+import { EVENT_COLUMNS } from '../column/column-engine.js';
+import type { ColumnEngine } from '../column/column-engine.js';
 import type { AggregateSpec } from '../event-store.js';
 import { openChdbExecutor } from './chdb-executor.js';
 import type { ClickHouseExecutor } from './executor.js';
-import { insertRow, openClickHouseEngine } from './engine.js';
+import { insertRow, openClickHouseEngine } from './clickhouse-engine.js';
 
 const H = 3_600_000;
 /** The contract's events are stamped here unless told otherwise. */

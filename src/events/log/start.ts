@@ -2,44 +2,38 @@
  * The event log as the app runs it: one owner for the store `EVENTS_URL` selects, and one road per
  * click (docs/architecture.md, "The event log").
  *
- * - The log thread (src/event-log-thread.ts, started through worker-thread.ts, at the click
+ * - The log thread (thread.ts, started through src/worker-thread.ts, at the click
  *   writer's nice value) opens the store on a connection of its own and owns it: a DuckDB instance
  *   may have one owner per process. It completes raw clicks, stores each batch once and runs the
  *   fold. An in-memory metadata database cannot be opened twice, so then the same service runs in
  *   this thread, over a MessageChannel: the same protocol either way.
- * - `ctx.events` is the client over that port (events/log/client.ts); what joins a transaction of
- *   the caller's runs on the main thread, through the store's metadata half.
- * - The fold's listeners are registered here, in one place (`clickListeners`): the link counters
- *   and the workspaces' usage, `link.clicked` outbox rows for outbox subscribers, and webhook
- *   deliveries for the clicks webhooks cover. After a fold that wrote any, the main thread tells
- *   their deliverers (`onCounted`).
+ * - `ctx.events` is the client over that port (client.ts); what joins a transaction of the
+ *   caller's runs on the main thread, through the store's metadata half.
+ * - The fold's listeners come from the module the app names (`listeners.module`, exporting
+ *   `clickListeners`: src/click-listeners/), imported where the log is served; their settings are
+ *   sent whenever `listeners.watch` says they changed. After a fold that wrote anything, the main
+ *   thread is told (`onCounted`).
  *
  * @example
- * const log = startEventLog({ config, database, clickSubscriptions: () => outbox.clickSubscriptions(), onCounted, onLog });
+ * const log = startEventLog({ config, database, kind, listeners: { module, settings, watch }, onCounted, onLog });
  * ctx.events = log.events;
  * await log.events.appendRawClicks('b1', clicks);
  */
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
-import type { Config } from './config.js';
-import type { Dialect } from './db/dialect.js';
-import type { OpenDatabase } from './db/open.js';
-import { DATABASE_PACKAGES, startModuleWorker } from './worker-thread.js';
-import { createLinkCounters, linkBumps, workspaceBumps } from './events/counters.js';
-import { openEventStores, type EventLogSettings } from './events/open.js';
-import { createSqlRunner } from './events/sql/sql-runner.js';
-import { createSqlEventStore } from './events/sql/store.js';
-import { createColumnMetadata } from './events/column/metadata-events.js';
-import type { ClickListener } from './events/log/fold.js';
-import { createLogService } from './events/log/service.js';
-import { createEventLogClient, remoteColumnParts, type EventLogClient, type LocalHalf, type LogCall, type LogPort } from './events/log/client.js';
-import type { LogNotice, ToLog } from './events/log/protocol.js';
-import { createClickEnricher } from './events/log/enrich.js';
-import { createGeoLocator } from './visitors/geo.js';
-import { createUaClassifier } from './visitors/visitor.js';
-import type { VisitorIpMode } from './visitors/visitor-ip.js';
-import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from './outbox/outbox.js';
-import { clickRouter, writeClickWebhookBatch } from './webhooks/click-batches.js';
-
+import type { OpenDatabase } from '../../db/open.js';
+import { DATABASE_PACKAGES, startModuleWorker } from '../../worker-thread.js';
+import { openEventStores, type EventLogSettings } from '../open.js';
+import { createSqlRunner } from '../sql/sql-runner.js';
+import { createSqlEventStore } from '../sql/store.js';
+import { createColumnMetadata } from '../column/metadata-events.js';
+import type { ClickListenerModule } from './fold.js';
+import { createLogService } from './service.js';
+import { createEventLogClient, remoteColumnParts, type EventLogClient, type LocalHalf, type LogCall, type LogPort } from './client.js';
+import type { LogNotice, ToLog } from './protocol.js';
+import { createClickEnricher } from './enrich.js';
+import { createGeoLocator } from '../../visitors/geo.js';
+import { createUaClassifier } from '../../visitors/visitor.js';
+import type { VisitorIpMode } from '../../visitors/visitor-ip.js';
 
 /** What the log thread is started with (plain data: it crosses to the worker). */
 export interface EventLogOptions extends EventLogSettings {
@@ -49,69 +43,8 @@ export interface EventLogOptions extends EventLogSettings {
   clickFoldIntervalMs: number;
   /** `CLICK_WRITER_NICE`: the log thread's nice value (Linux), below the redirect thread's. */
   clickWriterNice: number;
-}
-
-/** The listeners' settings the main thread sends whenever they change. */
-export interface ClickListenerSettings {
-  clicks: ClickSubscriptions;
-}
-
-/**
- * The fold's listeners, in the one place they are registered. Each runs in the fold's
- * transaction over the clicks it counts (events/log/fold.ts); `settings()` is read at each fold.
- */
-export function clickListeners(options: { dialect: Dialect; settings: () => ClickListenerSettings }): ClickListener[] {
-  const counters = createLinkCounters(options.dialect);
-  // Filters and routes are rebuilt when the subscriptions change, not at every fold.
-  let seen: ClickSubscriptions | undefined;
-  let wanted: ReturnType<typeof clickFilter> = null;
-  let route: ReturnType<typeof clickRouter> = null;
-  const current = () => {
-    const s = options.settings().clicks;
-    if (s !== seen) {
-      seen = s;
-      wanted = clickFilter(s);
-      route = clickRouter(s);
-    }
-    return { wanted, route };
-  };
-  return [
-    {
-      name: 'counters',
-      async count(trx, rows) {
-        await counters.addClicks(trx, linkBumps(rows), workspaceBumps(rows));
-        return false;
-      },
-    },
-    {
-      name: 'outbox',
-      urgent: (rows) => {
-        const { wanted: w } = current();
-        return !!w && rows.some(w);
-      },
-      async count(trx, rows, fold) {
-        const { wanted: w } = current();
-        if (!w) return false;
-        const entries = clickOutboxEntries(rows.filter(w), fold.now, fold.eventIdOf);
-        if (!entries.length) return false;
-        await writeOutbox(trx, entries);
-        return true;
-      },
-    },
-    {
-      name: 'webhooks',
-      urgent: (rows) => {
-        const { route: r } = current();
-        return !!r && rows.some((row) => r(row).length > 0);
-      },
-      async count(trx, rows, fold) {
-        const { route: r } = current();
-        if (!r) return false;
-        // One row of webhook work per fold, whatever the webhooks (webhooks/click-batches.ts).
-        return (await writeClickWebhookBatch(trx, rows, r, { now: fold.now, idOf: fold.eventIdOf })) > 0;
-      },
-    },
-  ];
+  /** The listeners' module (a file URL's href): exports `clickListeners` (ClickListenerModule). */
+  listenersModule: string;
 }
 
 /**
@@ -122,7 +55,8 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
   const { database, config } = options;
   const notify = (notice: LogNotice) => port.postMessage(notice);
   const log = (msg: string, fields: Record<string, unknown>) => notify({ notice: 'log', level: 'info', msg, fields });
-  let settings: ClickListenerSettings = { clicks: NO_CLICK_SUBSCRIPTIONS };
+  // Until the main thread sends the first (it does at once): none.
+  let settings: unknown = undefined;
   // Messages that arrive while the store opens (an upgrade may take minutes) wait for it.
   const early: ToLog[] = [];
   const onEarly = (m: ToLog) => void early.push(m);
@@ -141,13 +75,13 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     stores,
     enrich: createClickEnricher({ geo, classify: createUaClassifier(), ipMode: config.visitorIp }),
     geo,
-    listeners: clickListeners({ dialect: database.dialect, settings: () => settings }),
+    listeners: (await importListeners(config.listenersModule)).clickListeners({ dialect: database.dialect, settings: () => settings }),
     foldIntervalMs: config.clickFoldIntervalMs,
     isBusy: (err) => database.dialect.isBusy(err),
     notify,
   });
   const handle = (m: ToLog) => {
-    if ('settings' in m) settings = m.settings as ClickListenerSettings;
+    if ('settings' in m) settings = m.settings;
     else service.handle(m, (reply, transfer) => port.postMessage(reply, transfer ?? []));
   };
   port.off('message', onEarly);
@@ -156,6 +90,11 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
   await service.closed;
   await runner.close();
   if (options.ownsDatabase) await database.close();
+}
+
+/** Under tsx (tests' sources, `npm run dev`) the module is the `.ts` file beside the named `.js`. */
+function importListeners(href: string): Promise<ClickListenerModule> {
+  return import(import.meta.url.endsWith('.ts') ? href.replace(/\.js$/, '.ts') : href) as Promise<ClickListenerModule>;
 }
 
 /** The main thread's half of each store: what joins the caller's transactions (client.ts). */
@@ -183,12 +122,15 @@ export interface EventLog {
  * caller's own start (app.ts: the routes) runs alongside.
  */
 export function startEventLog(options: {
-  config: Config;
+  /** The app's settings the log reads (config.ts). */
+  config: Omit<EventLogOptions, 'listenersModule'>;
   database: OpenDatabase;
   kind: 'sql' | 'duckdb' | 'clickhouse';
-  /** Whose clicks someone subscribes to now, and when that changes. */
-  clickSubscriptions: () => ClickSubscriptions;
-  watchClickSubscriptions: (listener: () => void) => void;
+  /**
+   * The fold's listeners: their module (ClickListenerModule), the settings they read (plain
+   * data: it crosses to the thread), and when those change.
+   */
+  listeners: { module: URL; settings(): unknown; watch(changed: () => void): void };
   /** After a fold that wrote outbox rows or deliveries. */
   onCounted(written: readonly string[]): void;
   onLog(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>): void;
@@ -202,7 +144,7 @@ export function startEventLog(options: {
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
-    clickWriterNice: config.clickWriterNice,
+    clickWriterNice: config.clickWriterNice, listenersModule: options.listeners.module.href,
   };
   const onNotice = (notice: LogNotice) => {
     if (notice.notice === 'counted') options.onCounted(notice.written);
@@ -213,7 +155,7 @@ export function startEventLog(options: {
   let served: Promise<void> | undefined;
   let channel: MessageChannel | undefined;
   if (database.capabilities.writerThread && !options.inThread) {
-    worker = startModuleWorker(new URL('./event-log-thread.js', import.meta.url), {
+    worker = startModuleWorker(new URL('./thread.js', import.meta.url), {
       workerData: { url: database.url, pgSchema: database.pgSchema, config: logOptions } satisfies EventLogThreadData,
       // The engine's package only for the store selected (events/open.ts loads no other).
       preload: [...DATABASE_PACKAGES, 'maxmind', 'ua-parser-js', 'isbot', 'nanoid', ...(options.kind === 'duckdb' ? ['@duckdb/node-api'] : options.kind === 'clickhouse' ? ['@clickhouse/client'] : [])],
@@ -229,9 +171,9 @@ export function startEventLog(options: {
   worker?.on('error', (err) => events.fail(err instanceof Error ? err : new Error(String(err))));
   worker?.on('exit', (code) => events.fail(new Error(`the event log thread stopped (exit code ${code})`)));
   served?.catch((err) => events.fail(err instanceof Error ? err : new Error(String(err))));
-  const subscriptionsChanged = () => events.setListenerSettings({ clicks: options.clickSubscriptions() } satisfies ClickListenerSettings);
-  subscriptionsChanged();
-  options.watchClickSubscriptions(subscriptionsChanged);
+  const settingsChanged = () => events.setListenerSettings(options.listeners.settings());
+  settingsChanged();
+  options.listeners.watch(settingsChanged);
   // The store is open once it answers (an upgrade runs first); requests sent meanwhile wait for it.
   const opened = events.describe().then((described) => {
     if (described.kind !== options.kind) throw new Error(`the event log opened a ${described.kind} store, not ${options.kind}`);

@@ -1,19 +1,19 @@
 /**
- * The log thread (src/event-log.ts): opens its own connection to the metadata database, lowers
+ * The log thread (start.ts): opens its own connection to the metadata database, lowers
  * its priority below the redirect thread's (CLICK_WRITER_NICE: redirects take the core first, the
  * log catches up in the gaps with fuller batches), and serves the event log on its port until
  * asked to close. Started through src/worker-thread.ts.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { openDatabase } from './db/open.js';
-import { lowerThreadPriority } from './thread-priority.js';
-import { serveEventLog, type EventLogThreadData } from './event-log.js';
+import { openDatabase } from '../../db/open.js';
+import { lowerThreadPriority } from '../../thread-priority.js';
+import { serveEventLog, type EventLogThreadData } from './start.js';
 
 /**
  * SQLite: the longest wait for a lock inside one call. The thread waits inside SQLite without
  * reading its messages (better-sqlite3 is synchronous), and one terminated while SQLite waits
  * aborts the whole process (Node 20): so it waits briefly there and retries between calls
- * (events/log/service.ts, `whileBusy`).
+ * (service.ts, `whileBusy`).
  */
 const SQLITE_BUSY_WAIT_MS = 100;
 

@@ -4,7 +4,7 @@
  * idempotently by event id, and a small table of hourly per-link summaries that retention moves
  * expired events into. Everything that depends on the metadata database (link scopes, leads and
  * sales in the caller's transaction, link counters) stays in store.ts, so a new engine is one
- * module: DuckDB (../duckdb/engine.ts) embedded, ClickHouse for several processes.
+ * module: DuckDB (../duckdb/duckdb-engine.ts) embedded, ClickHouse for several processes.
  *
  * Queries are built once for every engine (query-sql.ts) as text plus typed parameters; the
  * engine's `ColumnDialect` says how to write the few things engines spell differently.
@@ -115,14 +115,7 @@ export interface ColumnEngine {
 }
 
 /** Every event column, in table order (the engines create their table in this order). */
-export const EVENT_COLUMNS = [
-  'workspace_id', 'timestamp', 'id', 'kind', 'click_id', 'link_id', 'domain', 'key', 'url', 'country', 'city', 'region', 'continent',
-  'device', 'browser', 'os', 'referer', 'referer_url', 'trigger', 'ip', 'ua', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term',
-  'utm_content', 'customer_id', 'event_name', 'amount', 'currency', 'original_amount', 'payment_processor', 'invoice_id', 'sale_type', 'metadata',
-] as const satisfies readonly (keyof EventRow)[];
-/** Fails to compile when `EventRow` gains a column the list lacks. */
-const allListed: Exclude<keyof EventRow, (typeof EVENT_COLUMNS)[number]> extends never ? true : never = true;
-void allListed;
+export { EVENT_COLUMNS } from '../event-store.js';
 
 /** Integer columns (the rest are text). */
 export const INTEGER_COLUMNS: ReadonlySet<string> = new Set(['timestamp', 'amount', 'original_amount']);

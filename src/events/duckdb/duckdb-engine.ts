@@ -13,10 +13,7 @@
  * const engine = await openDuckDbEngine({ path: 'data/events.duckdb', memoryLimit: '512MB', threads: 2 });
  * await engine.append(rows);
  */
-import {
-  BIGINT, DuckDBConnection, DuckDBInstance, LIST, VARCHAR, listValue,
-  type DuckDBAppender, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -24,11 +21,13 @@ import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
-} from '../column/engine.js';
-import { quoteIdent, type ColumnParam, type ColumnQuery } from '../column/dialect.js';
+} from '../column/column-engine.js';
+import { quoteIdent, type ColumnParam } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import { createDiskRoom } from './disk-room.js';
+import { bindings, openReaders, read, writerQueue } from './connections.js';
+import { compactPeriods, markCompacted, type Compacted } from './compact.js';
 import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
 
 export interface DuckDbEngineOptions {
@@ -44,29 +43,9 @@ export interface DuckDbEngineOptions {
 
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
-/** Prepared statements a reader connection keeps (all are dropped when it would hold more). */
-const PREPARED_PER_CONNECTION = 256;
 
 /** Per event column, in table order: whether it is an integer. */
 const INTEGER = EVENT_COLUMNS.map((c) => INTEGER_COLUMNS.has(c));
-
-function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[]; types: DuckDBType[] } {
-  const values: DuckDBValue[] = [];
-  const types: DuckDBType[] = [];
-  for (const p of params) {
-    if (p.type === 'text') {
-      values.push(p.value);
-      types.push(VARCHAR);
-    } else if (p.type === 'int') {
-      values.push(BigInt(Math.trunc(p.value)));
-      types.push(BIGINT);
-    } else {
-      values.push(listValue([...p.value]));
-      types.push(LIST(VARCHAR));
-    }
-  }
-  return { values, types };
-}
 
 /**
  * Appends `rows` to an appender on `events`, value by value in table order: the columns of
@@ -105,26 +84,6 @@ function spanWhere(span: EventSpan, first: number): { text: string; params: Colu
   };
 }
 
-const DAY_MS = 86_400_000;
-
-/** Periods of `periodDays` days aligned on the epoch, and the end of the last one that ends at or before `before`. */
-function periodsBefore(before: number, periodDays: number): { period: number; end: number } {
-  const period = DAY_MS * Math.max(1, Math.trunc(periodDays));
-  return { period, end: Math.floor(before / period) * period };
-}
-
-/** Rows (`day`: the period's start, `n`) per period of `period` ms before the end given as parameter $1. */
-const rowsPerPeriod = (period: number) =>
-  `SELECT ("timestamp" // ${period}) * ${period} AS day, count(*) AS n FROM events WHERE "timestamp" < $1::BIGINT GROUP BY ALL`;
-
-/** What one compaction call rewrote. */
-export interface Compacted {
-  days: number;
-  rows: number;
-  /** Closed days still to rewrite (beyond `maxDays`). */
-  left: number;
-}
-
 export interface DuckDbEngine extends ColumnEngine {
   readonly batchLog: NonNullable<ColumnEngine['batchLog']>;
   /** Names go into `copied_batches` with the rows, in one transaction. */
@@ -159,6 +118,7 @@ export interface DuckDbEngine extends ColumnEngine {
 }
 
 export { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './compaction.js';
+export type { Compacted } from './compact.js';
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
   const instance = await DuckDBInstance.create(options.path, {
@@ -194,41 +154,14 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   if (rebuilt !== null) {
     options.log?.('event file rebuilt in the layout of this version (once): no id index, a workspace key', { events: rebuilt, seconds: Math.round((performance.now() - started) / 100) / 10 });
   }
-  // A connection runs one statement at a time: reads take one of a few, waiting for a free one.
-  const readers = await Promise.all(Array.from({ length: Math.max(1, options.threads ?? 2) }, () => DuckDBConnection.create(instance)));
-  const idle = [...readers];
-  const waiting: ((c: DuckDBConnection) => void)[] = [];
-  let closing = false;
-  async function withReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (closing) throw new Error('the DuckDB event store is closed');
-    const c = idle.pop() ?? (await new Promise<DuckDBConnection>((resolve) => waiting.push(resolve)));
-    try {
-      return await fn(c);
-    } finally {
-      const next = waiting.shift();
-      if (next) next(c);
-      else idle.push(c);
-    }
-  }
 
-  // Writes run one after another on `writer`, each its own transaction.
-  let queue: Promise<unknown> = Promise.resolve();
-  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  }
   // A full volume: the log's budget follows the free space, and no write is tried without room
   // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
   const file = options.path === ':memory:' ? undefined : resolve(options.path);
   const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`) });
-  /** `exclusive` for a write: refused (ENOSPC) before DuckDB sees it when the volume is full. */
-  function writing<T>(fn: () => Promise<T>): Promise<T> {
-    return exclusive(async () => {
-      await room.before();
-      return fn();
-    });
-  }
+  const { exclusive, writing, transaction } = writerQueue(writer, room);
+  const readers = await openReaders(instance, options.threads ?? 2);
+  const { withReader, readPrepared } = readers;
   const walBytes = (): number => {
     try {
       return file ? statSync(`${file}.wal`).size : 0;
@@ -236,47 +169,6 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       return 0;
     }
   };
-  async function transaction<T>(fn: () => Promise<T>): Promise<T> {
-    await writer.run('BEGIN TRANSACTION');
-    try {
-      const out = await fn();
-      await writer.run('COMMIT');
-      return out;
-    } catch (err) {
-      await writer.run('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  }
-
-  async function read(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
-    const { values, types } = bindings(q.params);
-    const result = await connection.runAndReadAll(q.text, values, types);
-    return result.getRowObjectsJS() as Record<string, unknown>[];
-  }
-
-  // Reader connections keep their prepared statements by SQL text: preparing (parse, bind, plan)
-  // took about 1 ms of a 3 ms grouping for a small workspace (BENCHMARKS.md). Query texts repeat:
-  // values are parameters, lists one list parameter. Not on the writer, whose statements name
-  // temporary tables that come and go.
-  const prepared = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
-  async function readPrepared(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
-    let statements = prepared.get(connection);
-    if (!statements) prepared.set(connection, (statements = new Map()));
-    let statement = statements.get(q.text);
-    if (!statement) {
-      statement = await connection.prepare(q.text);
-      if (statements.size >= PREPARED_PER_CONNECTION) {
-        for (const s of statements.values()) s.destroySync();
-        statements.clear();
-      }
-      statements.set(q.text, statement);
-    }
-    const { values, types } = bindings(q.params);
-    statement.bind(values, types);
-    const result = await statement.runAndReadAll();
-    return result.getRowObjectsJS() as Record<string, unknown>[];
-  }
-
   async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
     const out: string[] = [];
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
@@ -361,6 +253,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     return result.rowsChanged;
   }
 
+  const compaction = { withReader, read, writing, transaction, write };
   return {
     dialect: duckDbDialect,
 
@@ -519,75 +412,17 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     // Only with room for the log's rows in the file (disk-room.ts); else a no-op until there is.
     checkpoint: () => writing(async () => void (room.fits(walBytes()) && (await writer.run('CHECKPOINT')))),
 
-    markCompacted(before, periodDays) {
-      const { period, end } = periodsBefore(before, periodDays);
-      return writing(() =>
-        write(
-          `INSERT INTO event_compactions SELECT day, n, $2::BIGINT FROM (${rowsPerPeriod(period)})
-           ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
-          [{ type: 'int', value: end }, { type: 'int', value: Date.now() }],
-        ),
-      );
-    },
-
-    async compact(before, maxDays = Number.MAX_SAFE_INTEGER, periodDays = 1) {
-      const { period, end } = periodsBefore(before, periodDays);
-      // Days to rewrite: their count now against the count recorded at their last rewrite (one scan of `timestamp`).
-      const due = await withReader((c) => read(c, {
-        text: `SELECT d.day, d.n FROM (${rowsPerPeriod(period)}) d
-               LEFT JOIN event_compactions c ON c.day = d.day WHERE c."rows" IS NULL OR d.n > c."rows" ORDER BY d.day`,
-        params: [{ type: 'int', value: end }],
-      }));
-      const out: Compacted = { days: 0, rows: 0, left: Math.max(0, due.length - maxDays) };
-      for (const { day } of due.slice(0, maxDays)) {
-        const from = Number(day);
-        // One day per turn of the writer queue: appends queued meanwhile run between days.
-        out.rows += await writing(() =>
-          transaction(async () => {
-            const range = [{ type: 'int', value: from }, { type: 'int', value: from + period }] as const;
-            await write(`CREATE OR REPLACE TEMP TABLE compacting AS SELECT * FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
-            const removed = await write(`DELETE FROM events WHERE "timestamp" >= $1::BIGINT AND "timestamp" < $2::BIGINT`, range);
-            // Batch numbers only matter to the fold, until their batches leave `click_batches`: older
-            // ones go (null compresses to nothing; a shuffled number does not).
-            const added = await write(
-              `INSERT INTO events SELECT * REPLACE (CASE WHEN batch < (SELECT coalesce(min(seq), 9223372036854775807) FROM click_batches) THEN NULL ELSE batch END AS batch)
-               FROM compacting ORDER BY workspace_key, "timestamp", id`,
-              [],
-            );
-            await write('DROP TABLE compacting', []);
-            if (added !== removed) throw new Error(`compaction of day ${new Date(from).toISOString()}: ${removed} rows deleted, ${added} inserted`);
-            await write(
-              `INSERT INTO event_compactions VALUES ($1::BIGINT, $2::BIGINT, $3::BIGINT) ON CONFLICT (day) DO UPDATE SET "rows" = excluded."rows", compacted_at = excluded.compacted_at`,
-              [{ type: 'int', value: from }, { type: 'int', value: added }, { type: 'int', value: Date.now() }],
-            );
-            return added;
-          }),
-        );
-        out.days++;
-      }
-      return out;
-    },
+    markCompacted: (before, periodDays) => markCompacted(compaction, before, periodDays),
+    compact: (before, maxDays, periodDays) => compactPeriods(compaction, before, maxDays, periodDays),
 
     close: () =>
       exclusive(async () => {
-        closing = true;
-        // Reads in flight finish first (an export whose client left may still be reading a page):
-        // a connection closed while it runs a query deadlocks DuckDB (the query releases the
-        // connection's last reference while holding its lock), and the process's exit then waits
-        // on that thread forever.
-        while (idle.length < readers.length) {
-          await new Promise<void>((resolve) =>
-            waiting.push((c) => {
-              idle.push(c);
-              resolve();
-            }),
-          );
-        }
+        // Reads in flight finish first (an export whose client left may still be reading a page).
+        await readers.drain();
         // Without room the log stays as it is: the next open replays it.
         if (options.path !== ':memory:' && room.fits(walBytes())) await writer.run('CHECKPOINT').catch(() => undefined);
         writer.closeSync();
-        for (const statements of prepared.values()) for (const s of statements.values()) s.destroySync();
-        for (const c of readers) c.closeSync();
+        readers.closeSync();
         instance.closeSync();
       }),
   };

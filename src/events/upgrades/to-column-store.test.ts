@@ -1,5 +1,5 @@
 /**
- * The upgrade from the SQL store to the column store (upgrade.ts): a database filled through the
+ * The upgrade from the SQL store to the column store (to-column-store.ts): a database filled through the
  * SQL store answers every grouping of `/analytics` (and the event lists) the same before and after
  * the move, which happens when an app starts with `EVENTS_URL=duckdb…` on it; a move interrupted
  * after every batch (and by a failure) loses nothing. Runs on SQLite and PostgreSQL metadata.
@@ -16,8 +16,8 @@ import { insertLink } from '../../redirect/testing.js';
 import { GROUP_BYS } from '../../analytics/schema.js';
 import { contractEvent } from '../contract.js';
 import type { StoredEvent } from '../event-store.js';
-import { openDuckDbEngine } from '../duckdb/engine.js';
-import { upgradeToColumnStore, type UpgradeStateTable } from './upgrade.js';
+import { openDuckDbEngine } from '../duckdb/duckdb-engine.js';
+import { upgradeToColumnStore, type UpgradeStateTable } from './to-column-store.js';
 import { insertEvents } from '../sql/event-writer.js';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 /**
- * The upgrade from the previous version's click journal (journal-upgrade.ts): what a crash or a
+ * The upgrade from the previous version's click journal (journal-replay.ts): what a crash or a
  * stop left in `click_journal` and the batch folder is appended once and counted once, then the
  * table and the folder go; a second start finds nothing to do.
  */
@@ -13,9 +13,9 @@ import { insertLink } from '../../redirect/testing.js';
 import { contractEvent } from '../contract.js';
 import { linkBumps } from '../counters.js';
 import { clickIdOf } from '../../visitors/click-id.js';
-import { openDuckDbEngine } from './engine.js';
+import { openDuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { eventsCsv } from './legacy-journal.js';
-import { replayClickJournal } from './journal-upgrade.js';
+import { replayClickJournal } from './journal-replay.js';
 
 const T = Date.parse('2026-02-01T00:00:00Z');
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnServer } from './test-support/processes.js';
+import { freePort, spawnServer } from '../../test-support/processes.js';
 
 test('an event store that fails to open stops the start with its error, without a close warning', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-log-open-'));

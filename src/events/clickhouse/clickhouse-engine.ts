@@ -1,5 +1,5 @@
 /**
- * The column store's engine on ClickHouse (../column/engine.ts), reached through an executor
+ * The column store's engine on ClickHouse (../column/column-engine.ts), reached through an executor
  * (executor.ts): a server with `@clickhouse/client`, or chdb in-process (tests). Tables:
  * schema.ts. Several Waymark processes may share one server.
  *
@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
-} from '../column/engine.js';
+} from '../column/column-engine.js';
 import { quoteIdent } from '../column/dialect.js';
 import { bindParams, clickHouseDialect } from './dialect.js';
 import type { ClickHouseExecutor, QueryParams } from './executor.js';

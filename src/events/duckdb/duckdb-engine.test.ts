@@ -15,9 +15,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
 import { clickIdOf } from '../../visitors/click-id.js';
-import { eventsCsv } from './legacy-journal.js';
-import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/engine.js';
-import { openDuckDbEngine, type DuckDbEngine } from './engine.js';
+import { eventsCsv } from '../upgrades/legacy-journal.js';
+import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
+import { openDuckDbEngine, type DuckDbEngine } from './duckdb-engine.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
 const clicks = (n: number, from: number) =>
@@ -193,7 +193,7 @@ test('close waits for reads in flight: closing a connection mid-query left the p
     const script = join(dir, 'close.mts');
     writeFileSync(
       script,
-      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/engine.ts'))};
+      `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/duckdb-engine.ts'))};
 import { contractEvent } from ${JSON.stringify(resolve('src/events/contract.ts'))};
 const engine = await openDuckDbEngine({ path: ':memory:' });
 const T = ${T};
