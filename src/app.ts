@@ -172,7 +172,7 @@ export async function buildApp(options: BuildOptions) {
   const imports = createImportsModule(ctx, { links, tags, domains });
   const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
   const utmTemplates = createUtmTemplatesModule(ctx);
-  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
+  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context), warn: (message) => app.log.warn(message) });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,
