@@ -176,7 +176,7 @@ export async function buildApp(options: BuildOptions) {
   const utmTemplates = createUtmTemplatesModule(ctx);
   // Tools over the same services the routes call (src/mcp/).
   const mcp = createMcpModule({ links: links.service, domains: domains.service, tags: tags.service, customers: customers.service, analytics: analytics.service, qr: qr.renderer, docsUrl: config.docsUrl });
-  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
+  const tls = createTlsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context), warn: (message) => app.log.warn(message) });
   const dashboard = createDashboardModule(ctx, {
     users,
     links: links.service,

@@ -73,6 +73,9 @@ const EnvSchema = z.object({
   QR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** GET /tls/allow calls per minute per client address (the TLS terminator's questions, docs/deploy.md). */
   TLS_ALLOW_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** The link builder's "Fetch from destination" (a request to another site): fetches per minute per user, and per workspace. */
+  PREVIEW_FETCH_RATE_LIMIT_PER_USER: z.coerce.number().int().positive().default(30),
+  PREVIEW_FETCH_RATE_LIMIT_PER_WORKSPACE: z.coerce.number().int().positive().default(120),
   /** Bearer token of GET /metrics on the main port (off without it, or on METRICS_PORT alone). */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
   /** A port of its own serving only GET /metrics, on HOST. */
@@ -216,6 +219,8 @@ export interface Config {
   analyticsRateLimitPerSecond?: number;
   qrRateLimitPerMinute: number;
   tlsAllowRateLimitPerMinute: number;
+  /** "Fetch from destination" per minute (dashboard/preview-limit.ts). */
+  previewFetchRateLimit: { perUser: number; perWorkspace: number };
   /** GET /metrics: on the main port with this bearer token, and/or on a port of its own (src/metrics/). */
   metrics: { token?: string; port?: number };
   failedAuthRateLimitPerMinute: number;
@@ -346,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     analyticsRateLimitPerSecond: e.ANALYTICS_RATE_LIMIT_PER_SECOND,
     qrRateLimitPerMinute: e.QR_RATE_LIMIT_PER_MINUTE,
     tlsAllowRateLimitPerMinute: e.TLS_ALLOW_RATE_LIMIT_PER_MINUTE,
+    previewFetchRateLimit: { perUser: e.PREVIEW_FETCH_RATE_LIMIT_PER_USER, perWorkspace: e.PREVIEW_FETCH_RATE_LIMIT_PER_WORKSPACE },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     failedAuthRateLimitPerMinute: e.FAILED_AUTH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerAddress: e.LOGIN_RATE_LIMIT_PER_ADDRESS,

@@ -1,5 +1,6 @@
 /**
- * The dashboard's two cookies, read and written without a plugin:
+ * The dashboard's cookies, read and written with the `cookie` package (`parseCookie`,
+ * `stringifySetCookie`), without a plugin:
  *
  * - `wm_session`: the session token (users/sessions.ts). `HttpOnly` (no script reads it),
  *   `SameSite=Lax` (not sent on cross-site form posts), `Secure` when BASE_URL is https, `Path=/`.
@@ -16,6 +17,8 @@
  * readCookie(request.headers.cookie, 'wm_session');                   // 'q3…' | undefined
  * reply.header('set-cookie', cookieHeader('wm_session', token, { secure: true, maxAgeSeconds: 3600 }));
  */
+import { parseCookie, stringifySetCookie } from 'cookie';
+
 export const SESSION_COOKIE = 'wm_session';
 export const CSRF_COOKIE = 'wm_csrf';
 export const DEVICE_COOKIE = 'wm_device';
@@ -24,14 +27,9 @@ export const SSO_COOKIE = 'wm_sso';
 /** The value of one cookie in a `Cookie` header (the first one of that name). */
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim();
-    // Our values are base64url; anything else is not ours.
-    return /^[A-Za-z0-9_-]{1,100}$/.test(value) ? value : undefined;
-  }
-  return undefined;
+  // Our values are base64url, never percent-encoded: read as sent, and anything else is not ours.
+  const value = parseCookie(header, { decode: (v) => v })[name];
+  return value !== undefined && /^[A-Za-z0-9_-]{1,100}$/.test(value) ? value : undefined;
 }
 
 export interface CookieOptions {
@@ -41,8 +39,8 @@ export interface CookieOptions {
 }
 
 export function cookieHeader(name: string, value: string, { secure, maxAgeSeconds }: CookieOptions): string {
-  const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
-  if (secure) parts.push('Secure');
-  if (maxAgeSeconds !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`);
-  return parts.join('; ');
+  return stringifySetCookie({
+    name, value, path: '/', httpOnly: true, sameSite: 'lax', secure,
+    ...(maxAgeSeconds !== undefined ? { maxAge: Math.max(0, Math.floor(maxAgeSeconds)) } : {}),
+  });
 }

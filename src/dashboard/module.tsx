@@ -20,6 +20,7 @@ import { installHtmlCompression } from './compression.js';
 import { fetchPageCard } from '../outbound/page-card.js';
 import { entryRoutes } from './entry.js';
 import { createLoginLimiter } from './login-limit.js';
+import { createPreviewFetchLimit } from './preview-limit.js';
 import { ErrorPage } from './pages/error.js';
 import { sessionRoutes } from './routes/session.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
@@ -69,6 +70,8 @@ export function createDashboardModule(
     app.addHook('onClose', () => limiter.close());
     const resetCounters = openRateCounters(ctx.database, { onError: (err) => app.log.warn({ err }, 'password reset rate counter failed') });
     app.addHook('onClose', () => resetCounters.close());
+    const previewLimit = createPreviewFetchLimit(ctx.database, { ...ctx.config.previewFetchRateLimit, onError: (err, context) => app.log.warn({ err }, context) });
+    app.addHook('onClose', () => previewLimit.close());
 
     await app.register(async (scope) => {
       installDashboardHooks(scope, deps);
@@ -98,7 +101,7 @@ export function createDashboardModule(
       await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
       await scope.register(linkRoutes(kit, links, choices));
       const fetchCard = (url: string) => fetchPageCard(url, { allowPrivate: ctx.config.webhookAllowPrivate });
-      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, fetchCard));
+      await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, { fetchCard, limit: previewLimit, docsUrl: ctx.config.docsUrl }));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));

@@ -174,3 +174,14 @@ test('navigation: /settings opens General; every settings page, Members included
     assert.match(body, new RegExp(`href="${at(page)}" aria-current="page"`), `${page} is the current tab`);
   }
 });
+
+test('webhooks: a receiver on localhost in any spelling (localhost., LOCALHOST.., *.localhost, 127.1) is refused at save, at the form', async () => {
+  await owner.get(at('webhooks'));
+  for (const url of ['http://localhost.:9/', 'http://LOCALHOST..:9/', 'http://x.localhost/', 'http://127.1:9/', 'http://[::ffff:127.0.0.1]:9/']) {
+    const res = await owner.post(at('webhooks'), { name: 'Local', url, 'trigger_link.created': 'on' });
+    assert.equal(res.statusCode, 422, url);
+    assert.match(res.body, /refused: .* is (a local name, always a private or reserved address|the private or reserved address)/, url);
+  }
+  const hooks = (await t.inject({ method: 'GET', url: '/webhooks' })).json() as { url: string }[];
+  assert.ok(!hooks.some((h) => /localhost|127\.|::ffff/i.test(h.url)), 'none was saved');
+});

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
-import { carriedIpv4, isAllowedAddress } from './address.js';
+import { canonicalHost, carriedIpv4, isAllowedAddress, refusedHost } from './address.js';
 import { guardedLookup, refusedTarget, type Resolve } from './request.js';
 
 /** Teredo address whose client (the last 32 bits, inverted) is `ipv4`; server 65.54.227.120. */
@@ -98,4 +98,42 @@ test('a name is refused when any address it resolves to is refused; allowed priv
   assert.deepEqual(all, dns['public.test']);
   const single = await new Promise<unknown[]>((r) => lookup('public.test', { family: 4 }, (err, address, family) => r([err, address, family])));
   assert.deepEqual(single, [null, '93.184.216.34', 4]);
+});
+
+/** Spellings of this machine and of local networks that name no IP literal: refused by name. */
+const LOCAL_NAMES = [
+  'localhost', 'localhost.', 'localhost..', 'LOCALHOST', 'LocalHost.', 'foo.localhost', 'a.b.LOCALHOST.', 'ｌｏｃａｌｈｏｓｔ', 'local\u00adhost',
+  'printer.local', 'printer.local.', 'db.internal', 'router.home.arpa', 'box.localdomain', 'localdomain', 'ip6-localhost', 'ip6-loopback.',
+];
+
+test('refusedHost: one pure decision on the host as spelled, before any DNS', () => {
+  for (const h of [...LOOPBACK, ...PRIVATE]) assert.match(refusedHost(h) ?? '', /^the private or reserved address /, h);
+  for (const h of ['127.1', '0x7f.1', '2130706433', '0177.0.0.1', '127.0.0.1.', '[::ffff:127.0.0.1]', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1', 'fe80::1%eth0']) {
+    assert.match(refusedHost(h) ?? '', /^the private or reserved address /, h);
+  }
+  assert.equal(refusedHost('0x7f.1'), 'the private or reserved address 127.0.0.1');
+  assert.equal(refusedHost('[0:0:0:0:0:0:0:1]'), 'the private or reserved address ::1');
+  for (const h of LOCAL_NAMES) assert.equal(refusedHost(h), 'a local name, always a private or reserved address', h);
+  for (const h of PUBLIC) assert.equal(refusedHost(h), null, h);
+  // Names that merely contain a local word are names like any other, judged by what they resolve to.
+  for (const h of ['example.com', 'example.com.', 'notlocalhost.com', 'localhost.example.com', 'local.example', 'internal.test', 'my-localhost']) assert.equal(refusedHost(h), null, h);
+  for (const h of ['', '.', '..', 'a b', 'xn--a']) assert.equal(refusedHost(h), 'not a valid host', JSON.stringify(h));
+  assert.equal(canonicalHost('0x7F.1'), '127.0.0.1');
+  assert.equal(canonicalHost('[::FFFF:7F00:1]'), '::ffff:7f00:1');
+  assert.equal(canonicalHost('Example.COM.'), 'example.com.');
+});
+
+test('a local name is refused at save time and at connect time, whatever its spelling, without a DNS look-up', async () => {
+  let asked = 0;
+  const resolve: Resolve = async () => {
+    asked += 1;
+    return [{ address: '93.184.216.34', family: 4 }];
+  };
+  for (const h of LOCAL_NAMES.filter((n) => !/[^\x21-\x7e]/.test(n))) {
+    assert.match((await refusedTarget(`http://${h}:9/`, { allowPrivate: false, resolve })) ?? '', /^refused: .* is a local name, always a private or reserved address/, h);
+    const err = await new Promise<unknown>((r) => guardedLookup(resolve)(h, {}, (e) => r(e)));
+    assert.match(String((err as Error)?.message), /^refused: /, h);
+  }
+  assert.equal(asked, 0, 'no name was looked up');
+  assert.equal(await refusedTarget('http://localhost.:9/', { allowPrivate: true, resolve }), null, 'WEBHOOK_ALLOW_PRIVATE=true allows them');
 });

@@ -13,7 +13,17 @@
  *   global, and where an operator puts the IPv4 part in it varies: it is refused whole, like
  *   IPv4-translated `::ffff:0:a.b.c.d`.
  *
+ * Names are judged by `refusedHost` before any DNS: the host as a URL holds it (any spelling a
+ * URL parser turns into an IP literal, `127.1`, `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]`, is
+ * judged as that address), and names that are local by definition (RFC 6761 `localhost` and
+ * `*.localhost`, mDNS `.local`, `.internal`, `home.arpa`, `.localdomain`, Debian's
+ * `ip6-localhost`/`ip6-loopback`) are refused whatever their case or trailing dots, since a
+ * resolver may or may not answer for them (`localhost.` failed to resolve at save time and was let through).
+ *
  * @example
+ * refusedHost('LocalHost.');              // 'a local name, always a private or reserved address'
+ * refusedHost('0x7f.1');                  // 'the private or reserved address 127.0.0.1'
+ * refusedHost('example.com');             // null: a name, judged by what it resolves to
  * isAllowedAddress('93.184.216.34');      // true
  * isAllowedAddress('2002:7f00:1::');      // false: 6to4 of 127.0.0.1
  * carriedIpv4('64:ff9b::a00:1');          // '10.0.0.1'
@@ -69,4 +79,37 @@ export function isAllowedAddress(address: string): boolean {
   const inner = carried(ip);
   if (inner) return inner.every((a) => allowedV4(ipaddr.IPv4.parse(a)));
   return ip.match(GLOBAL_V6 as [V6, number]) && ip.range() === 'unicast';
+}
+
+/** Names that only ever mean this machine or its local network (RFC 6761, 6762, 8375; ICANN's `.internal`). */
+const LOCAL_NAMES = ['localhost', 'local', 'internal', 'home.arpa', 'localdomain', 'ip6-localhost', 'ip6-loopback'];
+
+/** The host as URLs hold it: lowercased, IPv4 in any numeric spelling made dotted-decimal, IPv6 compressed, no brackets. */
+export function canonicalHost(host: string): string | null {
+  const bare = host.trim().replace(/^\[|\]$/g, '');
+  // An IPv6 literal (with or without brackets), a zone index aside: the URL parser wants brackets.
+  const literal = bare.includes(':') ? `[${bare.replace(/%.*$/, '')}]` : bare;
+  try {
+    return new URL(`http://${literal}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What `host` (a URL's hostname, or any spelling of one) is when a request to it is refused
+ * before any DNS look-up ("the local name …", "the private or reserved address …"), or null when
+ * it is a public address or a name to be judged by the addresses it resolves to. Pure: the one
+ * decision the save-time check (request.ts `refusedTarget`) and the connect-time guard share.
+ */
+export function refusedHost(host: string): string | null {
+  const canonical = canonicalHost(host);
+  if (canonical === null || canonical === '') return 'not a valid host';
+  if (ipaddr.isValid(canonical) && (ipaddr.IPv4.isValidFourPartDecimal(canonical) || canonical.includes(':'))) {
+    return isAllowedAddress(canonical) ? null : `the private or reserved address ${canonical}`;
+  }
+  const name = canonical.replace(/\.+$/, '');
+  if (name === '') return 'not a valid host';
+  if (LOCAL_NAMES.some((local) => name === local || name.endsWith(`.${local}`))) return 'a local name, always a private or reserved address';
+  return null;
 }

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fetchPageCard, readCard } from './page-card.js';
+import { READ_LIMITS, UnreadablePage, fetchPageCard, readCard } from './page-card.js';
 
 test('readCard: og tags first, then twitter, then <title> and the description meta; entities decoded, image made absolute', () => {
   const og = readCard(
@@ -26,6 +26,22 @@ test('readCard: og tags first, then twitter, then <title> and the description me
   const long = readCard(`<meta property="og:title" content="${'t'.repeat(300)}"><meta property="og:description" content="${'d'.repeat(500)}">`, 'https://a.example/');
   assert.equal(long.title.length, 120);
   assert.equal(long.description.length, 240);
+});
+
+test('readCard walks without recursion: deep nesting and too many elements are refused, a page within the bounds is read in document order', () => {
+  // 100,000 nested elements: a recursive walk overflowed the call stack here.
+  const deep = `<head><meta property="og:title" content="Deep"></head><body>${'<div>'.repeat(100_000)}</body>`;
+  assert.throws(() => readCard(deep, 'https://a.example/'), UnreadablePage);
+  const depthOnly = `<title>t</title>${'<span>'.repeat(READ_LIMITS.depth + 10)}`;
+  assert.throws(() => readCard(depthOnly, 'https://a.example/'), (err: Error) => err instanceof UnreadablePage && /nested too deeply/.test(err.message));
+  const wide = `<title>t</title>${'<p>x</p>'.repeat(READ_LIMITS.nodes + 1)}`;
+  assert.throws(() => readCard(wide, 'https://a.example/'), (err: Error) => err instanceof UnreadablePage && /too many elements/.test(err.message));
+  // Within the bounds (nested 500 deep, 20,000 elements), read as before; the first <title> wins.
+  const fine = `<title>First</title><meta property="og:image" content="/c.png">${'<div>'.repeat(500)}<title>Second</title>${'<p>x</p>'.repeat(9_000)}`;
+  assert.deepEqual(readCard(fine, 'https://a.example/'), { title: 'First', description: '', image: 'https://a.example/c.png' });
+  // The bounds are the caller's to set.
+  assert.throws(() => readCard('<div><div><div></div></div></div>', 'https://a.example/', { nodes: 100, depth: 3 }), UnreadablePage);
+  assert.equal(readCard('<title>ok</title><div><div></div></div>', 'https://a.example/', { nodes: 100, depth: 10 }).title, 'ok');
 });
 
 // A local site: each path is one kind of page.
@@ -57,6 +73,9 @@ before(async () => {
       };
       res.on('close', () => (served.bigClosedEarly = !res.writableFinished));
       pump();
+    } else if (req.url === '/nested') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<head><meta property="og:title" content="Nested"></head><body>${'<div>'.repeat(100_000)}`);
     } else if (req.url === '/silent') {
       // Never answers.
     } else if (req.url === '/trickle') {
@@ -121,4 +140,11 @@ test('an oversize page is cut at the byte limit, a silent or trickling one at th
   assert.deepEqual(silent, { ok: false, reason: 'The destination did not answer within 0.3 seconds.', refused: false });
   const trickle = await fetchPageCard(`${base}/trickle`, { ...allowed, timeoutMs: 300 });
   assert.deepEqual(trickle, { ok: false, reason: 'The destination did not answer within 0.3 seconds.', refused: false }, 'a body still arriving is given up');
+});
+
+test('a page of deeply nested elements is answered "could not read the page", not a stack overflow', async () => {
+  const nested = await fetchPageCard(`${base}/nested`, allowed);
+  assert.equal(nested.ok, false);
+  assert.equal(!nested.ok && nested.unreadable, true);
+  assert.match(!nested.ok ? nested.reason : '', /^Could not read the page/);
 });

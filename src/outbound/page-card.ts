@@ -7,7 +7,8 @@
  * larger page is read, the rest never downloaded), within `timeoutMs` for the whole (a page not
  * complete by then is given up), following at most `maxRedirects` redirects (each hop checked again). The HTML is
  * parsed by parse5 (as a browser would; entities decoded); values are plain text, trimmed, cut to
- * the builder's limits, and the image kept only as an absolute http(s) URL.
+ * the builder's limits, and the image kept only as an absolute http(s) URL. A page past
+ * `READ_LIMITS` (elements, nesting) is not read: the answer says "Could not read the page".
  *
  * @example
  * const card = await fetchPageCard('https://example.com/post', { allowPrivate: false });
@@ -23,7 +24,7 @@ export interface PageCard {
   image: string;
 }
 
-export type CardResult = { ok: true; card: PageCard; url: string; truncated: boolean } | { ok: false; reason: string; refused: boolean };
+export type CardResult = { ok: true; card: PageCard; url: string; truncated: boolean } | { ok: false; reason: string; refused: boolean; unreadable?: boolean };
 
 export interface CardOptions {
   allowPrivate: boolean;
@@ -45,11 +46,35 @@ const clean = (text: string, max: number) => {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 };
 
-/** The card a page's HTML declares; `base` resolves a relative image URL. Pure. */
-export function readCard(html: string, base: string): PageCard {
+/**
+ * The most a page may cost to read: elements visited and nesting depth. A real page's first
+ * 512 KB has a few thousand elements; a page past either bound is built to cost work, and is
+ * refused (`UnreadablePage`) rather than read part way.
+ */
+export const READ_LIMITS = { nodes: 20_000, depth: 1_000 } as const;
+
+/** A page whose tree is past `READ_LIMITS`: the card is not read. */
+export class UnreadablePage extends Error {}
+
+/**
+ * The card a page's HTML declares; `base` resolves a relative image URL. Pure. The tree is
+ * walked with a stack of its own (a recursive walk overflows the call stack on deep nesting);
+ * throws `UnreadablePage` past `limits`.
+ */
+export function readCard(html: string, base: string, limits: { nodes: number; depth: number } = READ_LIMITS): PageCard {
+  // Every node is at least one '<' (or text between two): far more tags than the budget is
+  // refused before parse5 builds a tree of them.
+  let tags = 0;
+  for (let i = html.indexOf('<'); i !== -1; i = html.indexOf('<', i + 1)) if (++tags > limits.nodes) throw new UnreadablePage('too many elements');
   const meta = new Map<string, string>();
   let title = '';
-  const walk = (node: Node) => {
+  let visited = 0;
+  // Children are pushed in reverse, so nodes come off in document order (the first title wins).
+  const stack: [Node, number][] = [[parse(html) as unknown as Node, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [node, depth] = next;
+    if (++visited > limits.nodes) throw new UnreadablePage('too many elements');
+    if (depth > limits.depth) throw new UnreadablePage('nested too deeply');
     if ('tagName' in node) {
       const el = node as Element;
       if (el.tagName === 'meta') {
@@ -61,11 +86,13 @@ export function readCard(html: string, base: string): PageCard {
         title = el.childNodes.map((c) => ('value' in c ? String(c.value) : '')).join('');
       }
       // <template> content and foreign (SVG) titles are not the page's: skip them.
-      if (el.tagName === 'template' || el.tagName === 'svg') return;
+      if (el.tagName === 'template' || el.tagName === 'svg') continue;
     }
-    if ('childNodes' in node) for (const child of node.childNodes as Node[]) walk(child);
-  };
-  walk(parse(html) as unknown as Node);
+    if ('childNodes' in node) {
+      const children = node.childNodes as Node[];
+      for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, depth + 1]);
+    }
+  }
   const first = (...keys: string[]) => keys.map((k) => meta.get(k)?.trim()).find((v) => v) ?? '';
   let image = first('og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src');
   try {
@@ -126,7 +153,13 @@ export async function fetchPageCard(url: string, options: CardOptions): Promise<
       if (status < 200 || status >= 300) return { ok: false, reason: `The destination answered ${status}.`, refused: false };
       const type = answer.headers?.['content-type'];
       if (type && !/html|xml/i.test(type)) return { ok: false, reason: 'The destination is not a web page (it sent no HTML).', refused: false };
-      const card = readCard(decoderFor(type).decode(answer.body), current);
+      let card: PageCard;
+      try {
+        card = readCard(decoderFor(type).decode(answer.body), current);
+      } catch (err) {
+        if (!(err instanceof UnreadablePage)) throw err;
+        return { ok: false, reason: `Could not read the page: it has ${err.message} (at most ${READ_LIMITS.nodes.toLocaleString('en')} elements, ${READ_LIMITS.depth.toLocaleString('en')} deep).`, refused: false, unreadable: true };
+      }
       return { ok: true, card, url: current, truncated: answer.truncated };
     }
     return { ok: false, reason: `The destination redirects more than ${maxRedirects} times.`, refused: false };

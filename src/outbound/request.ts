@@ -22,7 +22,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { isAllowedAddress } from './address.js';
+import { isAllowedAddress, refusedHost } from './address.js';
 
 /** node:dns `lookup` with `{ all: true }`, or a stand-in (tests). */
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
@@ -38,6 +38,12 @@ export function refusal(host: string, address: string): RefusedAddress {
   return new RefusedAddress(`refused: ${what} the private or reserved address ${address} (WEBHOOK_ALLOW_PRIVATE=true allows it)`);
 }
 
+/** A host refused as spelled, before any DNS (address.ts `refusedHost`: IP literals, local names). */
+export function refusedAsSpelled(host: string): RefusedAddress | null {
+  const why = refusedHost(host);
+  return why ? new RefusedAddress(`refused: ${host} is ${why} (WEBHOOK_ALLOW_PRIVATE=true allows it)`) : null;
+}
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
 
 /**
@@ -47,6 +53,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | Loo
 export function guardedLookup(resolve: Resolve = systemResolve) {
   return (hostname: string, options: { all?: boolean; family?: number | string } | number, callback: LookupCallback): void => {
     const opts = typeof options === 'number' ? { family: options } : (options ?? {});
+    const spelled = refusedAsSpelled(hostname);
+    if (spelled) return void process.nextTick(callback, spelled);
     resolve(hostname).then(
       (found) => {
         const family = opts.family === 'IPv4' ? 4 : opts.family === 'IPv6' ? 6 : Number(opts.family ?? 0);
@@ -67,7 +75,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /**
  * Why a receiver URL would be refused, checked when it is saved: only http and https, an IP
- * literal by the policy, a name by every address it resolves to now. Null: allowed, or the name
+ * literal by the policy, a local name (`localhost.`, `*.localhost`… address.ts `refusedHost`)
+ * whatever its spelling, any other name by every address it resolves to now. Null: allowed, or the name
  * does not resolve within `timeoutMs` (it may later; every request is checked again anyway).
  */
 export async function refusedTarget(url: string, options: { allowPrivate: boolean; resolve?: Resolve; timeoutMs?: number }): Promise<string | null> {
@@ -80,7 +89,9 @@ export async function refusedTarget(url: string, options: { allowPrivate: boolea
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return 'only http and https URLs are allowed';
   if (options.allowPrivate) return null;
   const host = hostOf(target);
-  if (isIP(host)) return isAllowedAddress(host) ? null : refusal(host, host).message;
+  const spelled = refusedAsSpelled(host);
+  if (spelled) return spelled.message;
+  if (isIP(host)) return null;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), options.timeoutMs ?? 3000)));
   try {
@@ -159,7 +170,8 @@ export async function outboundRequest(url: string, options: OutboundOptions): Pr
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return fail('only http and https URLs are allowed');
   const host = hostOf(target);
-  if (!options.allowPrivate && isIP(host) && !isAllowedAddress(host)) return fail(refusal(host, host).message, { refused: true });
+  const spelled = options.allowPrivate ? null : refusedAsSpelled(host);
+  if (spelled) return fail(spelled.message, { refused: true });
   const first = await attemptOnce(target, options);
   // The request never got an answer, so it goes once more, on a new connection (a receiver may
   // see it twice, which at-least-once delivery allows).

@@ -13,8 +13,9 @@ import { createTlsAllowList } from './allow-list.js';
 import { fixedCertificateNames } from './host-name.js';
 import { createTlsStore } from './store.js';
 import { tlsRoutes } from './routes.js';
+import { unverifiedTlsWarning, type TlsSign } from './unverified-warning.js';
 
-export function createTlsModule(ctx: Pick<AppContext, 'config' | 'database' | 'bus'>, options: { onError(err: unknown, context: string): void; refreshMs?: number }) {
+export function createTlsModule(ctx: Pick<AppContext, 'config' | 'database' | 'bus'>, options: { onError(err: unknown, context: string): void; warn?(message: string): void; refreshMs?: number }) {
   const store = createTlsStore(ctx.database.db);
   // DOMAIN_VERIFICATION=off: the operator trusts every key holder's domains (docs/domains.md).
   const verifiedOnly = ctx.config.domainVerification !== 'off';
@@ -29,16 +30,34 @@ export function createTlsModule(ctx: Pick<AppContext, 'config' | 'database' | 'b
   const unsubscribe = ctx.bus.subscribe((change) => {
     if (change.type === 'domain') void list.changed(change.domain.toLowerCase());
   });
+  // Warned once per process: at start when HTTPS is served, else at the first question.
+  let warned = false;
+  const httpsServed = ctx.config.shortLinkProtocol === 'https' || ctx.config.baseUrl.startsWith('https:');
+  async function warnIfUnverified(tls: TlsSign): Promise<void> {
+    if (warned || verifiedOnly || !options.warn || tls === 'none') return;
+    try {
+      const message = unverifiedTlsWarning({ verification: ctx.config.domainVerification, workspaces: await store.workspaceCount(), tls });
+      if (message && !warned) {
+        warned = true;
+        options.warn(message);
+      }
+    } catch (err) {
+      options.onError(err, 'unverified-domains check failed');
+    }
+  }
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(tlsRoutes, { list });
+    await app.register(tlsRoutes, { list, onAsk: () => void warnIfUnverified('asked') });
   };
   const lifecycle: Lifecycle = {
-    start: () => list.start(),
+    start: async () => {
+      await list.start();
+      await warnIfUnverified(httpsServed ? 'https-served' : 'none');
+    },
     close: () => {
       list.close();
       unsubscribe();
     },
   };
-  return { routes, lifecycle, list };
+  return { routes, lifecycle, list, warnIfUnverified };
 }
 export type TlsModule = ReturnType<typeof createTlsModule>;

@@ -10,8 +10,14 @@ import { ApiError } from '../http/errors.js';
 import { certificateName } from './host-name.js';
 import type { TlsAllowList } from './allow-list.js';
 
-export const tlsRoutes: FastifyPluginAsync<{ list: TlsAllowList }> = async (app, { list }) => {
+export const tlsRoutes: FastifyPluginAsync<{ list: TlsAllowList; onAsk?: () => void }> = async (app, { list, onAsk }) => {
+  let asked = false;
   app.get('/tls/allow', { config: { public: true, addressLimit: 'tls' }, schema: { hide: true } }, async (req, reply) => {
+    // The first question shows a terminator is in front (module.ts warns if domains are unverified).
+    if (!asked) {
+      asked = true;
+      onAsk?.();
+    }
     const domain = (req.query as Record<string, unknown>).domain;
     const name = typeof domain === 'string' ? certificateName(domain) : null;
     if (name === null || !list.allows(name)) throw new ApiError('not_found', 'No certificate is issued for this host name.');

@@ -13,6 +13,11 @@ export function createTlsStore(db: Kysely<Database>) {
     return verifiedOnly ? q.where('verified', '=', 1) : q;
   };
   return {
+    /** How many workspaces the service holds (for the unverified-domains warning). */
+    async workspaceCount(): Promise<number> {
+      const row = await db.selectFrom('workspaces').select(db.fn.countAll<number | string | bigint>().as('n')).executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
     /** Service-wide on purpose (above): every domain that may have a certificate. */
     async slugs(verifiedOnly: boolean): Promise<string[]> {
       return (await candidates(verifiedOnly).execute()).map((r) => r.slug);

@@ -58,11 +58,11 @@ test('without WEBHOOK_ALLOW_PRIVATE, a pooled agent still refuses a name resolvi
   try {
     for (let i = 0; i < 2; i++) {
       const named = await send(`http://localhost:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
-      assert.match(named.error ?? '', /^refused: localhost resolves to the private or reserved address/);
+      assert.match(named.error ?? '', /^refused: localhost is a local name, always a private or reserved address/);
       const literal = await send(`http://127.0.0.1:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
       assert.match(literal.error ?? '', /^refused: 127\.0\.0\.1 is the private or reserved address/);
       const tls = await send(`https://localhost:${r.port}/hook`, '{}', headers, { allowPrivate: false, agents });
-      assert.match(tls.error ?? '', /^refused: localhost resolves to the private or reserved address/);
+      assert.match(tls.error ?? '', /^refused: localhost is a local name, always a private or reserved address/);
     }
     // The guard is bound to the agent: even a request that does not pass its own lookup is checked.
     const bare = await new Promise<string>((resolve) => {

@@ -46,6 +46,28 @@ test('a receiver on a private, loopback or metadata address is refused at save t
   await t.inject({ method: 'DELETE', url: `/webhooks/${ok.json().id}` });
 });
 
+test('every spelling of localhost and of a loopback address is refused at save time (create and update), before any DNS', async () => {
+  const refused = [
+    'http://localhost.:9/', 'http://LOCALHOST..:9/', 'http://LocalHost./hook', 'http://foo.localhost/', 'http://a.b.localhost.:8080/', 'http://ip6-localhost/',
+    'http://printer.local/', 'http://db.internal/', 'http://127.1/', 'http://0x7f.1/', 'http://0177.0.0.1/', 'http://2130706433./', 'http://0.0.0.0/', 'http://0/',
+    'http://[::]/', 'http://[::ffff:127.0.0.1]/', 'http://[0:0:0:0:0:0:0:1]/',
+  ];
+  for (const url of refused) {
+    const res = await t.inject({ method: 'POST', url: '/webhooks', payload: { name: 'spelling', url, triggers: ['link.created'] } });
+    assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
+    assert.equal(res.json().error.code, 'unprocessable_entity');
+    assert.match(res.json().error.message, /^url: refused: .* is (a local name, always a private or reserved address|the private or reserved address)/, url);
+  }
+  assert.deepEqual((await t.inject({ method: 'GET', url: '/webhooks' })).json(), [], 'nothing saved');
+  const ok = await t.inject({ method: 'POST', url: '/webhooks', payload: { name: 'public', url: 'https://93.184.216.34/hook', triggers: ['lead.created'] } });
+  assert.equal(ok.statusCode, 200, ok.body);
+  const patched = await t.inject({ method: 'PATCH', url: `/webhooks/${ok.json().id}`, payload: { url: 'http://localhost.:9/' } });
+  assert.equal(patched.statusCode, 422, patched.body);
+  assert.match(patched.json().error.message, /^url: refused: localhost\. is a local name/);
+  assert.equal((await t.inject({ method: 'GET', url: `/webhooks/${ok.json().id}` })).json().url, 'https://93.184.216.34/hook');
+  await t.inject({ method: 'DELETE', url: `/webhooks/${ok.json().id}` });
+});
+
 test('a receiver refused when sent fails for good: one attempt, no retry, nothing reaches it', async () => {
   const port = new URL(r.url).port;
   for (const url of [`http://localhost:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`, `http://[::7f00:1]:${port}/hook`]) {

@@ -8,7 +8,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, errorBody } from '../../http/errors.js';
+import type { PreviewFetchLimit } from '../preview-limit.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
@@ -45,6 +46,12 @@ function valuesOf(body: Form | undefined): FormValues {
   return out;
 }
 
+/** A client that asks for JSON and not HTML (not htmx, which asks for HTML fragments). */
+function wantsJson(headers: Record<string, string | string[] | undefined>): boolean {
+  const accept = String(headers.accept ?? '');
+  return !headers['hx-request'] && /application\/json/i.test(accept) && !/text\/html/i.test(accept);
+}
+
 /**
  * `baseUrl`: this server's public address (BASE_URL), for the public stats page's address;
  * `templates`: the workspace's UTM templates, offered in the builder's picker.
@@ -55,9 +62,16 @@ export function linkBuilderRoutes(
   choices: LinkChoices,
   templates: UtmTemplateService,
   baseUrl: string,
-  /** Reads a destination's social card (outbound/page-card.ts, with the webhooks' address rule). */
-  fetchCard: (url: string) => Promise<CardResult>,
+  preview: {
+    /** Reads a destination's social card (outbound/page-card.ts, with the webhooks' address rule). */
+    fetchCard: (url: string) => Promise<CardResult>;
+    /** Fetches per user and per workspace (preview-limit.ts). */
+    limit: PreviewFetchLimit;
+    /** DOCS_URL, for the error body's `doc_url`. */
+    docsUrl: string;
+  },
 ): FastifyPluginAsync {
+  const { fetchCard, limit, docsUrl } = preview;
   async function show(
     reply: FastifyReply,
     page: WorkspacePage,
@@ -170,15 +184,25 @@ export function linkBuilderRoutes(
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const values = valuesOf(request.body);
       const fetchUrl = workspacePath(page.workspace.slug, '/links/preview-fetch');
+      // htmx swaps the fields in place, a refusal's sentence at the button; a client that asks
+      // for JSON alone gets the card, or the spec's error body.
+      const json = wantsJson(request.headers);
       const answer = (fetched: { ok: boolean; message: string }, status: number) =>
         sendPage(reply, <PreviewFields values={values} errors={{}} fetchUrl={fetchUrl} fetched={fetched} />, status);
+      const refuse = (err: ApiError) => {
+        if (err.headers) reply.headers(err.headers);
+        return json ? reply.status(err.status).send(errorBody(docsUrl, err.code, err.message)) : answer({ ok: false, message: err.message }, err.status);
+      };
       const checked = checkWebUrl((values.url ?? '').trim());
       const target = checked.url === null ? null : locationUrl(checked.url);
-      if (!target) return answer({ ok: false, message: 'Type the destination URL first (a web address starting with https:// or http://).' }, 422);
+      if (!target) return refuse(new ApiError('unprocessable_entity', 'Type the destination URL first (a web address starting with https:// or http://).', { field: 'url' }));
+      const limited = await limit.take({ userId: page.userId, workspaceId: page.workspace.id });
+      if (limited) return refuse(limited);
       const result = await fetchCard(target);
-      if (!result.ok) return answer({ ok: false, message: result.reason }, 422);
+      if (!result.ok) return refuse(new ApiError('unprocessable_entity', result.reason, { field: 'url' }));
       const { title, description, image } = result.card;
-      if (!title && !description && !image) return answer({ ok: false, message: 'The destination declares no title, description or image.' }, 422);
+      if (!title && !description && !image) return refuse(new ApiError('unprocessable_entity', 'The destination declares no title, description or image.', { field: 'url' }));
+      if (json) return reply.send({ url: result.url, title, description, image, truncated: result.truncated });
       if (title) values.title = title;
       if (description) values.description = description;
       if (image) values.image = image;
