@@ -25,6 +25,7 @@ import * as m0022 from './0022-utm-templates.js';
 import * as m0023 from './0023-audit-log.js';
 import * as m0024 from './0024-password-resets.js';
 import * as m0025 from './0025-sso.js';
+import * as m0026 from './0026-import-jobs.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -50,6 +51,7 @@ const ALL: Record<string, DialectMigration> = {
   '0023-audit-log': m0023,
   '0024-password-resets': m0024,
   '0025-sso': m0025,
+  '0026-import-jobs': m0026,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
