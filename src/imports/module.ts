@@ -19,7 +19,7 @@ import { createImportService, importEntry, type CsvImporter } from './service.js
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
-import { createImportJobs } from './jobs.js';
+import { createImportJobs, createJobWriter } from './jobs.js';
 import { createJobRunner } from './job-runner.js';
 import { importJobRoutes } from './job-routes.js';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,7 @@ const IMPORT_THREAD_NICE = 19;
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
   const { config, database } = ctx;
   const requestLimits = { maxRows: config.importMaxRows, maxBytes: config.importMaxBytes };
-  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits });
+  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits, jobWriter: (id) => createJobWriter(database.db, id) });
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
