@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, ImportJobsTable } from '../db/tables.js';
 
@@ -227,6 +228,11 @@ export function createJobWriter(db: Kysely<Database>, id: string, now: () => num
   };
 }
 export type JobWriter = ReturnType<typeof createJobWriter>;
+
+/** Where import files are kept: IMPORT_SPOOL_DIR, else beside the SQLite file, else the temporary directory. */
+export function spoolDirOf(config: { importSpoolDir?: string }, database: { sqlitePath?: string }): string {
+  return config.importSpoolDir ?? (database.sqlitePath ? `${database.sqlitePath}.imports` : join(tmpdir(), 'waymark-imports'));
+}
 
 export async function removeFile(path: string | null): Promise<void> {
   if (path) await rm(path, { force: true });

@@ -19,11 +19,9 @@ import { createImportService, importEntry, type CsvImporter } from './service.js
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
-import { createImportJobs, createJobWriter } from './jobs.js';
+import { createImportJobs, createJobWriter, spoolDirOf } from './jobs.js';
 import { createJobRunner } from './job-runner.js';
 import { importJobRoutes } from './job-routes.js';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 /**
  * The import thread's nice value (Linux): the lowest. An import is bulk work nobody waits for by
@@ -40,8 +38,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
   const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
-  const spoolDir = config.importSpoolDir ?? (database.sqlitePath ? `${database.sqlitePath}.imports` : join(tmpdir(), 'waymark-imports'));
-  const jobs = createImportJobs(database.db, { spoolDir, staleMs: config.importStaleMs });
+  const jobs = createImportJobs(database.db, { spoolDir: spoolDirOf(config, database), staleMs: config.importStaleMs });
   const runner = createJobRunner({ jobs, importer: requests, links: deps.links.service });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests, runner });
