@@ -149,7 +149,7 @@ export function createImportService(deps: ImportDeps) {
       const own = resume && writer ? await writer.own(judged.flatMap((j) => (j.status === 'skipped' && j.id ? [j.id] : []))) : undefined;
       if (own?.size) for (const [i, j] of judged.entries()) if (j.status === 'skipped' && j.id && own.has(j.id)) judged[i] = { ...j, status: 'created' };
       const accepted = judged.filter(isAccepted);
-      let outcomeOf: (i: number) => ImportOutcome;
+      let outcomeOf: (i: number) => ImportOutcome | undefined;
       if (options.dryRun) {
         caller.workspace.links_usage = Number(caller.workspace.links_usage) + accepted.length;
         outcomeOf = (i) => {
@@ -162,21 +162,27 @@ export function createImportService(deps: ImportDeps) {
         const writable = accepted.filter((a) => !refusalOf(a.needs));
         stopIfAborted();
         const inserted = await deps.links.insertImport(caller, writable, tagIds, options.signal, recordLinks);
-        // Stopped between two transactions: the rows written are reported by the error, not row by row.
-        stopIfAborted();
-        const written = new Map(writable.map((a, i) => [a, inserted[i]!]));
+        const written = new Map(writable.map((a, i) => [a, inserted[i]]));
         outcomeOf = (i) => {
           const j = judged[i]!;
           if (!isAccepted(j)) return j;
           const refusal = refusalOf(j.needs);
-          return refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : written.get(j)!;
+          return refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : written.get(j);
         };
       }
       let at = 0;
-      for (const r of rows) record({ line: r.line, ...('item' in r ? outcomeOf(at++) : { status: 'rejected' as const, error: r.error, code: r.code ?? 'unprocessable_entity' }) });
+      let last: SourceRow | undefined;
+      for (const r of rows) {
+        const outcome = 'item' in r ? outcomeOf(at++) : { status: 'rejected' as const, error: r.error, code: r.code ?? 'unprocessable_entity' };
+        // Stopped between two transactions: the rows up to the first one not written are counted, no further.
+        if (!outcome) break;
+        record({ line: r.line, ...outcome });
+        last = r;
+      }
       // A real import finds earlier batches' links in the database; only a dry run must remember them.
       if (!options.dryRun) seen.clear();
-      if (writer && rows.length) await writer.progress(report.counts, rows[rows.length - 1]!.line, layoutOf());
+      if (writer && last) await writer.progress(report.counts, last.line, layoutOf());
+      stopIfAborted();
     };
     for await (const row of source) {
       stopIfAborted();
