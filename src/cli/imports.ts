@@ -58,7 +58,7 @@ export async function runImportsCommand(input: { argv: string[]; config: Config;
   if ((action !== 'resume' && action !== 'undo') || !id) throw new Error('usage: waymark imports list|resume <importId>|undo <importId> --workspace <id|slug>');
   const bus = createChangeBus();
   const links = createLinkService({ db: database.db, dialect: database.dialect, store: createLinkStore(database.db, database.dialect), bus, now: Date.now, config });
-  const runner = createJobRunner({ jobs, importer: createStandaloneImporter(config, database, { bus }), links });
+  const runner = createJobRunner({ jobs, importer: createStandaloneImporter(config, database, { bus }), links, database });
   try {
     if (action === 'resume') {
       const report = await runner.resume(ws, id, { maxItems: 0 }, CLI);

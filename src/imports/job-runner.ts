@@ -12,6 +12,8 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Who } from '../audit/record.js';
+import { recordAlone } from '../audit/module.js';
+import type { OpenDatabase } from '../db/open.js';
 import { ApiError } from '../http/errors.js';
 import type { LinkService } from '../links/service.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
@@ -47,7 +49,7 @@ function interruptedBy(err: unknown, clientLeft: boolean): boolean {
   return !(err instanceof ApiError) || err.status >= 500;
 }
 
-export function createJobRunner(deps: { jobs: ImportJobs; importer: CsvImporter; links: Pick<LinkService, 'bulkDelete'> }) {
+export function createJobRunner(deps: { jobs: ImportJobs; importer: CsvImporter; links: Pick<LinkService, 'bulkDelete'>; database: OpenDatabase }) {
   const { jobs, importer } = deps;
 
   async function run(ws: WorkspaceRow, job: ImportJobRecord, csv: AsyncIterable<Buffer>, options: RunOptions, who: Who | undefined, upload: { complete: boolean }, resume?: { afterLine: number; counts: ImportReport['counts'] }): Promise<JobReport> {
@@ -118,14 +120,15 @@ export function createJobRunner(deps: { jobs: ImportJobs; importer: CsvImporter;
       return run(ws, job, csv, { ...options, clientGone: undefined }, who, { complete: true }, { afterLine: job.lastLine, counts: job.counts });
     },
 
-    /** Deletes exactly the links the job created (those still there); tags and domains it created stay. */
+    /** Deletes exactly the links the job created (those still there), one audit entry (`links.import_undo`); tags and domains it created stay. */
     async undo(ws: WorkspaceRow, id: string, who?: Who): Promise<ImportJobRecord> {
       const job = await jobs.get(ws.id, id);
       if (!job) throw new ApiError('not_found', 'Import not found.');
       if (job.state === 'running') throw new ApiError('conflict', 'This import is running: undo it once it has ended.');
       if (job.state === 'undone') throw new ApiError('conflict', 'This import was undone already.');
       if (!(await jobs.claim(job, 'undone'))) throw new ApiError('conflict', 'This import was resumed or undone meanwhile.');
-      const caller = { workspaceId: ws.id, workspace: ws, userId: null, who };
+      // No entry per chunk (no `who`): the undo is one entry, written when it ends.
+      const caller = { workspaceId: ws.id, workspace: ws, userId: null };
       let removed = 0;
       for (let after = ''; ; ) {
         const ids = await jobs.linkIds(job.id, after, UNDO_CHUNK);
@@ -134,6 +137,7 @@ export function createJobRunner(deps: { jobs: ImportJobs; importer: CsvImporter;
         after = ids[ids.length - 1]!;
       }
       await jobs.undone(job.id, removed);
+      await recordAlone(deps.database, who, { workspaceId: ws.id, action: 'links.import_undo', targetIds: [job.id], changes: { deleted: removed } });
       return (await jobs.get(ws.id, id))!;
     },
   };

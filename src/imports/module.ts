@@ -39,7 +39,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
     : undefined;
   const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
   const jobs = createImportJobs(database.db, { spoolDir: spoolDirOf(config, database), staleMs: config.importStaleMs });
-  const runner = createJobRunner({ jobs, importer: requests, links: deps.links.service });
+  const runner = createJobRunner({ jobs, importer: requests, links: deps.links.service, database });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(importRoutes, { imports: requests, runner });
     await app.register(importJobRoutes, { runner });
