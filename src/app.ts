@@ -185,6 +185,7 @@ export async function buildApp(options: BuildOptions) {
     domains,
     services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service },
     imports: imports.requests,
+    importJobs: imports.runner,
     exports: exports.service,
     audit: audit.service,
     sso,

@@ -123,6 +123,10 @@ const EnvSchema = z.object({
   IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_IMPORT_MAX_ROWS),
   /** The largest file one import over HTTP takes, bytes (the multipart body, for an upload). */
   IMPORT_MAX_BYTES: z.coerce.number().int().min(1024).max(2 ** 40).default(DEFAULT_IMPORT_MAX_BYTES),
+  /** Where an import's file is kept until it has ended (to resume it): default beside the SQLite file (`<file>.imports`), else the temporary directory. */
+  IMPORT_SPOOL_DIR: z.string().min(1).optional(),
+  /** A running import silent this long (its process died) is answered as interrupted, seconds. */
+  IMPORT_STALE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** How often the domain event publisher looks for events written by other processes, ms. */
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Path of a file to which every domain event is appended as one JSON line (src/outbox/file-sink.ts). */
@@ -250,6 +254,8 @@ export interface Config {
   /** Caps of one import over HTTP (imports/limits.ts). */
   importMaxRows: number;
   importMaxBytes: number;
+  importSpoolDir?: string;
+  importStaleMs: number;
   domainVerification: 'off' | 'dns';
   domainDnsTarget?: string;
   /** Poll interval of the domain event publisher (outbox/publisher.ts), ms. */
@@ -371,6 +377,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     currencyRatesFile: e.CURRENCY_RATES_FILE,
     importMaxRows: e.IMPORT_MAX_ROWS,
     importMaxBytes: e.IMPORT_MAX_BYTES,
+    importSpoolDir: e.IMPORT_SPOOL_DIR,
+    importStaleMs: e.IMPORT_STALE_SECONDS * 1000,
     domainVerification: e.DOMAIN_VERIFICATION,
     domainDnsTarget: e.DOMAIN_DNS_TARGET,
     eventsPollMs: e.EVENTS_POLL_INTERVAL_MS,

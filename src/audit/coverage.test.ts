@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { addUser, logIn, slugOf, type Browser } from '../dashboard/testing.js';
@@ -98,6 +99,23 @@ const viaForm = (action: string, url: string, fields: Record<string, string> = {
   },
 });
 
+/** An import over the API that completed: its id. */
+async function finishedImport(): Promise<string> {
+  const res = await t.inject({ method: 'POST', url: '/links/import', headers: { 'content-type': 'text/csv' }, payload: `url,key\nhttps://example.com/u1,undo-${uniq()}\n` });
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as { importId: string }).importId;
+}
+
+/** An import whose file arrived and whose process then died (it never heartbeats again): its id. */
+async function interruptedImport(): Promise<string> {
+  const { jobs } = t.modules.imports.runner;
+  const job = await jobs.begin(t.workspaceId, { source: 'api', contentType: 'text/csv', mapping: {}, createdBy: null });
+  writeFileSync(job.spoolPath!, `url,key\nhttps://example.com/r1,resume-${uniq()}\n`);
+  await jobs.uploaded(job.id);
+  await t.ctx.database.db.updateTable('import_jobs').set({ heartbeat_at: 0 }).where('id', '=', job.id).execute();
+  return job.id;
+}
+
 const API: Record<string, Maker> = {
   'PATCH /workspaces/{idOrSlug}': async () => viaKey('workspace.update', 'PATCH', `/workspaces/${t.workspaceId}`, { name: `WS ${uniq()}` }),
   'POST /tags': async () => viaKey('tag.create', 'POST', '/tags', { name: `t-${uniq()}` }),
@@ -125,6 +143,11 @@ const API: Record<string, Maker> = {
       return res;
     },
   }),
+  'POST /imports/{importId}/resume': async () => {
+    const id = await interruptedImport();
+    return { action: 'links.import', actor: 'api_key', send: () => api('POST', `/imports/${id}/resume`) };
+  },
+  'POST /imports/{importId}/undo': async () => viaKey('links.import_undo', 'POST', `/imports/${await finishedImport()}/undo`),
   'PATCH /customers/{id}': async () => viaKey('customer.update', 'PATCH', `/customers/${await customer()}`, { name: 'Renamed' }),
   'DELETE /customers/{id}': async () => viaKey('customer.delete', 'DELETE', `/customers/${await customer()}`),
   'POST /webhooks': async () => viaKey('webhook.create', 'POST', '/webhooks', { name: 'h', url: 'http://127.0.0.1:9/h', triggers: ['link.created'] }),
@@ -226,6 +249,7 @@ const FORMS: Record<string, Maker> = {
   },
   'POST /dashboard/w/:slug/settings/webhooks/:id/disable': async () => viaForm('webhook.disable', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/disable`),
   'POST /dashboard/w/:slug/settings/webhooks/:id/delete': async () => viaForm('webhook.delete', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/delete`),
+  'POST /dashboard/w/:slug/links/imports/:importId/:action': async () => viaForm('links.import_undo', `/dashboard/w/:slug/links/imports/${await finishedImport()}/undo`),
   'POST /dashboard/w/:slug/links/import': async () => ({
     action: 'links.import',
     actor: 'user',

@@ -27,6 +27,7 @@ import { runImportApi, IMPORT_API_USAGE } from './import-api.js';
 import { runImportBitly, IMPORT_BITLY_USAGE } from './import-bitly.js';
 import { runBackupCommand, BACKUP_USAGE } from './backup.js';
 import { runImportCsv, IMPORT_USAGE } from './import.js';
+import { runImportsCommand, IMPORTS_USAGE } from './imports.js';
 import { runExport, EXPORT_USAGE } from './export.js';
 import { VERSION } from '../version.js';
 
@@ -41,7 +42,7 @@ Commands:
   keys create --workspace <id|slug> [--name <name>] [--scopes "<scope> ..."]
         scopes: ${SCOPES.join(' ')} (default: full access)
   keys revoke <keyId> --workspace <id|slug>
-${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}${IMPORT_USAGE}${IMPORT_API_USAGE}${IMPORT_BITLY_USAGE}${EXPORT_USAGE}${BACKUP_USAGE}
+${EXTRA_USAGE}${ERASE_USAGE}${USERS_USAGE}${IMPORT_USAGE}${IMPORTS_USAGE}${IMPORT_API_USAGE}${IMPORT_BITLY_USAGE}${EXPORT_USAGE}${BACKUP_USAGE}
 The database is the one DATABASE_URL names (default file:./data/waymark.db).`;
 
 export async function runCli(
@@ -55,6 +56,7 @@ export async function runCli(
   }
   // Commands with options of their own parse their arguments themselves.
   if (argv[0] === 'import' && argv[1] === 'csv') return withDatabase(env, (config, database) => runImportCsv({ argv: argv.slice(2), config, database, out }));
+  if (argv[0] === 'imports' && argv[1] !== '--help') return withDatabase(env, (config, database) => runImportsCommand({ argv: argv.slice(1), config, database, out }));
   if (argv[0] === 'export' && argv[1] !== '--help') return withDatabase(env, (config, database) => runExport({ argv: argv.slice(1), config, database }));
   if (argv[0] === 'import' && (argv[1] === 'api' || argv[1] === 'bitly')) {
     if (argv.includes('--help') || argv.includes('-h')) {

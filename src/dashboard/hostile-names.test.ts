@@ -473,6 +473,11 @@ test('import report, downloads and error pages', async () => {
   const res = await t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
   // Keys with `<` are refused (the reason is listed); the tags an accepted row names are listed as created.
   check(`POST ${url}`, res, { status: 200, shows: ['importTag'] });
+  // The recent imports list and an undo (the job's fields are the server's own; the frame holds the hostile names).
+  const imported = await t.inject({ method: 'POST', url: '/links/import', headers: { 'content-type': 'text/csv' }, payload: 'url,key\nhttps://example.com/h,hostile-undo\n' });
+  const importId = (imported.json() as { importId: string }).importId;
+  await get(owner, `${base}/links/import`, { status: 200, shows: FRAME });
+  await post(owner, `${base}/links/imports/${importId}/undo`, {}, { status: 200, shows: FRAME });
 
   for (const path of ['/links/export', '/events/export?event=leads&format=ndjson', '/events/export?event=sales', '/analytics/export?groupBy=countries&interval=all']) {
     await get(viewer, `${base}${path}`, { status: 200 });

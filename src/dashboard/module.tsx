@@ -44,13 +44,14 @@ import { integrationRoutes } from './routes/settings-integrations.js';
 import { transferRoutes } from './routes/transfer.js';
 import { utmTemplateRoutes } from './routes/utm-templates.js';
 import type { CsvImporter } from '../imports/service.js';
+import type { JobRunner } from '../imports/job-runner.js';
 import type { ExportService } from '../exports/service.js';
 import type { SsoService } from '../sso/service.js';
 import { ssoRoutes } from './routes/sso.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, exports, audit, sso }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; exports: ExportService; audit: AuditService; sso?: SsoService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -111,7 +112,7 @@ export function createDashboardModule(
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
       await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.
-      await scope.register(transferRoutes(kit, imports, exports));
+      await scope.register(transferRoutes(kit, imports, importJobs, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
       scope.get('/dashboard/*', { config: { anonymous: true }, schema: HIDDEN }, async () => {
         throw new ApiError('not_found', 'There is no page at this address.');

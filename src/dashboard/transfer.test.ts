@@ -105,3 +105,30 @@ test('the download links give the same files as the API exports', async () => {
   assert.match((await viewer.get(`/dashboard/w/${slug}/analytics`)).body, /href="[^"]*\/analytics\/export\?/);
   assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/export?groupBy=nope`)).statusCode, 422);
 });
+
+test('recent imports: listed with state and counts; members undo one (CSRF required), viewers cannot', async () => {
+  const csv = 'url,key\nhttps://example.com/u1,undo-1\nhttps://example.com/u2,undo-2\n';
+  const before = await linkCount();
+  const res = await upload(member, csv);
+  assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+  const row = /<tr data-import="(imp_[0-9a-f]+)" data-state="completed">([\s\S]*?)<\/tr>/.exec(res.body);
+  assert.ok(row, 'the import is listed as completed');
+  const id = row[1]!;
+  assert.match(row[2]!, /<td class="num">2<\/td><td class="num">2<\/td><td class="num">0<\/td><td class="num">0<\/td>/);
+  assert.match(row[2]!, new RegExp(`action="/dashboard/w/${slug}/links/imports/${id}/undo"`));
+  assert.equal(await linkCount(), before + 2);
+
+  const undoPath = `/dashboard/w/${slug}/links/imports/${id}/undo`;
+  assert.equal((await member.post(undoPath, { _csrf: 'forged' })).statusCode, 403);
+  assert.equal((await viewer.post(undoPath)).statusCode, 403);
+  assert.equal(await linkCount(), before + 2);
+  await member.get(importPath());
+  const undone = await member.post(undoPath);
+  assert.equal(undone.statusCode, 200, undone.body.slice(0, 500));
+  assert.match(undone.body, /Import undone: 2 links deleted\./);
+  assert.match(undone.body, new RegExp(`data-import="${id}" data-state="undone"`));
+  assert.equal(await linkCount(), before);
+  const again = await member.post(undoPath);
+  assert.equal(again.statusCode, 409);
+  assert.match(again.body, /undone already/);
+});

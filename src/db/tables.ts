@@ -296,6 +296,8 @@ export interface Database {
   audit_log: AuditLogTable;
   password_resets: PasswordResetsTable;
   utm_templates: UtmTemplatesTable;
+  import_jobs: ImportJobsTable;
+  import_job_links: ImportJobLinksTable;
 }
 
 export type { Generated };
@@ -549,4 +551,39 @@ export interface UtmTemplatesTable {
   /** The user who saved it (no foreign key: the template outlives them). */
   created_by: string | null;
   created_at: number;
+}
+
+/** An import over HTTP (migration 0026, src/imports/jobs.ts). */
+export interface ImportJobsTable {
+  /** `imp_…` */
+  id: string;
+  workspace_id: string;
+  /** running | completed | interrupted | failed | undone */
+  state: string;
+  /** api | dashboard */
+  source: string;
+  content_type: string;
+  /** JSON: the column mapping. */
+  options: string;
+  spool_path: string | null;
+  upload_complete: number;
+  layout: string | null;
+  rows: number;
+  created: number;
+  skipped: number;
+  rejected: number;
+  undone: number;
+  /** The last line of the file whose batch is written (a resume starts after it). */
+  last_line: number;
+  error: string | null;
+  created_by: string | null;
+  created_at: number;
+  heartbeat_at: number;
+  finished_at: number | null;
+}
+
+/** A link an import created (written in the link's transaction). */
+export interface ImportJobLinksTable {
+  import_id: string;
+  link_id: string;
 }

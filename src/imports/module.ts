@@ -4,7 +4,8 @@
  * `requests`) run on the import thread (import-thread.ts) when the database can be opened from a
  * thread (a SQLite file, PostgreSQL); on `:memory:` they run in process, in time slices. A
  * workspace runs at most two at a time (limits.ts, `perWorkspace`). `lifecycle.close` waits for
- * the thread's batches in flight and stops it.
+ * the thread's batches in flight and stops it. Real imports over HTTP are recorded jobs
+ * (jobs.ts, job-runner.ts): listed, resumed and undone at `/imports` (job-routes.ts).
  */
 import { recordAlone } from '../audit/module.js';
 import type { OpenDatabase } from '../db/open.js';
@@ -18,6 +19,9 @@ import { createImportService, importEntry, type CsvImporter } from './service.js
 import { createImportThread } from './import-thread.js';
 import { importRoutes } from './routes.js';
 import { perWorkspace } from './limits.js';
+import { createImportJobs, createJobWriter, spoolDirOf } from './jobs.js';
+import { createJobRunner } from './job-runner.js';
+import { importJobRoutes } from './job-routes.js';
 
 /**
  * The import thread's nice value (Linux): the lowest. An import is bulk work nobody waits for by
@@ -29,16 +33,19 @@ const IMPORT_THREAD_NICE = 19;
 export function createImportsModule(ctx: AppContext, deps: { links: LinksModule; tags: TagsModule; domains: DomainsModule }) {
   const { config, database } = ctx;
   const requestLimits = { maxRows: config.importMaxRows, maxBytes: config.importMaxBytes };
-  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits });
+  const service = createImportService({ links: deps.links.service, tags: deps.tags.service, domains: deps.domains.service, shortDomain: config.shortDomain, requestLimits, jobWriter: (id) => createJobWriter(database.db, id) });
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
   const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
+  const jobs = createImportJobs(database.db, { spoolDir: spoolDirOf(config, database), staleMs: config.importStaleMs });
+  const runner = createJobRunner({ jobs, importer: requests, links: deps.links.service, database });
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(importRoutes, { imports: requests });
+    await app.register(importRoutes, { imports: requests, runner });
+    await app.register(importJobRoutes, { runner });
   };
   const lifecycle: Lifecycle = { close: () => thread?.close() };
-  return { routes, service, requests, lifecycle };
+  return { routes, service, requests, runner, lifecycle };
 }
 export type ImportsModule = ReturnType<typeof createImportsModule>;
 

@@ -34,5 +34,27 @@ export const ImportReport = z
     domainsCreated: z.array(z.string()),
     items: z.array(Item).describe('Per-row outcomes in file order, at most 1,000.'),
     truncated: z.boolean().describe('True when the file had more rows than `items` lists.'),
+    importId: z.string().optional().describe('The import job (`GET /imports/{importId}`); absent in a dry run.'),
   })
   .meta({ id: 'LinkImportReport' });
+
+export const ImportJobParams = z.object({ importId: z.string().max(64) });
+
+export const ImportJob = z
+  .object({
+    id: z.string(),
+    state: z.enum(['running', 'completed', 'interrupted', 'failed', 'undone']).describe('interrupted: the server stopped or the upload was cut; resume or undo it.'),
+    source: z.string().describe('api or dashboard'),
+    layout: z.string().nullable(),
+    counts: z.object({ rows: z.number(), created: z.number(), skipped: z.number(), rejected: z.number() }).describe('Rows read and their outcomes so far.'),
+    undone: z.number().describe('Links an undo removed.'),
+    lastLine: z.number().describe('The last line of the file whose rows are written (the header is line 1).'),
+    uploadComplete: z.boolean(),
+    resumable: z.boolean(),
+    undoable: z.boolean(),
+    error: z.string().nullable().describe('Why it stopped, when it did not complete.'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'LinkImportJob' });

@@ -14,7 +14,8 @@ import type { Change, Who } from '../audit/record.js';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../http/errors.js';
 import type { LinkService } from '../links/service.js';
-import { isAccepted, type ImportItem, type ImportOutcome } from '../links/import-batch.js';
+import { isAccepted, type AlsoOnInsert, type ImportItem, type ImportOutcome } from '../links/import-batch.js';
+import type { JobWriter } from './jobs.js';
 import { slices } from '../time-slice.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
 import { createImportNames, type ImportNameDeps } from './names.js';
@@ -57,6 +58,12 @@ export interface ImportOptions {
    * that; the transaction being written (50 rows) completes, and what was written before stays.
    */
   signal?: AbortSignal;
+  /**
+   * The import job this run writes for (jobs.ts): its links are recorded in their transactions and
+   * its progress after each batch. `resume`: the rows up to `afterLine` are written already (their
+   * counts given); rows after it that the job created before are counted as created, not skipped.
+   */
+  job?: { id: string; resume?: { afterLine: number; counts: ImportReport['counts'] } };
 }
 
 /** The limits of an import sent over HTTP (the API, the dashboard): IMPORT_MAX_ROWS, IMPORT_MAX_BYTES. */
@@ -80,6 +87,8 @@ export interface CsvImporter {
 
 export interface ImportDeps extends ImportNameDeps {
   links: Pick<LinkService, 'judgeImport' | 'insertImport'>;
+  /** The job writes of a run with `job` (the import's own connection). */
+  jobWriter?: (jobId: string) => JobWriter;
   /** Caps of imports sent over HTTP (unlimited when not given: the CLI). */
   requestLimits?: ImportRequestLimits;
 }
@@ -100,11 +109,15 @@ export function createImportService(deps: ImportDeps) {
    * judged a batch at a time without writing; a real run then creates the tags and domains the
    * accepted rows need and writes them. A dry run is the judging alone, so it answers the same.
    */
-  async function importLinks(ws: WorkspaceRow, source: AsyncIterable<SourceRow>, options: ImportOptions): Promise<ImportReport> {
+  async function importLinks(ws: WorkspaceRow, source: AsyncIterable<SourceRow>, options: ImportOptions, layoutOf: () => string = () => 'generic'): Promise<ImportReport> {
     const batchSize = options.batchSize ?? DEFAULT_BATCH;
     const maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
     const maxRows = options.maxRows ?? Infinity;
     const report: ImportReport = { dryRun: options.dryRun, counts: { rows: 0, created: 0, skipped: 0, rejected: 0 }, tagsCreated: [], domainsCreated: [], items: [], truncated: false };
+    const resume = options.job?.resume;
+    if (resume) report.counts = { ...resume.counts };
+    const writer = options.job && !options.dryRun ? deps.jobWriter?.(options.job.id) : undefined;
+    const recordLinks: AlsoOnInsert | undefined = writer && ((trx, ids) => writer.linksCreated(trx, ids));
     const names = createImportNames(deps, ws, report);
     /** Identities met so far (import-batch.ts); a real run forgets them after each batch, which finds them in the database. */
     const seen = new Set<string>();
@@ -132,8 +145,11 @@ export function createImportService(deps: ImportDeps) {
       const good = rows.filter((r): r is SourceRow & { item: ImportItem } => 'item' in r);
       const items = good.map((r) => r.item);
       const judged = await deps.links.judgeImport(caller, items, { seen, creatable: await names.creatableIn(items), quota: names.quota });
+      // A resume meets again the rows of the batch it was writing when it stopped: they are its own.
+      const own = resume && writer ? await writer.own(judged.flatMap((j) => (j.status === 'skipped' && j.id ? [j.id] : []))) : undefined;
+      if (own?.size) for (const [i, j] of judged.entries()) if (j.status === 'skipped' && j.id && own.has(j.id)) judged[i] = { ...j, status: 'created' };
       const accepted = judged.filter(isAccepted);
-      let outcomeOf: (i: number) => ImportOutcome;
+      let outcomeOf: (i: number) => ImportOutcome | undefined;
       if (options.dryRun) {
         caller.workspace.links_usage = Number(caller.workspace.links_usage) + accepted.length;
         outcomeOf = (i) => {
@@ -145,24 +161,35 @@ export function createImportService(deps: ImportDeps) {
         const { tagIds, refusalOf } = await names.create(accepted);
         const writable = accepted.filter((a) => !refusalOf(a.needs));
         stopIfAborted();
-        const inserted = await deps.links.insertImport(caller, writable, tagIds, options.signal);
-        // Stopped between two transactions: the rows written are reported by the error, not row by row.
-        stopIfAborted();
-        const written = new Map(writable.map((a, i) => [a, inserted[i]!]));
+        const inserted = await deps.links.insertImport(caller, writable, tagIds, options.signal, recordLinks);
+        const written = new Map(writable.map((a, i) => [a, inserted[i]]));
         outcomeOf = (i) => {
           const j = judged[i]!;
           if (!isAccepted(j)) return j;
           const refusal = refusalOf(j.needs);
-          return refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : written.get(j)!;
+          return refusal ? { status: 'rejected', error: refusal.message, code: refusal.code } : written.get(j);
         };
       }
       let at = 0;
-      for (const r of rows) record({ line: r.line, ...('item' in r ? outcomeOf(at++) : { status: 'rejected' as const, error: r.error, code: r.code ?? 'unprocessable_entity' }) });
+      let last: SourceRow | undefined;
+      for (const r of rows) {
+        const outcome = 'item' in r ? outcomeOf(at++) : { status: 'rejected' as const, error: r.error, code: r.code ?? 'unprocessable_entity' };
+        // Stopped between two transactions: the rows up to the first one not written are counted, no further.
+        if (!outcome) break;
+        record({ line: r.line, ...outcome });
+        last = r;
+      }
       // A real import finds earlier batches' links in the database; only a dry run must remember them.
       if (!options.dryRun) seen.clear();
+      if (writer && last) await writer.progress(report.counts, last.line, layoutOf());
+      stopIfAborted();
     };
     for await (const row of source) {
       stopIfAborted();
+      if (resume && row.line <= resume.afterLine) {
+        read++;
+        continue;
+      }
       if (++read > maxRows) {
         if (pending.length) await flush();
         throw new ApiError(
@@ -202,7 +229,7 @@ export function createImportService(deps: ImportDeps) {
         }
         if (!columns) throw new ApiError('unprocessable_entity', 'The CSV file is empty: it needs a header row and one row per link.');
       }
-      const report = await importLinks(ws, rows(), options);
+      const report = await importLinks(ws, rows(), options, () => layout);
       return { layout, ...report };
     },
   };

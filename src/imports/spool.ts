@@ -4,7 +4,7 @@
  * a client that goes away is seen at once (its connection's end comes after the data it sent,
  * which a paused socket would leave unread until the import got there: the import would have
  * run to the end for no one). The file is unlinked as soon as it is open, so nothing is left
- * behind, even by a crash.
+ * behind, even by a crash; unless an import job keeps it (`keepAt`) to be resumed from.
  *
  * The body is capped (`maxBytes`: a 413 naming the cap, as soon as it passes), and never destroyed
  * when reading stops early: the answer saying why must still reach the client.
@@ -21,10 +21,19 @@ import { tooLarge } from './limits.js';
 
 const READ_BYTES = 64 * 1024;
 
-export async function* spoolBody(body: Readable, options: { maxBytes: number; dir?: string }): AsyncGenerator<Buffer> {
-  const path = join(options.dir ?? tmpdir(), `waymark-upload-${randomBytes(8).toString('hex')}`);
+export interface SpoolOptions {
+  maxBytes: number;
+  dir?: string;
+  /** Keep the file at this path (an import job's, to resume from); the caller removes it. */
+  keepAt?: string;
+  /** Called once the whole body is in the file. */
+  onComplete?: () => void;
+}
+
+export async function* spoolBody(body: Readable, options: SpoolOptions): AsyncGenerator<Buffer> {
+  const path = options.keepAt ?? join(options.dir ?? tmpdir(), `waymark-upload-${randomBytes(8).toString('hex')}`);
   const file = await open(path, 'w+', 0o600);
-  await unlink(path);
+  if (!options.keepAt) await unlink(path);
   let written = 0;
   let ended = false;
   let failure: unknown;
@@ -46,6 +55,8 @@ export async function* spoolBody(body: Readable, options: { maxBytes: number; di
         notify();
       }
       ended = true;
+      if (options.keepAt) await file.sync();
+      options.onComplete?.();
     } catch (err) {
       failure = err;
     } finally {

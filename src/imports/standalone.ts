@@ -20,6 +20,7 @@ import { createLinkStore } from '../links/store.js';
 import { createTagService } from '../tags/service.js';
 import { createTagStore } from '../tags/store.js';
 import { createImportService, type ImportRequestLimits } from './service.js';
+import { createJobWriter } from './jobs.js';
 
 export function createStandaloneImporter(config: Config, database: OpenDatabase, options: { bus?: ChangeBus; requestLimits?: ImportRequestLimits } = {}) {
   const { db, dialect } = database;
@@ -27,5 +28,5 @@ export function createStandaloneImporter(config: Config, database: OpenDatabase,
   const links = createLinkService({ db, dialect, store: createLinkStore(db, dialect), bus, now: Date.now, config });
   const tags = createTagService(createTagStore(db, dialect), dialect);
   const domains = createDomainService({ store: createDomainStore(db, dialect), dialect, config, bus, resolver: defaultResolver() });
-  return createImportService({ links, tags, domains, shortDomain: config.shortDomain, requestLimits: options.requestLimits });
+  return createImportService({ links, tags, domains, shortDomain: config.shortDomain, requestLimits: options.requestLimits, jobWriter: (id) => createJobWriter(db, id) });
 }

@@ -20,7 +20,7 @@ import { slices } from '../time-slice.js';
 import { lookupKey, normaliseDomain, processKey } from './keys.js';
 import { createPreparer, newBatch, prepareFields, tagRequestOf, type Caller, type PrepareDeps } from './prepare.js';
 import { CreateLinkBody, type CreateLinkInput } from './schema.js';
-import type { LinkRow, LinkStore, LinkWrite } from './store.js';
+import type { InTransaction, LinkRow, LinkStore, LinkWrite } from './store.js';
 
 /** One link to import: a `POST /links` body, and optionally the creation time to keep (ms). */
 export interface ImportItem {
@@ -48,6 +48,9 @@ export interface AcceptedRow {
 export type JudgedRow = ImportOutcome | AcceptedRow;
 
 export const isAccepted = (j: JudgedRow): j is AcceptedRow => j.status === 'accepted';
+
+/** Runs in a transaction that inserts links, with their ids. */
+export type AlsoOnInsert = (trx: Parameters<InTransaction>[0], linkIds: string[]) => Promise<void>;
 
 export interface JudgeOptions {
   /**
@@ -149,12 +152,12 @@ export function createLinkImporter(deps: LinkImporterDeps) {
   }
 
   /** Inserts in one transaction; a lost race for a key (another writer) falls back to one at a time. */
-  async function insert(caller: Caller, writes: LinkWrite[]): Promise<Map<LinkWrite, ImportOutcome>> {
+  async function insert(caller: Caller, writes: LinkWrite[], also?: AlsoOnInsert): Promise<Map<LinkWrite, ImportOutcome>> {
     const out = new Map<LinkWrite, ImportOutcome>();
     const overLimit = { status: 'rejected' as const, code: 'forbidden', error: deps.limitMessage(Number(caller.workspace.links_limit), caller.workspace.plan) };
     const attempt = async (group: LinkWrite[]): Promise<'ok' | 'over_limit' | 'conflict'> => {
       try {
-        return await store.insertLinks(caller.workspaceId, group);
+        return await store.insertLinks(caller.workspaceId, group, also && ((trx) => also(trx, group.map((w) => w.row.id))));
       } catch (err) {
         if (deps.dialect.isUniqueViolation(err)) return 'conflict';
         throw err;
@@ -256,9 +259,10 @@ export function createLinkImporter(deps: LinkImporterDeps) {
      * lock at most half the time: on SQLite the click writer and API writes wait for it, and
      * SQLite's busy handler, polling, would otherwise rarely meet the moment it is free.
      * `caller.workspace.links_usage` is advanced by what was created, so the link quota holds
-     * across batches.
+     * across batches. `also` runs in each transaction with the ids it inserts (an import job
+     * records its links with them).
      */
-    async insertBatch(caller: Caller, rows: readonly AcceptedRow[], tagIds: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<ImportOutcome[]> {
+    async insertBatch(caller: Caller, rows: readonly AcceptedRow[], tagIds: ReadonlyMap<string, string>, signal?: AbortSignal, also?: AlsoOnInsert): Promise<ImportOutcome[]> {
       const writes = rows.map(({ write }) => ({
         ...write,
         tagIds: write.tagIds.map((id) => (id.startsWith(PENDING_TAG) ? (tagIds.get(id.slice(PENDING_TAG.length)) ?? missingTag(id)) : id)),
@@ -268,7 +272,7 @@ export function createLinkImporter(deps: LinkImporterDeps) {
         await slices.pause();
         const chunk = writes.slice(i, i + INSERT_CHUNK);
         const started = performance.now();
-        const inserted = await insert(caller, chunk);
+        const inserted = await insert(caller, chunk, also);
         for (const w of chunk) outcomes.push(inserted.get(w)!);
         if (i + INSERT_CHUNK < writes.length) await new Promise((r) => setTimeout(r, performance.now() - started));
       }

@@ -5,15 +5,19 @@
  */
 import { escapeHtml } from '@kitajs/html';
 import type { ImportReport } from '../../imports/service.js';
+import type { ImportJob } from '../../imports/jobs.js';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
 
 export interface ImportView {
   frame: Frame & { workspace: { slug: string } };
   report?: ImportReport & { layout: string };
   error?: string;
+  notice?: string;
+  /** The workspace's recent imports, newest first. */
+  jobs?: ImportJob[];
 }
 
-export function ImportPage({ frame, report, error }: ImportView): JSX.Element {
+export function ImportPage({ frame, report, error, notice, jobs }: ImportView): JSX.Element {
   const base = workspacePath(frame.workspace.slug, '/links');
   return (
     <Layout frame={frame} title="Import links" section="links">
@@ -23,6 +27,13 @@ export function ImportPage({ frame, report, error }: ImportView): JSX.Element {
         domain and key already exist are skipped, so the same file can be imported again.
       </p>
       <FormError message={error} />
+      {notice ? (
+        <p role="status" class="notice" safe>
+          {notice}
+        </p>
+      ) : (
+        ''
+      )}
       <form method="post" action={`${base}/import`} enctype="multipart/form-data" class="stack">
         <CsrfField token={frame.csrf} />
         {/* Before the file: the server reads the fields that precede it, then streams the file. */}
@@ -36,10 +47,77 @@ export function ImportPage({ frame, report, error }: ImportView): JSX.Element {
         <button type="submit">Import</button>
       </form>
       {report ? <Report report={report} /> : ''}
+      {jobs?.length ? <Jobs jobs={jobs} base={base} csrf={frame.csrf} /> : ''}
       <p>
         <a href={base}>Back to links</a>
       </p>
     </Layout>
+  );
+}
+
+const STATE_TEXT: Record<ImportJob['state'], string> = {
+  running: 'Running',
+  completed: 'Completed',
+  interrupted: 'Interrupted',
+  failed: 'Failed',
+  undone: 'Undone',
+};
+
+/** The recent imports: state, counts, why one stopped, and Resume / Undo where they apply. */
+function Jobs({ jobs, base, csrf }: { jobs: ImportJob[]; base: string; csrf: string }): JSX.Element {
+  return (
+    <section aria-labelledby="import-jobs" class="import-jobs">
+      <h2 id="import-jobs">Recent imports</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">State</th>
+              <th scope="col">Rows read</th>
+              <th scope="col">Created</th>
+              <th scope="col">Skipped</th>
+              <th scope="col">Rejected</th>
+              <th scope="col">Details</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {jobs.map((j) => (
+              <tr data-import={j.id} data-state={j.state}>
+                <td safe>{j.createdAt.replace('T', ' ').slice(0, 19)}</td>
+                <td safe>{STATE_TEXT[j.state]}</td>
+                <td class="num">{j.counts.rows}</td>
+                <td class="num">{j.counts.created}</td>
+                <td class="num">{j.counts.skipped}</td>
+                <td class="num">{j.counts.rejected}</td>
+                <td safe>{j.state === 'undone' ? `${j.undone} links deleted` : (j.error ?? '')}</td>
+                <td>
+                  {j.resumable ? (
+                    <form method="post" action={`${base}/imports/${encodeURIComponent(j.id)}/resume`} class="inline">
+                      <CsrfField token={csrf} />
+                      <button type="submit">Resume</button>
+                    </form>
+                  ) : (
+                    ''
+                  )}
+                  {j.undoable ? (
+                    <form method="post" action={`${base}/imports/${encodeURIComponent(j.id)}/undo`} class="inline" data-confirm="Delete the links this import created?">
+                      <CsrfField token={csrf} />
+                      <button type="submit" class="danger">
+                        Undo
+                      </button>
+                    </form>
+                  ) : (
+                    ''
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

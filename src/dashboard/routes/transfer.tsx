@@ -2,7 +2,10 @@
  * Import and export in the dashboard (issue 18), through the API's own services:
  *
  * - `GET|POST /dashboard/w/<slug>/links/import`: the upload form and the import's report
- *   (`imports.importCsv`, as `POST /links/import`); owners and members (`links.write`).
+ *   (`imports.importCsv`, as `POST /links/import`), and the recent imports with their state and
+ *   counts; owners and members (`links.write`).
+ * - `POST /dashboard/w/<slug>/links/imports/<id>/resume|undo`: resumes an interrupted import or
+ *   undoes one (the import jobs of imports/job-runner.ts).
  * - `GET /dashboard/w/<slug>/links/export`, `/events/export`, `/analytics/export`: the same
  *   downloads as the API's exports (`exports/send.ts`) for the session's workspace, with the
  *   API's query schemas and plan rule. Every role may download.
@@ -10,13 +13,18 @@
  * The upload streams as `POST /links/import`'s does (imports/spool.ts), with its caps
  * (IMPORT_MAX_BYTES, IMPORT_MAX_ROWS): the body's parser reads the small fields the form sends
  * before the file (the CSRF token, the dry run box), so the CSRF check runs before any of the
- * file is read, and hands the file over as the stream of the rest of the body. The import stops
- * if the browser goes away.
+ * file is read, and hands the file over as the stream of the rest of the body. A real import is a
+ * recorded job: once the file is received whole it runs to the end even if the browser goes away.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import { assertPlan } from '../../access/auth.js';
 import type { CsvImporter } from '../../imports/service.js';
+import type { JobRunner } from '../../imports/job-runner.js';
+import { publicJob } from '../../imports/jobs.js';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { boundaryOf, multipartParts } from '../../imports/multipart.js';
 import { assertDeclaredSize } from '../../imports/limits.js';
 import { spoolBody } from '../../imports/spool.js';
@@ -45,6 +53,8 @@ const MAX_FIELD_BYTES = 1024;
 const MAX_FIELDS = 8;
 /** Rows the report page lists (the counts cover all): rendering a thousand rows held the loop ~100 ms. */
 const REPORT_ROWS = 200;
+/** Imports the page lists. */
+const RECENT_JOBS = 20;
 
 /**
  * The fields before the `file` part, and the file as the stream of the rest of the body (only the
@@ -86,7 +96,18 @@ async function nonEmpty(file: AsyncIterable<Buffer> | undefined): Promise<AsyncI
   })();
 }
 
-export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportService): FastifyPluginAsync {
+/**
+ * The uploaded file copied whole into the job's kept file (the upload was spooled already, so this
+ * is a copy on disk), then read back from it: once the copy is done the import no longer depends
+ * on the browser, and an interrupted one can be resumed.
+ */
+async function* keptThenRead(file: AsyncIterable<Buffer>, path: string, uploaded: () => void): AsyncGenerator<Buffer> {
+  await pipeline(Readable.from(file), createWriteStream(path, { mode: 0o600 }));
+  uploaded();
+  yield* createReadStream(path) as AsyncIterable<Buffer>;
+}
+
+export function transferRoutes(kit: Kit, imports: CsvImporter, jobs: JobRunner, exports: ExportService): FastifyPluginAsync {
   return async (app) => {
     // Only this plugin's routes take multipart bodies: the fields before the file, the file as a stream.
     const { maxBytes, maxRows } = imports.requestLimits;
@@ -110,9 +131,30 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportSe
       if (typeof body?.release === 'function') body.release();
     });
 
+    const recent = async (workspaceId: string) => (await jobs.jobs.list(workspaceId, RECENT_JOBS)).map(publicJob);
+
     app.get<{ Params: Params }>('/dashboard/w/:slug/links/import', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      return sendPage(reply, <ImportPage frame={{ ...page.frame, workspace: page.frame.workspace! }} />);
+      return sendPage(reply, <ImportPage frame={{ ...page.frame, workspace: page.frame.workspace! }} jobs={await recent(page.workspace.id)} />);
+    });
+
+    // Resume or undo a recorded import (owners and members); the page answers with the outcome and the list.
+    app.post<{ Params: Params & { importId: string; action: string } }>('/dashboard/w/:slug/links/imports/:importId/:action', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'links.write');
+      const frame = { ...page.frame, workspace: page.frame.workspace! };
+      const { importId, action } = request.params;
+      if (action !== 'resume' && action !== 'undo') throw new ApiError('not_found', 'There is no page at this address.');
+      try {
+        if (action === 'resume') {
+          const report = await jobs.resume(page.workspace, importId, { userId: page.userId, maxRows, maxItems: REPORT_ROWS }, page.who);
+          return sendPage(reply, <ImportPage frame={frame} report={report} jobs={await recent(page.workspace.id)} />);
+        }
+        const job = await jobs.undo(page.workspace, importId, page.who);
+        return sendPage(reply, <ImportPage frame={frame} notice={`Import undone: ${job.undone} links deleted.`} jobs={await recent(page.workspace.id)} />);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        return sendPage(reply, <ImportPage frame={frame} error={err.message} jobs={await recent(page.workspace.id)} />, err.status);
+      }
     });
 
     app.post<{ Params: Params; Body: Upload | Record<string, string> }>('/dashboard/w/:slug/links/import', { schema: HIDDEN }, async (request, reply) => {
@@ -122,17 +164,21 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, exports: ExportSe
       try {
         const file = await nonEmpty(body?.file);
         if (!file) return sendPage(reply, <ImportPage frame={frame} error="Choose a CSV file to import." />, 422);
-        const report = await imports.importCsv(page.workspace, file, {
-          dryRun: body?.dryRun === 'true',
-          userId: page.userId,
-          maxRows,
-          maxItems: REPORT_ROWS,
-          signal: clientGone(reply),
-        }, page.who);
-        return sendPage(reply, <ImportPage frame={frame} report={report} />);
+        const options = { userId: page.userId, maxRows, maxItems: REPORT_ROWS };
+        const report =
+          body?.dryRun === 'true'
+            ? await imports.importCsv(page.workspace, file, { ...options, dryRun: true, signal: clientGone(reply) }, page.who)
+            : await jobs.start(
+                page.workspace,
+                { source: 'dashboard', contentType: 'text/csv', mapping: {}, createdBy: page.userId },
+                (job, uploaded) => keptThenRead(file, job.spoolPath!, uploaded),
+                { ...options, clientGone: clientGone(reply) },
+                page.who,
+              );
+        return sendPage(reply, <ImportPage frame={frame} report={report} jobs={await recent(page.workspace.id)} />);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
-        return sendPage(reply, <ImportPage frame={frame} error={err.message} />, err.status);
+        return sendPage(reply, <ImportPage frame={frame} error={err.message} jobs={await recent(page.workspace.id)} />, err.status);
       }
     });
 

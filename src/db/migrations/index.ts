@@ -26,6 +26,7 @@ import * as m0023 from './0023-audit-log.js';
 import * as m0024 from './0024-password-resets.js';
 import * as m0025 from './0025-sso.js';
 import * as m0026 from './0026-sso-password-allowed.js';
+import * as m0027 from './0027-import-jobs.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -52,6 +53,7 @@ const ALL: Record<string, DialectMigration> = {
   '0024-password-resets': m0024,
   '0025-sso': m0025,
   '0026-sso-password-allowed': m0026,
+  '0027-import-jobs': m0027,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
