@@ -261,7 +261,7 @@ DuckDB: the upgrade at start moved ${N.toLocaleString('en')} events in ${upgrade
     const after = await times();
     console.log(`median of ${RUNS} runs after one warm-up, the same queries as above (targets: ≤ 20 ms large, ≤ 5 ms small);
 as the upgrade left the file (all history in (workspace, time) order), then after compacting closed weeks by workspace key
-(${compactable.compact ? '' : 'skipped: the engine is on the log thread; '}${compacted?.days ?? 0} weeks, ${(compacted?.rows ?? 0).toLocaleString('en')} rows, ${compactS.toFixed(1)} s; event file then ${(statSync(eventFile).size / 2 ** 20).toFixed(0)} MiB)
+(${compactable.compact ? '' : 'skipped: the engine is on the log thread; '}${compacted?.days ?? 0} weeks, ${(compacted?.rows ?? 0).toLocaleString('en')} rows, ${compactS.toFixed(1)} s; event file then ${((statSync(eventFile).size + (existsSync(wal) ? statSync(wal).size : 0)) / 2 ** 20).toFixed(0)} MiB with its log)
 `);
     const rows = ['| query | large: DuckDB, upgraded | small: DuckDB, upgraded | large: weeks compacted | small: weeks compacted |', '|---|---:|---:|---:|---:|'];
     QUERIES.forEach(([name], i) => rows.push(`| ${name} | ${fmt(upgraded[i]![0])} ms | ${fmt(upgraded[i]![1])} ms | ${fmt(after[i]![0])} ms | ${fmt(after[i]![1])} ms |`));
