@@ -5,7 +5,8 @@
  * every buffered click is committed and folded into rollups and link counters, `retention` with
  * the result and milliseconds of a retention pass started now (bench/retention.ts), and `close`
  * by shutting down the way SIGTERM does (app.close() flushes), and `eld` with the event loop's
- * delay since the last `eld` (max and p99, ms: how long a redirect could wait behind other work).
+ * delay since the last `eld` (max and p99, ms: how long a redirect could wait behind other work),
+ * and `memory` with process.memoryUsage().
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
@@ -30,6 +31,7 @@ process.on('message', async (msg: { type: string }) => {
     loopDelay.reset();
   }
   if (msg.type === 'stats') process.send?.({ type: 'stats', stats: modules.redirect.stats() });
+  if (msg.type === 'memory') process.send?.({ type: 'memory', stats: process.memoryUsage() });
   if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: { ...process.cpuUsage(), threads: threadCpuNs() } });
   if (msg.type === 'settle') {
     await modules.redirect.flushClicks();

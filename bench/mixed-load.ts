@@ -1,0 +1,254 @@
+/**
+ * Redirects under a mixed load (issue 38): redirect latency with API writes, analytics and an
+ * export stream running at once, against redirects alone, in the same run, side by side.
+ *
+ * Seeds a SQLite file with 10,000 links on `go.bench` and an API key, starts Waymark (buildApp,
+ * default settings: the DuckDB event store) in its own process, fills the event log with a
+ * saturating warm-up, then per round: (1) *alone*: wrk on the redirects; (2) *mix*: the same wrk
+ * plus `BENCH_WRITERS` loops of `POST /links`, `BENCH_ANALYTICS` loops of `GET /analytics`
+ * (cycling through the groupings) and one `GET /events/export` stream read to its end again and
+ * again. Prints per side wrk's req/s, p50/p99/max, the server's event-loop delay, the answers the
+ * click writer's lag bound held, each thread's CPU (/proc/<pid>/task), the RSS peak; and the p99
+ * ratio mix / alone (target ≤ 2). Method and findings: bench/mixed-load/README.md.
+ *
+ * Settings (environment): BENCH_ROUNDS (2), BENCH_DURATION (s per side, 20), BENCH_CONNECTIONS
+ * (20), BENCH_RATE (req/s offered in all; 0, the default, saturates), BENCH_WRITERS (4),
+ * BENCH_ANALYTICS (3), BENCH_EXPORTS (1), BENCH_WARMUP (s, 10), BENCH_SERVER_ARGS (node
+ * arguments for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_SERVER_ENV
+ * (`K=V,K=V` settings for the server), BENCH_COMPARE (`K=V,…`: a second server with these
+ * settings, measured side by side in each round, the order alternating).
+ *
+ * Run: npm run bench -- mixed-load   (needs wrk: apt-get install -y wrk)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/open.js';
+import { createWorkspaceService } from '../src/workspaces/service.js';
+import { createWorkspaceStore } from '../src/workspaces/store.js';
+import { seedLinks } from './redirect/seed.js';
+import { ask, startServerChild } from './redirect/server-child.js';
+import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
+import { threadDelta, threadTimes } from './redirect/threads.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION = Number(process.env.BENCH_DURATION ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
+const ANALYTICS = Number(process.env.BENCH_ANALYTICS ?? 3);
+const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 1);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+const LINKS = 10_000;
+const GROUPINGS = ['count', 'timeseries', 'countries', 'browsers', 'devices', 'referers', 'top_links', 'cities'];
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+interface MixCounts {
+  writes: number;
+  analytics: number;
+  exports: number;
+  exportBytes: number;
+  errors: number;
+  slowestApiMs: number;
+}
+
+/** The API side of the mix: loops that run until `stop()` and count what they did. */
+function startMix(base: string, key: string, round: number): { stop(): Promise<MixCounts> } {
+  const counts: MixCounts = { writes: 0, analytics: 0, exports: 0, exportBytes: 0, errors: 0, slowestApiMs: 0 };
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let running = true;
+  const timed = async (fn: () => Promise<void>) => {
+    const t0 = performance.now();
+    try {
+      await fn();
+    } catch {
+      counts.errors++;
+    }
+    counts.slowestApiMs = Math.max(counts.slowestApiMs, performance.now() - t0);
+  };
+  const writer = async (w: number) => {
+    for (let i = 0; running; i++) {
+      await timed(async () => {
+        const res = await fetch(`${base}/links`, { method: 'POST', headers, body: JSON.stringify({ url: `https://example.com/mix/${round}/${w}/${i}`, key: `m${round}-${w}-${i}`, tags: [] }) });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`POST /links ${res.status}`);
+        counts.writes++;
+      });
+    }
+  };
+  const analyst = async (a: number) => {
+    for (let i = a; running; i++) {
+      await timed(async () => {
+        const res = await fetch(`${base}/analytics?groupBy=${GROUPINGS[i % GROUPINGS.length]}&interval=24h`, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`GET /analytics ${res.status}`);
+        counts.analytics++;
+      });
+    }
+  };
+  const exporter = async () => {
+    while (running) {
+      await timed(async () => {
+        const res = await fetch(`${base}/events/export?event=clicks&interval=24h`, { headers });
+        if (res.status !== 200) throw new Error(`GET /events/export ${res.status}`);
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          counts.exportBytes += chunk.byteLength;
+          if (!running) break;
+        }
+        counts.exports++;
+      });
+    }
+  };
+  const loops = [
+    ...Array.from({ length: WRITERS }, (_, w) => writer(w)),
+    ...Array.from({ length: ANALYTICS }, (_, a) => analyst(a)),
+    ...Array.from({ length: EXPORTS }, () => exporter()),
+  ];
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return counts;
+    },
+  };
+}
+
+interface Side {
+  wrk: WrkResult;
+  seconds: number;
+  loop: { maxMs: number; p99Ms: number };
+  held: number;
+  heldTooLong: number;
+  threads: { tid: number; name: string; ms: number; waitMs: number }[];
+  rssPeakMb: number;
+  bufferedPeak: number;
+  /** This process's CPU over the side (the mix's API clients), % of one core. */
+  clientCpuPct: number;
+  mix?: MixCounts;
+}
+
+type Stats = { writer: { held: number; heldTooLong: number; buffered: number } };
+
+let octet = 31;
+async function side(child: ChildProcess, port: number, key: string, withMix: boolean, round: number): Promise<Side> {
+  const pid = child.pid!;
+  await ask(child, 'eld', 'eld');
+  const s0 = await ask<Stats>(child, 'stats', 'stats');
+  const t0 = threadTimes(pid);
+  let rssPeakMb = rssMb(pid);
+  let bufferedPeak = 0;
+  const sampler = setInterval(() => {
+    rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+  }, 250);
+  const client0 = process.cpuUsage();
+  const paceMs = RATE > 0 ? Math.max(1, Math.round((CONNECTIONS * 1000) / RATE)) : 0;
+  const started = performance.now();
+  const mix = withMix ? startMix(`http://127.0.0.1:${port}`, key, round) : undefined;
+  const wrk = runWrk({ port, seconds: DURATION, octet: octet++, links: LINKS, connections: CONNECTIONS, paceMs });
+  const statsPoll = setInterval(() => {
+    void ask<Stats>(child, 'stats', 'stats').then((s) => (bufferedPeak = Math.max(bufferedPeak, s.writer.buffered)));
+  }, 500);
+  const w = await wrk.result;
+  const seconds = (performance.now() - started) / 1000;
+  const threads = threadDelta(t0, threadTimes(pid));
+  const client = process.cpuUsage(client0);
+  const clientCpuPct = ((client.user + client.system) / 1e6 / seconds) * 100;
+  clearInterval(statsPoll);
+  const counts = await mix?.stop();
+  clearInterval(sampler);
+  const loop = await ask<{ maxMs: number; p99Ms: number }>(child, 'eld', 'eld');
+  const s1 = await ask<Stats>(child, 'stats', 'stats');
+  return { wrk: w, seconds, loop, held: s1.writer.held - s0.writer.held, heldTooLong: s1.writer.heldTooLong - s0.writer.heldTooLong, threads, rssPeakMb, bufferedPeak, clientCpuPct, mix: counts };
+}
+
+const ms = (us: number) => (us / 1000).toFixed(1).padStart(7);
+function report(label: string, s: Side): void {
+  const errors = s.wrk.connect + s.wrk.read + s.wrk.write + s.wrk.status + s.wrk.timeout;
+  console.log(
+    `  ${label.padEnd(6)} ${(s.wrk.requests / s.seconds).toFixed(0).padStart(6)} req/s  p50 ${ms(s.wrk.p50_us)} ms  p99 ${ms(s.wrk.p99_us)} ms  max ${ms(s.wrk.max_us)} ms  errors ${errors}  ` +
+      `loop delay max ${s.loop.maxMs.toFixed(1)} ms (p99 ${s.loop.p99Ms.toFixed(1)})  held ${s.held} (past the hold limit ${s.heldTooLong})  buffered peak ${s.bufferedPeak}  RSS peak ${s.rssPeakMb.toFixed(0)} MB`,
+  );
+  const pct = (ms: number) => `${((ms / 1000 / s.seconds) * 100).toFixed(0)}%`;
+  const cpu = s.threads.slice(0, 8).map((t) => `${t.name}/${t.tid} ${pct(t.ms)} (waited ${pct(t.waitMs)})`).join(', ');
+  console.log(`         CPU per thread, share of one core (and runnable, waiting for one): ${cpu}`);
+  if (s.mix) console.log(`         mix (its clients used ${s.clientCpuPct.toFixed(0)}% of a core): ${s.mix.writes} writes, ${s.mix.analytics} analytics, ${s.mix.exports} exports (${(s.mix.exportBytes / 2 ** 20).toFixed(1)} MiB), ${s.mix.errors} errors, slowest API call ${s.mix.slowestApiMs.toFixed(0)} ms`);
+}
+
+/** `K=V,K=V` → settings. */
+const settingsOf = (text: string) => Object.fromEntries(text.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
+
+interface Server {
+  label: string;
+  child: ChildProcess;
+  port: number;
+  key: string;
+  dir: string;
+  ratios: number[];
+}
+
+/** A seeded SQLite file, an API key, and Waymark on it in its own process. */
+async function startServer(label: string, extra: Record<string, string>): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-mixed-'));
+  const url = `file:${join(dir, 'bench.db')}`;
+  const workspaceId = await seedLinks(url, LINKS);
+  const database = await openDatabase(url);
+  const { key } = await createWorkspaceService(createWorkspaceStore(database.db)).createKey(workspaceId, { name: 'bench' });
+  await database.close();
+  const settings = { PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '10000000', ANALYTICS_RATE_LIMIT_PER_SECOND: '1000000', ...extra };
+  const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const { child, port } = await startServerChild('waymark-server.ts', settings, serverArgs);
+  return { label, child, port, key, dir, ratios: [] };
+}
+
+async function main() {
+  requireWrk();
+  // One server, or two side by side (BENCH_COMPARE: the second one's settings), measured in turn each round.
+  const sides = [await startServer(process.env.BENCH_SERVER_ENV ?? 'defaults', settingsOf(process.env.BENCH_SERVER_ENV ?? ''))];
+  if (process.env.BENCH_COMPARE) sides.push(await startServer(process.env.BENCH_COMPARE, settingsOf(process.env.BENCH_COMPARE)));
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${load()}`);
+  console.log(`redirects: wrk ${CONNECTIONS} connections, ${RATE > 0 ? `paced at ${RATE} req/s` : 'saturating'}, every request a new click; mix: ${WRITERS} write loops, ${ANALYTICS} analytics loops, ${EXPORTS} export stream(s); ${ROUNDS} rounds of (alone, mix), ${DURATION} s each; servers: ${sides.map((s) => s.label).join(' | ')}\n`);
+
+  const lock = await acquireLock();
+  try {
+    for (const s of sides) {
+      const warm = await runWrk({ port: s.port, seconds: WARMUP, octet: octet++, links: LINKS, connections: CONNECTIONS }).result;
+      await ask(s.child, 'settle', 'settled');
+      console.log(`warm-up [${s.label}]: ${warm.requests} clicks stored (the event log the analytics and exports read); load average ${load()}`);
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Sides alternate their order from round to round.
+      for (const s of round % 2 ? sides : [...sides].reverse()) {
+        const alone = await side(s.child, s.port, s.key, false, round);
+        await ask(s.child, 'settle', 'settled');
+        const mixed = await side(s.child, s.port, s.key, true, round);
+        await ask(s.child, 'settle', 'settled');
+        const ratio = mixed.wrk.p99_us / alone.wrk.p99_us;
+        s.ratios.push(ratio);
+        console.log(`round ${round} [${s.label}] (load average ${load()}):`);
+        report('alone', alone);
+        report('mix', mixed);
+        console.log(`  redirect p99 mix / alone: ${ratio.toFixed(2)}x (target ≤ 2)\n`);
+      }
+    }
+  } finally {
+    lock.release();
+    for (const s of sides) {
+      const closed = await ask<{ writer: { flushed: number; queued: number; dropped: number } }>(s.child, 'close', 'closed').catch(() => undefined);
+      if (closed) console.log(`[${s.label}] at close: ${closed.writer.queued} clicks queued, ${closed.writer.flushed} stored, ${closed.writer.dropped} dropped`);
+      rmSync(s.dir, { recursive: true, force: true });
+    }
+  }
+  for (const s of sides) console.log(`[${s.label}] p99 ratio per round: ${s.ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  console.log(`load average at the end ${load()}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
