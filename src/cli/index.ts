@@ -14,6 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
+import { readEnvironment } from '../env-files.js';
 import { openDatabase } from '../db/open.js';
 import { CLI } from '../audit/record.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
@@ -173,11 +174,14 @@ async function withDatabase(
 // Run when executed directly (bin entry or `tsx src/cli/index.ts`), not when imported by tests.
 const invoked = process.argv[1] ?? '';
 if (/cli[\\/]index\.(ts|js)$/.test(invoked) || invoked.endsWith('/waymark')) {
-  runCli(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(err instanceof ConfigError ? `waymark: ${err.message}` : err);
-      process.exit(1);
-    },
-  );
+  // The real environment with `<NAME>_FILE` secrets and `.env` (env-files.ts); tests pass their own.
+  Promise.resolve()
+    .then(() => runCli(process.argv.slice(2), console.log, readEnvironment(process.env)))
+    .then(
+      (code) => process.exit(code),
+      (err) => {
+        console.error(err instanceof ConfigError ? `waymark: ${err.message}` : err);
+        process.exit(1);
+      },
+    );
 }
