@@ -18,7 +18,8 @@
  *
  * Settings: BENCH_RATE (3000), BENCH_DURATION (paced s per run, 20), BENCH_SATURATED (s per
  * saturated run, 10; 0 = none), BENCH_ROUNDS (3), BENCH_CONNECTIONS (60), BENCH_LINKS (10000),
- * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`).
+ * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`), BENCH_BASELINE_NODE
+ * (the `node` binary of the `old` side, e.g. Node 20 beside Node 24 for the same code; default: this one's).
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npm run bench -- redirect-cpu   (needs wrk)
  */
@@ -72,6 +73,7 @@ interface Side {
 function startSide(name: string, root: string, script: string, env: Record<string, string>): Promise<Side> {
   const child = fork(join(root, 'bench/redirect', script), [], {
     cwd: root,
+    execPath: name === 'old' && process.env.BENCH_BASELINE_NODE ? process.env.BENCH_BASELINE_NODE : process.execPath,
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
