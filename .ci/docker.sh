@@ -32,7 +32,7 @@ install_tools() {
   if [ ! -x /usr/bin/dockerd ] || ! command -v debootstrap >/dev/null; then
     log "installing docker.io and debootstrap (Debian packages)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq docker.io debootstrap docker-compose >/dev/null
+    apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=120 docker.io debootstrap docker-compose >/dev/null
   fi
 }
 

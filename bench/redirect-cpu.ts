@@ -156,7 +156,8 @@ async function main() {
       if (!root) throw new Error('side old needs BENCH_BASELINE');
       const url = `file:${join(dir, `${name}.db`)}`;
       // Each side seeds with its own tree's migrations: the old tree refuses a file that holds newer ones.
-      const seed: typeof seedLinks = name === 'old'
+      // On another node binary the old tree's native modules do not load here: the same code, seeded by this one.
+      const seed: typeof seedLinks = name === 'old' && !process.env.BENCH_BASELINE_NODE
         ? (await import(pathToFileURL(join(root, 'bench/redirect/seed.ts')).href)).seedLinks
         : seedLinks;
       await seed(url, LINKS);
