@@ -124,6 +124,7 @@ test('the image: non-root, Node 24, no dev packages, tests or benchmarks; /data 
   assert.ok(lines.includes('better_sqlite3.node') && lines.includes('fastify'));
   assert.ok(!lines.includes('src') && !lines.includes('test') && !lines.includes('bench'));
   assert.ok(lines.includes('app-read-only'));
+  assert.equal(lines.at(-1), 'Usage: waymark <command> [options]', 'the `waymark` command is on PATH');
   const size = Number(await docker('image', 'inspect', '-f', '{{.Size}}', IMAGE!));
   t.diagnostic(`image ${IMAGE}: ${Math.round(size / 1e6)} MB`);
 });
