@@ -18,7 +18,8 @@
  *
  * Settings: BENCH_RATE (3000), BENCH_DURATION (paced s per run, 20), BENCH_SATURATED (s per
  * saturated run, 10; 0 = none), BENCH_ROUNDS (3), BENCH_CONNECTIONS (60), BENCH_LINKS (10000),
- * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`).
+ * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`), BENCH_BASELINE_NODE
+ * (the `node` binary of the `old` side, e.g. Node 20 beside Node 24 for the same code; default: this one's).
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npm run bench -- redirect-cpu   (needs wrk)
  */
@@ -72,6 +73,7 @@ interface Side {
 function startSide(name: string, root: string, script: string, env: Record<string, string>): Promise<Side> {
   const child = fork(join(root, 'bench/redirect', script), [], {
     cwd: root,
+    execPath: name === 'old' && process.env.BENCH_BASELINE_NODE ? process.env.BENCH_BASELINE_NODE : process.execPath,
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -154,7 +156,8 @@ async function main() {
       if (!root) throw new Error('side old needs BENCH_BASELINE');
       const url = `file:${join(dir, `${name}.db`)}`;
       // Each side seeds with its own tree's migrations: the old tree refuses a file that holds newer ones.
-      const seed: typeof seedLinks = name === 'old'
+      // On another node binary the old tree's native modules do not load here: the same code, seeded by this one.
+      const seed: typeof seedLinks = name === 'old' && !process.env.BENCH_BASELINE_NODE
         ? (await import(pathToFileURL(join(root, 'bench/redirect/seed.ts')).href)).seedLinks
         : seedLinks;
       await seed(url, LINKS);

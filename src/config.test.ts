@@ -1,7 +1,11 @@
 import { eventsUrlFor } from './events/index.js';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { loadConfig, ConfigError } from './config.js';
+import { readEnvironment, SECRET_SETTINGS } from './env-files.js';
 
 test('defaults: port 3000, SQLite file, local base URL and short domain', () => {
   const c = loadConfig({});
@@ -118,4 +122,77 @@ test('OIDC_*: unset means no SSO; an issuer needs its client and allowed domains
   assert.equal(loadConfig({ ...full, OIDC_ISSUER: 'http://127.0.0.1:4000' }).oidc?.issuer, 'http://127.0.0.1:4000');
   assert.throws(() => loadConfig({ ...full, OIDC_DEFAULT_ROLE: 'admin' }), /OIDC_DEFAULT_ROLE/);
   assert.throws(() => loadConfig({ ...full, OIDC_ALLOWED_DOMAINS: 'not a domain' }), /OIDC_ALLOWED_DOMAINS/);
+});
+
+describe('readEnvironment: secrets from <NAME>_FILE and a .env file', () => {
+  const files = (entries: Record<string, string>) => (path: string) => {
+    if (path in entries) return entries[path]!;
+    throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+  };
+
+  test('every secret setting is read from its _FILE, without the trailing line break', () => {
+    const env: Record<string, string> = {};
+    const contents: Record<string, string> = {};
+    for (const name of SECRET_SETTINGS) {
+      env[`${name}_FILE`] = `/run/secrets/${name}`;
+      contents[`/run/secrets/${name}`] = `value-of-${name}\n`;
+    }
+    const out = readEnvironment(env, { readFile: files(contents), dotenvPath: '/none/.env' });
+    for (const name of SECRET_SETTINGS) {
+      assert.equal(out[name], `value-of-${name}`);
+      assert.equal(out[`${name}_FILE`], undefined, `${name}_FILE is not passed on`);
+    }
+    assert.deepEqual([...SECRET_SETTINGS].sort(), ['DATABASE_URL', 'EVENTS_URL', 'METRICS_TOKEN', 'OIDC_CLIENT_SECRET', 'SMTP_URL', 'WAYMARK_API_KEY']);
+  });
+
+  test('a key from a file reaches the config; a CRLF file ending is dropped too', () => {
+    const out = readEnvironment({ WAYMARK_API_KEY_FILE: '/k', METRICS_TOKEN_FILE: '/m' }, { readFile: files({ '/k': 'wm_fromfile\r\n', '/m': 'abcdefghijklmnopqrstuvwx' }), dotenvPath: '/none' });
+    const c = loadConfig(out);
+    assert.equal(c.apiKey, 'wm_fromfile');
+    assert.equal(c.metrics.token, 'abcdefghijklmnopqrstuvwx');
+  });
+
+  test('precedence: the real environment, then _FILE, then .env', () => {
+    const readFile = files({
+      '/app/.env': 'PORT=4000\nLOG_LEVEL=warn\nWAYMARK_API_KEY=wm_dotenv\nSMTP_URL=smtp://dotenv\nSMTP_URL_FILE=/smtp\nMETRICS_TOKEN_FILE=/metrics\n',
+      '/smtp': 'smtp://fromfile:587\n',
+      '/metrics': 'token-from-dotenv-file\n',
+      '/key': 'wm_file\n',
+    });
+    const out = readEnvironment({ PORT: '5000', WAYMARK_API_KEY_FILE: '/key' }, { readFile, dotenvPath: '/app/.env' });
+    assert.equal(out.PORT, '5000', 'the real environment wins over .env');
+    assert.equal(out.LOG_LEVEL, 'warn', '.env fills what the environment leaves unset');
+    assert.equal(out.WAYMARK_API_KEY, 'wm_file', 'a _FILE of the environment wins over .env');
+    assert.equal(out.SMTP_URL, 'smtp://fromfile:587', 'a _FILE wins over the plain value, in .env too');
+    assert.equal(out.METRICS_TOKEN, 'token-from-dotenv-file', 'a _FILE named in .env is read');
+    const real = readEnvironment({ SMTP_URL: 'smtp://real' }, { readFile, dotenvPath: '/app/.env' });
+    assert.equal(real.SMTP_URL, 'smtp://real', 'the real environment wins over a _FILE of .env');
+  });
+
+  test('no .env file: the environment as it is', () => {
+    const out = readEnvironment({ PORT: '3001' }, { readFile: files({}), dotenvPath: '/none/.env' });
+    assert.deepEqual(out, { PORT: '3001' });
+  });
+
+  test('refused: both NAME and NAME_FILE, an unreadable, empty or multi-line file', () => {
+    const readFile = files({ '/empty': '\n', '/two': 'a\nb\n' });
+    const opts = { readFile, dotenvPath: '/none' };
+    assert.throws(() => readEnvironment({ DATABASE_URL: 'x', DATABASE_URL_FILE: '/x' }, opts), (e: Error) => e instanceof ConfigError && /DATABASE_URL_FILE: DATABASE_URL is set too/.test(e.message));
+    assert.throws(() => readEnvironment({ DATABASE_URL_FILE: '/missing' }, opts), (e: Error) => e instanceof ConfigError && /DATABASE_URL_FILE: cannot read \/missing \(ENOENT\)/.test(e.message));
+    assert.throws(() => readEnvironment({ SMTP_URL_FILE: '/empty' }, opts), /SMTP_URL_FILE: \/empty is empty/);
+    assert.throws(() => readEnvironment({ OIDC_CLIENT_SECRET_FILE: '/two' }, opts), /OIDC_CLIENT_SECRET_FILE: \/two holds more than one line/);
+  });
+
+  test('reads real files: a .env in the given path and a secret file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waymark-env-'));
+    try {
+      writeFileSync(join(dir, '.env'), `# comment\nDATABASE_URL_FILE=${join(dir, 'db')}\nHOST="127.0.0.1"\n`);
+      writeFileSync(join(dir, 'db'), 'postgres://u:p@db/waymark\n');
+      const out = readEnvironment({}, { dotenvPath: join(dir, '.env') });
+      assert.equal(out.DATABASE_URL, 'postgres://u:p@db/waymark');
+      assert.equal(out.HOST, '127.0.0.1');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

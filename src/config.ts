@@ -1,6 +1,7 @@
 /**
- * The only reader of `process.env`. Every setting is validated once at start;
- * a bad value stops the start with a message naming the variable.
+ * The only reader of the settings: `process.env` as env-files.ts completes it (`<NAME>_FILE`
+ * secrets, `.env`). Every setting is validated once at start; a bad value stops the start with a
+ * message naming the variable.
  *
  * @example
  * const config = loadConfig(process.env);

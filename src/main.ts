@@ -7,6 +7,7 @@
  * exit 0 (1 if a click could be neither).
  */
 import { loadConfig, ConfigError } from './config.js';
+import { readEnvironment } from './env-files.js';
 import { openDatabase } from './db/open.js';
 import { buildApp } from './app.js';
 import { startBanner } from './start-banner.js';
@@ -16,7 +17,7 @@ import { listenWhileStarting } from './health/starting-server.js';
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(readEnvironment(process.env));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`waymark: ${err.message}`);

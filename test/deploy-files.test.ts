@@ -46,10 +46,10 @@ test('deploy/waymark.service: a user of its own, the environment file, the data 
   assert.ok(loadConfig(env).databaseUrl.includes(`/var/lib/${value('StateDirectory')}/`), 'the database is in the data folder');
 });
 
-test('deploy/Caddyfile asks and proxies to the PORT of waymark.env, on loopback', () => {
+test('deploy/Caddyfile asks and proxies to the PORT of waymark.env, on loopback, unless WAYMARK_UPSTREAM says otherwise', () => {
   const port = loadConfig(env).port;
-  assert.match(caddyfile, new RegExp(`ask http://127\\.0\\.0\\.1:${port}/tls/allow`));
-  assert.match(caddyfile, new RegExp(`reverse_proxy 127\\.0\\.0\\.1:${port}`));
+  assert.match(caddyfile, new RegExp(`ask http://\\{\\$WAYMARK_UPSTREAM:127\\.0\\.0\\.1:${port}\\}/tls/allow`));
+  assert.match(caddyfile, new RegExp(`reverse_proxy \\{\\$WAYMARK_UPSTREAM:127\\.0\\.0\\.1:${port}\\}`));
 });
 
 const caddy = spawnSync('caddy', ['version']).status === 0;
@@ -59,4 +59,18 @@ test('deploy/Caddyfile is valid for caddy as shipped', { skip: !caddy && 'caddy 
   const json = JSON.parse(adapted.stdout) as { apps: { tls: { automation: { on_demand: { ask: string }; policies: { on_demand: boolean }[] } } } };
   assert.equal(json.apps.tls.automation.on_demand.ask, `http://127.0.0.1:${loadConfig(env).port}/tls/allow`);
   assert.ok(json.apps.tls.automation.policies.every((p) => p.on_demand), 'every certificate on demand');
+});
+
+test('compose.yaml runs deploy/Caddyfile against the waymark service on the port its image listens on', { skip: !caddy && 'caddy is not installed (`apt-get install caddy`; CI installs it)' }, () => {
+  const compose = readFileSync('compose.yaml', 'utf8');
+  assert.match(compose, /- \.\/deploy\/Caddyfile:\/etc\/caddy\/Caddyfile:ro/);
+  const upstream = /WAYMARK_UPSTREAM: (\S+)/.exec(compose)?.[1];
+  assert.equal(upstream, 'waymark:3000');
+  assert.match(readFileSync('Dockerfile', 'utf8'), /PORT=3000/);
+  const adapted = spawnSync('caddy', ['adapt', '--config', 'deploy/Caddyfile', '--adapter', 'caddyfile'], { encoding: 'utf8', env: { ...process.env, WAYMARK_UPSTREAM: upstream, ACME_EMAIL: 'ops@example.org' } });
+  assert.equal(adapted.status, 0, adapted.stderr);
+  const json = JSON.parse(adapted.stdout);
+  assert.equal(json.apps.tls.automation.on_demand.ask, 'http://waymark:3000/tls/allow');
+  assert.match(adapted.stdout, /"dial":"waymark:3000"/);
+  assert.match(adapted.stdout, /"email":"ops@example.org"/);
 });

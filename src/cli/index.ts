@@ -14,6 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.js';
+import { readEnvironment } from '../env-files.js';
 import { openDatabase } from '../db/open.js';
 import { CLI } from '../audit/record.js';
 import { createWorkspaceStore } from '../workspaces/store.js';
@@ -181,12 +182,15 @@ async function withDatabase(
 // Run when executed directly (bin entry or `tsx src/cli/index.ts`), not when imported by tests.
 const invoked = process.argv[1] ?? '';
 if (/cli[\\/]index\.(ts|js)$/.test(invoked) || invoked.endsWith('/waymark')) {
-  runCli(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      // A message, not a stack trace: a bad option or setting is the user's to fix (`--help`).
-      console.error(`waymark: ${err instanceof Error ? err.message : String(err)}${err instanceof ConfigError ? '' : ' (waymark --help lists the commands)'}`);
-      process.exit(1);
-    },
-  );
+  // The real environment with `<NAME>_FILE` secrets and `.env` (env-files.ts); tests pass their own.
+  Promise.resolve()
+    .then(() => runCli(process.argv.slice(2), console.log, readEnvironment(process.env)))
+    .then(
+      (code) => process.exit(code),
+      (err) => {
+        // A message, not a stack trace: a bad option or setting is the user's to fix (`--help`).
+        console.error(`waymark: ${err instanceof Error ? err.message : String(err)}${err instanceof ConfigError ? '' : ' (waymark --help lists the commands)'}`);
+        process.exit(1);
+      },
+    );
 }
