@@ -113,19 +113,22 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     assertRangeAllowedForPlan(ws.plan, q, range, ctx.workspaceCreatedAt);
     const filters = parseFilters(q);
     const scope = await resolveScope(auth.workspaceId, filters, view);
-    if (allTimeSeries(q, timeseries) && !scope.empty) {
-      const firstEventAt = await firstCountedEvent(auth.workspaceId, KINDS[(q as AnalyticsQuery).event], filters, scope, ctx.now);
+    if (allTimeSeries(q, timeseries)) {
+      const firstEventAt = await firstEventOf(auth.workspaceId, ctx.now);
       if (firstEventAt !== undefined && firstEventAt < range.from) range = resolveRange(q, { ...ctx, firstEventAt });
     }
     return { range, filters, scope };
   }
 
   /**
-   * The oldest event the query counts (imported or migrated events may predate the workspace):
-   * the event list's oldest-first page of one, a seek on the stores' (workspace, timestamp) order.
+   * The workspace's oldest event (imported or migrated events may predate the workspace), of any
+   * kind, link or folder, so every filter of one workspace shares one series: the event list's
+   * oldest-first page of one, a seek on every store's (workspace, timestamp) order. Only disabled
+   * links' events are not looked at, as the workspace's own scope leaves them out.
    */
-  async function firstCountedEvent(workspaceId: string, kinds: EventKind[], filters: ParsedFilters, scope: LinkScope, now: number): Promise<number | undefined> {
-    const spec = specOf(workspaceId, kinds, [], false, filters, scope);
+  async function firstEventOf(workspaceId: string, now: number): Promise<number | undefined> {
+    const scope = buildScope({ workspaceId, links: {}, named: false, everyFolder: true });
+    const spec: AggregateSpec = { workspaceId, kinds: KINDS.composite, group: [], timeseries: false, dims: [], conversions: {}, scope };
     const [first] = await events.page(spec, { from: 0, to: now + 1 }, { order: 'asc', limit: 1, offset: 0 });
     return first ? Number(first.timestamp) : undefined;
   }
