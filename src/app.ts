@@ -21,6 +21,7 @@ import { authPlugin } from './access/auth.js';
 import { createRateLimits } from './access/rate-limit.js';
 import { clientAddressPlugin, clientAddressRule } from './http/client-address.js';
 import { openApiPlugin } from './http/openapi.js';
+import { corsPlugin } from './http/cors.js';
 import { errorDocsRoutes } from './http/error-docs.js';
 import { createWorkspaceStore } from './workspaces/store.js';
 import { createWorkspaceService } from './workspaces/service.js';
@@ -262,6 +263,8 @@ export async function buildApp(options: BuildOptions) {
   installErrorHandlers(app, config.docsUrl);
   installInputGuards(app);
   await app.register(clientAddressPlugin, { rule: clientAddress });
+  // Before authentication: a preflight carries no key (browser extensions, http/cors.ts).
+  await app.register(corsPlugin);
   metrics?.instrumentRequests(app);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });

@@ -70,6 +70,8 @@ export const authPlugin = fp<AuthOptions>(
       // Unknown routes (no routeOptions.url) fall through to the 404 handler without auth.
       const url = request.routeOptions.url;
       if (!url || config.public || url === '/docs' || url.startsWith('/docs/')) return;
+      // OPTIONS is only ever a CORS preflight (http/cors.ts answers it or 404s): it carries no key.
+      if (request.method === 'OPTIONS') return;
       try {
         request.auth = await workspaces.authenticate(bearerKey(request));
       } catch (err) {
