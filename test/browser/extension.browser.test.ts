@@ -4,7 +4,7 @@
  * UTM template added, the page of a tab shortened with a domain, a key, a tag and the template,
  * the link read back through the API, the short link copied (the clipboard read back), its QR code
  * drawn from `GET /qr`, a click on it counted in the recent links, and a hostile tag name shown as
- * text. The extension's pages call the API cross-origin with a bearer key and no host permission,
+ * text; axe finds nothing serious in the options page or the popup (light and dark). The extension's pages call the API cross-origin with a bearer key and no host permission,
  * so every call also proves the server's CORS answer for extensions (src/http/cors.ts).
  *
  * The toolbar button's activeTab grant cannot be given by automation, so the test loads a copy of
@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, privateDatabase, startServer } from '../../src/test-support/processes.js';
-import { CHROMIUM, DESKTOP_CHROME, requireChromium } from './support.js';
+import { CHROMIUM, DESKTOP_CHROME, describeViolations, requireChromium, seriousViolations } from './support.js';
 
 const HOSTILE_TAG = '<img src=x onerror="document.title=1">';
 
@@ -100,6 +100,8 @@ test('the extension in chromium: options, shorten a tab with domain, key, tag an
   await options.getByLabel('Medium').fill('email');
   await options.getByRole('button', { name: 'Save templates' }).click();
   await options.locator('#templates-status', { hasText: 'Saved 1 template' }).waitFor();
+  const optionsAudit = await seriousViolations(options);
+  assert.equal(optionsAudit.length, 0, `axe on the options page:\n${describeViolations(optionsAudit)}`);
   await options.close();
 
   // 2. The popup over the shop's tab.
@@ -146,6 +148,8 @@ test('the extension in chromium: options, shorten a tab with domain, key, tag an
   });
   assert.equal(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth), 360);
   assert.equal(await qr.getAttribute('alt'), `QR code for ${shortLink}`);
+  const popupAudit = await seriousViolations(popup);
+  assert.equal(popupAudit.length, 0, `axe on the popup:\n${describeViolations(popupAudit)}`);
 
   // 6. A visit to the short link is a click; the popup's recent links count it.
   const visitor = await context.newPage();

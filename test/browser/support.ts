@@ -13,7 +13,7 @@
  * const violations = await run.audit(page.url(), context); // [] when axe finds nothing
  * await run.close();
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -209,6 +209,28 @@ export async function startDashboardRun(env: Record<string, string> = {}): Promi
     await database.dispose();
     throw err;
   }
+}
+
+/**
+ * Runs axe-core in `page` as it is, light and dark, and returns the serious and critical
+ * violations. The script is evaluated through the DevTools protocol rather than added as a tag, so
+ * pages whose CSP refuses it (an extension's pages) are audited unchanged.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(readFileSync(AXE_PATH, 'utf8'));
+  const found: AxeViolation[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const violations = (await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+    })) as AxeViolation[];
+    for (const v of violations) {
+      if (v.impact === 'serious' || v.impact === 'critical') found.push({ id: `${v.id} (${colorScheme})`, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
 }
 
 /** A readable list of axe violations for an assertion message. */
