@@ -4,8 +4,9 @@
  * UTM template added, the page of a tab shortened with a domain, a key, a tag and the template,
  * the link read back through the API, the short link copied (the clipboard read back), its QR code
  * drawn from `GET /qr`, a click on it counted in the recent links, and a hostile tag name shown as
- * text; axe finds nothing serious in the options page or the popup (light and dark). The extension's pages call the API cross-origin with a bearer key and no host permission,
- * so every call also proves the server's CORS answer for extensions (src/http/cors.ts).
+ * text; axe finds nothing serious in the options page or the popup (light and dark). The
+ * extension's pages call the API cross-origin with a bearer key and no host permission, so every
+ * call also proves the server's CORS answer for extensions (src/http/cors.ts).
  *
  * The toolbar button's activeTab grant cannot be given by automation, so the test loads a copy of
  * the extension whose manifest adds the `tabs` permission (which also lets the popup read the
