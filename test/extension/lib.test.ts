@@ -1,9 +1,11 @@
 /**
  * The extension's pure parts (extension/lib/), run under Node: the body of POST /links for the
- * popup's choices, the settings' normalisation, and the API client's requests and errors.
+ * popup's choices, the settings' normalisation, the API client's requests and errors, and that
+ * each of its requests is an operation of the published API.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -73,4 +75,44 @@ test('createApi: bearer key, JSON body, no cookies; an API error carries its cod
     throw new TypeError('fetch failed');
   });
   await assert.rejects(down.domains(), (err: InstanceType<typeof ApiError>) => err.code === 'network' && /could not be reached/.test(err.message));
+});
+
+/**
+ * The published API's operations as the official `dub` SDK calls them: method, path and query
+ * parameter names, read from its compiled functions (one file per operation).
+ */
+function sdkOperations(): { method: string; path: string; query: Set<string> }[] {
+  const dir = join(process.cwd(), 'node_modules/dub/dist/esm/funcs');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .flatMap((f) => {
+      const source = readFileSync(join(dir, f), 'utf8');
+      const path = /pathToFunc\("([^"]+)"/.exec(source)?.[1];
+      const method = /method: "([A-Z]+)"/.exec(source)?.[1];
+      if (!path || !method) return [];
+      // Every `encodeFormQuery({...})` of the operation (lists are encoded apart from scalars).
+      const names = [...source.matchAll(/encodeFormQuery\(\{([\s\S]*?)\}/g)].flatMap((block) => [...block[1]!.matchAll(/"([A-Za-z_]+)":/g)].map((m) => m[1]!));
+      return [{ method, path, query: new Set(names) }];
+    });
+}
+
+test('every request the extension makes is an operation of the published API (the official SDK has it)', async () => {
+  const operations = sdkOperations();
+  assert.ok(operations.length > 30, 'the SDK was read');
+  const calls: { method: string; url: URL }[] = [];
+  const api = createApi({ baseUrl: 'https://api.example.com', apiKey: 'k' }, async (url: string, init: RequestInit) => {
+    calls.push({ method: String(init.method), url: new URL(url) });
+    return new Response('[]', { status: 200 });
+  });
+  await api.domains();
+  await api.tags();
+  await api.createLink({ url: 'https://example.com/' });
+  await api.recentLinks(5);
+  await api.linkInfo('link_1');
+  calls.push({ method: 'GET', url: new URL(api.qrCodeUrl('https://go.example.com/a')) });
+  for (const { method, url } of calls) {
+    const op = operations.find((o) => o.method === method && o.path === url.pathname);
+    assert.ok(op, `${method} ${url.pathname} is a published operation`);
+    for (const name of url.searchParams.keys()) assert.ok(op.query.has(name), `${method} ${url.pathname}: ?${name} is a published parameter`);
+  }
 });
