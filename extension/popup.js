@@ -56,12 +56,13 @@ async function main() {
   template.value = settings.utmTemplates.some((t) => t.name === settings.last.template) ? settings.last.template : '';
 
   // Domains, tags and recent links load side by side; a failure of one is shown, the rest still work.
-  const [domains, tags] = await Promise.allSettled([api.domains(), api.tags(), showRecent(api)]);
+  const [domains, tags, recent] = await Promise.allSettled([api.domains(), api.tags(), showRecent(api)]);
+  // A key without tags.read still shortens (no tag choices); other refusals are worth saying.
+  const refusal = [domains, recent].find((r) => r.status === 'rejected');
+  if (refusal) say(refusal.reason instanceof Error ? refusal.reason.message : String(refusal.reason), 'error');
   if (domains.status === 'fulfilled' && Array.isArray(domains.value)) {
     for (const d of domains.value) if (d && typeof d.slug === 'string') addOption(domain, d.slug, d.slug);
     if ([...domain.options].some((o) => o.value === settings.last.domain)) domain.value = settings.last.domain;
-  } else if (domains.status === 'rejected') {
-    say(domains.reason.message, 'error');
   }
   if (tags.status === 'fulfilled' && Array.isArray(tags.value) && tags.value.length) {
     const box = $('tags');

@@ -28,7 +28,8 @@ test('npm run extension:pack writes a zip holding the manifest and every file of
   assert.equal(manifest.manifest_version, 3);
   assert.equal(manifest.name, 'Waymark');
   assert.equal(manifest.action.default_popup, 'popup.html');
-  for (const name of ['popup.html', 'popup.js', 'options.html', 'options.js', 'styles.css', 'lib/api.js', 'lib/link-body.js', 'lib/settings.js']) {
+  for (const icon of Object.values({ ...manifest.icons, ...manifest.action.default_icon }) as string[]) assert.ok(entries[icon], `${icon} (named by the manifest) is in the zip`);
+  for (const name of ['popup.html', 'popup.js', 'options.html', 'options.js', 'styles.css', 'lib/api.js', 'lib/link-body.js', 'lib/settings.js', 'icons/icon-16.png', 'icons/icon-128.png']) {
     assert.ok(entries[name], `${name} is in the zip`);
     assert.deepEqual(Buffer.from(entries[name]!), readFileSync(join(ROOT, 'extension', name)), `${name} byte for byte`);
   }
