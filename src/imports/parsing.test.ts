@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boundaryOf, multipartField, multipartParts } from './multipart.js';
+import { boundaryOf, MAX_FIELD_BYTES, multipartField, multipartParts } from './multipart.js';
 import { readCsvRows } from './parse.js';
 import { parseMappingPairs, resolveColumns } from './layouts.js';
 import { parseCreated, splitShortLink, splitTags, toLinkInput } from './rows.js';
@@ -51,6 +51,24 @@ describe('multipart', () => {
     const long = multipartParts(pieces(three, 7), boundary);
     const first = await long.next();
     await assert.rejects(first.value!.text(2), (e: unknown) => e instanceof ApiError && /longer than 2 bytes/.test(e.message));
+  });
+
+  test('a "file" part without a filename: taken up to MAX_FIELD_BYTES, a 422 asking for a file upload past it', async () => {
+    const fieldStyle = (content: string) => [`--${boundary}`, 'Content-Disposition: form-data; name="file"', '', content, `--${boundary}--`, ''].join('\r\n');
+    assert.equal(await collect(multipartField(pieces(fieldStyle(csv), 5), boundary, 'file')), csv);
+    const big = 'url\r\n' + 'https://example.com/x\r\n'.repeat(Math.ceil(MAX_FIELD_BYTES / 20));
+    await assert.rejects(collect(multipartField(pieces(fieldStyle(big), 4096), boundary, 'file')), (e: unknown) => e instanceof ApiError && e.code === 'unprocessable_entity' && /upload the CSV as a file/.test(e.message));
+  });
+
+  test('a body with another boundary, or garbage, is a 400 for a malformed body', async () => {
+    await assert.rejects(collect(multipartField(pieces(body, 7), 'other-boundary', 'file')), (e: unknown) => e instanceof ApiError && e.code === 'bad_request' && /Malformed multipart body/.test(e.message));
+    await assert.rejects(collect(multipartField(pieces('not multipart at all', 7), boundary, 'file')), (e: unknown) => e instanceof ApiError && e.code === 'bad_request');
+  });
+
+  test('an error of the body itself (a size limit) reaches the reader as it is', async () => {
+    const limit = new ApiError('payload_too_large' as never, 'too large');
+    async function* failing() { yield Buffer.from(body.slice(0, body.indexOf('https'))); throw limit; }
+    await assert.rejects(collect(multipartField(failing(), boundary, 'file')), (e: unknown) => e === limit);
   });
 
   test('no file field, a truncated body, the boundary parameter', async () => {
