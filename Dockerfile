@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
+# `npm run build` ends by recording the sources' hash with it (npm start's staleness check).
+COPY scripts/build-if-stale.mjs ./scripts/
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \

@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D="${WAYMARK_DOCKER_DIR:-/tmp/waymark-ci-docker}"
-MIRROR="${DEBIAN_MIRROR:-$(grep -rhoE 'https?://[^ ]+/debian/?' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | grep -v security | head -1 || true)}"
+# The first Debian archive apt itself uses: commented lines (a snapshot address, say) do not count.
+MIRROR="${DEBIAN_MIRROR:-$(grep -rhE '^[^#]*https?://' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | grep -oE 'https?://[^ ]+/debian/?' | grep -v security | head -1 || true)}"
 MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 NODE_MAJOR="${NODE_MAJOR:-24}"
 IMAGE="${WAYMARK_IMAGE:-waymark:ci}"

@@ -7,6 +7,7 @@ import { formatZoned, offsetMinutes, startOfDay, zonedTimeToUtc } from './zoned-
 const NOW = Date.parse('2024-05-15T03:00:00.000Z');
 const ctx = { now: NOW, workspaceCreatedAt: Date.parse('2024-02-01T12:00:00Z'), timeseries: false };
 const iso = (ms: number) => new Date(ms).toISOString();
+const DAY = 86_400_000;
 const range = (req: RangeRequest, timeseries = false) => resolveRange(req, { ...ctx, timeseries });
 
 test('presets in UTC: start, exclusive end and granularity', () => {
@@ -64,8 +65,56 @@ test('explicit start/end: whole local days, swapped when reversed, granularity f
   assert.deepEqual([iso(la.from), iso(la.to)], ['2024-05-10T07:00:00.000Z', '2024-05-11T07:00:00.000Z']);
   // timeseries with interval=all start at the workspace's creation day
   const all = range({ interval: 'all' }, true);
-  assert.deepEqual([iso(all.from), all.granularity], ['2024-02-01T00:00:00.000Z', 'day']);
+  assert.deepEqual([iso(all.from), iso(all.to), all.granularity], ['2024-02-01T00:00:00.000Z', iso(NOW + 1), 'day']);
   assert.throws(() => range({ start: 'not a date' }), /Invalid date/);
+});
+
+test('interval=all as a timeseries: from the first event or the creation, whichever is earlier, to now', () => {
+  const HOUR = 3_600_000;
+  const at = (over: Partial<typeof ctx> & { firstEventAt?: number }, req: RangeRequest = { interval: 'all' }) => resolveRange(req, { ...ctx, timeseries: true, ...over });
+  // Events imported from 30 days before a workspace created today: daily buckets over those days.
+  const createdToday = Date.parse('2024-05-15T01:00:00Z');
+  const imported = at({ workspaceCreatedAt: createdToday, firstEventAt: NOW - 30 * DAY - 5 * HOUR });
+  assert.deepEqual([iso(imported.from), iso(imported.to), imported.granularity], ['2024-04-14T00:00:00.000Z', iso(NOW + 1), 'day']);
+  const days = bucketStarts(imported);
+  assert.equal(days.length, 32);
+  assert.equal(iso(days.at(-1)!), '2024-05-15T00:00:00.000Z');
+  // The creation still decides when it is earlier than every event.
+  assert.equal(iso(at({ firstEventAt: NOW - HOUR }).from), '2024-02-01T00:00:00.000Z');
+  // Over 180 days: months, the last one the current month.
+  const old = at({ firstEventAt: Date.parse('2023-03-20T10:00:00Z') });
+  assert.deepEqual([iso(old.from), old.granularity, bucketStarts(old).length], ['2023-03-20T00:00:00.000Z', 'month', 15]);
+  // A new workspace without older events: hours of today up to the current one, none to come.
+  const fresh = at({ workspaceCreatedAt: createdToday });
+  const hours = bucketStarts(fresh);
+  assert.equal(fresh.granularity, 'hour');
+  assert.deepEqual([hours.length, iso(hours.at(-1)!)], [4, '2024-05-15T03:00:00.000Z']);
+  // In a zone where today began earlier: hours from local midnight, still ending at now.
+  const la = bucketStarts(at({ workspaceCreatedAt: createdToday }, { interval: 'all', timezone: 'America/Los_Angeles' }));
+  assert.deepEqual([la.length, formatZoned(la.at(-1)!, 'America/Los_Angeles')], [21, '2024-05-14T20:00:00.000-0700']);
+  // Counts of interval=all keep every stored event.
+  assert.equal(range({ interval: 'all' }).from, 0);
+});
+
+test('explicit dates up to today: a series stops at now, counts keep whole days, granularity from the days', () => {
+  const today = { start: '2024-05-15', end: '2024-05-15' };
+  const series = range(today, true);
+  assert.deepEqual([iso(series.from), iso(series.to), series.granularity], ['2024-05-15T00:00:00.000Z', iso(NOW + 1), 'hour']);
+  assert.equal(bucketStarts(series).length, 4);
+  assert.equal(iso(range(today).to), '2024-05-16T00:00:00.000Z');
+  // Four days: daily, today's bucket the last.
+  const days = range({ start: '2024-05-12' }, true);
+  assert.deepEqual([days.granularity, bucketStarts(days).map(iso).at(-1)], ['day', '2024-05-15T00:00:00.000Z']);
+  // Past dates and dates wholly to come are left as asked.
+  assert.equal(iso(range({ start: '2024-05-10', end: '2024-05-11' }, true).to), '2024-05-12T00:00:00.000Z');
+  assert.equal(iso(range({ start: '2024-06-01', end: '2024-06-01' }, true).to), '2024-06-02T00:00:00.000Z');
+  // The plan limit judges the days asked for, series or not.
+  const created = ctx.workspaceCreatedAt;
+  const proYear = { start: '2023-05-14' };
+  assert.throws(() => assertRangeAllowedForPlan('pro', proYear, range(proYear, true), created), /Pro plan/);
+  assert.throws(() => assertRangeAllowedForPlan('pro', proYear, range(proYear), created), /Pro plan/);
+  const proOk = { start: '2023-05-16' };
+  assert.doesNotThrow(() => assertRangeAllowedForPlan('pro', proOk, range(proOk, true), created));
 });
 
 test('timeseries buckets: zone-aligned starts, DST-safe hours, labels with a colon-less offset', () => {

@@ -44,8 +44,13 @@ export interface RangeRequest {
 
 export interface RangeContext {
   now: number;
-  /** `interval=all` timeseries start at the workspace's creation (behaviour.md §7.2). */
+  /** `interval=all` timeseries start at the workspace's creation (behaviour.md §7.2)… */
   workspaceCreatedAt: number;
+  /**
+   * …or at the first event the query counts when that is earlier (imported or migrated events
+   * predate the workspace); unknown or absent: the creation alone decides.
+   */
+  firstEventAt?: number;
   timeseries: boolean;
 }
 
@@ -83,7 +88,8 @@ export function parseDateInput(name: 'start' | 'end', text: string, timezone: st
   return ms;
 }
 
-function granularityForSpan(from: number, to: number): Granularity {
+/** ≤ 2 days: hours; > 180 days: months; else days (behaviour.md §7.2). */
+export function granularityForSpan(from: number, to: number): Granularity {
   const days = Math.floor((to - 1 - from) / DAY);
   if (days <= 2) return 'hour';
   if (days > 180) return 'month';
@@ -96,13 +102,19 @@ export function resolveRange(req: RangeRequest, ctx: RangeContext): TimeRange {
   const { now } = ctx;
 
   if (req.start || (req.interval === 'all' && ctx.timeseries)) {
-    let start = req.start ? parseDateInput('start', req.start, timezone) : ctx.workspaceCreatedAt;
+    const firstStored = Math.min(ctx.workspaceCreatedAt, ctx.firstEventAt ?? Infinity);
+    let start = req.start ? parseDateInput('start', req.start, timezone) : firstStored;
     let end = req.start && req.end ? parseDateInput('end', req.end, timezone) : now;
     if (start > end) [start, end] = [end, start];
-    // Whole local days, as the published service rounds explicit dates (behaviour.md §7.2).
+    // Whole local days, as the published service rounds explicit dates (behaviour.md §7.2); the
+    // granularity follows those days.
     const from = startOfDay(start, timezone);
-    const to = startOfNextDay(end, timezone);
-    return { from, to, granularity: granularityForSpan(from, to), timezone, interval: req.start ? undefined : 'all' };
+    const endOfLastDay = startOfNextDay(end, timezone);
+    const granularity = granularityForSpan(from, endOfLastDay);
+    // A series stops at now: no bucket of an hour (or day, month) still to come. Counts and
+    // pages keep the published whole days; a range wholly in the future stays as asked.
+    const to = ctx.timeseries && from <= now && endOfLastDay > now + 1 ? now + 1 : endOfLastDay;
+    return { from, to, granularity, timezone, interval: req.start ? undefined : 'all' };
   }
 
   const interval = req.interval ?? DEFAULT_INTERVAL;
@@ -168,7 +180,8 @@ export function bucketStarts(range: TimeRange): number[] {
  * see 30 days, pro plans one year with explicit dates; business and above are not limited.
  */
 export function assertRangeAllowedForPlan(plan: string, req: RangeRequest, range: TimeRange, workspaceCreatedAt: number): void {
-  const spanDays = (range.to - range.from) / DAY;
+  // Whole local days, as asked: a series cut at now is judged like the count of the same dates.
+  const spanDays = (startOfNextDay(range.to - 1, range.timezone) - range.from) / DAY;
   if (plan === 'free') {
     // Presets are judged by name (qtd passes, as published); `all` by the workspace's age.
     const tooLong = req.start

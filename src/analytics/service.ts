@@ -59,6 +59,11 @@ function assertUsage(auth: AuthContext): void {
   }
 }
 
+/** `interval=all` as a timeseries: its range starts at the workspace's first data (range.ts). */
+function allTimeSeries(q: AnalyticsQuery | EventsQuery, timeseries: boolean): boolean {
+  return timeseries && !q.start && q.interval === 'all';
+}
+
 /** `sortOrder` wins; the SDK always sends both with `desc` defaults, so an `asc` in either means ascending. */
 export function resolveSortOrder(sortOrder?: 'asc' | 'desc', order?: 'asc' | 'desc'): 'asc' | 'desc' {
   if (sortOrder && order) return sortOrder === 'asc' || order === 'asc' ? 'asc' : 'desc';
@@ -103,11 +108,29 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
   async function prepare(auth: AuthContext, q: AnalyticsQuery | EventsQuery, timeseries: boolean, view: ReadView) {
     assertUsage(auth);
     const ws = auth.workspace;
-    const range = resolveRange(q, { now: deps.now(), workspaceCreatedAt: Number(ws.created_at), timeseries });
-    assertRangeAllowedForPlan(ws.plan, q, range, Number(ws.created_at));
+    const ctx = { now: deps.now(), workspaceCreatedAt: Number(ws.created_at), timeseries };
+    let range = resolveRange(q, ctx);
+    assertRangeAllowedForPlan(ws.plan, q, range, ctx.workspaceCreatedAt);
     const filters = parseFilters(q);
     const scope = await resolveScope(auth.workspaceId, filters, view);
+    if (allTimeSeries(q, timeseries)) {
+      const firstEventAt = await firstEventOf(auth.workspaceId, ctx.now);
+      if (firstEventAt !== undefined && firstEventAt < range.from) range = resolveRange(q, { ...ctx, firstEventAt });
+    }
     return { range, filters, scope };
+  }
+
+  /**
+   * The workspace's oldest event (imported or migrated events may predate the workspace), of any
+   * kind, link or folder, so every filter of one workspace shares one series: the event list's
+   * oldest-first page of one, a seek on every store's (workspace, timestamp) order. Only disabled
+   * links' events are not looked at, as the workspace's own scope leaves them out.
+   */
+  async function firstEventOf(workspaceId: string, now: number): Promise<number | undefined> {
+    const scope = buildScope({ workspaceId, links: {}, named: false, everyFolder: true });
+    const spec: AggregateSpec = { workspaceId, kinds: KINDS.composite, group: [], timeseries: false, dims: [], conversions: {}, scope };
+    const [first] = await events.page(spec, { from: 0, to: now + 1 }, { order: 'asc', limit: 1, offset: 0 });
+    return first ? Number(first.timestamp) : undefined;
   }
 
   function specOf(workspaceId: string, kinds: EventKind[], group: AggregateSpec['group'], timeseries: boolean, filters: ParsedFilters, scope: LinkScope): AggregateSpec {

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { whoOf } from '../audit/record.js';
 import { ApiError } from '../http/errors.js';
-import { publicJob } from './jobs.js';
+import { IMPORT_ID, publicJob } from './jobs.js';
 import type { JobRunner } from './job-runner.js';
 import { ImportJob, ImportJobParams, ImportReport } from './schema.js';
 import { z } from 'zod';
@@ -32,7 +32,8 @@ export const importJobRoutes: FastifyPluginAsyncZod<{ runner: JobRunner }> = asy
     '/imports/:importId/resume',
     { config: { permission: 'links.write' }, schema: { tags, operationId: 'resumeImport', summary: 'Resume an interrupted import', params: ImportJobParams, response: { 200: ImportReport } } },
     async (req, reply) => {
-      reply.header('waymark-import-id', req.params.importId);
+      // Only an id of the form jobs are given goes back as a header (a path may hold anything).
+      if (IMPORT_ID.test(req.params.importId)) reply.header('waymark-import-id', req.params.importId);
       const { maxRows } = runner.importer.requestLimits;
       return runner.resume(req.auth.workspace, req.params.importId, { userId: req.auth.keyId, maxRows }, whoOf(req));
     },

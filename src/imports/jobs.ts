@@ -21,6 +21,9 @@ import { tmpdir } from 'node:os';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, ImportJobsTable } from '../db/tables.js';
 
+/** The form of every import job's id. */
+export const IMPORT_ID = /^imp_[0-9a-f]{24}$/;
+
 export type ImportJobState = 'running' | 'completed' | 'interrupted' | 'failed' | 'undone';
 
 /** A job as the API answers it. */
@@ -108,7 +111,7 @@ export function createImportJobs(db: Kysely<Database>, options: ImportJobsOption
     staleMs: options.staleMs,
 
     async begin(workspaceId: string, meta: { source: string; contentType: string; mapping: Record<string, string>; createdBy: string | null }): Promise<ImportJobRecord> {
-      const id = `imp_${randomBytes(12).toString('hex')}`;
+      const id = `imp_${randomBytes(12).toString('hex')}`; // the form IMPORT_ID holds
       mkdirSync(options.spoolDir, { recursive: true, mode: 0o700 });
       const at = now();
       const row: ImportJobsTable = {

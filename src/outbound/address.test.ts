@@ -117,7 +117,9 @@ test('refusedHost: one pure decision on the host as spelled, before any DNS', ()
   for (const h of PUBLIC) assert.equal(refusedHost(h), null, h);
   // Names that merely contain a local word are names like any other, judged by what they resolve to.
   for (const h of ['example.com', 'example.com.', 'notlocalhost.com', 'localhost.example.com', 'local.example', 'internal.test', 'my-localhost']) assert.equal(refusedHost(h), null, h);
-  for (const h of ['', '.', '..', 'a b', 'xn--a']) assert.equal(refusedHost(h), 'not a valid host', JSON.stringify(h));
+  // Not `xn--a` (an invalid punycode label): Node 20's URL parser refuses it and Node 24's keeps it;
+  // either way no DNS answers it, so the connect-time guard decides.
+  for (const h of ['', '.', '..', 'a b']) assert.equal(refusedHost(h), 'not a valid host', JSON.stringify(h));
   assert.equal(canonicalHost('0x7F.1'), '127.0.0.1');
   assert.equal(canonicalHost('[::FFFF:7F00:1]'), '::ffff:7f00:1');
   assert.equal(canonicalHost('Example.COM.'), 'example.com.');
