@@ -50,3 +50,26 @@ test('0 leaves reads unbounded', async () => {
   await Promise.all(results);
   assert.equal(slots.running, 0);
 });
+
+test('while an append runs (first), waiting reads wait; they start when it ends', async () => {
+  const slots = createReadSlots(2);
+  const started: number[] = [];
+  const append = gated(started, 0);
+  const appended = slots.first(append.fn);
+  const reads = [1, 2].map((n) => gated(started, n));
+  const results = reads.map((r) => slots.run(r.fn));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(started, [0], 'the append runs, the reads wait though slots are free');
+  append.end();
+  assert.equal(await appended, 0);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(started, [0, 1, 2]);
+  // An append never waits for reads.
+  const late = gated(started, 3);
+  const lateDone = slots.first(late.fn);
+  assert.deepEqual(started, [0, 1, 2, 3]);
+  late.end();
+  for (const r of reads) r.end();
+  await Promise.all([lateDone, ...results]);
+  assert.equal(slots.running, 0);
+});

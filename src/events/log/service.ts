@@ -157,7 +157,8 @@ export function createLogService(options: LogServiceOptions): LogService {
     return options.geo.ready();
   };
 
-  // Reads take at most these many of libuv's pool threads, so an append always finds one free.
+  // Reads take at most these many of libuv's pool threads, so an append always finds one free;
+  // while an append runs, no waiting read starts.
   const reads = createReadSlots(options.maxConcurrentReads ?? DEFAULT_CONCURRENT_READS);
   const api: LogApi = {
     describe: async () => ({ kind: stores.kind }),
@@ -166,7 +167,7 @@ export function createLogService(options: LogServiceOptions): LogService {
       await geoReady();
       const rows = unpackClicks(packed).map(options.enrich);
       await recovered;
-      await whileBusy(() => fold.append(batchId, rows));
+      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
       if (fold.urgent()) scheduleFold(0);
     },
     clicksReady: () => geoReady(),
@@ -179,7 +180,7 @@ export function createLogService(options: LogServiceOptions): LogService {
     append: (events) => store.append(events),
     async appendClicks(batchId, rows) {
       await recovered;
-      await whileBusy(() => fold.append(batchId, rows));
+      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
     },
     findClick: (workspaceId, clickId) => reads.run(() => store.findClick(workspaceId, clickId)),
     existingClickIds: (ids) => reads.run(() => store.existingClickIds(ids)),
