@@ -56,6 +56,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './db/tables.js';
 import { createMetrics } from './metrics/module.js';
 import { healthRoutes } from './health/routes.js';
+import { createApiAdmission } from './http/api-admission.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
 import type { StartingServer } from './health/starting-server.js';
 
@@ -216,11 +217,16 @@ export async function buildApp(options: BuildOptions) {
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
+  // While redirects saturate the loop, API requests start at a bounded rate (http/api-admission.ts).
   let fastifyHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const admission = createApiAdmission({ ratePerSecond: config.apiAdmissionRate });
   const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     fastifyHandler = handler;
     const route = (req: IncomingMessage, res: ServerResponse) => {
-      if (!redirect.tryHandle(req, res)) fastifyHandler!(req, res);
+      if (redirect.tryHandle(req, res)) return admission.redirected();
+      // The health probe is never deferred: an orchestrator would take a wait for a dead process.
+      if (req.url === '/health') return fastifyHandler!(req, res);
+      admission.admit(() => fastifyHandler!(req, res));
     };
     return options.starting ? options.starting.adopt(route) : createServer(route);
   };
@@ -240,6 +246,9 @@ export async function buildApp(options: BuildOptions) {
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
     clientErrorHandler: clientErrorHandler(config.docsUrl),
   }).withTypeProvider<ZodTypeProvider>();
+
+  // Requests deferred by the admission start before the server drains its requests.
+  app.addHook('preClose', async () => admission.close());
 
   // Every route, so tests can check that the OpenAPI document lists each public operation.
   const routes: { method: string; url: string; hidden: boolean }[] = [];

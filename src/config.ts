@@ -184,6 +184,11 @@ const EnvSchema = z.object({
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
   /** DuckDB's worker threads (the column event store's scans). */
   DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).default(2),
+  /** Event log read queries (analytics, event pages, exports) run at once; the rest wait, so click
+   * appends find a thread of libuv's pool (4, shared by the process) free. 0: unbounded. */
+  EVENT_READ_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
+  /** API requests started per second at most while redirects fill the redirect thread (http/api-admission.ts); 0: no bound. */
+  API_ADMISSION_RATE: z.coerce.number().int().min(0).max(1_000_000).default(200),
   /** OpenID Connect issuer of single sign-on (src/sso/): https, or http on a loopback address; unset: no SSO. */
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
@@ -294,6 +299,10 @@ export interface Config {
   eventsUrl?: string;
   duckdbMemoryLimit: string;
   duckdbThreads: number;
+  /** Event log reads at once on the log thread (events/log/read-slots.ts; 0: unbounded). */
+  eventReadConcurrency: number;
+  /** API starts per second while redirects fill the redirect thread (http/api-admission.ts; 0: off). */
+  apiAdmissionRate: number;
   /** Single sign-on with OpenID Connect (src/sso/); undefined without OIDC_ISSUER. */
   oidc?: OidcSettings;
 }
@@ -403,6 +412,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsUrl: e.EVENTS_URL,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     duckdbThreads: e.DUCKDB_THREADS,
+    eventReadConcurrency: e.EVENT_READ_CONCURRENCY,
+    apiAdmissionRate: e.API_ADMISSION_RATE,
     oidc,
   };
   return { ...config, ...overrides };

@@ -1,4 +1,4 @@
-/** `/` for browsers, `/favicon.ico`, and log out as a full navigation (entry.ts, kit.ts fullRedirect). */
+/** `/` for browsers, `/favicon.ico`, and log out as a full navigation (entry.ts, kit.tsx fullRedirect). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp } from '../test-support/harness.js';

@@ -18,7 +18,7 @@ import { ASSETS } from './assets.js';
 
 export type Section = 'links' | 'analytics' | 'events' | 'customers' | 'settings' | 'account';
 
-/** What every page of a workspace knows about who is looking (kit.ts builds it). */
+/** What every page of a workspace knows about who is looking (kit.tsx builds it). */
 export interface Frame {
   user: { name: string; email: string };
   workspaces: UserWorkspace[];

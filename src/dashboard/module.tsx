@@ -1,7 +1,7 @@
 /**
  * The web dashboard (issue 17): server-rendered pages (TSX with @kitajs/html) on the API's host
  * under `/dashboard`, plus `/setup` for the first run. Its routes live in one encapsulated plugin
- * whose hooks (kit.ts) resolve the session cookie, check CSRF on every state-changing request and
+ * whose hooks (kit.tsx) resolve the session cookie, check CSRF on every state-changing request and
  * send the security headers; its errors are HTML pages with the spec's status and code. API
  * routes are untouched: they still authenticate by bearer key only.
  *

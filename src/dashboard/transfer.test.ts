@@ -28,15 +28,17 @@ after(() => t.close());
 const importPath = () => `/dashboard/w/${slug}/links/import`;
 
 /** Posts the upload form as a browser does: multipart, with the page's CSRF field unless `csrf` is null. */
-async function upload(b: Browser, csv: string, opts: { dryRun?: boolean; csrf?: string | null } = {}) {
+async function upload(b: Browser, csv: string, opts: { dryRun?: boolean; csrf?: string | null; asField?: boolean; rawTail?: string } = {}) {
   const boundary = '----waymarktest7d3f';
   const parts: string[] = [];
   const csrf = opts.csrf === undefined ? b.csrf : opts.csrf;
   // The form's order: the CSRF field, the dry run box, then the file (the server streams the file after reading the fields).
   if (csrf !== null) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n`);
   if (opts.dryRun) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="dryRun"\r\n\r\ntrue\r\n`);
-  parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="links.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n`);
-  parts.push(`--${boundary}--\r\n`);
+  // `asField`: the file sent as a form field (no filename), as a hand-written client may.
+  if (opts.asField) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"\r\n\r\n${csv}\r\n`);
+  else parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="links.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n`);
+  parts.push(opts.rawTail ?? `--${boundary}--\r\n`);
   const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   return t.app.inject({ method: 'POST', url: importPath(), headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: parts.join('') });
 }
@@ -57,6 +59,26 @@ test('upload: creates links, a second upload skips them, a bad row is reported w
   assert.match(again.body, /3 rows: 0 created, 2 skipped, 1 rejected/);
   assert.match(again.body, /data-line="2" data-status="skipped"/);
   assert.equal(await linkCount(), before + 2);
+});
+
+test('a file part cut at the field limit is refused with 422, nothing imported; a malformed body is a 400', async () => {
+  await member.get(importPath());
+  const before = await linkCount();
+  const small = await upload(member, 'url,key\nhttps://example.com/f,imp-field\n', { asField: true, dryRun: true });
+  assert.equal(small.statusCode, 200, 'a short field-style file is read');
+  assert.match(small.body, /1 rows: 1 would be created/);
+  // Past busboy's 64 KiB field limit the value arrives cut: importing its first rows would be silent loss.
+  const rows = Array.from({ length: 4000 }, (_, i) => `https://example.com/cut-${i},imp-cut-${i}`).join('\n');
+  const cut = await upload(member, `url,key\n${rows}\n`, { asField: true });
+  assert.equal(cut.statusCode, 422, cut.body.slice(0, 300));
+  assert.match(cut.body, /sent as a form field \(no filename\) longer than 65536 bytes/);
+  assert.equal(await linkCount(), before, 'nothing of the cut file is imported');
+  // A body that ends inside the file part: busboy's parse error, the client's fault.
+  const broken = await upload(member, 'url,key\nhttps://example.com/g,imp-broken\n', { rawTail: '--not-the-end' });
+  assert.equal(broken.statusCode, 400, broken.body.slice(0, 300));
+  assert.match(broken.body, /Malformed multipart body/);
+  assert.doesNotMatch(broken.body, /at \S+ \(.*:\d+:\d+\)/, 'no stack trace');
+  assert.equal(await linkCount(), before);
 });
 
 test('dry run writes nothing; viewers are refused; the CSRF field is required', async () => {

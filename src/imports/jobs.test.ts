@@ -8,18 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-
-interface Job {
-  id: string;
-  state: string;
-  counts: { rows: number; created: number; skipped: number; rejected: number };
-  undone: number;
-  lastLine: number;
-  uploadComplete: boolean;
-  resumable: boolean;
-  undoable: boolean;
-  error: string | null;
-}
+import type { ImportJob as Job } from './jobs.js';
 
 const csvOf = (n: number, prefix: string) => ['url,key', ...Array.from({ length: n }, (_, i) => `https://example.com/${prefix}/${i},${prefix}-${i}`)].join('\n') + '\n';
 

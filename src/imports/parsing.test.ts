@@ -4,7 +4,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { boundaryOf, multipartField, multipartParts } from './multipart.js';
+import { boundaryOf, MAX_FIELD_BYTES, multipartField, multipartParts } from './multipart.js';
 import { readCsvRows } from './parse.js';
 import { parseMappingPairs, resolveColumns } from './layouts.js';
 import { parseCreated, splitShortLink, splitTags, toLinkInput } from './rows.js';
@@ -51,6 +51,53 @@ describe('multipart', () => {
     const long = multipartParts(pieces(three, 7), boundary);
     const first = await long.next();
     await assert.rejects(first.value!.text(2), (e: unknown) => e instanceof ApiError && /longer than 2 bytes/.test(e.message));
+  });
+
+  test('a "file" part without a filename: taken up to MAX_FIELD_BYTES, a 422 asking for a file upload past it', async () => {
+    const fieldStyle = (content: string) => [`--${boundary}`, 'Content-Disposition: form-data; name="file"', '', content, `--${boundary}--`, ''].join('\r\n');
+    assert.equal(await collect(multipartField(pieces(fieldStyle(csv), 5), boundary, 'file')), csv);
+    const big = 'url\r\n' + 'https://example.com/x\r\n'.repeat(Math.ceil(MAX_FIELD_BYTES / 20));
+    await assert.rejects(collect(multipartField(pieces(fieldStyle(big), 4096), boundary, 'file')), (e: unknown) => e instanceof ApiError && e.code === 'unprocessable_entity' && /upload the CSV as a file/.test(e.message));
+  });
+
+  test('a body with another boundary, or garbage, is a 400 for a malformed body', async () => {
+    await assert.rejects(collect(multipartField(pieces(body, 7), 'other-boundary', 'file')), (e: unknown) => e instanceof ApiError && e.code === 'bad_request' && /Malformed multipart body/.test(e.message));
+    await assert.rejects(collect(multipartField(pieces('not multipart at all', 7), boundary, 'file')), (e: unknown) => e instanceof ApiError && e.code === 'bad_request');
+  });
+
+  test('an error of the body itself (a size limit, a failed disk) reaches the reader as it is, never as a 400', async () => {
+    const limit = new ApiError('payload_too_large', 'too large');
+    const disk = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    for (const failure of [limit, disk]) {
+      // Before the file part begins, and in the middle of it.
+      for (const upTo of [body.indexOf('value'), body.indexOf('https') + 5]) {
+        async function* failing() { yield Buffer.from(body.slice(0, upTo)); throw failure; }
+        await assert.rejects(collect(multipartField(failing(), boundary, 'file')), (e: unknown) => e === failure, `${failure.message} at ${upTo}`);
+      }
+    }
+  });
+
+  test('a file part cut at maxFileBytes throws a 413 after its allowed bytes, never ends as if whole', async () => {
+    const seen: Buffer[] = [];
+    const read = (async () => {
+      for await (const part of multipartParts(pieces(body, 7), boundary, { maxFileBytes: 10 })) {
+        if (part.name === 'file') for await (const c of part.content) seen.push(c);
+      }
+    })();
+    await assert.rejects(read, (e: unknown) => e instanceof ApiError && e.code === 'payload_too_large' && /larger than the limit of 10 bytes/.test(e.message));
+    const got = Buffer.concat(seen).toString();
+    assert.ok(got.length <= 10 && csv.startsWith(got), `at most the allowed bytes were passed on: ${JSON.stringify(got)}`);
+    assert.equal(await collect(multipartField(pieces(body, 7), boundary, 'file')), csv, 'without the option, no file limit');
+  });
+
+  test('a field part cut at MAX_FIELD_BYTES: its content throws the 422, its text the 400', async () => {
+    const long = 'x'.repeat(MAX_FIELD_BYTES + 1);
+    const form = [`--${boundary}`, 'Content-Disposition: form-data; name="note"', '', long, `--${boundary}--`, ''].join('\r\n');
+    for await (const part of multipartParts(pieces(form, 4096), boundary)) {
+      assert.equal(part.truncated, true);
+      await assert.rejects(collect(part.content), (e: unknown) => e instanceof ApiError && e.code === 'unprocessable_entity');
+      await assert.rejects(part.text(MAX_FIELD_BYTES * 2), (e: unknown) => e instanceof ApiError && e.code === 'bad_request');
+    }
   });
 
   test('no file field, a truncated body, the boundary parameter', async () => {

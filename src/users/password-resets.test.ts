@@ -3,22 +3,14 @@
  * link of the account still unused. Mail through a real SMTP receiver (test-support/smtp-inbox.ts);
  * runs on SQLite, and on PostgreSQL when DATABASE_URL is one.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { SmtpInbox } from '../test-support/smtp-inbox.js';
+import type { TestApp } from '../test-support/harness.js';
+import { useMailTestApp } from '../test-support/mail-app.js';
 import { addUser, Browser, logIn } from '../dashboard/testing.js';
 
-const smtp = new SmtpInbox();
 let t: TestApp;
-before(async () => {
-  await smtp.start();
-  t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Waymark <links@example.com>' } });
-});
-after(async () => {
-  await t.close();
-  await smtp.stop();
-});
+const smtp = useMailTestApp((app) => (t = app));
 
 /** Asks for a link for `email` and waits for its mail: the link's token. */
 async function askForLink(email: string): Promise<string> {

@@ -5,26 +5,18 @@
  * case (409), its other sessions ended, a notice at the old address naming the new one, and one
  * `user.update` entry in each of the person's workspaces (never a password).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { SmtpInbox } from '../test-support/smtp-inbox.js';
+import type { TestApp } from '../test-support/harness.js';
+import { useMailTestApp } from '../test-support/mail-app.js';
 import { ApiError } from '../http/errors.js';
 import { addUser } from '../dashboard/testing.js';
 import type { Who } from '../audit/record.js';
 import { mayChangeEmail, type EmailChangeProof } from './profile.js';
 import { hashToken } from './tokens.js';
 
-const smtp = new SmtpInbox();
 let t: TestApp;
-before(async () => {
-  await smtp.start();
-  t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Waymark <links@example.com>' } });
-});
-after(async () => {
-  await t.close();
-  await smtp.stop();
-});
+const smtp = useMailTestApp((app) => (t = app));
 
 const refusal = async (work: Promise<unknown>): Promise<ApiError> => {
   const err = await work.then(() => undefined, (e: unknown) => e);

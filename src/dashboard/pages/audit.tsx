@@ -2,6 +2,7 @@
 import type { AuditEntry } from '../../audit/entries.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 import { workspacePath } from '../layout.js';
+import { DataTable } from '../kit.js';
 
 export interface AuditFiltersView {
   actor?: string;
@@ -72,43 +73,29 @@ export function AuditPage({ frame, entries, filters, nextQuery, csvQuery, names,
       {entries.length === 0 ? (
         <p class="empty">No entries{filters.actor || filters.action || filters.target || filters.from || filters.to ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Changes</th>
-                <th scope="col">Address</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr>
-                  <td safe>{e.timestamp.replace('T', ' ').slice(0, 19)}</td>
-                  <td>
-                    <Actor entry={e} names={names} />
-                  </td>
-                  <td>
-                    <code safe>{e.action}</code>
-                  </td>
-                  <td>
-                    {e.target.ids.slice(0, SHOWN_TARGETS).map((id) => (
-                      <code safe>{id}</code>
-                    ))}
-                    {e.target.count > SHOWN_TARGETS ? <span safe>{` and ${e.target.count - SHOWN_TARGETS} more`}</span> : ''}
-                  </td>
-                  <td>
-                    <code safe>{JSON.stringify(e.changes)}</code>
-                  </td>
-                  <td safe>{e.ip ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Time (UTC)', 'Actor', 'Action', 'Target', 'Changes', 'Address']}>
+          {entries.map((e) => (
+            <tr>
+              <td safe>{e.timestamp.replace('T', ' ').slice(0, 19)}</td>
+              <td>
+                <Actor entry={e} names={names} />
+              </td>
+              <td>
+                <code safe>{e.action}</code>
+              </td>
+              <td>
+                {e.target.ids.slice(0, SHOWN_TARGETS).map((id) => (
+                  <code safe>{id}</code>
+                ))}
+                {e.target.count > SHOWN_TARGETS ? <span safe>{` and ${e.target.count - SHOWN_TARGETS} more`}</span> : ''}
+              </td>
+              <td>
+                <code safe>{JSON.stringify(e.changes)}</code>
+              </td>
+              <td safe>{e.ip ?? ''}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {nextQuery ? (
         <p>

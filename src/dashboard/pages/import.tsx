@@ -7,6 +7,7 @@ import { escapeHtml } from '@kitajs/html';
 import type { ImportReport } from '../../imports/service.js';
 import type { ImportJob } from '../../imports/jobs.js';
 import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { DataTable, PostButton } from '../kit.js';
 
 export interface ImportView {
   frame: Frame & { workspace: { slug: string } };
@@ -68,55 +69,23 @@ function Jobs({ jobs, base, csrf }: { jobs: ImportJob[]; base: string; csrf: str
   return (
     <section aria-labelledby="import-jobs" class="import-jobs">
       <h2 id="import-jobs">Recent imports</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">State</th>
-              <th scope="col">Rows read</th>
-              <th scope="col">Created</th>
-              <th scope="col">Skipped</th>
-              <th scope="col">Rejected</th>
-              <th scope="col">Details</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr data-import={j.id} data-state={j.state}>
-                <td safe>{j.createdAt.replace('T', ' ').slice(0, 19)}</td>
-                <td safe>{STATE_TEXT[j.state]}</td>
-                <td class="num">{j.counts.rows}</td>
-                <td class="num">{j.counts.created}</td>
-                <td class="num">{j.counts.skipped}</td>
-                <td class="num">{j.counts.rejected}</td>
-                <td safe>{j.state === 'undone' ? `${j.undone} links deleted` : (j.error ?? '')}</td>
-                <td>
-                  {j.resumable ? (
-                    <form method="post" action={`${base}/imports/${encodeURIComponent(j.id)}/resume`} class="inline">
-                      <CsrfField token={csrf} />
-                      <button type="submit">Resume</button>
-                    </form>
-                  ) : (
-                    ''
-                  )}
-                  {j.undoable ? (
-                    <form method="post" action={`${base}/imports/${encodeURIComponent(j.id)}/undo`} class="inline" data-confirm="Delete the links this import created?">
-                      <CsrfField token={csrf} />
-                      <button type="submit" class="danger">
-                        Undo
-                      </button>
-                    </form>
-                  ) : (
-                    ''
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Started', 'State', 'Rows read', 'Created', 'Skipped', 'Rejected', 'Details', 'Actions']}>
+        {jobs.map((j) => (
+          <tr data-import={j.id} data-state={j.state}>
+            <td safe>{j.createdAt.replace('T', ' ').slice(0, 19)}</td>
+            <td safe>{STATE_TEXT[j.state]}</td>
+            <td class="num">{j.counts.rows}</td>
+            <td class="num">{j.counts.created}</td>
+            <td class="num">{j.counts.skipped}</td>
+            <td class="num">{j.counts.rejected}</td>
+            <td safe>{j.state === 'undone' ? `${j.undone} links deleted` : (j.error ?? '')}</td>
+            <td>
+              {j.resumable ? <PostButton action={`${base}/imports/${encodeURIComponent(j.id)}/resume`} csrf={csrf} label="Resume" /> : ''}
+              {j.undoable ? <PostButton action={`${base}/imports/${encodeURIComponent(j.id)}/undo`} csrf={csrf} label="Undo" danger confirm="Delete the links this import created?" /> : ''}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -132,26 +101,15 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
       {report.tagsCreated.length ? <p safe>{`Tags created: ${report.tagsCreated.join(', ')}`}</p> : ''}
       {report.domainsCreated.length ? <p safe>{`Domains added (unverified): ${report.domainsCreated.join(', ')}`}</p> : ''}
       {report.items.length ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Link or reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.items.map((i) => (
-                <tr data-line={String(i.line)} data-status={i.status}>
-                  <td class="num">{i.line}</td>
-                  <td>{escapeHtml(i.status)}</td>
-                  <td safe>{i.status === 'rejected' ? i.error : `${i.domain}/${i.key}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Line', 'Outcome', 'Link or reason']}>
+          {report.items.map((i) => (
+            <tr data-line={String(i.line)} data-status={i.status}>
+              <td class="num">{i.line}</td>
+              <td>{escapeHtml(i.status)}</td>
+              <td safe>{i.status === 'rejected' ? i.error : `${i.domain}/${i.key}`}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         ''
       )}

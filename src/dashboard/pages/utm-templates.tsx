@@ -7,6 +7,7 @@ import { can } from '../../users/roles.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import { MAX_TEMPLATE_NAME, type UtmTemplate } from '../../utm-templates/schema.js';
 import { CsrfField, workspacePath } from '../layout.js';
+import { DataTable, PostButton } from '../kit.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 
 export const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
@@ -27,56 +28,32 @@ export function UtmTemplatesPage(v: { frame: WorkspaceFrame; templates: UtmTempl
       {v.templates.length === 0 ? (
         <p>No UTM templates yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="utm-templates">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                {UTM_COLUMNS.map((c) => (
-                  <th scope="col" safe>
-                    {UTM_LABELS[c]}
-                  </th>
-                ))}
-                {write ? (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                ) : (
-                  ''
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {v.templates.map((t) => (
-                <tr data-template-id={t.id}>
-                  <th scope="row" safe>
-                    {t.name}
-                  </th>
-                  {UTM_COLUMNS.map((c) => (
-                    <td safe>{t.values[c]}</td>
-                  ))}
-                  {write ? (
-                    <td>
-                      <form method="post" action={`${action}/${encodeURIComponent(t.id)}/delete`} class="inline">
-                        <CsrfField token={frame.csrf} />
-                        <button
-                          type="submit"
-                          class="danger"
-                          data-confirm={`Delete the UTM template “${t.name}”? Links built with it keep their UTM values; it leaves the builder's list. This cannot be undone.`}
-                          data-confirm-button="Delete template"
-                        >
-                          Delete
-                        </button>
-                      </form>
-                    </td>
-                  ) : (
-                    ''
-                  )}
-                </tr>
+        <DataTable class="utm-templates" columns={['Name', ...UTM_COLUMNS.map((c) => UTM_LABELS[c]), ...(write ? [{ hidden: 'Actions' }] : [])]}>
+          {v.templates.map((t) => (
+            <tr data-template-id={t.id}>
+              <th scope="row" safe>
+                {t.name}
+              </th>
+              {UTM_COLUMNS.map((c) => (
+                <td safe>{t.values[c]}</td>
               ))}
-            </tbody>
-          </table>
-        </div>
+              {write ? (
+                <td>
+                  <PostButton
+                    action={`${action}/${encodeURIComponent(t.id)}/delete`}
+                    csrf={frame.csrf}
+                    label="Delete"
+                    danger
+                    confirm={`Delete the UTM template “${t.name}”? Links built with it keep their UTM values; it leaves the builder's list. This cannot be undone.`}
+                    confirmButton="Delete template"
+                  />
+                </td>
+              ) : (
+                ''
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {write ? (
         <form method="post" action={action} class="stack">

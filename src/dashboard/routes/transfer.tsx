@@ -25,7 +25,7 @@ import { publicJob } from '../../imports/jobs.js';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { boundaryOf, multipartParts } from '../../imports/multipart.js';
+import { boundaryOf, csvFileContent, multipartParts } from '../../imports/multipart.js';
 import { assertDeclaredSize } from '../../imports/limits.js';
 import { spoolBody } from '../../imports/spool.js';
 import { clientGone } from '../../http/client-gone.js';
@@ -69,7 +69,8 @@ async function readUpload(body: AsyncIterable<Buffer>, boundary: string): Promis
       if (next.done) return upload;
       const part = next.value;
       if (part.name === 'file') {
-        upload.file = part.content;
+        // A file part cut at a limit throws its error when read (after the CSRF check), never imports cut.
+        upload.file = csvFileContent(part);
         return upload;
       }
       if (fields >= MAX_FIELDS) throw new ApiError('bad_request', 'Malformed upload: too many fields before the file.');

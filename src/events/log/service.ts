@@ -21,6 +21,7 @@ import { BATCH_ID_MEMORY_MS } from '../click-log.js';
 import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/compaction.js';
 import { createClickFold, nextFoldDelay, type ClickListener } from './fold.js';
 import { unpackClicks, type RawClick } from './raw-click.js';
+import { createReadSlots } from './read-slots.js';
 import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
@@ -36,6 +37,8 @@ export interface LogServiceOptions {
   listeners: readonly ClickListener[];
   /** The fold's base interval (`CLICK_FOLD_INTERVAL_MS`); slow folds stretch it (fold.ts). */
   foldIntervalMs: number;
+  /** Read queries at once (`EVENT_READ_CONCURRENCY`, read-slots.ts); appends never wait for them. Default 2; 0: unbounded. */
+  maxConcurrentReads?: number;
   /** The metadata database's refusal of a lock another connection holds (`Dialect.isBusy`): retried here. */
   isBusy(err: unknown): boolean;
   notify(notice: LogNotice): void;
@@ -57,6 +60,8 @@ const FORGET_IDS_EVERY_MS = 600_000;
 /** Pause between tries of a write the metadata database refused as busy, and how long to keep trying. */
 const BUSY_RETRY_MS = 10;
 const BUSY_GIVE_UP_MS = 5_000;
+/** Read queries at once by default: two of the pool's four threads, the other two for appends and the process's own I/O. */
+const DEFAULT_CONCURRENT_READS = 2;
 
 export function createLogService(options: LogServiceOptions): LogService {
   const { stores, listeners, notify } = options;
@@ -152,6 +157,9 @@ export function createLogService(options: LogServiceOptions): LogService {
     return options.geo.ready();
   };
 
+  // Reads take at most these many of libuv's pool threads, so an append always finds one free;
+  // while an append runs, no waiting read starts.
+  const reads = createReadSlots(options.maxConcurrentReads ?? DEFAULT_CONCURRENT_READS);
   const api: LogApi = {
     describe: async () => ({ kind: stores.kind }),
     async appendRawClicks(batchId, packed) {
@@ -159,7 +167,7 @@ export function createLogService(options: LogServiceOptions): LogService {
       await geoReady();
       const rows = unpackClicks(packed).map(options.enrich);
       await recovered;
-      await whileBusy(() => fold.append(batchId, rows));
+      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
       if (fold.urgent()) scheduleFold(0);
     },
     clicksReady: () => geoReady(),
@@ -172,13 +180,13 @@ export function createLogService(options: LogServiceOptions): LogService {
     append: (events) => store.append(events),
     async appendClicks(batchId, rows) {
       await recovered;
-      await whileBusy(() => fold.append(batchId, rows));
+      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
     },
-    findClick: (workspaceId, clickId) => store.findClick(workspaceId, clickId),
-    existingClickIds: (ids) => store.existingClickIds(ids),
-    scopeLinkIds: (input, max) => store.scopeLinkIds(input, max),
-    aggregate: (spec, range, boundaries) => store.aggregate(spec, range, boundaries),
-    page: (spec, range, page) => store.page(spec, range, page),
+    findClick: (workspaceId, clickId) => reads.run(() => store.findClick(workspaceId, clickId)),
+    existingClickIds: (ids) => reads.run(() => store.existingClickIds(ids)),
+    scopeLinkIds: (input, max) => reads.run(() => store.scopeLinkIds(input, max)),
+    aggregate: (spec, range, boundaries) => reads.run(() => store.aggregate(spec, range, boundaries)),
+    page: (spec, range, page) => reads.run(() => store.page(spec, range, page)),
     forgetLinks: (workspaceId, linkIds) => store.forgetLinks(workspaceId, linkIds),
     forgetCustomer: (workspaceId, customerId) => store.forgetCustomer(workspaceId, customerId),
     forgetIp: (ip) => store.forgetIp(ip),
@@ -187,7 +195,7 @@ export function createLogService(options: LogServiceOptions): LogService {
     expireSummaries: (before, limit) => store.expireSummaries(before, limit),
     copied: async () => void (await store.copied?.()),
 
-    erasedRows: (target) => columnOnly().engine.query(erasedRowsQuery(columnOnly().engine.dialect, target)),
+    erasedRows: (target) => reads.run(() => columnOnly().engine.query(erasedRowsQuery(columnOnly().engine.dialect, target))),
     deleteEvents: (target) => columnOnly().engine.deleteEvents(target),
     async scheduleCopies(ids) {
       columnOnly().scheduleCopies(ids);

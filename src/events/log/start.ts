@@ -43,6 +43,8 @@ export interface EventLogOptions extends EventLogSettings {
   clickFoldIntervalMs: number;
   /** `CLICK_WRITER_NICE`: the log thread's nice value (Linux), below the redirect thread's. */
   clickWriterNice: number;
+  /** `EVENT_READ_CONCURRENCY`: read queries at once (read-slots.ts; 0: unbounded). */
+  eventReadConcurrency: number;
   /** The listeners' module (a file URL's href): exports `clickListeners` (ClickListenerModule). */
   listenersModule: string;
 }
@@ -77,6 +79,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     geo,
     listeners: (await importListeners(config.listenersModule)).clickListeners({ dialect: database.dialect, settings: () => settings }),
     foldIntervalMs: config.clickFoldIntervalMs,
+    maxConcurrentReads: config.eventReadConcurrency,
     isBusy: (err) => database.dialect.isBusy(err),
     notify,
   });
@@ -144,7 +147,7 @@ export function startEventLog(options: {
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
-    clickWriterNice: config.clickWriterNice, listenersModule: options.listeners.module.href,
+    clickWriterNice: config.clickWriterNice, eventReadConcurrency: config.eventReadConcurrency, listenersModule: options.listeners.module.href,
   };
   const onNotice = (notice: LogNotice) => {
     if (notice.notice === 'counted') options.onCounted(notice.written);

@@ -8,7 +8,8 @@
  *   there and the `Frame` for `<Layout>`; 404 when the user is not a member (other workspaces
  *   stay invisible), 403 when `can(role, action)` says no;
  * - `csrfFor(request, reply, secure)`: the token for `<CsrfField>` on pages without a session;
- * - `sendPage(reply, html, status)`, `redirect(reply, path)`; `HIDDEN` as every route's schema.
+ * - `sendPage(reply, html, status)`, `redirect(reply, path)`; `HIDDEN` as every route's schema;
+ * - `<DataTable>` and `<PostButton>`: a page's table of records and a record's one-button form.
  *
  * @example
  * app.get('/dashboard/w/:slug/things', { schema: HIDDEN }, async (request, reply) => {
@@ -28,7 +29,8 @@ import type { WorkspaceRow } from '../workspaces/store.js';
 import { can, type Action, type Role } from '../users/roles.js';
 import { CSRF_COOKIE, DEVICE_COOKIE, SESSION_COOKIE, cookieHeader, readCookie } from './cookies.js';
 import { CSRF_FIELD, CSRF_HEADER, assertCsrfToken, assertSameOrigin, csrfTokenFor } from './csrf.js';
-import type { Frame } from './layout.js';
+import { CsrfField, type Frame } from './layout.js';
+import type { Children } from '@kitajs/html';
 import { whoOf, type Who } from '../audit/record.js';
 import { DEVICE_MAX_AGE_MS } from '../users/devices.js';
 import { creationRefusal } from '../workspaces/creation.js';
@@ -234,4 +236,55 @@ export function fieldErrorOf(err: ApiError, fields: readonly string[]): Record<s
   const message = err.message.replace(`${err.field}: `, '');
   // "is required" reads as "Name is required" under its field.
   return { [field]: /^[a-z]/.test(message) && field !== 'form' ? `${field[0]!.toUpperCase()}${field.slice(1)} ${message}` : message };
+}
+
+/** A column heading: its text, or `{ hidden }` for one read by screen readers only (an actions column). */
+export type Column = string | { hidden: string };
+
+/**
+ * A page's table of records in its scrolling wrapper: the headings, then the rows it is given.
+ *
+ * @example
+ * <DataTable columns={['Name', { hidden: 'Actions' }]}>{rows.map((r) => <tr>…</tr>)}</DataTable>
+ */
+export function DataTable({ columns, class: className, children }: { columns: readonly Column[]; class?: string; children?: Children }): JSX.Element {
+  return (
+    <div class="table-wrap">
+      <table class={className}>
+        <thead>
+          <tr>
+            {columns.map((c) =>
+              typeof c === 'string' ? (
+                <th scope="col" safe>
+                  {c}
+                </th>
+              ) : (
+                <th scope="col">
+                  <span class="visually-hidden" safe>
+                    {c.hidden}
+                  </span>
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A one-button form that posts to `action` with the CSRF field: a record's Resume, Delete, Undo.
+ * `confirm` (what is lost) asks first (links.js); `danger` marks a destructive one.
+ */
+export function PostButton({ action, csrf, label, danger, confirm, confirmButton }: { action: string; csrf: string; label: string; danger?: boolean; confirm?: string; confirmButton?: string }): JSX.Element {
+  return (
+    <form method="post" action={action} class="inline">
+      <CsrfField token={csrf} />
+      <button type="submit" class={danger ? 'danger' : undefined} data-confirm={confirm} data-confirm-button={confirmButton} safe>
+        {label}
+      </button>
+    </form>
+  );
 }
