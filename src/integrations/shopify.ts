@@ -1,0 +1,75 @@
+/**
+ * Shopify `orders/paid` → a sale (pure). The topic and the delivery's id come in headers
+ * (`X-Shopify-Topic`, `X-Shopify-Webhook-Id`); the click id in a cart attribute, which Shopify
+ * copies onto the order's `note_attributes` (`waymark_id` or `dub_id`, set by the storefront from
+ * the landing URL), else in the `landing_site` URL's query. The order id is the invoice id;
+ * `current_total_price` (after edits and refunds made before payment) is the amount, in major
+ * units as a decimal string.
+ */
+import { minorDigits } from '../tracking/currency.js';
+import { CLICK_ID_KEYS, field, first, text, type Intent, type ParsedEvent } from './intent.js';
+
+/** A decimal string in major units ("12.30") → smallest unit (1230), exactly, without floats. */
+export function majorToMinor(value: unknown, currency: string): number | null {
+  const v = typeof value === 'number' ? String(value) : value;
+  if (typeof v !== 'string') return null;
+  const m = /^(\d{1,13})(?:\.(\d{1,3}))?$/.exec(v.trim());
+  if (!m) return null;
+  const digits = minorDigits(currency.toLowerCase());
+  const fraction = (m[2] ?? '').padEnd(3, '0');
+  if (fraction.slice(digits).replace(/0/g, '')) return null; // more precision than the currency has
+  return Number(m[1]) * 10 ** digits + (digits ? Number(fraction.slice(0, digits)) : 0);
+}
+
+function clickIdOfOrder(order: unknown, clickIdParam: string): string | null {
+  const attributes = field(order, 'note_attributes');
+  if (Array.isArray(attributes)) {
+    for (const key of [clickIdParam, ...CLICK_ID_KEYS]) {
+      const hit = attributes.find((a) => field(a, 'name') === key);
+      const v = text(field(hit, 'value'));
+      if (v) return v;
+    }
+  }
+  const landing = text(field(order, 'landing_site'), 2000);
+  if (landing) {
+    try {
+      const q = new URL(landing, 'https://shop.invalid').searchParams;
+      for (const key of [clickIdParam, ...CLICK_ID_KEYS]) if (q.get(key)) return q.get(key)!.trim() || null;
+    } catch {
+      // An unparsable landing URL carries no click id.
+    }
+  }
+  return null;
+}
+
+export function parseShopifyEvent(payload: unknown, headers: { topic?: string; webhookId?: string }, clickIdParam: string): ParsedEvent | undefined {
+  const type = text(headers.topic);
+  const eventId = first(text(headers.webhookId), text(field(payload, 'admin_graphql_api_id')));
+  if (!type || !eventId) return undefined;
+  return { eventId, type, intent: shopifyIntent(type, payload, clickIdParam) };
+}
+
+function shopifyIntent(type: string, order: unknown, clickIdParam: string): Intent {
+  if (type !== 'orders/paid') return { kind: 'ignore', reason: `Waymark does not use ${type} events.` };
+  const currency = text(field(order, 'currency'));
+  const orderId = text(field(order, 'id'));
+  const amount = currency ? majorToMinor(first(field(order, 'current_total_price'), field(order, 'total_price')), currency) : null;
+  if (!currency || !orderId || amount === null) return { kind: 'ignore', reason: 'The order has no id, currency or total price.' };
+  const customer = field(order, 'customer');
+  const name = [text(field(customer, 'first_name')), text(field(customer, 'last_name'))].filter(Boolean).join(' ');
+  return {
+    kind: 'sale',
+    customer: {
+      externalId: null,
+      processorId: text(field(customer, 'id')),
+      email: first(text(field(customer, 'email')), text(field(order, 'email'))),
+      name: name ? name.slice(0, 100) : null,
+    },
+    clickId: clickIdOfOrder(order, clickIdParam),
+    amount,
+    currency,
+    invoiceId: `shopify_${orderId}`,
+    eventName: 'Purchase',
+    metadata: { shopifyOrder: orderId, orderName: text(field(order, 'name')) },
+  };
+}
