@@ -3,7 +3,7 @@
  * (`X-Shopify-Topic`, `X-Shopify-Webhook-Id`); the click id in a cart attribute, which Shopify
  * copies onto the order's `note_attributes` (`waymark_id` or `dub_id`, set by the storefront from
  * the landing URL), else in the `landing_site` URL's query. The order id is the invoice id;
- * `current_total_price` (after edits and refunds made before payment) is the amount, in major
+ * `current_total_price` (after edits made before payment) is the amount, in major
  * units as a decimal string.
  */
 import { minorDigits } from '../tracking/currency.js';
@@ -19,6 +19,16 @@ export function majorToMinor(value: unknown, currency: string): number | null {
   const fraction = (m[2] ?? '').padEnd(3, '0');
   if (fraction.slice(digits).replace(/0/g, '')) return null; // more precision than the currency has
   return Number(m[1]) * 10 ** digits + (digits ? Number(fraction.slice(0, digits)) : 0);
+}
+
+/**
+ * A Shopify object's id as text: from `admin_graphql_api_id` (`gid://shopify/Order/…`) when
+ * present, since JSON numbers beyond 2^53 lose digits when parsed; else the numeric `id`.
+ */
+export function shopifyId(obj: unknown): string | null {
+  const gid = text(field(obj, 'admin_graphql_api_id'));
+  const tail = gid?.match(/\/(\d{1,30})$/)?.[1];
+  return tail ?? text(field(obj, 'id'));
 }
 
 function clickIdOfOrder(order: unknown, clickIdParam: string): string | null {
@@ -44,7 +54,7 @@ function clickIdOfOrder(order: unknown, clickIdParam: string): string | null {
 
 export function parseShopifyEvent(payload: unknown, headers: { topic?: string; webhookId?: string }, clickIdParam: string): ParsedEvent | undefined {
   const type = text(headers.topic);
-  const eventId = first(text(headers.webhookId), text(field(payload, 'admin_graphql_api_id')));
+  const eventId = text(headers.webhookId);
   if (!type || !eventId) return undefined;
   return { eventId, type, intent: shopifyIntent(type, payload, clickIdParam) };
 }
@@ -52,7 +62,7 @@ export function parseShopifyEvent(payload: unknown, headers: { topic?: string; w
 function shopifyIntent(type: string, order: unknown, clickIdParam: string): Intent {
   if (type !== 'orders/paid') return { kind: 'ignore', reason: `Waymark does not use ${type} events.` };
   const currency = text(field(order, 'currency'));
-  const orderId = text(field(order, 'id'));
+  const orderId = shopifyId(order);
   const amount = currency ? majorToMinor(first(field(order, 'current_total_price'), field(order, 'total_price')), currency) : null;
   if (!currency || !orderId || amount === null) return { kind: 'ignore', reason: 'The order has no id, currency or total price.' };
   const customer = field(order, 'customer');
@@ -61,7 +71,7 @@ function shopifyIntent(type: string, order: unknown, clickIdParam: string): Inte
     kind: 'sale',
     customer: {
       externalId: null,
-      processorId: text(field(customer, 'id')),
+      processorId: shopifyId(customer),
       email: first(text(field(customer, 'email')), text(field(order, 'email'))),
       name: name ? name.slice(0, 100) : null,
     },
