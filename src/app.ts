@@ -191,6 +191,7 @@ export async function buildApp(options: BuildOptions) {
     exports: exports.service,
     audit: audit.service,
     sso,
+    integrations: integrations.service,
   });
   const retention = createRetention({
     config,

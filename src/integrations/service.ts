@@ -129,8 +129,14 @@ export function createIntegrationsService(o: IntegrationsServiceOptions) {
     async retry(workspaceId: string, provider: Provider, eventId: string, log: Log): Promise<ReceiveAnswer> {
       const row = await o.store.find({ workspaceId, provider, eventId });
       if (!row || row.outcome !== 'skipped' || row.payload === null) throw new ApiError('not_found', 'No skipped event with this id.');
-      const event = parse(provider, JSON.parse(row.payload), row.type, row.event_id);
-      if (!event) throw new ApiError('not_found', 'No skipped event with this id.');
+      let event: ParsedEvent | undefined;
+      try {
+        event = parse(provider, JSON.parse(row.payload), row.type, row.event_id);
+      } catch {
+        event = undefined;
+      }
+      // A stored body that no longer reads as an event stays skipped, with the reason.
+      if (!event) return { received: true, eventId, outcome: 'skipped', message: row.message, replay: true };
       return handle(workspaceId, provider, { ...event, eventId }, row.payload, log);
     },
 

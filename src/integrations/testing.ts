@@ -1,5 +1,5 @@
 /**
- * Test helpers of the integrations: an app with a fixed SECRETS_KEY, a subscriber that collects
+ * Test helpers of the integrations: an app (the harness sets a random SECRETS_KEY), a subscriber that collects
  * the domain events (`sale.created`, `lead.created`), and deliveries posted like the providers'.
  *
  * @example
@@ -7,7 +7,6 @@
  * await h.t.modules.integrations.service.setSecret(h.t.workspaceId, 'stripe', 'whsec_x');
  * const res = await h.post('stripe', body, { 'stripe-signature': header });
  */
-import { randomBytes } from 'node:crypto';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import type { DomainEvent } from '../outbox/outbox.js';
 import type { Subscriber } from '../outbox/publisher.js';
@@ -33,7 +32,7 @@ export async function integrationApp(): Promise<IntegrationHarness> {
       if (!published.some((e) => e.id === event.id)) published.push(event);
     },
   };
-  const t = await createTestApp({ env: { SECRETS_KEY: randomBytes(32).toString('hex') }, subscribers: [subscriber] });
+  const t = await createTestApp({ subscribers: [subscriber] });
   return {
     t,
     published,
