@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../http/errors.js';
+import { record, type Who } from '../audit/record.js';
 import type { Log } from '../tracking/deps.js';
 import { PROVIDERS, type ParsedEvent, type Provider } from './intent.js';
 import type { Recorder } from './recorder.js';
@@ -140,14 +141,23 @@ export function createIntegrationsService(o: IntegrationsServiceOptions) {
       return handle(workspaceId, provider, { ...event, eventId }, row.payload, log);
     },
 
-    async setSecret(workspaceId: string, provider: Provider, secret: string): Promise<void> {
+    /** Saves (or replaces) the provider's signing secret, sealed; audited as `integration.secret_set` (never the secret). */
+    async setSecret(workspaceId: string, provider: Provider, secret: string, who?: Who): Promise<void> {
       const s = secret.trim();
       if (!s || s.length > MAX_SECRET_CHARS || /[\s\u0000]/.test(s)) throw new ApiError('unprocessable_entity', `The secret must be 1 to ${MAX_SECRET_CHARS} characters without spaces.`);
       if (!(await o.workspaceExists(workspaceId))) throw new ApiError('not_found', 'Workspace not found.');
-      await o.store.saveSecret(workspaceId, provider, o.box.seal(s, context(workspaceId, provider)), o.now());
+      await o.store.saveSecret(workspaceId, provider, o.box.seal(s, context(workspaceId, provider)), o.now(), async (trx) => {
+        if (who) await record(trx, who, { workspaceId, action: 'integration.secret_set', targetIds: provider });
+      });
     },
 
-    removeSecret: (workspaceId: string, provider: Provider) => o.store.removeSecret(workspaceId, provider),
+    /** Removes the provider's integration (its deliveries are refused from then on); audited as `integration.remove`. */
+    async removeSecret(workspaceId: string, provider: Provider, who?: Who): Promise<void> {
+      const removed = await o.store.removeSecret(workspaceId, provider, async (trx) => {
+        if (who) await record(trx, who, { workspaceId, action: 'integration.remove', targetIds: provider });
+      });
+      if (!removed) throw new ApiError('not_found', `No ${PROVIDER_NAMES[provider]} integration is set up.`);
+    },
 
     /** What the settings page shows: each provider's address and whether a secret is set, and the latest deliveries. */
     async overview(workspaceId: string): Promise<{ providers: { provider: Provider; name: string; endpoint: string; configuredAt: number | null }[]; recent: IntegrationEventRow[] }> {

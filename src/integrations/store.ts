@@ -37,15 +37,25 @@ export function createIntegrationStore(db: Kysely<Database>, dialect: Dialect) {
     async configured(workspaceId: string): Promise<{ provider: string; updated_at: number }[]> {
       return db.selectFrom('integrations').select(['provider', 'updated_at']).where('workspace_id', '=', workspaceId).execute();
     },
-    async saveSecret(workspaceId: string, provider: Provider, sealed: string, now: number): Promise<void> {
-      await db
+    /** Saves the sealed secret; `audit` writes the audit entry in the same transaction. */
+    async saveSecret(workspaceId: string, provider: Provider, sealed: string, now: number, audit: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
         .insertInto('integrations')
         .values({ workspace_id: workspaceId, provider, secret_sealed: sealed, created_at: now, updated_at: now })
         .onConflict((oc) => oc.columns(['workspace_id', 'provider']).doUpdateSet({ secret_sealed: sealed, updated_at: now }))
         .execute();
+        await audit(trx);
+      });
     },
-    async removeSecret(workspaceId: string, provider: Provider): Promise<void> {
-      await db.deleteFrom('integrations').where('workspace_id', '=', workspaceId).where('provider', '=', provider).execute();
+    /** Removes the integration; false when there was none. */
+    async removeSecret(workspaceId: string, provider: Provider, audit: (trx: Kysely<Database>) => Promise<void>): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const gone = await trx.deleteFrom('integrations').where('workspace_id', '=', workspaceId).where('provider', '=', provider).executeTakeFirst();
+        if (!Number(gone.numDeletedRows)) return false;
+        await audit(trx);
+        return true;
+      });
     },
     /**
      * Takes the delivery for this process: `claimed`, or the stored row of the same event id

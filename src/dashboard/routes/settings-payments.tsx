@@ -47,14 +47,14 @@ export function paymentIntegrationRoutes(kit: Kit, integrations: IntegrationsSer
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       const provider = providerOf(request.params.provider);
       return orShow(
-        () => integrations.setSecret(page.workspace.id, provider, request.body?.secret ?? ''),
+        () => integrations.setSecret(page.workspace.id, provider, request.body?.secret ?? '', page.who),
         (error, status) => show(reply, page, { error }, status),
         () => redirect(reply, back(page)),
       );
     });
     app.post<{ Params: Params }>('/dashboard/w/:slug/settings/integrations/:provider/remove', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
-      await integrations.removeSecret(page.workspace.id, providerOf(request.params.provider));
+      await integrations.removeSecret(page.workspace.id, providerOf(request.params.provider), page.who);
       return redirect(reply, back(page));
     });
     app.post<{ Params: Params & { eventId: string } }>('/dashboard/w/:slug/settings/integrations/:provider/events/:eventId/retry', { schema: HIDDEN }, async (request, reply) => {
