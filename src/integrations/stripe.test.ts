@@ -210,3 +210,21 @@ test('events Waymark does not use are acknowledged as ignored', async () => {
   const res = await deliver(event('payment_intent.created', { id: 'pi_x' }));
   assert.deepEqual([res.statusCode, res.json().outcome], [200, 'ignored']);
 });
+
+test('concurrent deliveries: the same event five times, and three events plus /track/sale for one invoice, are one sale', async () => {
+  const { link, clickId } = await clickOnNewLink();
+  const lead = await h.t.inject({ method: 'POST', url: '/track/lead', payload: { clickId, eventName: 'Sign up', customerExternalId: 'race-user', mode: 'wait' } });
+  assert.equal(lead.statusCode, 200, lead.body);
+  const same = event('invoice.paid', { id: 'in_race_1', customer: 'cus_race', amount_paid: 500, currency: 'usd', metadata: { dubCustomerExternalId: 'race-user' } });
+  const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(same)));
+  // One records; the others are answered from the log, or 409 while the first is still at work (Stripe retries those).
+  assert.equal(answers.filter((r) => r.statusCode === 200 && !r.json().replay).length, 1, answers.map((r) => r.body).join('\n'));
+  assert.ok(answers.every((r) => r.statusCode === 200 || r.statusCode === 409));
+  const invoice = { id: 'in_race_2', customer: 'cus_race', amount_paid: 700, currency: 'usd', metadata: { dubCustomerExternalId: 'race-user' } };
+  await Promise.all([
+    ...Array.from({ length: 3 }, () => deliver(event('invoice.paid', invoice))),
+    h.t.inject({ method: 'POST', url: '/track/sale', payload: { customerExternalId: 'race-user', amount: 700, invoiceId: 'in_race_2', paymentProcessor: 'stripe' } }),
+  ]);
+  const row = await readLink(h.t, link.id);
+  assert.deepEqual([row.sales, row.sale_amount], [2, 1200]);
+});
