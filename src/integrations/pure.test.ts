@@ -107,3 +107,22 @@ test('Shopify and Paddle payloads', () => {
   assert.deepEqual(txn?.intent.kind === 'sale' && [txn.intent.clickId, txn.intent.amount, txn.intent.currency], ['c2', 1999, 'EUR']);
   assert.equal(parsePaddleEvent({ event_id: 'e2', event_type: 'subscription.created', data: {} })?.intent.kind, 'ignore');
 });
+
+test('loadOrCreateKey: SECRETS_KEY wins; else the key file is created once (mode 0600) and read back', async () => {
+  const { mkdtempSync, statSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { loadOrCreateKey } = await import('./secret-box.js');
+  const dir = mkdtempSync(join(tmpdir(), 'wm-key-'));
+  try {
+    const file = join(dir, 'sub', 'secrets.key');
+    const hex = randomBytes(32).toString('hex');
+    assert.equal(loadOrCreateKey({ key: hex, file }).toString('hex'), hex);
+    assert.throws(() => loadOrCreateKey({ key: 'abc', file }), /SECRETS_KEY/);
+    const created = loadOrCreateKey({ file });
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(loadOrCreateKey({ file }).equals(created), 'the second start reads the same key');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
