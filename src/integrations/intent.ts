@@ -33,8 +33,11 @@ export type Intent =
       kind: 'refund';
       /** Invoice ids the refunded sale may have been recorded under, first match wins. */
       invoiceIds: string[];
-      /** Everything refunded of that payment so far, in its smallest unit (providers send totals). */
-      refundedTotal: number;
+      /**
+       * Stripe sends everything refunded of the payment so far (`total`); Shopify and Paddle send
+       * one refund at a time (`increment`, recorded once by its own id), in the smallest unit.
+       */
+      refunded: { total: number } | { increment: number };
       currency: string;
     }
   | { kind: 'ignore'; reason: string };

@@ -91,7 +91,7 @@ test('Stripe payloads: click ids from client_reference_id and metadata, invoice 
   const meta = parseStripeEvent({ id: 'evt_3', type: 'checkout.session.completed', data: { object: { id: 'cs_3', amount_total: 1, currency: 'usd', metadata: { dubClickId: 'xyz' } } } });
   assert.equal(meta?.intent.kind === 'sale' && meta.intent.clickId, 'xyz');
   const refund = parseStripeEvent({ id: 'evt_4', type: 'charge.refunded', data: { object: { amount_refunded: 100, currency: 'usd', invoice: 'in_1', payment_intent: { id: 'pi_9' } } } });
-  assert.deepEqual(refund?.intent, { kind: 'refund', invoiceIds: ['in_1', 'pi_9'], refundedTotal: 100, currency: 'usd' });
+  assert.deepEqual(refund?.intent, { kind: 'refund', invoiceIds: ['in_1', 'pi_9'], refunded: { total: 100 }, currency: 'usd' });
   const noClick = parseStripeEvent({ id: 'evt_5', type: 'customer.created', data: { object: { id: 'cus_5', metadata: {} } } });
   assert.equal(noClick?.intent.kind, 'ignore');
   assert.equal(parseStripeEvent({ type: 'x' }), undefined);

@@ -123,7 +123,7 @@ export function createRecorder(deps: TrackDeps, services: { sales: SaleService; 
         case 'lead':
           return lead(workspaceId, intent, log);
         case 'refund': {
-          const r = await recordRefund(deps, { workspaceId, invoiceIds: intent.invoiceIds, refundedTotal: intent.refundedTotal, currency: intent.currency, paymentProcessor: provider, reference: intent.invoiceIds.join(',') });
+          const r = await recordRefund(deps, { workspaceId, invoiceIds: intent.invoiceIds, refunded: intent.refunded, currency: intent.currency, paymentProcessor: provider, reference: intent.invoiceIds.join(',') });
           const cap = (capped: boolean) => (capped ? ' The refund reported is larger than the sale; it was stopped at the sale amount.' : '');
           switch (r.kind) {
             case 'unknown-sale':

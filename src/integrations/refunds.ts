@@ -1,6 +1,6 @@
 /**
- * Refunds. A provider reports everything refunded of a payment so far; Waymark records the part
- * not yet recorded as a sale event with a negative amount, attributed like the sale it refunds
+ * Refunds. Stripe reports everything refunded of a payment so far, Shopify and Paddle each refund
+ * on its own; Waymark records the part not yet recorded as a sale event with a negative amount, attributed like the sale it refunds
  * (same click, link and customer), and takes it off the link's and the customer's `saleAmount`.
  * So `saleAmount` everywhere (links, customers, analytics) is net revenue while `sales` keeps
  * counting sales: a negative sale adds to revenue but not to the count (events/sql/rollup-deltas.ts).
@@ -39,7 +39,7 @@ export type RefundResult =
 /** Records a refund of the first sale stored under one of `invoiceIds`, in one transaction. */
 export async function recordRefund(
   deps: TrackDeps,
-  input: { workspaceId: string; invoiceIds: readonly string[]; refundedTotal: number; currency: string; paymentProcessor: string; reference: string },
+  input: { workspaceId: string; invoiceIds: readonly string[]; refunded: { total: number } | { increment: number }; currency: string; paymentProcessor: string; reference: string },
 ): Promise<RefundResult> {
   const { workspaceId } = input;
   const result = await deps.db.transaction().execute(async (trx): Promise<RefundResult> => {
@@ -56,7 +56,8 @@ export async function recordRefund(
     const before = await trx.selectFrom('sale_refunds').select(['refunded_original', 'refunded_usd_cents'])
       .where('workspace_id', '=', workspaceId).where('sale_event_id', '=', sale.id).executeTakeFirstOrThrow();
     const original = Number(sale.original_amount ?? sale.amount);
-    const step = refundStep({ usdCents: Number(sale.amount), original }, { original: Number(before.refunded_original), usdCents: Number(before.refunded_usd_cents) }, input.refundedTotal);
+    const refundedTotal = 'total' in input.refunded ? input.refunded.total : Number(before.refunded_original) + input.refunded.increment;
+    const step = refundStep({ usdCents: Number(sale.amount), original }, { original: Number(before.refunded_original), usdCents: Number(before.refunded_usd_cents) }, refundedTotal);
     if (step.original === 0 && step.usdCents === 0) return { kind: 'nothing-new', sale, capped: step.capped };
     const row = conversionEvent(sale, {
       kind: 'sale',

@@ -104,3 +104,30 @@ test('Paddle: a stale timestamp and a wrong secret are refused; an unknown custo
   const kept = await h.t.ctx.database.db.selectFrom('integration_events').select(['payload', 'outcome']).where('event_id', '=', 'evt_pdl_unknown').executeTakeFirstOrThrow();
   assert.ok(kept.payload?.includes('txn_stale'));
 });
+
+test('Shopify refunds/create and Paddle approved refund adjustments take from net revenue, once per refund', async () => {
+  const link = await insertLink(h.t);
+  const click = await insertClick(h.t, link);
+  await postShopify({ id: 6001, currency: 'USD', total_price: '50.00', customer: { id: 601 }, note_attributes: [{ name: 'dub_id', value: click.click_id }] });
+  const refund = { id: 9001, order_id: 6001, transactions: [{ kind: 'refund', status: 'success', amount: '20.00', currency: 'USD' }, { kind: 'refund', status: 'failure', amount: '5.00', currency: 'USD' }] };
+  const first = await postShopify(refund, { topic: 'refunds/create' });
+  assert.equal(first.json().outcome, 'recorded', first.body);
+  const again = await postShopify(refund, { topic: 'refunds/create' }); // another webhook id, the same refund
+  assert.equal(again.json().replay, true, again.body);
+  const tooMuch = await postShopify({ id: 9002, order_id: 6001, transactions: [{ kind: 'refund', status: 'success', amount: '45.00', currency: 'USD' }] }, { topic: 'refunds/create' });
+  assert.match(tooMuch.json().message, /larger than the sale/);
+  assert.deepEqual([(await readLink(h.t, link.id)).sales, (await readLink(h.t, link.id)).sale_amount], [1, 0]);
+
+  const link2 = await insertLink(h.t);
+  const click2 = await insertClick(h.t, link2);
+  await postPaddle({ id: 'txn_refund', customer_id: 'ctm_refund', currency_code: 'USD', custom_data: { waymark_id: click2.click_id }, details: { totals: { grand_total: '3000' } } });
+  const adjustment = (status: string) => ({ id: 'adj_01', action: 'refund', status, transaction_id: 'txn_refund', currency_code: 'USD', totals: { total: '1000' } });
+  const post = (type: string, data: Record<string, unknown>) => {
+    const body = JSON.stringify({ event_id: `evt_adj_${++seq}`, event_type: type, data });
+    return h.post('paddle', body, { 'paddle-signature': paddleSignature(body) });
+  };
+  assert.equal((await post('adjustment.created', adjustment('pending_approval'))).json().outcome, 'ignored');
+  assert.equal((await post('adjustment.updated', adjustment('approved'))).json().outcome, 'recorded');
+  assert.equal((await post('adjustment.updated', adjustment('approved'))).json().replay, true);
+  assert.deepEqual(await h.totals(link2.id), { leads: 1, sales: 1, saleAmount: 2000 });
+});

@@ -1,5 +1,5 @@
 /**
- * Shopify `orders/paid` → a sale (pure). The topic and the delivery's id come in headers
+ * Shopify `orders/paid` → a sale, `refunds/create` → a refund of that order's sale (pure). The topic and the delivery's id come in headers
  * (`X-Shopify-Topic`, `X-Shopify-Webhook-Id`); the click id in a cart attribute, which Shopify
  * copies onto the order's `note_attributes` (`waymark_id` or `dub_id`, set by the storefront from
  * the landing URL), else in the `landing_site` URL's query. The order id is the invoice id;
@@ -54,12 +54,31 @@ function clickIdOfOrder(order: unknown, clickIdParam: string): string | null {
 
 export function parseShopifyEvent(payload: unknown, headers: { topic?: string; webhookId?: string }, clickIdParam: string): ParsedEvent | undefined {
   const type = text(headers.topic);
-  const eventId = text(headers.webhookId);
+  // A refund is recorded once by its own id, whichever delivery brings it.
+  const refundId = type === 'refunds/create' ? shopifyId(payload) : null;
+  const eventId = refundId ? `refund_${refundId}` : text(headers.webhookId);
   if (!type || !eventId) return undefined;
   return { eventId, type, intent: shopifyIntent(type, payload, clickIdParam) };
 }
 
+/** `refunds/create`: the refund's successful refund transactions, against the order's sale. */
+function refundIntent(refund: unknown): Intent {
+  const orderId = text(field(refund, 'order_id'));
+  const transactions = field(refund, 'transactions');
+  const done = Array.isArray(transactions) ? transactions.filter((t) => field(t, 'kind') === 'refund' && field(t, 'status') === 'success') : [];
+  const currency = text(field(done[0], 'currency'));
+  if (!orderId || !currency) return { kind: 'ignore', reason: 'The refund has no order id or no successful refund transaction.' };
+  let increment = 0;
+  for (const t of done) {
+    const minor = majorToMinor(field(t, 'amount'), currency);
+    if (minor === null || text(field(t, 'currency'))?.toLowerCase() !== currency.toLowerCase()) return { kind: 'ignore', reason: 'The refund transactions have no readable amount in one currency.' };
+    increment += minor;
+  }
+  return { kind: 'refund', invoiceIds: [`shopify_${orderId}`], refunded: { increment }, currency };
+}
+
 function shopifyIntent(type: string, order: unknown, clickIdParam: string): Intent {
+  if (type === 'refunds/create') return refundIntent(order);
   if (type !== 'orders/paid') return { kind: 'ignore', reason: `Waymark does not use ${type} events.` };
   const currency = text(field(order, 'currency'));
   const orderId = shopifyId(order);

@@ -84,7 +84,7 @@ function stripeIntent(type: string, obj: unknown): Intent {
       const currency = text(field(obj, 'currency'));
       const invoiceIds = [idOf(field(obj, 'invoice')), idOf(field(obj, 'payment_intent'))].filter((v): v is string => !!v);
       if (refundedTotal === null || !currency || !invoiceIds.length) return { kind: 'ignore', reason: 'The charge has no amount_refunded, currency, invoice or payment intent.' };
-      return { kind: 'refund', invoiceIds, refundedTotal, currency };
+      return { kind: 'refund', invoiceIds, refunded: { total: refundedTotal }, currency };
     }
     case 'customer.created': {
       const clickId = fromMetadata(field(obj, 'metadata'), CLICK_ID_KEYS);
