@@ -35,6 +35,7 @@ import { createLinksModule } from './links/module.js';
 import { createCustomersModule } from './customers/module.js';
 import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
+import { createIntegrationsModule } from './integrations/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
 import { createQrModule } from './qr/module.js';
 import { createOutboxModule } from './outbox/module.js';
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildOptions) {
   const customers = createCustomersModule(ctx);
   const redirect = createRedirectModule(ctx, { links });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
+  const integrations = createIntegrationsModule(ctx, { tracking });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
   const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
@@ -191,6 +193,7 @@ export async function buildApp(options: BuildOptions) {
     exports: exports.service,
     audit: audit.service,
     sso,
+    integrations: integrations.service,
   });
   const retention = createRetention({
     config,
@@ -300,6 +303,7 @@ export async function buildApp(options: BuildOptions) {
   await app.register(links.routes);
   await app.register(customers.routes);
   await app.register(tracking.routes);
+  await app.register(integrations.routes);
   await app.register(analytics.routes);
   await app.register(qr.routes);
   await app.register(webhooks.routes);
@@ -324,5 +328,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, integrations, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

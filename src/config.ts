@@ -120,6 +120,13 @@ const EnvSchema = z.object({
   DOMAIN_DNS_TARGET: z.string().optional(),
   /** Path of a JSON file of exchange rates (units of each currency per 1 USD, e.g. { "eur": 0.97 }) replacing the bundled table. */
   CURRENCY_RATES_FILE: z.string().optional(),
+  /** Key sealing the payment providers' signing secrets (32 bytes, base64 or hex); else SECRETS_KEY_PATH. */
+  SECRETS_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?)$/, 'must be 32 bytes written as base64 (44 characters) or 64 hex digits')
+    .optional(),
+  /** File holding that key, created with a random one on first use when SECRETS_KEY is unset. */
+  SECRETS_KEY_PATH: z.string().min(1).default('data/secrets.key'),
   /** The most rows one import over HTTP reads (`POST /links/import`, the dashboard); the CLI has no limit. */
   IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_IMPORT_MAX_ROWS),
   /** The largest file one import over HTTP takes, bytes (the multipart body, for an upload). */
@@ -256,6 +263,9 @@ export interface Config {
   clickShutdownGraceMs: number;
   /** Spill folder; by default beside the SQLite file, or ./data/click-spill (click-spill.ts). */
   clickSpillDir?: string;
+  /** SECRETS_KEY: seals the integrations' signing secrets (integrations/secret-box.ts). */
+  secretsKey?: string;
+  secretsKeyPath: string;
   currencyRatesFile?: string;
   /** Caps of one import over HTTP (imports/limits.ts). */
   importMaxRows: number;
@@ -385,6 +395,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickShutdownGraceMs: e.CLICK_SHUTDOWN_GRACE_MS,
     clickSpillDir: e.CLICK_SPILL_DIR,
     currencyRatesFile: e.CURRENCY_RATES_FILE,
+    secretsKey: e.SECRETS_KEY,
+    secretsKeyPath: e.SECRETS_KEY_PATH,
     importMaxRows: e.IMPORT_MAX_ROWS,
     importMaxBytes: e.IMPORT_MAX_BYTES,
     importSpoolDir: e.IMPORT_SPOOL_DIR,

@@ -25,6 +25,8 @@ const EXEMPT: Record<string, string> = {
   'POST /dashboard/forgot': 'asking for a reset link changes no workspace (and must not say whether the address has an account)',
   'POST /dashboard/reset': "a person's own password belongs to no workspace",
   'POST /mcp': 'carries MCP tool calls, each a service call that writes its own entry (create_link is a link.create by the key: mcp/mcp.test.ts)',
+  'POST /dashboard/w/:slug/settings/integrations/:provider/events/:eventId/retry': 'records a provider\'s sale or lead again: a conversion, like /track/sale',
+  'POST /integrations/:provider/:workspaceId': "a payment provider's signed delivery: conversions, like /track/sale; each is in the integration's own event log",
   'POST /dashboard/w/:slug/links/preview-fetch': "reads a destination's page for the builder's preview fields; saves nothing",
 };
 
@@ -246,6 +248,11 @@ const FORMS: Record<string, Maker> = {
     await api('POST', `/webhooks/${id}`).catch(() => undefined);
     await t.ctx.database.db.updateTable('webhooks').set({ disabled_at: Date.now() }).where('id', '=', id).execute();
     return viaForm('webhook.update', `/dashboard/w/:slug/settings/webhooks/${id}/enable`);
+  },
+  'POST /dashboard/w/:slug/settings/integrations/:provider': async () => viaForm('integration.secret_set', '/dashboard/w/:slug/settings/integrations/stripe', { secret: 'whsec_audit' }),
+  'POST /dashboard/w/:slug/settings/integrations/:provider/remove': async () => {
+    await t.modules.integrations.service.setSecret(t.workspaceId, 'paddle', 'pdl_audit');
+    return viaForm('integration.remove', '/dashboard/w/:slug/settings/integrations/paddle/remove');
   },
   'POST /dashboard/w/:slug/settings/webhooks/:id/disable': async () => viaForm('webhook.disable', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/disable`),
   'POST /dashboard/w/:slug/settings/webhooks/:id/delete': async () => viaForm('webhook.delete', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/delete`),

@@ -52,6 +52,10 @@ export interface CustomerStore {
    * concurrent sales of one customer queue on the row lock (PostgreSQL) instead of racing.
    */
   addSale(workspaceId: string, id: string, amountUsdCents: number, now: number): Promise<void>;
+  /** Takes a refund off the customer's `saleAmount` (the sale stays counted in `sales`). */
+  addRefund(workspaceId: string, id: string, amountUsdCents: number, now: number): Promise<void>;
+  /** The customer whose payment processor id (e.g. Stripe's `cus_…`) this is. */
+  findByProcessorId(workspaceId: string, processorId: string): Promise<CustomerRow | undefined>;
   delete(workspaceId: string, id: string): Promise<boolean>;
   /** The links customers are attributed to, for the expanded fields. */
   linksByIds(workspaceId: string, linkIds: readonly string[]): Promise<Map<string, CustomerLinkRow>>;
@@ -127,6 +131,25 @@ export function createCustomerStore(db: Kysely<Database>, dialect: Dialect): Cus
       await db.updateTable('customers').set(patch).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
       return db.selectFrom('customers').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
     },
+
+    async addRefund(workspaceId, id, amount, now) {
+      await db
+        .updateTable('customers')
+        .set((eb) => ({ sale_amount: eb('sale_amount', '-', amount), updated_at: now }))
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .execute();
+    },
+
+    findByProcessorId: (workspaceId, processorId) =>
+      db
+        .selectFrom('customers')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('processor_customer_id', '=', processorId)
+        .orderBy('created_at')
+        .limit(1)
+        .executeTakeFirst(),
 
     async addSale(workspaceId, id, amount, now) {
       await db

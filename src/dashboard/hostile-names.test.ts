@@ -86,6 +86,9 @@ const V = {
   deliveryEvent: h.value('webhook delivery event'),
   deliveryError: h.value('webhook delivery error'),
   utmTemplateName: h.value('UTM template name'),
+  integrationEventId: h.value('integration event id'),
+  integrationEventType: h.value('integration event type'),
+  integrationMessage: h.value('integration outcome message'),
   utmTemplateValue: h.value('UTM template utm_campaign'),
   // Typed into forms or the address bar (shown back on the answer).
   search: h.value('links search'),
@@ -217,6 +220,11 @@ before(async () => {
       id: utmTemplateId, workspace_id: t.workspaceId, name: V.utmTemplateName, name_key: V.utmTemplateName.toLowerCase(), utm_source: 'news',
       utm_medium: null, utm_campaign: V.utmTemplateValue, utm_term: null, utm_content: null, created_by: null, created_at: now,
     })
+    .execute();
+
+  await db
+    .insertInto('integration_events')
+    .values({ workspace_id: t.workspaceId, provider: 'stripe', event_id: V.integrationEventId, type: V.integrationEventType, outcome: 'skipped', message: V.integrationMessage, payload: '{}', received_at: now })
     .execute();
 
   webhookId = newId('wh', now);
@@ -394,7 +402,7 @@ test('analytics, events, customers and public stats', async () => {
   assert.deepEqual(failures.splice(0), []);
 });
 
-test('settings: general, domains, tags, folders, keys, webhooks, members', async () => {
+test('settings: general, domains, tags, folders, keys, webhooks, integrations, members', async () => {
   const s = `${base}/settings`;
   await get(owner, s, { status: 303 });
   await get(owner, `${s}/general`, { status: 200, shows: [...FRAME, 'workspaceSlug'] });
@@ -430,6 +438,15 @@ test('settings: general, domains, tags, folders, keys, webhooks, members', async
   await get(viewer, `${s}/webhooks/${enc(webhookId)}`, { status: 200, shows: ['webhookName', 'webhookUrl', 'deliveryEvent', 'deliveryError'] });
   for (const action of ['enable', 'disable', 'delete']) await post(owner, `${s}/webhooks/${enc(V.path)}/${action}`, {}, { status: 404 });
   await get(owner, `${s}/webhooks/${enc(V.path)}`, { status: 404 });
+
+  for (const who of [owner, viewer]) await get(who, `${s}/integrations`, { status: 200, shows: ['integrationEventId', 'integrationEventType', 'integrationMessage'] });
+  await post(viewer, `${s}/integrations/stripe`, { secret: 'whsec_x' }, { status: 403 });
+  await post(owner, `${s}/integrations/stripe`, { secret: `${V.integrationMessage} x` }, { status: 422, shows: ['integrationEventId'] });
+  await post(owner, `${s}/integrations/stripe`, { secret: V.integrationMessage }, { status: 303 });
+  await post(owner, `${s}/integrations/${enc(V.path)}`, { secret: 'whsec_x' }, { status: 404 });
+  await post(owner, `${s}/integrations/stripe/events/${enc(V.integrationEventId)}/retry`, {}, { status: 200, shows: ['integrationEventId'] });
+  await post(owner, `${s}/integrations/stripe/events/${enc(V.path)}/retry`, {}, { status: 404 });
+  await post(owner, `${s}/integrations/stripe/remove`, {}, { status: 303 });
 
   await get(owner, `${s}/members`, { status: 200, shows: ['userName', 'userEmail', 'viewerName', 'inviteEmail'] });
   await post(owner, `${s}/members/invite`, { email: V.inviteFormEmail, role: 'viewer' }, { status: 422 });

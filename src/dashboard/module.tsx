@@ -48,10 +48,12 @@ import type { JobRunner } from '../imports/job-runner.js';
 import type { ExportService } from '../exports/service.js';
 import type { SsoService } from '../sso/service.js';
 import { ssoRoutes } from './routes/sso.js';
+import { paymentIntegrationRoutes } from './routes/settings-payments.js';
+import type { IntegrationsService } from '../integrations/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso, integrations }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService; integrations?: IntegrationsService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -110,6 +112,7 @@ export function createDashboardModule(
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      if (integrations) await scope.register(paymentIntegrationRoutes(kit, integrations));
       await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, importJobs, exports));

@@ -298,6 +298,9 @@ export interface Database {
   utm_templates: UtmTemplatesTable;
   import_jobs: ImportJobsTable;
   import_job_links: ImportJobLinksTable;
+  integrations: IntegrationsTable;
+  integration_events: IntegrationEventsTable;
+  sale_refunds: SaleRefundsTable;
 }
 
 export type { Generated };
@@ -586,4 +589,38 @@ export interface ImportJobsTable {
 export interface ImportJobLinksTable {
   import_id: string;
   link_id: string;
+}
+
+/** A workspace's payment provider integration (migration 0028, src/integrations/). */
+export interface IntegrationsTable {
+  workspace_id: string;
+  /** `stripe`, `shopify` or `paddle`. */
+  provider: string;
+  /** The signing secret, sealed with AES-256-GCM (integrations/secret-box.ts); never stored in clear. */
+  secret_sealed: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One delivery received from a provider, by its event id (migration 0028). */
+export interface IntegrationEventsTable {
+  workspace_id: string;
+  provider: string;
+  event_id: string;
+  type: string;
+  /** `processing`, `recorded`, `duplicate`, `skipped` or `ignored` (integrations/store.ts). */
+  outcome: string;
+  message: string;
+  /** The verified body, kept only while the event is `skipped` (it can be retried). */
+  payload: string | null;
+  received_at: number;
+}
+
+/** How much of a sale has been refunded (migration 0029). */
+export interface SaleRefundsTable {
+  workspace_id: string;
+  sale_event_id: string;
+  refunded_original: number;
+  refunded_usd_cents: number;
+  updated_at: number;
 }

@@ -96,6 +96,8 @@ export interface LinkCounters {
   addLeads(trx: Kysely<Database>, workspaceId: string, linkId: string, count: number): Promise<void>;
   /** One sale of `amount` USD cents; `conversion` when it is the customer's first sale on the link. */
   addSale(trx: Kysely<Database>, workspaceId: string, linkId: string, amount: number, conversion: boolean): Promise<void>;
+  /** A refund of part of a sale on the link: `saleAmount` shows net revenue; `sales` keeps counting the sale. */
+  addRefund(trx: Kysely<Database>, workspaceId: string, linkId: string, amount: number): Promise<void>;
   /**
    * Erasure (events/sql/event-writer.ts): takes erased events off their links' `clicks`, `leads`,
    * `sales` and `saleAmount`, one statement per link (erasures are rare and small). Workspaces'
@@ -124,7 +126,8 @@ export function erasedTotals(rows: readonly ErasedEvent[]): { workspaceId: strin
     if (r.kind === 'click') t.clicks++;
     else if (r.kind === 'lead') t.leads++;
     else if (r.kind === 'sale') {
-      t.sales++;
+      // A refund (negative amount) took only from `saleAmount` (integrations/refunds.ts).
+      if (Number(r.amount) >= 0) t.sales++;
       t.saleAmount += Number(r.amount);
     }
   }
@@ -190,6 +193,15 @@ export function createLinkCounters(dialect: Dialect): LinkCounters {
           .where('id', '=', t.linkId)
           .execute();
       }
+    },
+
+    async addRefund(trx, workspaceId, linkId, amount) {
+      await trx
+        .updateTable('links')
+        .set((eb) => ({ sale_amount: eb('sale_amount', '-', amount) }))
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', linkId)
+        .execute();
     },
 
     async subtractConversion(trx, workspaceId, linkId) {

@@ -98,7 +98,7 @@ function sqliteTemplate(): Promise<string> {
 export async function createTestApp(options: TestAppOptions = {}) {
   const { database, dispose } = await openTestDatabase();
   const config = loadConfig(
-    { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', ...options.env },
+    { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex'), ...options.env },
     // Limits no suite meets by accident (tests send bad keys and many QR requests from 127.0.0.1);
     // the limits themselves are tested with low values (access/rate-limit.test.ts).
     // The event store: the SQL store unless a test names one (many suites read its tables), or

@@ -45,6 +45,6 @@ export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule
   const lifecycle: Lifecycle = {
     close: () => queue.drain(),
   };
-  return { routes, lifecycle, leads, sales, currency: fx, queue };
+  return { routes, lifecycle, leads, sales, currency: fx, queue, deps: trackDeps };
 }
 export type TrackingModule = ReturnType<typeof createTrackingModule>;

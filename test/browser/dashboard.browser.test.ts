@@ -183,7 +183,7 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
     return { status: res.status, ids: ((await res.json()) as { id: string }[]).map((l) => l.id) };
   }, apiKey);
   assert.deepEqual(listed, { status: 200, ids: [linkId] });
-  for (const part of ['general', 'domains', 'tags', 'folders', 'utm', 'keys', 'webhooks']) await assertAccessible(run, `${ws}/settings/${part}`, owner, `settings/${part}`);
+  for (const part of ['general', 'domains', 'tags', 'folders', 'utm', 'keys', 'webhooks', 'integrations']) await assertAccessible(run, `${ws}/settings/${part}`, owner, `settings/${part}`);
 
   // 8. Public stats (turned on through the API: the builder has no switch for it).
   assert.equal((await run.api('PATCH', `/links/${linkId}`, { publicStats: true })).status, 200);

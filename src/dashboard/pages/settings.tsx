@@ -20,6 +20,7 @@ export const SETTINGS_PAGES = [
   { id: 'utm', label: 'UTM templates' },
   { id: 'keys', label: 'API keys' },
   { id: 'webhooks', label: 'Webhooks' },
+  { id: 'integrations', label: 'Integrations' },
   { id: 'members', label: 'Members' },
   { id: 'audit', label: 'Audit log' },
 ] as const;

@@ -201,7 +201,7 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
         await executor.command(
           `INSERT INTO event_summaries
              SELECT "workspace_id", intDiv("timestamp", ${SUMMARY_BUCKET_MS}) * ${SUMMARY_BUCKET_MS} AS bucket, "link_id", {batch:String},
-               countIf("kind" = 'click'), countIf("kind" = 'lead'), countIf("kind" = 'sale'), sumIf("amount", "kind" = 'sale')
+               countIf("kind" = 'click'), countIf("kind" = 'lead'), countIf("kind" = 'sale' AND "amount" >= 0), sumIf("amount", "kind" = 'sale')
              FROM events WHERE ${these}
              GROUP BY "workspace_id", bucket, "link_id"`,
           params,

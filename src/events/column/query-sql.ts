@@ -127,7 +127,7 @@ function rawConditions(b: Builder, spec: AggregateSpec, range: TimeSpan, links: 
 
 const METRICS = `sum(case when "kind" = 'click' then 1 else 0 end) as clicks,
   sum(case when "kind" = 'lead' then 1 else 0 end) as leads,
-  sum(case when "kind" = 'sale' then 1 else 0 end) as sales,
+  sum(case when "kind" = 'sale' and "amount" >= 0 then 1 else 0 end) as sales,
   sum(case when "kind" = 'sale' then "amount" else 0 end) as sale_amount`;
 
 /**

@@ -378,7 +378,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             `INSERT INTO event_summaries
                SELECT workspace_id, ("timestamp" // ${SUMMARY_BUCKET_MS}) * ${SUMMARY_BUCKET_MS} AS bucket, link_id,
                  sum(CASE WHEN kind = 'click' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'lead' THEN 1 ELSE 0 END),
-                 sum(CASE WHEN kind = 'sale' THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'sale' THEN amount ELSE 0 END)
+                 sum(CASE WHEN kind = 'sale' AND amount >= 0 THEN 1 ELSE 0 END), sum(CASE WHEN kind = 'sale' THEN amount ELSE 0 END)
                FROM events WHERE id IN (SELECT id FROM expiring) GROUP BY ALL
              ON CONFLICT (workspace_id, bucket, link_id) DO UPDATE SET
                clicks = clicks + excluded.clicks, leads = leads + excluded.leads,

@@ -149,7 +149,7 @@ function rawSource(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, 
 
 const RAW_METRICS = sql`sum(case when kind = 'click' then 1 else 0 end) as clicks,
   sum(case when kind = 'lead' then 1 else 0 end) as leads,
-  sum(case when kind = 'sale' then 1 else 0 end) as sales,
+  sum(case when kind = 'sale' and amount >= 0 then 1 else 0 end) as sales,
   sum(case when kind = 'sale' then amount else 0 end) as sale_amount`;
 
 const ROLLUP_METRICS = sql`sum(clicks) as clicks, sum(leads) as leads, sum(sales) as sales, sum(sale_amount) as sale_amount`;

@@ -110,8 +110,9 @@ export function rollupDeltas(events: readonly StoredEvent[]): { hourly: HourlyDe
     const kind = e.kind;
     const clicks = kind === 'click' ? 1 : 0;
     const leads = kind === 'lead' ? 1 : 0;
-    const sales = kind === 'sale' ? 1 : 0;
-    const amount = sales ? Number(e.amount ?? 0) : 0;
+    // A sale with a negative amount is a refund (integrations/refunds.ts): net revenue, not a sale.
+    const amount = kind === 'sale' ? Number(e.amount ?? 0) : 0;
+    const sales = kind === 'sale' && amount >= 0 ? 1 : 0;
     const ts = Number(e.timestamp);
     const hour = ts - (((ts % HOUR_MS) + HOUR_MS) % HOUR_MS);
     const day = ts - (((ts % DAY_MS) + DAY_MS) % DAY_MS);
