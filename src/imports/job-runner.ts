@@ -60,7 +60,8 @@ export function createJobRunner(deps: { jobs: ImportJobs; importer: CsvImporter;
       clientLeft = true;
       stop.abort();
     }, { once: true });
-    const beat = setInterval(() => void jobs.heartbeat(job.id).catch(() => undefined), HEARTBEAT_MS);
+    // Only while the import's batches do not mark the job themselves (a slow upload, a long batch).
+    const beat = setInterval(() => void jobs.heartbeat(job.id, HEARTBEAT_MS).catch(() => undefined), HEARTBEAT_MS);
     beat.unref();
     const { clientGone: _c, onJob: _o, ...forwarded } = options;
     try {

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import type { ImportJob as Job } from './jobs.js';
+import { createImportJobs, type ImportJob as Job } from './jobs.js';
+import { tmpdir } from 'node:os';
 
 const csvOf = (n: number, prefix: string) => ['url,key', ...Array.from({ length: n }, (_, i) => `https://example.com/${prefix}/${i},${prefix}-${i}`)].join('\n') + '\n';
 
@@ -57,6 +58,19 @@ describe('import jobs', () => {
     base = await t.listen();
   });
   after(() => t.close());
+
+  test('the heartbeat writes only when the job was not marked within its period (the batches mark it)', async () => {
+    let clock = 1_000_000;
+    const store = createImportJobs(t.database.db, { spoolDir: tmpdir(), staleMs: 60_000, now: () => clock });
+    const job = await store.begin(t.workspaceId, { source: 'api', contentType: 'text/csv', mapping: {}, createdBy: null });
+    clock += 1_000;
+    assert.equal(await store.heartbeat(job.id, 5_000), false, 'marked 1 s ago: no write');
+    clock += 5_000;
+    assert.equal(await store.heartbeat(job.id, 5_000), true, 'marked 6 s ago: written');
+    assert.equal((await store.get(t.workspaceId, job.id))!.updatedAt, new Date(clock).toISOString());
+    assert.equal(await store.heartbeat(job.id), true, 'without a period it always writes');
+    await store.discard(job.id);
+  });
 
   test('the answer names the job, and GET /imports/{id} tells its state and counts', async () => {
     const res = await t.inject({ method: 'POST', url: '/links/import', payload: csvOf(3, 'named'), headers: { 'content-type': 'text/csv' } });

@@ -160,8 +160,19 @@ export function createImportJobs(db: Kysely<Database>, options: ImportJobsOption
       await removeFile(row?.spool_path ?? null);
     },
 
-    async heartbeat(id: string): Promise<void> {
+    /**
+     * Marks a running job alive, unless its row was marked within `freshForMs` (the import's own
+     * progress writes mark it after every batch). The check is a read: on SQLite the redirect
+     * thread's write would wait, synchronously, for the import thread's batch to commit.
+     * Returns whether it wrote.
+     */
+    async heartbeat(id: string, freshForMs = 0): Promise<boolean> {
+      if (freshForMs > 0) {
+        const row = await db.selectFrom('import_jobs').select('heartbeat_at').where('id', '=', id).executeTakeFirst();
+        if (row && now() - Number(row.heartbeat_at) < freshForMs) return false;
+      }
       await db.updateTable('import_jobs').set({ heartbeat_at: now() }).where('id', '=', id).where('state', '=', 'running').execute();
+      return true;
     },
 
     /** Ends a job; a completed or undone job's file is removed, and so is one that cannot be resumed. */
