@@ -225,6 +225,18 @@ export function BarePage({ title, children }: { title: string; children?: Childr
   );
 }
 
+/**
+ * A table that may scroll sideways on a narrow screen: a named region that takes keyboard focus,
+ * so the arrow keys scroll it (axe's scrollable-region-focusable).
+ */
+export function TableWrap({ label, children }: { label: string; children?: Children }): JSX.Element {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabindex="0">
+      {children}
+    </div>
+  );
+}
+
 /** A form's error message, announced to screen readers. */
 export function FormError({ message }: { message?: string }): JSX.Element {
   if (!message) return '';

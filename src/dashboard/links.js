@@ -18,7 +18,12 @@
      field gets the ISO (UTC) value, its [data-utc] saved value is shown in local time, the
      [data-zone-label] element names the zone and [data-past-warning] shows for a past date;
    - typing in a [data-slug-source] field (a new workspace's name) writes its slug into the form's
-     [data-slug-target] field, until that field is typed into itself. */
+     [data-slug-target] field, until that field is typed into itself;
+   - Escape closes an open <details class="switcher"> (the workspace switcher) and gives focus
+     back to its summary;
+   - a [data-linkscope] radio group shows the [data-linkscope-for="<value>"] part of its form
+     that its chosen value needs, and the whole group only while its [data-linkscope-trigger]
+     checkbox is ticked (the webhook form's link.clicked). */
 (function () {
   'use strict';
   function reveal(root) {
@@ -159,4 +164,31 @@
       });
     }
   });
+
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Escape') return;
+    document.querySelectorAll('details.switcher[open]').forEach(function (d) {
+      d.open = false;
+      var summary = d.querySelector('summary');
+      if (summary && d.contains(document.activeElement)) summary.focus();
+    });
+  });
+
+  // The webhook form: the link picker follows link.clicked and the scope chosen.
+  function syncLinkScope(form) {
+    var trigger = form.querySelector('[data-linkscope-trigger]');
+    var group = form.querySelector('[data-linkscope]');
+    if (!trigger || !group) return;
+    group.hidden = !trigger.checked;
+    var chosen = form.querySelector('[data-linkscope] input[type=radio]:checked');
+    form.querySelectorAll('[data-linkscope-for]').forEach(function (part) {
+      part.hidden = !chosen || part.getAttribute('data-linkscope-for') !== chosen.value;
+    });
+  }
+  document.addEventListener('change', function (e) {
+    if (e.target.form && e.target.form.querySelector('[data-linkscope]')) syncLinkScope(e.target.form);
+  });
+  function linkScopeForms(root) { root.querySelectorAll('form').forEach(function (f) { if (f.querySelector('[data-linkscope]')) syncLinkScope(f); }); }
+  document.addEventListener('DOMContentLoaded', function () { linkScopeForms(document); });
+  document.addEventListener('htmx:load', function (e) { linkScopeForms(e.target); });
 })();

@@ -1,7 +1,7 @@
 /** Settings → Audit log (owners): who changed what, newest first, with filters, paging and a CSV download. */
 import type { AuditEntry } from '../../audit/entries.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
-import { workspacePath } from '../layout.js';
+import { TableWrap, workspacePath } from '../layout.js';
 
 export interface AuditFiltersView {
   actor?: string;
@@ -72,7 +72,7 @@ export function AuditPage({ frame, entries, filters, nextQuery, csvQuery, names,
       {entries.length === 0 ? (
         <p class="empty">No entries{filters.actor || filters.action || filters.target || filters.from || filters.to ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Audit log entries">
           <table>
             <thead>
               <tr>
@@ -108,7 +108,7 @@ export function AuditPage({ frame, entries, filters, nextQuery, csvQuery, names,
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {nextQuery ? (
         <p>

@@ -3,7 +3,7 @@ import { escapeHtml } from '@kitajs/html';
 import { formatMoney } from '../format.js';
 import type { EventRecord } from '../../analytics/schema.js';
 import type { CustomerResponse } from '../../customers/schema.js';
-import { Layout, workspacePath, type Frame } from '../layout.js';
+import { Layout, TableWrap, workspacePath, type Frame } from '../layout.js';
 import { EventsTable } from './events.js';
 import { countryLabel } from '../countries.js';
 
@@ -35,7 +35,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
       {v.customers.length === 0 ? (
         <p>{v.search ? 'No customer matches this search.' : 'No customers yet: they appear when a lead is tracked (POST /track/lead).'}</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Customers">
           <table>
             <thead>
               <tr>
@@ -62,7 +62,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <nav class="pager" aria-label="Pages">
         {v.page > 1 ? <a href={href(v.page - 1)}>Previous</a> : ''}

@@ -3,7 +3,7 @@
  * roles, remove, and allow or withdraw a password for a single sign-on account.
  */
 import { escapeHtml } from '@kitajs/html';
-import { CsrfField, workspacePath, type Frame } from '../layout.js';
+import { CsrfField, TableWrap, workspacePath, type Frame } from '../layout.js';
 import { SettingsShell } from './settings.js';
 import { ROLES, can } from '../../users/roles.js';
 import type { Member } from '../../users/store.js';
@@ -87,7 +87,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
       ) : (
         ''
       )}
-      <div class="table-wrap">
+      <TableWrap label="Members">
         <table>
           <thead>
             <tr>
@@ -134,7 +134,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {manage ? (
         <>
           <h2>Invite someone</h2>

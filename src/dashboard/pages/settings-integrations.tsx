@@ -7,7 +7,7 @@ import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';
-import { CsrfField, workspacePath } from '../layout.js';
+import { CsrfField, TableWrap, workspacePath } from '../layout.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 
 export interface KeyView {
@@ -37,7 +37,7 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
       ) : (
         ''
       )}
-      <div class="table-wrap">
+      <TableWrap label="API keys">
         <table>
           <thead>
             <tr>
@@ -86,7 +86,7 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {owner ? (
         <form method="post" action={path(frame, 'keys')} class="stack">
           <CsrfField token={frame.csrf} />
@@ -256,7 +256,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
       {v.deliveries.length === 0 ? (
         <p>No deliveries yet.</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Recent deliveries">
           <table>
             <thead>
               <tr>
@@ -281,7 +281,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </SettingsShell>
   );

@@ -69,7 +69,7 @@ export function GeneralPage({ frame, error, values }: { frame: WorkspaceFrame; e
         </label>
         <label>
           Slug
-          <input type="text" name="slug" value={values?.slug ?? frame.workspace.slug} minlength="3" maxlength="48" pattern="[A-Za-z0-9-]+" required disabled={!owner} />
+          <input type="text" name="slug" value={values?.slug ?? frame.workspace.slug} minlength="3" maxlength="48" pattern="[A-Za-z0-9\-]+" required disabled={!owner} />
         </label>
         <p class="hint">The slug is part of every dashboard address; changing it changes them.</p>
         {owner ? <button type="submit">Save</button> : <p class="hint">Only owners change these settings.</p>}
