@@ -23,7 +23,9 @@
      back to its summary;
    - a [data-linkscope] radio group shows the [data-linkscope-for="<value>"] part of its form
      that its chosen value needs, and the whole group only while its [data-linkscope-trigger]
-     checkbox is ticked (the webhook form's link.clicked). */
+     checkbox is ticked (the webhook form's link.clicked);
+   - "Add tag" ([name=op][value=tag]) with no tag chosen is held, and the browser says so at the
+     tag's list (the ticked links stay ticked; the server answers the same without JavaScript). */
 (function () {
   'use strict';
   function reveal(root) {
@@ -191,4 +193,18 @@
   function linkScopeForms(root) { root.querySelectorAll('form').forEach(function (f) { if (f.querySelector('[data-linkscope]')) syncLinkScope(f); }); }
   document.addEventListener('DOMContentLoaded', function () { linkScopeForms(document); });
   document.addEventListener('htmx:load', function (e) { linkScopeForms(e.target); });
+
+  document.addEventListener('submit', function (e) {
+    var submitter = e.submitter;
+    if (!submitter || submitter.name !== 'op' || submitter.value !== 'tag') return;
+    var tag = e.target.elements.namedItem('tagId');
+    if (!tag || tag.value) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    tag.setCustomValidity('Choose the tag to add.');
+    tag.reportValidity();
+  }, true);
+  document.addEventListener('change', function (e) {
+    if (e.target.name === 'tagId' && e.target.setCustomValidity) e.target.setCustomValidity('');
+  });
 })();

@@ -109,7 +109,7 @@ export function createDashboardModule(
       await scope.register(activityRoutes(kit, services));
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
-      await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      await scope.register(integrationRoutes(kit, services, ctx.workspaces, links));
       await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, importJobs, exports));

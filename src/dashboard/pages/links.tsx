@@ -6,7 +6,7 @@
  * The bulk form sits above the table and its checkboxes join it through `form="bulk"`, so each
  * row can keep its own small forms (archive) without nesting forms.
  */
-import { CsrfField, Layout, workspacePath, type Frame } from '../layout.js';
+import { CsrfField, FieldError, Layout, workspacePath, type Frame } from '../layout.js';
 import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { SORT_FIELDS, type SortField } from '../../links/schema.js';
@@ -24,14 +24,15 @@ export interface ListState {
   sortOrder: 'asc' | 'desc';
 }
 
-/** What the last bulk action did, or `empty`: one was pressed with no link ticked. */
+/** What the last bulk action did; `empty`: one was pressed with no link ticked; `missing-tag`: "Add tag" without a tag. */
 export type BulkNotice =
   | {
       op: BulkOp;
       count: number;
       failed: number;
     }
-  | 'empty';
+  | 'empty'
+  | 'missing-tag';
 
 type Cursor = { before?: string; after?: string; page?: number };
 
@@ -127,7 +128,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
         Unarchive
       </button>
       <span class="group">
-        <select name="tagId" aria-label="Tag to add">
+        <select name="tagId" aria-label="Tag to add" {...(v.notice === 'missing-tag' ? { 'aria-invalid': 'true', 'aria-describedby': 'err-tagId' } : {})}>
           <option value="">Tag…</option>
           {v.choices.tags.map((t) => (
             <option value={t.id} safe>
@@ -138,6 +139,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
         <button type="submit" name="op" value="tag" class="secondary" data-needs-selection="">
           Add tag
         </button>
+        <FieldError id="tagId" message={v.notice === 'missing-tag' ? 'Choose the tag to add in this list, tick the links again, then press “Add tag”.' : undefined} />
       </span>
       <span class="group">
         <select name="folderId" aria-label="Folder to move to">
@@ -272,7 +274,7 @@ export function LinksPage(v: LinksView): JSX.Element {
           Export CSV
         </a>
       </div>
-      {v.notice ? (
+      {v.notice && v.notice !== 'missing-tag' ? (
         <p class={v.notice === 'empty' ? 'error' : 'notice'} role="status" safe>
           {noticeText(v.notice)}
         </p>
@@ -346,6 +348,7 @@ export function LinksPage(v: LinksView): JSX.Element {
 
 function noticeText(n: BulkNotice): string {
   if (n === 'empty') return 'Select at least one link first: tick the boxes of the links to change.';
+  if (n === 'missing-tag') return 'Choose the tag to add first.';
   return `${n.count} ${n.count === 1 ? 'link' : 'links'} ${DONE[n.op]}${n.failed ? `; ${n.failed} could not be changed.` : '.'}`;
 }
 

@@ -45,6 +45,8 @@ export const ListQuery = z.object({
   failed: z.coerce.number().int().min(0).max(100).optional(),
   // A bulk action pressed with nothing ticked (set by its redirect).
   empty: z.enum(['1']).optional(),
+  // "Add tag" pressed with no tag chosen (set by its redirect): a sentence at the tag's list.
+  missing: z.enum(['tag']).optional(),
 });
 
 export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
@@ -87,7 +89,7 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       const backwards = byCursor && !!q.before;
       const shown = backwards ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : q.empty ? 'empty' : undefined;
+      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : q.empty ? 'empty' : q.missing ? 'missing-tag' : undefined;
       const paging = byCursor
         ? { newer: (backwards ? more : !!q.after) ? { before: shown[0]?.id } : undefined, older: (backwards || more) && shown.length ? { after: shown.at(-1)!.id } : undefined }
         : { newer: pageNumber > 1 ? { page: pageNumber - 1 } : undefined, older: more ? { page: pageNumber + 1 } : undefined };
@@ -112,10 +114,14 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       const body = request.body ?? {};
       // Back to the list as it was filtered (the form carries its query), with what happened.
       const back = new URLSearchParams(typeof body.back === 'string' && body.back.length < 2000 ? body.back : '');
-      for (const k of ['done', 'n', 'failed', 'after', 'before', 'empty']) back.delete(k);
+      for (const k of ['done', 'n', 'failed', 'after', 'before', 'empty', 'missing']) back.delete(k);
       // Nothing ticked (links.js disables the buttons until something is; without it, this): a notice, not an error page.
       if (selectedIds(body).length === 0 && typeof body.op === 'string' && (BULK_OPS as readonly string[]).includes(body.op)) {
         back.set('empty', '1');
+        return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
+      }
+      if (body.op === 'tag' && !body.tagId) {
+        back.set('missing', 'tag');
         return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
       }
       const result = await runBulk(links, callerOf(page), body.op, selectedIds(body), { tagId: body.tagId, folderId: body.folderId });

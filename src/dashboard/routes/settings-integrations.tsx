@@ -12,8 +12,6 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { assertPlan } from '../../access/auth.js';
-import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
-import { CreateWebhookBody } from '../../webhooks/schema.js';
 import { RESOURCES, parseScopes } from '../../workspaces/api-keys.js';
 import type { WorkspaceService } from '../../workspaces/service.js';
 import { parseInput } from '../../users/schema.js';
@@ -21,7 +19,12 @@ import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { apiCallerOf, type PageServices } from '../services.js';
-import { KeysPage, WebhookPage, WebhooksPage, type KeyView } from '../pages/settings-integrations.js';
+import { KeysPage, WEBHOOK_LINK_CHOICES, WebhookPage, WebhooksPage, type KeyView, type WebhookChoices, type WebhookFormValues } from '../pages/settings-integrations.js';
+import type { LinkService } from '../../links/service.js';
+import { ListFoldersQuery } from '../../folders/schema.js';
+import { callerOf } from './link-choices.js';
+import type { FormErrors } from '../form-errors.js';
+import { webhookFormInput, webhookFormValues, webhookRefusal } from '../webhook-form.js';
 import { fieldsOf, frameOf, orShow } from './settings.js';
 
 type Form = Record<string, string | undefined>;
@@ -50,7 +53,7 @@ export function scopesOf(body: Form | undefined): string[] | null {
   }
 }
 
-export function integrationRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService): FastifyPluginAsync {
+export function integrationRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService, links: LinkService): FastifyPluginAsync {
   const back = (page: WorkspacePage, rest: string) => workspacePath(page.workspace.slug, `/settings/${rest}`);
 
   async function showKeys(reply: FastifyReply, page: WorkspacePage, extra: { created?: { name: string; key: string }; error?: string } = {}, status = 200) {
@@ -66,9 +69,21 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     return sendPage(reply, <KeysPage frame={frameOf(page)} keys={keys} {...extra} />, status);
   }
 
-  async function showWebhooks(reply: FastifyReply, page: WorkspacePage, error?: string, status = 200) {
-    const webhooks = await services.webhooks.list(page.workspace.id);
-    return sendPage(reply, <WebhooksPage frame={frameOf(page)} webhooks={webhooks} error={error} />, status);
+  async function webhookChoices(page: WorkspacePage): Promise<WebhookChoices> {
+    const [newest, folders] = await Promise.all([
+      links.list(callerOf(page), { pageSize: WEBHOOK_LINK_CHOICES + 1, sortBy: 'createdAt', sortOrder: 'desc' }),
+      services.folders.list(page.workspace.id, ListFoldersQuery.parse({})),
+    ]);
+    return {
+      links: newest.slice(0, WEBHOOK_LINK_CHOICES).map((l) => ({ id: l.id, label: l.title ? `${l.domain}/${l.key} · ${l.title}` : `${l.domain}/${l.key} → ${l.url}` })),
+      folders: folders.map((f) => ({ id: f.id, name: f.name })),
+      moreLinks: newest.length > WEBHOOK_LINK_CHOICES,
+    };
+  }
+
+  async function showWebhooks(reply: FastifyReply, page: WorkspacePage, form: { errors?: FormErrors; values?: WebhookFormValues } = {}, status = 200) {
+    const [webhooks, choices] = await Promise.all([services.webhooks.list(page.workspace.id), webhookChoices(page)]);
+    return sendPage(reply, <WebhooksPage frame={frameOf(page)} webhooks={webhooks} choices={choices} {...form} />, status);
   }
 
   return async (app) => {
@@ -104,12 +119,15 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/webhooks', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
-      const triggers = DOMAIN_EVENT_TYPES.filter((t) => request.body?.[`trigger_${t}`]);
-      return orShow(
-        () => services.webhooks.create(page.workspace.id, parseInput(CreateWebhookBody, { ...fieldsOf(request.body, ['name', 'url']), triggers }), page.who),
-        (error, status) => showWebhooks(reply, page, error, status),
-        () => redirect(reply, back(page, 'webhooks')),
-      );
+      const values = webhookFormValues(request.body);
+      const checked = webhookFormInput(values);
+      if (!checked.ok) return showWebhooks(reply, page, { errors: checked.errors, values }, 422);
+      try {
+        await services.webhooks.create(page.workspace.id, checked.input, page.who);
+      } catch (err) {
+        return showWebhooks(reply, page, { errors: webhookRefusal(err), values }, err instanceof ApiError ? err.status : 422);
+      }
+      return redirect(reply, back(page, 'webhooks'));
     });
     app.get<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
