@@ -64,6 +64,20 @@ export function parseForm<T extends z.ZodTypeAny>(schema: T, value: unknown, lab
   return { ok: false, errors };
 }
 
+/** A form refused before it reached a service: its sentences, by field (`formInput`). */
+export class FormRefusal extends Error {
+  constructor(readonly errors: FormErrors) {
+    super(Object.values(errors).join(' '));
+  }
+}
+
+/** `parseForm`'s data, or throws `FormRefusal` with its sentences (for `orShow` in routes/settings.tsx). */
+export function formInput<T extends z.ZodTypeAny>(schema: T, value: unknown, labels: Record<string, string>): z.infer<T> {
+  const parsed = parseForm(schema, value, labels);
+  if (!parsed.ok) throw new FormRefusal(parsed.errors);
+  return parsed.data;
+}
+
 /**
  * An outbound address refusal (src/outbound/request.ts, which names the operator's switch for
  * the API's developers) as a sentence for the dashboard.
@@ -87,7 +101,9 @@ export function errorsOfRefusal(err: unknown, labels: Record<string, string>, fa
   const top = named?.split('.')[0];
   const field = top && top in labels ? top : fallback;
   const message = prefix && prefix[1] === named ? prefix[2]! : err.message;
-  const sentence = plainAddressRefusal(message) ?? (prefix && prefix[1] === named ? `${capital(labels[field] ?? 'this field')}: ${message}` : message);
+  const label = capital(labels[field] ?? 'this field');
+  const rule = /^(must|is|only|should|can)\b/.test(message);
+  const sentence = plainAddressRefusal(message) ?? (prefix && prefix[1] === named ? (rule ? `${label} ${message}` : `${label}: ${message}`) : message);
   return { [field]: /[.!?]$/.test(sentence) ? sentence : `${sentence}.` };
 }
 

@@ -237,6 +237,23 @@ export function TableWrap({ label, children }: { label: string; children?: Child
   );
 }
 
+/**
+ * A value to hand on (a new API key, an invitation link) with a *Copy* button beside it; the
+ * button starts hidden and links.js shows it (without JavaScript it could not copy).
+ */
+export function CopyableSecret({ id, value, label = 'Copy' }: { id: string; value: string; label?: string }): JSX.Element {
+  return (
+    <div class="copy-row">
+      <code class="secret" id={id} safe>
+        {value}
+      </code>
+      <button type="button" class="secondary" data-copy={value} hidden aria-describedby={id} safe>
+        {label}
+      </button>
+    </div>
+  );
+}
+
 /** A form's error message, announced to screen readers. */
 export function FormError({ message }: { message?: string }): JSX.Element {
   if (!message) return '';

@@ -7,7 +7,7 @@ import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';
-import { CsrfField, FieldError, TableWrap, workspacePath } from '../layout.js';
+import { CopyableSecret, CsrfField, FieldError, TableWrap, workspacePath } from '../layout.js';
 import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 
@@ -23,17 +23,16 @@ export interface KeyView {
 
 const path = (f: WorkspaceFrame, rest: string) => workspacePath(f.workspace.slug, `/settings/${rest}`);
 
-export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: { name: string; key: string }; error?: string }): JSX.Element {
+export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: { name: string; key: string }; errors?: FormErrors; values?: { name: string } }): JSX.Element {
   const { frame } = v;
+  const errors = v.errors ?? {};
   const owner = can(frame.role!, 'keys.manage');
   return (
-    <SettingsShell frame={frame} current="keys" title="API keys" error={v.error}>
+    <SettingsShell frame={frame} current="keys" title="API keys" error={errors.form}>
       {v.created ? (
         <div class="created-key" role="status">
           <p safe>{`Key "${v.created.name}" created. Copy it now: it is not shown again.`}</p>
-          <code class="secret" id="new-api-key" safe>
-            {v.created.key}
-          </code>
+          <CopyableSecret id="new-api-key" value={v.created.key} label="Copy key" />
         </div>
       ) : (
         ''
@@ -94,10 +93,12 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
           <h3>Create a key</h3>
           <label>
             Name
-            <input type="text" name="name" maxlength="190" required />
+            <input type="text" name="name" value={v.values?.name ?? ''} maxlength="190" required {...invalidAttrs(errors, 'name')} />
           </label>
-          <fieldset>
+          <FieldError id="name" message={errors.name} />
+          <fieldset {...invalidAttrs(errors, 'access')}>
             <legend>Access</legend>
+            <FieldError id="access" message={errors.access} />
             <label class="inline">
               <input type="radio" name="access" value="all" checked /> Full access
             </label>

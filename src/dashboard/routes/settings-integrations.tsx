@@ -14,7 +14,6 @@ import { ApiError } from '../../http/errors.js';
 import { assertPlan } from '../../access/auth.js';
 import { RESOURCES, parseScopes } from '../../workspaces/api-keys.js';
 import type { WorkspaceService } from '../../workspaces/service.js';
-import { parseInput } from '../../users/schema.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
@@ -23,15 +22,16 @@ import { KeysPage, WEBHOOK_LINK_CHOICES, WebhookPage, WebhooksPage, type KeyView
 import type { LinkService } from '../../links/service.js';
 import { ListFoldersQuery } from '../../folders/schema.js';
 import { callerOf } from './link-choices.js';
-import type { FormErrors } from '../form-errors.js';
+import { formInput, type FormErrors } from '../form-errors.js';
 import { webhookFormInput, webhookFormValues, webhookRefusal } from '../webhook-form.js';
-import { fieldsOf, frameOf, orShow } from './settings.js';
+import { frameOf, orShow } from './settings.js';
 
 type Form = Record<string, string | undefined>;
 type Params = { slug: string };
 type ItemParams = { slug: string; id: string };
 
-const KeyName = z.string().trim().min(1, 'must not be empty').max(190);
+const KeyName = z.string().trim().min(1).max(190);
+const KEY_FIELDS = { name: 'the name', access: 'the access' };
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** The form's access choice → the API's scopes (null: full access). */
@@ -39,24 +39,24 @@ export function scopesOf(body: Form | undefined): string[] | null {
   const access = body?.access ?? 'all';
   if (access === 'all') return null;
   if (access === 'read') return ['apis.read'];
-  if (access !== 'custom') throw new ApiError('unprocessable_entity', 'access: must be all, read or custom');
+  if (access !== 'custom') throw new ApiError('unprocessable_entity', 'Choose full access, read only or per resource.', { field: 'access' });
   const picked: string[] = [];
   for (const r of RESOURCES) {
     const level = body?.[`scope_${r}`];
     if (level === 'read' || level === 'write') picked.push(`${r}.${level}`);
   }
-  if (!picked.length) throw new ApiError('unprocessable_entity', 'scopes: choose at least one resource, or full or read-only access.');
+  if (!picked.length) throw new ApiError('unprocessable_entity', 'Choose Read or Read and write for at least one resource, or choose full or read-only access.', { field: 'access' });
   try {
     return parseScopes(picked.join(' '));
   } catch (err) {
-    throw new ApiError('unprocessable_entity', (err as Error).message);
+    throw new ApiError('unprocessable_entity', (err as Error).message, { field: 'access' });
   }
 }
 
 export function integrationRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService, links: LinkService): FastifyPluginAsync {
   const back = (page: WorkspacePage, rest: string) => workspacePath(page.workspace.slug, `/settings/${rest}`);
 
-  async function showKeys(reply: FastifyReply, page: WorkspacePage, extra: { created?: { name: string; key: string }; error?: string } = {}, status = 200) {
+  async function showKeys(reply: FastifyReply, page: WorkspacePage, extra: { created?: { name: string; key: string }; errors?: FormErrors; values?: { name: string } } = {}, status = 200) {
     const keys: KeyView[] = (await workspaces.listKeys(page.workspace.id)).map((k) => ({
       id: k.id,
       name: k.name,
@@ -95,13 +95,14 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       let created: { name: string; key: string } | undefined;
       return orShow(
         async () => {
-          const name = parseInput(KeyName, request.body?.name ?? '');
+          const { name } = formInput(z.object({ name: KeyName }), { name: request.body?.name ?? '' }, KEY_FIELDS);
           const { key } = await workspaces.createKey(page.workspace.id, { name, scopes: scopesOf(request.body) }, page.who);
           created = { name, key };
         },
-        (error, status) => showKeys(reply, page, { error }, status),
+        (errors, status) => showKeys(reply, page, { errors, values: { name: request.body?.name ?? '' } }, status),
         // The key is shown in this answer only: no redirect, never stored in plain text.
         () => showKeys(reply, page, { created }, 201),
+        KEY_FIELDS,
       );
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/keys/:id/revoke', { schema: HIDDEN }, async (request, reply) => {
