@@ -100,7 +100,7 @@ export function createDashboardModule(
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
-      await scope.register(linkRoutes(kit, links, choices));
+      await scope.register(linkRoutes(kit, links, choices, async (id) => (await ctx.workspaces.listKeys(id)).length));
       const fetchCard = (url: string) => fetchPageCard(url, { allowPrivate: ctx.config.webhookAllowPrivate });
       await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, { fetchCard, limit: previewLimit, docsUrl: ctx.config.docsUrl }));
       await scope.register(placeholderRoutes(kit));
