@@ -34,7 +34,7 @@ function SortHeader(p: { label: string; field: CustomerSortField; sort: { by: Cu
       <a href={p.href(p.field, next)} class="sort">
         <span safe>{p.label}</span>
         {active ? <span aria-hidden="true">{p.sort.order === 'asc' ? ' ↑' : ' ↓'}</span> : ''}
-        <span class="visually-hidden">{`, sort ${next === 'asc' ? 'ascending' : 'descending'}`}</span>
+        <span class="visually-hidden">{next === 'asc' ? ', sort ascending' : ', sort descending'}</span>
       </a>
     </th>
   );

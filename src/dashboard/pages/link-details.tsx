@@ -4,7 +4,7 @@
  * with *Copy* for the short link and a way to its analytics. Owners and members get *Edit* too.
  * The link's password is never shown, only whether it has one.
  */
-import { escapeHtml } from '@kitajs/html';
+import { escapeHtml, type Children } from '@kitajs/html';
 import type { LinkResponse } from '../../links/schema.js';
 import { can } from '../../users/roles.js';
 import { countryLabel } from '../countries.js';
@@ -18,7 +18,7 @@ type WorkspaceFrame = Frame & { workspace: { slug: string } };
 const UTM = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const;
 const UTM_LABELS: Record<(typeof UTM)[number], string> = { utm_source: 'Source', utm_medium: 'Medium', utm_campaign: 'Campaign', utm_term: 'Term', utm_content: 'Content' };
 
-function Fact({ term, children }: { term: string; children?: JSX.Element | string }): JSX.Element {
+function Fact({ term, children }: { term: string; children?: Children }): JSX.Element {
   return (
     <>
       <dt safe>{term}</dt>

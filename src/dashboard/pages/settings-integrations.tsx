@@ -245,7 +245,7 @@ export function WebhooksPage(v: {
             <legend>Clicks of which links (for link.clicked)</legend>
             {(['workspace', 'folders', 'links'] as const).map((s) => (
               <label class="inline">
-                <input type="radio" name="linkScope" value={s} checked={scope === s} /> {SCOPE_LABELS[s]}
+                <input type="radio" name="linkScope" value={s} checked={scope === s} /> <span safe>{SCOPE_LABELS[s]}</span>
               </label>
             ))}
             <FieldError id="linkScope" message={errors.linkScope} />
@@ -267,7 +267,7 @@ export function WebhooksPage(v: {
                 </label>
               ))}
               {choices.moreLinks ? (
-                <p class="hint" safe>{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: for others, choose their folder, or name the webhook in the link (API: webhookIds).`}</p>
+                <p class="hint">{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: for others, choose their folder, or name the webhook in the link (API: webhookIds).`}</p>
               ) : (
                 ''
               )}
