@@ -126,6 +126,8 @@ const V = {
   path: h.value('address path'),
   shortQuery: h.value('short-link request query'),
   shortHost: h.value('short-link Host header'),
+  emptyWorkspaceName: h.value('name of a workspace without links'),
+  webhookScopeName: h.value('link.clicked webhook name'),
 };
 
 let t: TestApp;
@@ -340,6 +342,23 @@ test('account, links, the link builder and its key check', async () => {
   await post(owner, `${links}/bulk`, { op: V.path }, { status: 422 });
   await post(owner, `${links}/bulk`, { op: 'delete', back: V.path }, { status: 303 });
   await get(owner, `${links}?empty=1&search=${enc(V.search)}`, { status: 200, shows: ['search'] });
+  // "Add tag" without a tag: back to the list, the sentence at the tag's list.
+  await post(owner, `${links}/bulk`, { op: 'tag', tagId: '', back: `search=${V.search}`, [`sel_${link.id}`]: 'on' }, { status: 303 });
+  await get(owner, `${links}?missing=tag&search=${enc(V.search)}`, { status: 200, shows: ['search', 'tag'] });
+  // The read-only page of one link (viewers' way in; the edit address sends them there).
+  await get(viewer, `${links}/${enc(link.id)}`, {
+    status: 200,
+    shows: ['workspaceName', 'viewerName', 'domain', 'linkKey', 'linkUrl', 'linkTitle', 'linkDescription', 'linkExpiredUrl', 'linkIos', 'linkAndroid', 'linkGeoUrl', 'linkUtmSource', 'linkUtmTerm', 'linkComments', 'tag'],
+  });
+  await get(owner, `${links}/${enc(link.id)}`, { status: 200, shows: [...FRAME, 'linkKey', 'linkTitle'] });
+  await get(viewer, `${links}/${enc(link.id)}/edit`, { status: 303 });
+  await get(viewer, `${links}/${enc(V.path)}`, { status: 404 });
+  // A workspace without links: the getting-started steps, under its hostile name.
+  const empty = await t.addWorkspace();
+  await t.database.db.updateTable('workspaces').set({ name: V.emptyWorkspaceName }).where('id', '=', empty.workspaceId).execute();
+  const fresh = await logIn(t, await addUser(t, 'owner', empty.workspaceId, V.userName));
+  const emptySlug = (await t.ctx.workspaces.findWorkspace(empty.workspaceId))!.slug;
+  await get(fresh, `/dashboard/w/${enc(emptySlug)}/links`, { status: 200, shows: ['emptyWorkspaceName', 'userName'] });
 
   await get(owner, `${links}/new`, { status: 200, shows: [...FRAME, 'domain', 'folder', 'tag', 'utmTemplateName', 'utmTemplateValue'] });
   await get(owner, `${links}/new?utmTemplate=${enc(utmTemplateId)}`, { status: 200, shows: ['utmTemplateName', 'utmTemplateValue'] });
@@ -390,6 +409,8 @@ test('analytics, events, customers and public stats', async () => {
   await get(viewer, `${base}/events?event=sales`, { status: 200, shows: ['saleName', 'customerName'] });
   await get(owner, `${base}/customers`, { status: 200, shows: [...FRAME, 'customerName', 'customerEmail', 'customerCountry'] });
   await get(owner, `${base}/customers?search=${enc(V.customerSearch)}`, { status: 200, shows: ['customerSearch'] });
+  await get(owner, `${base}/customers?sortBy=saleAmount&sortOrder=asc&search=${enc(V.customerSearch)}`, { status: 200, shows: ['customerSearch'] });
+  await get(viewer, `${base}/customers?sortBy=${enc(V.path)}&sortOrder=${enc(V.path)}`, { status: 200, shows: ['customerName', 'customerEmail'] });
   await get(viewer, `${base}/customers/${enc(customerId)}`, {
     status: 200,
     shows: ['customerName', 'customerEmail', 'customerExternalId', 'customerCountry', 'linkKey', 'leadName', 'saleName'],
@@ -421,6 +442,9 @@ test('settings: general, domains, tags, folders, keys, webhooks, integrations, m
     await get(viewer, `${s}/${kind}`, { status: 200, shows: [name] });
     await post(owner, `${s}/${kind}`, { name: `${V.newTag}${'x'.repeat(200)}` }, { status: 422, shows: [name] });
     await post(owner, `${s}/${kind}/${enc(V.path)}/rename`, { name: V.newTag }, { status: 404 });
+    // A refused rename comes back at the item's own form, with what was typed.
+    const [item] = kind === 'tags' ? await t.database.db.selectFrom('tags').select('id').where('workspace_id', '=', t.workspaceId).execute() : await t.database.db.selectFrom('folders').select('id').where('workspace_id', '=', t.workspaceId).execute();
+    await post(owner, `${s}/${kind}/${enc(item!.id)}/rename`, { name: `${V.newTag}${'x'.repeat(200)}`, color: V.path }, { status: 422, shows: [name] });
     await post(owner, `${s}/${kind}/${enc(V.path)}/delete`, {}, { status: 404 });
   }
 
@@ -434,7 +458,14 @@ test('settings: general, domains, tags, folders, keys, webhooks, integrations, m
   await post(owner, `${s}/keys/${enc(V.path)}/revoke`, {}, { status: 404 });
 
   await get(owner, `${s}/webhooks`, { status: 200, shows: ['webhookName', 'webhookUrl'] });
-  await post(owner, `${s}/webhooks`, { name: V.newWebhookName, url: V.newWebhookName }, { status: 422, shows: ['webhookName'] });
+  await post(owner, `${s}/webhooks`, { name: V.newWebhookName, url: V.newWebhookName }, { status: 422, shows: ['webhookName', 'newWebhookName'] });
+  // The link picker lists the link (key, title, URL) and the folder; a choice with a hostile id is refused at its field.
+  await post(
+    owner,
+    `${s}/webhooks`,
+    { name: V.webhookScopeName, url: 'https://hooks.example.com/x', 'trigger_link.clicked': 'on', linkScope: 'links', [`link_${V.path}`]: 'on' },
+    { status: 422, shows: ['webhookName', 'webhookScopeName', 'linkKey', 'linkTitle', 'folder'] },
+  );
   await get(viewer, `${s}/webhooks/${enc(webhookId)}`, { status: 200, shows: ['webhookName', 'webhookUrl', 'deliveryEvent', 'deliveryError'] });
   for (const action of ['enable', 'disable', 'delete']) await post(owner, `${s}/webhooks/${enc(V.path)}/${action}`, {}, { status: 404 });
   await get(owner, `${s}/webhooks/${enc(V.path)}`, { status: 404 });
@@ -449,7 +480,7 @@ test('settings: general, domains, tags, folders, keys, webhooks, integrations, m
   await post(owner, `${s}/integrations/stripe/remove`, {}, { status: 303 });
 
   await get(owner, `${s}/members`, { status: 200, shows: ['userName', 'userEmail', 'viewerName', 'inviteEmail'] });
-  await post(owner, `${s}/members/invite`, { email: V.inviteFormEmail, role: 'viewer' }, { status: 422 });
+  await post(owner, `${s}/members/invite`, { email: V.inviteFormEmail, role: 'viewer' }, { status: 422, shows: ['inviteFormEmail'] });
   await post(owner, `${s}/members/${enc(V.path)}/role`, { role: 'viewer' }, { status: 404 });
   await post(owner, `${s}/members/${enc(V.path)}/remove`, {}, { status: 404 });
   // A single sign-on account (no password) of a hostile name: its allow and withdraw buttons name it.

@@ -29,7 +29,7 @@ import type { WorkspaceRow } from '../workspaces/store.js';
 import { can, type Action, type Role } from '../users/roles.js';
 import { CSRF_COOKIE, DEVICE_COOKIE, SESSION_COOKIE, cookieHeader, readCookie } from './cookies.js';
 import { CSRF_FIELD, CSRF_HEADER, assertCsrfToken, assertSameOrigin, csrfTokenFor } from './csrf.js';
-import { CsrfField, type Frame } from './layout.js';
+import { CsrfField, TableWrap, type Frame } from './layout.js';
 import type { Children } from '@kitajs/html';
 import { whoOf, type Who } from '../audit/record.js';
 import { DEVICE_MAX_AGE_MS } from '../users/devices.js';
@@ -242,14 +242,14 @@ export function fieldErrorOf(err: ApiError, fields: readonly string[]): Record<s
 export type Column = string | { hidden: string };
 
 /**
- * A page's table of records in its scrolling wrapper: the headings, then the rows it is given.
+ * A page's table of records in its scrolling wrapper (a named, focusable region, so a keyboard can scroll it): the headings, then the rows it is given.
  *
  * @example
- * <DataTable columns={['Name', { hidden: 'Actions' }]}>{rows.map((r) => <tr>…</tr>)}</DataTable>
+ * <DataTable label="Things" columns={['Name', { hidden: 'Actions' }]}>{rows.map((r) => <tr>…</tr>)}</DataTable>
  */
-export function DataTable({ columns, class: className, children }: { columns: readonly Column[]; class?: string; children?: Children }): JSX.Element {
+export function DataTable({ columns, label, class: className, children }: { columns: readonly Column[]; label: string; class?: string; children?: Children }): JSX.Element {
   return (
-    <div class="table-wrap">
+    <TableWrap label={label}>
       <table class={className}>
         <thead>
           <tr>
@@ -270,7 +270,7 @@ export function DataTable({ columns, class: className, children }: { columns: re
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

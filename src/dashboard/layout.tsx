@@ -225,6 +225,35 @@ export function BarePage({ title, children }: { title: string; children?: Childr
   );
 }
 
+/**
+ * A table that may scroll sideways on a narrow screen: a named region that takes keyboard focus,
+ * so the arrow keys scroll it (axe's scrollable-region-focusable).
+ */
+export function TableWrap({ label, children }: { label: string; children?: Children }): JSX.Element {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabindex="0">
+      {children}
+    </div>
+  );
+}
+
+/**
+ * A value to hand on (a new API key, an invitation link) with a *Copy* button beside it; the
+ * button starts hidden and links.js shows it (without JavaScript it could not copy).
+ */
+export function CopyableSecret({ id, value, label = 'Copy' }: { id: string; value: string; label?: string }): JSX.Element {
+  return (
+    <div class="copy-row">
+      <code class="secret" id={id} safe>
+        {value}
+      </code>
+      <button type="button" class="secondary" data-copy={value} hidden aria-describedby={id} safe>
+        {label}
+      </button>
+    </div>
+  );
+}
+
 /** A form's error message, announced to screen readers. */
 export function FormError({ message }: { message?: string }): JSX.Element {
   if (!message) return '';

@@ -240,7 +240,12 @@ test('viewers get no builder and are refused every write; another workspace’s 
     const base = `/dashboard/w/${slug}/links`;
     const viewer = await logIn(t, await addUser(t, 'viewer'));
     await viewer.get(base);
-    for (const path of [`${base}/new`, `${base}/${ours.id}/edit`, `${base}/key-check?key=x`]) assert.equal((await viewer.get(path)).statusCode, 403, path);
+    for (const path of [`${base}/new`, `${base}/key-check?key=x`]) assert.equal((await viewer.get(path)).statusCode, 403, path);
+    // The edit address sends a viewer to the link's read-only page (which they may open).
+    const edit = await viewer.get(`${base}/${ours.id}/edit`);
+    assert.equal(edit.statusCode, 303);
+    assert.equal(edit.headers.location, `${base}/${ours.id}`);
+    assert.equal((await viewer.get(`${base}/${ours.id}`)).statusCode, 200);
     assert.equal((await viewer.post(`${base}/new`, { url: 'https://example.com/v' })).statusCode, 403);
     assert.equal((await viewer.post(`${base}/${ours.id}/edit`, { url: 'https://example.com/v' })).statusCode, 403);
     assert.equal((await apiLink(t, ours.id)).url, 'https://example.com/ours');

@@ -18,7 +18,14 @@
      field gets the ISO (UTC) value, its [data-utc] saved value is shown in local time, the
      [data-zone-label] element names the zone and [data-past-warning] shows for a past date;
    - typing in a [data-slug-source] field (a new workspace's name) writes its slug into the form's
-     [data-slug-target] field, until that field is typed into itself. */
+     [data-slug-target] field, until that field is typed into itself;
+   - Escape closes an open <details class="switcher"> (the workspace switcher) and gives focus
+     back to its summary;
+   - a [data-linkscope] radio group shows the [data-linkscope-for="<value>"] part of its form
+     that its chosen value needs, and the whole group only while its [data-linkscope-trigger]
+     checkbox is ticked (the webhook form's link.clicked);
+   - "Add tag" ([name=op][value=tag]) with no tag chosen is held, and the browser says so at the
+     tag's list (the ticked links stay ticked; the server answers the same without JavaScript). */
 (function () {
   'use strict';
   function reveal(root) {
@@ -158,5 +165,46 @@
         utm.value = url.searchParams.get(utm.getAttribute('data-utm')) || '';
       });
     }
+  });
+
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Escape') return;
+    document.querySelectorAll('details.switcher[open]').forEach(function (d) {
+      d.open = false;
+      var summary = d.querySelector('summary');
+      if (summary && d.contains(document.activeElement)) summary.focus();
+    });
+  });
+
+  // The webhook form: the link picker follows link.clicked and the scope chosen.
+  function syncLinkScope(form) {
+    var trigger = form.querySelector('[data-linkscope-trigger]');
+    var group = form.querySelector('[data-linkscope]');
+    if (!trigger || !group) return;
+    group.hidden = !trigger.checked;
+    var chosen = form.querySelector('[data-linkscope] input[type=radio]:checked');
+    form.querySelectorAll('[data-linkscope-for]').forEach(function (part) {
+      part.hidden = !chosen || part.getAttribute('data-linkscope-for') !== chosen.value;
+    });
+  }
+  document.addEventListener('change', function (e) {
+    if (e.target.form && e.target.form.querySelector('[data-linkscope]')) syncLinkScope(e.target.form);
+  });
+  function linkScopeForms(root) { root.querySelectorAll('form').forEach(function (f) { if (f.querySelector('[data-linkscope]')) syncLinkScope(f); }); }
+  document.addEventListener('DOMContentLoaded', function () { linkScopeForms(document); });
+  document.addEventListener('htmx:load', function (e) { linkScopeForms(e.target); });
+
+  document.addEventListener('submit', function (e) {
+    var submitter = e.submitter;
+    if (!submitter || submitter.name !== 'op' || submitter.value !== 'tag') return;
+    var tag = e.target.elements.namedItem('tagId');
+    if (!tag || tag.value) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    tag.setCustomValidity('Choose the tag to add.');
+    tag.reportValidity();
+  }, true);
+  document.addEventListener('change', function (e) {
+    if (e.target.name === 'tagId' && e.target.setCustomValidity) e.target.setCustomValidity('');
   });
 })();

@@ -102,7 +102,7 @@ export function createDashboardModule(
       await scope.register(inviteRoutes(deps));
       await scope.register(memberRoutes(deps, kit));
       await scope.register(auditRoutes(kit, audit, users, ctx.workspaces));
-      await scope.register(linkRoutes(kit, links, choices));
+      await scope.register(linkRoutes(kit, links, choices, async (id) => (await ctx.workspaces.listKeys(id)).length));
       const fetchCard = (url: string) => fetchPageCard(url, { allowPrivate: ctx.config.webhookAllowPrivate });
       await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, { fetchCard, limit: previewLimit, docsUrl: ctx.config.docsUrl }));
       await scope.register(placeholderRoutes(kit));
@@ -111,7 +111,7 @@ export function createDashboardModule(
       await scope.register(activityRoutes(kit, services));
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
-      await scope.register(integrationRoutes(kit, services, ctx.workspaces));
+      await scope.register(integrationRoutes(kit, services, ctx.workspaces, links));
       if (integrations) await scope.register(paymentIntegrationRoutes(kit, integrations));
       await scope.register(utmTemplateRoutes(kit, services));
       // Import and export (issue 18): the API's import and export services.

@@ -113,5 +113,7 @@ test("the builder lists this workspace's templates only, and applies one by id, 
   const onEdit = await member.get(`${edit}?utmTemplate=${mine.id}`);
   assert.equal(inputValue(onEdit.body, 'utm_source'), 'newsletter');
   assert.equal(inputValue(onEdit.body, 'utm_term'), '', 'a value the template does not set is cleared');
-  assert.equal((await viewer.get(`${edit}?utmTemplate=${mine.id}`)).statusCode, 403);
+  const viewed = await viewer.get(`${edit}?utmTemplate=${mine.id}`);
+  assert.equal(viewed.statusCode, 303, 'a viewer is sent to the read-only page');
+  assert.equal(viewed.headers.location, `/dashboard/w/${slug}/links/${link.id}`);
 });

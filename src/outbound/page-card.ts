@@ -118,6 +118,26 @@ function decoderFor(contentType: string | undefined): TextDecoder {
   }
 }
 
+/**
+ * Why no answer came, for the person who typed the address (the builder shows it under the
+ * button): the system's error code (`ENOTFOUND: getaddrinfo ENOTFOUND …`) in words.
+ */
+export function unreachable(error: string | null, url: string): string {
+  let host = url;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // the address as given
+  }
+  const code = /^([A-Z_][A-Z0-9_]+):/.exec(error ?? '')?.[1] ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA') return `No website was found at ${host}: check the destination URL for typing mistakes.`;
+  if (code === 'ECONNREFUSED') return `${host} refused the connection: no website is running at this address right now.`;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return `${host} closed the connection without sending a page.`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${host} cannot be reached from this server's network.`;
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `${host} has no valid HTTPS certificate, so its page was not read.`;
+  return `The destination did not send a page (${host} could not be reached).`;
+}
+
 /** Fetches `url` (guarded, bounded) and reads its card; never throws. */
 export async function fetchPageCard(url: string, options: CardOptions): Promise<CardResult> {
   const { timeoutMs, maxBytes, maxRedirects } = { ...CARD_DEFAULTS, ...options };
@@ -139,7 +159,7 @@ export async function fetchPageCard(url: string, options: CardOptions): Promise<
         signal: stop.signal,
       });
       if (answer.refused) return { ok: false, reason: 'This address is on a private or reserved network: it cannot be fetched.', refused: true };
-      if (answer.statusCode === null) return stop.signal.aborted || answer.timedOut ? late : { ok: false, reason: `The destination could not be reached (${answer.error ?? 'no answer'}).`, refused: false };
+      if (answer.statusCode === null) return stop.signal.aborted || answer.timedOut ? late : { ok: false, reason: unreachable(answer.error, current), refused: false };
       const status = answer.statusCode;
       const location = answer.headers?.location;
       if (status >= 300 && status < 400 && location) {

@@ -225,7 +225,12 @@ test('the dashboard in chromium: setup, links, a password-protected click in ana
   );
   assert.equal(forced, 403);
   assert.equal((await run.api('GET', `/links/${linkId}`)).json.archived, true);
-  assert.equal((await viewer.goto(`${ws}/links/${encodeURIComponent(linkId)}/edit`))?.status(), 403);
+  // The edit address sends a viewer to the link's read-only page (issue 42): no form, no Edit.
+  assert.equal((await viewer.goto(`${ws}/links/${encodeURIComponent(linkId)}/edit`))?.status(), 200);
+  assert.equal(viewer.url(), `${ws}/links/${encodeURIComponent(linkId)}`);
+  await viewer.getByRole('heading', { name: shortLink }).waitFor();
+  assert.equal(await viewer.getByRole('link', { name: 'Edit' }).count(), 0);
+  assert.equal(await viewer.locator('main form').count(), 0);
   // Nor API keys: no form, and a forced creation refused.
   await viewer.goto(`${ws}/settings/keys`);
   assert.equal(await viewer.getByRole('button', { name: 'Create key' }).count(), 0);

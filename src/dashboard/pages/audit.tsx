@@ -73,7 +73,7 @@ export function AuditPage({ frame, entries, filters, nextQuery, csvQuery, names,
       {entries.length === 0 ? (
         <p class="empty">No entries{filters.actor || filters.action || filters.target || filters.from || filters.to ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <DataTable columns={['Time (UTC)', 'Actor', 'Action', 'Target', 'Changes', 'Address']}>
+        <DataTable label="Audit log entries" columns={['Time (UTC)', 'Actor', 'Action', 'Target', 'Changes', 'Address']}>
           {entries.map((e) => (
             <tr>
               <td safe>{e.timestamp.replace('T', ' ').slice(0, 19)}</td>

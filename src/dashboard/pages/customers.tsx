@@ -2,8 +2,8 @@
 import { escapeHtml } from '@kitajs/html';
 import { formatMoney } from '../format.js';
 import type { EventRecord } from '../../analytics/schema.js';
-import type { CustomerResponse } from '../../customers/schema.js';
-import { Layout, workspacePath, type Frame } from '../layout.js';
+import type { CUSTOMER_SORT_FIELDS, CustomerResponse } from '../../customers/schema.js';
+import { Layout, TableWrap, workspacePath, type Frame } from '../layout.js';
 import { EventsTable } from './events.js';
 import { countryLabel } from '../countries.js';
 
@@ -15,11 +15,40 @@ export interface CustomersView {
   search: string;
   page: number;
   hasNext: boolean;
+  /** The list's order (the API's `sortBy`/`sortOrder`); absent: newest customers first. */
+  sort?: { by: CustomerSortField; order: 'asc' | 'desc' };
+}
+
+type CustomerSortField = (typeof CUSTOMER_SORT_FIELDS)[number];
+
+/**
+ * A column header that sorts the list: the first press sorts descending (the biggest revenue, the
+ * newest customer first), the next reverses; `aria-sort` says which column the list follows.
+ */
+function SortHeader(p: { label: string; field: CustomerSortField; sort: { by: CustomerSortField; order: 'asc' | 'desc' }; href: (by: CustomerSortField, order: 'asc' | 'desc') => string; num?: boolean; optional?: boolean }): JSX.Element {
+  const active = p.sort.by === p.field;
+  const next = active && p.sort.order === 'desc' ? 'asc' : 'desc';
+  const cls = [p.num ? 'num' : '', p.optional ? 'optional' : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <th scope="col" class={cls} aria-sort={active ? (p.sort.order === 'asc' ? 'ascending' : 'descending') : undefined}>
+      <a href={p.href(p.field, next)} class="sort">
+        <span safe>{p.label}</span>
+        {active ? <span aria-hidden="true">{p.sort.order === 'asc' ? ' ↑' : ' ↓'}</span> : ''}
+        <span class="visually-hidden">{next === 'asc' ? ', sort ascending' : ', sort descending'}</span>
+      </a>
+    </th>
+  );
 }
 
 export function CustomersPage(v: CustomersView): JSX.Element {
   const slug = v.frame.workspace.slug;
-  const href = (page: number) => workspacePath(slug, `/customers?${new URLSearchParams({ ...(v.search ? { search: v.search } : {}), page: String(page) })}`);
+  const sort = v.sort ?? { by: 'createdAt', order: 'desc' };
+  const query = (over: Record<string, string>) => {
+    const q = new URLSearchParams({ ...(v.search ? { search: v.search } : {}), ...(sort.by !== 'createdAt' || sort.order !== 'desc' ? { sortBy: sort.by, sortOrder: sort.order } : {}), ...over });
+    return workspacePath(slug, `/customers?${q}`);
+  };
+  const href = (page: number) => query({ page: String(page) });
+  const sortHref = (by: CustomerSortField, order: 'asc' | 'desc') => query({ sortBy: by, sortOrder: order });
   return (
     <Layout frame={v.frame} title="Customers" section="customers">
       <h1>Customers</h1>
@@ -28,6 +57,14 @@ export function CustomersPage(v: CustomersView): JSX.Element {
           Search
           <input type="search" name="search" value={v.search} maxlength="190" placeholder="Name, email or external id" />
         </label>
+        {sort.by !== 'createdAt' || sort.order !== 'desc' ? (
+          <>
+            <input type="hidden" name="sortBy" value={sort.by} />
+            <input type="hidden" name="sortOrder" value={sort.order} />
+          </>
+        ) : (
+          ''
+        )}
         <button type="submit" class="secondary">
           Search
         </button>
@@ -35,7 +72,7 @@ export function CustomersPage(v: CustomersView): JSX.Element {
       {v.customers.length === 0 ? (
         <p>{v.search ? 'No customer matches this search.' : 'No customers yet: they appear when a lead is tracked (POST /track/lead).'}</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Customers">
           <table>
             <thead>
               <tr>
@@ -43,7 +80,9 @@ export function CustomersPage(v: CustomersView): JSX.Element {
                 <th scope="col">Email</th>
                 <th scope="col">Country</th>
                 <th scope="col" class="num">Sales</th>
-                <th scope="col" class="num optional">Revenue</th>
+                <SortHeader label="Revenue" field="saleAmount" sort={sort} href={sortHref} num />
+                <SortHeader label="First sale" field="firstSaleAt" sort={sort} href={sortHref} optional />
+                <SortHeader label="Customer since" field="createdAt" sort={sort} href={sortHref} optional />
               </tr>
             </thead>
             <tbody>
@@ -57,12 +96,18 @@ export function CustomersPage(v: CustomersView): JSX.Element {
                   <td safe>{c.email ?? ''}</td>
                   <td>{c.country ? escapeHtml(countryLabel(c.country)) : ''}</td>
                   <td class="num">{c.sales}</td>
-                  <td class="num optional" safe>{formatMoney(c.saleAmount)}</td>
+                  <td class="num" safe>{formatMoney(c.saleAmount)}</td>
+                  <td class="optional">{c.firstSaleAt ? <time datetime={c.firstSaleAt} safe>{c.firstSaleAt.slice(0, 10)}</time> : '—'}</td>
+                  <td class="optional">
+                    <time datetime={c.createdAt} safe>
+                      {c.createdAt.slice(0, 10)}
+                    </time>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <nav class="pager" aria-label="Pages">
         {v.page > 1 ? <a href={href(v.page - 1)}>Previous</a> : ''}

@@ -69,7 +69,7 @@ function Jobs({ jobs, base, csrf }: { jobs: ImportJob[]; base: string; csrf: str
   return (
     <section aria-labelledby="import-jobs" class="import-jobs">
       <h2 id="import-jobs">Recent imports</h2>
-      <DataTable columns={['Started', 'State', 'Rows read', 'Created', 'Skipped', 'Rejected', 'Details', 'Actions']}>
+      <DataTable label="Import jobs" columns={['Started', 'State', 'Rows read', 'Created', 'Skipped', 'Rejected', 'Details', 'Actions']}>
         {jobs.map((j) => (
           <tr data-import={j.id} data-state={j.state}>
             <td safe>{j.createdAt.replace('T', ' ').slice(0, 19)}</td>
@@ -101,7 +101,7 @@ function Report({ report }: { report: ImportReport & { layout: string } }): JSX.
       {report.tagsCreated.length ? <p safe>{`Tags created: ${report.tagsCreated.join(', ')}`}</p> : ''}
       {report.domainsCreated.length ? <p safe>{`Domains added (unverified): ${report.domainsCreated.join(', ')}`}</p> : ''}
       {report.items.length ? (
-        <DataTable columns={['Line', 'Outcome', 'Link or reason']}>
+        <DataTable label="Rows of this import" columns={['Line', 'Outcome', 'Link or reason']}>
           {report.items.map((i) => (
             <tr data-line={String(i.line)} data-status={i.status}>
               <td class="num">{i.line}</td>

@@ -6,7 +6,9 @@
  * The bulk form sits above the table and its checkboxes join it through `form="bulk"`, so each
  * row can keep its own small forms (archive) without nesting forms.
  */
-import { CsrfField, Layout, workspacePath, type Frame } from '../layout.js';
+import { escapeHtml } from '@kitajs/html';
+import { CsrfField, FieldError, Layout, workspacePath, type Frame } from '../layout.js';
+import { TagSwatch } from './settings.js';
 import { can } from '../../users/roles.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { SORT_FIELDS, type SortField } from '../../links/schema.js';
@@ -24,16 +26,23 @@ export interface ListState {
   sortOrder: 'asc' | 'desc';
 }
 
-/** What the last bulk action did, or `empty`: one was pressed with no link ticked. */
+/** What the last bulk action did; `empty`: one was pressed with no link ticked; `missing-tag`: "Add tag" without a tag. */
 export type BulkNotice =
   | {
       op: BulkOp;
       count: number;
       failed: number;
     }
-  | 'empty';
+  | 'empty'
+  | 'missing-tag';
 
 type Cursor = { before?: string; after?: string; page?: number };
+
+/** A workspace without links: how far its setup is (custom domains, API keys made). */
+export interface GettingStarted {
+  domains: number;
+  keys: number;
+}
 
 export interface LinksView {
   frame: Frame & { workspace: { slug: string } };
@@ -41,6 +50,8 @@ export interface LinksView {
   state: ListState;
   choices: { domains: string[]; tags: { id: string; name: string }[]; folders: { id: string; name: string }[] };
   notice?: BulkNotice;
+  /** Set when the workspace has no link at all: the first screen shows the steps to start. */
+  start?: GettingStarted;
   /** Where the previous (newer) and next (older) pages are, when there are. */
   newer?: Cursor;
   older?: Cursor;
@@ -127,7 +138,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
         Unarchive
       </button>
       <span class="group">
-        <select name="tagId" aria-label="Tag to add">
+        <select name="tagId" aria-label="Tag to add" {...(v.notice === 'missing-tag' ? { 'aria-invalid': 'true', 'aria-describedby': 'err-tagId' } : {})}>
           <option value="">Tag…</option>
           {v.choices.tags.map((t) => (
             <option value={t.id} safe>
@@ -138,6 +149,7 @@ function BulkBar({ v, base }: { v: LinksView; base: string }): JSX.Element {
         <button type="submit" name="op" value="tag" class="secondary" data-needs-selection="">
           Add tag
         </button>
+        <FieldError id="tagId" message={v.notice === 'missing-tag' ? 'Choose the tag to add in this list, tick the links again, then press “Add tag”.' : undefined} />
       </span>
       <span class="group">
         <select name="folderId" aria-label="Folder to move to">
@@ -201,8 +213,9 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
         {l.tags?.length ? (
           <div class="tags">
             {l.tags.map((t) => (
-              <span class="tag" safe>
-                {t.name}
+              <span class="tag">
+                <TagSwatch color={t.color} />
+                <span safe>{t.name}</span>
               </span>
             ))}
           </div>
@@ -229,7 +242,7 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
       <td class="actions">
         <a href={linkAnalyticsHref(slug, l.id)}>Analytics</a>
         {write ? ' ' : ''}
-        {write ? <a href={`${base}/${id}/edit`}>Edit</a> : ''}{' '}
+        {write ? <a href={`${base}/${id}/edit`}>Edit</a> : <a href={`${base}/${id}`}>Details</a>}{' '}
         {write ? (
           <form method="post" action={`${base}/${id}/archive`} class="inline">
             <CsrfField token={csrf} />
@@ -272,7 +285,7 @@ export function LinksPage(v: LinksView): JSX.Element {
           Export CSV
         </a>
       </div>
-      {v.notice ? (
+      {v.notice && v.notice !== 'missing-tag' ? (
         <p class={v.notice === 'empty' ? 'error' : 'notice'} role="status" safe>
           {noticeText(v.notice)}
         </p>
@@ -281,7 +294,9 @@ export function LinksPage(v: LinksView): JSX.Element {
       )}
       <Filters v={v} base={base} />
       {write && links.length ? <BulkBar v={v} base={base} /> : ''}
-      {links.length === 0 ? (
+      {v.start ? (
+        <GettingStartedSteps frame={frame} start={v.start} />
+      ) : links.length === 0 ? (
         <p>{filtered ? 'No link matches these filters.' : 'No links yet.'}</p>
       ) : (
         <div class="table-wrap">
@@ -344,8 +359,74 @@ export function LinksPage(v: LinksView): JSX.Element {
   );
 }
 
+/**
+ * The first screen of a workspace without links: what to do first, each step a link to its page
+ * (a step already done says so). Viewers are told who creates links.
+ */
+function GettingStartedSteps({ frame, start }: { frame: LinksView['frame']; start: GettingStarted }): JSX.Element {
+  const at = (rest: string) => workspacePath(frame.workspace.slug, rest);
+  const write = can(frame.role!, 'links.write');
+  const owner = can(frame.role!, 'settings.manage');
+  if (!write) {
+    return (
+      <section class="getting-started" aria-labelledby="getting-started">
+        <h2 id="getting-started">No links yet</h2>
+        <p>Owners and members of this workspace create its links; they appear here, with their clicks, leads and sales.</p>
+      </section>
+    );
+  }
+  return (
+    <section class="getting-started" aria-labelledby="getting-started">
+      <h2 id="getting-started">Get started</h2>
+      <p>This workspace has no links yet. Three steps to your first tracked campaign:</p>
+      <ol>
+        <li>
+          <a href={at('/links/new')}>
+            <strong>Create a short link</strong>
+          </a>{' '}
+          — a destination, a key, UTM values if you like; every visit is counted as a click. Or <a href={at('/links/import')}>import links from a CSV file</a>.
+        </li>
+        <li class={start.domains ? 'done' : undefined}>
+          {owner ? (
+            <a href={at('/settings/domains')}>
+              <strong>Add your own domain</strong>
+            </a>
+          ) : (
+            <strong>Your own domain</strong>
+          )}{' '}
+          {start.domains
+            ? escapeHtml(`— done: ${start.domains} ${start.domains === 1 ? 'domain' : 'domains'} added.`)
+            : owner
+              ? '— short links such as go.example.com/spring instead of the default domain.'
+              : '— an owner adds it in Settings → Domains.'}
+        </li>
+        <li class={start.keys ? 'done' : undefined}>
+          {owner ? (
+            <a href={at('/settings/keys')}>
+              <strong>Create an API key</strong>
+            </a>
+          ) : (
+            <strong>An API key</strong>
+          )}{' '}
+          {start.keys
+            ? '— done: your app can report leads and sales.'
+            : owner
+              ? '— your app reports leads and sales with it (POST /track/lead, /track/sale), and the dub SDK works with it.'
+              : '— an owner creates it in Settings → API keys.'}
+        </li>
+      </ol>
+      <p class="hint">
+        <a href="/docs" hx-boost="false">
+          API reference
+        </a>
+      </p>
+    </section>
+  );
+}
+
 function noticeText(n: BulkNotice): string {
   if (n === 'empty') return 'Select at least one link first: tick the boxes of the links to change.';
+  if (n === 'missing-tag') return 'Choose the tag to add first.';
   return `${n.count} ${n.count === 1 ? 'link' : 'links'} ${DONE[n.op]}${n.failed ? `; ${n.failed} could not be changed.` : '.'}`;
 }
 

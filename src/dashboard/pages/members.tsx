@@ -3,7 +3,8 @@
  * roles, remove, and allow or withdraw a password for a single sign-on account.
  */
 import { escapeHtml } from '@kitajs/html';
-import { CsrfField, workspacePath, type Frame } from '../layout.js';
+import { CopyableSecret, CsrfField, FieldError, TableWrap, workspacePath, type Frame } from '../layout.js';
+import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell } from './settings.js';
 import { ROLES, can } from '../../users/roles.js';
 import type { Member } from '../../users/store.js';
@@ -15,7 +16,9 @@ export interface MembersView {
   invitations: { id: string; email: string; role: string; expiresAt: number }[];
   /** The link of an invitation just made: shown once. */
   inviteLink?: { url: string; email: string; expiresAt: number; emailed?: boolean };
-  error?: string;
+  /** Refusals by field (`email` of the invitation form; `form`: the page's other forms). */
+  errors?: FormErrors;
+  values?: { email?: string };
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -69,25 +72,23 @@ function PasswordAccessForm({ member, action, csrf }: { member: Member; action: 
   );
 }
 
-export function MembersPage({ frame, members, invitations, inviteLink, error }: MembersView): JSX.Element {
+export function MembersPage({ frame, members, invitations, inviteLink, errors = {}, values }: MembersView): JSX.Element {
   const manage = can(frame.role!, 'members.manage');
   const base = workspacePath(frame.workspace.slug, '/settings');
   return (
-    <SettingsShell frame={frame} current="members" title="Members" error={error}>
+    <SettingsShell frame={frame} current="members" title="Members" error={errors.form}>
       {inviteLink ? (
         <section aria-labelledby="invite-link">
           <h2 id="invite-link">Invitation link</h2>
           <p class="notice">
             {inviteLink.emailed ? <>An email with this link is on its way to <span safe>{inviteLink.email}</span>. </> : <>Hand this link to <span safe>{inviteLink.email}</span>. </>}It works once and expires on <span safe>{isoDay(inviteLink.expiresAt)}</span>; it is not shown again.
           </p>
-          <code class="secret" safe>
-            {inviteLink.url}
-          </code>
+          <CopyableSecret id="invite-url" value={inviteLink.url} label="Copy link" />
         </section>
       ) : (
         ''
       )}
-      <div class="table-wrap">
+      <TableWrap label="Members">
         <table>
           <thead>
             <tr>
@@ -134,7 +135,7 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {manage ? (
         <>
           <h2>Invite someone</h2>
@@ -142,8 +143,9 @@ export function MembersPage({ frame, members, invitations, inviteLink, error }: 
             <CsrfField token={frame.csrf} />
             <label>
               Email
-              <input type="email" name="email" required maxlength="254" />
+              <input type="email" name="email" value={values?.email ?? ''} required maxlength="254" {...invalidAttrs(errors, 'email')} />
             </label>
+            <FieldError id="email" message={errors.email} />
             <label>
               Role
               <RoleSelect name="role" selected="member" label="Role" />

@@ -51,7 +51,7 @@ export function NewWorkspacePage({ frame, values, errors = {}, refusal }: { fram
                 value={values?.slug ?? ''}
                 minlength="3"
                 maxlength="48"
-                pattern="[A-Za-z0-9-]+"
+                pattern="[A-Za-z0-9\-]+"
                 data-slug-target
                 aria-invalid={errors.slug ? 'true' : undefined}
                 aria-describedby={errors.slug ? 'err-slug' : undefined}

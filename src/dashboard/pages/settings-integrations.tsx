@@ -7,7 +7,8 @@ import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';
-import { CsrfField, workspacePath } from '../layout.js';
+import { CopyableSecret, CsrfField, FieldError, TableWrap, workspacePath } from '../layout.js';
+import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 
 export interface KeyView {
@@ -22,22 +23,21 @@ export interface KeyView {
 
 const path = (f: WorkspaceFrame, rest: string) => workspacePath(f.workspace.slug, `/settings/${rest}`);
 
-export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: { name: string; key: string }; error?: string }): JSX.Element {
+export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: { name: string; key: string }; errors?: FormErrors; values?: { name: string } }): JSX.Element {
   const { frame } = v;
+  const errors = v.errors ?? {};
   const owner = can(frame.role!, 'keys.manage');
   return (
-    <SettingsShell frame={frame} current="keys" title="API keys" error={v.error}>
+    <SettingsShell frame={frame} current="keys" title="API keys" error={errors.form}>
       {v.created ? (
         <div class="created-key" role="status">
           <p safe>{`Key "${v.created.name}" created. Copy it now: it is not shown again.`}</p>
-          <code class="secret" id="new-api-key" safe>
-            {v.created.key}
-          </code>
+          <CopyableSecret id="new-api-key" value={v.created.key} label="Copy key" />
         </div>
       ) : (
         ''
       )}
-      <div class="table-wrap">
+      <TableWrap label="API keys">
         <table>
           <thead>
             <tr>
@@ -86,17 +86,19 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {owner ? (
         <form method="post" action={path(frame, 'keys')} class="stack">
           <CsrfField token={frame.csrf} />
           <h3>Create a key</h3>
           <label>
             Name
-            <input type="text" name="name" maxlength="190" required />
+            <input type="text" name="name" value={v.values?.name ?? ''} maxlength="190" required {...invalidAttrs(errors, 'name')} />
           </label>
-          <fieldset>
+          <FieldError id="name" message={errors.name} />
+          <fieldset {...invalidAttrs(errors, 'access')}>
             <legend>Access</legend>
+            <FieldError id="access" message={errors.access} />
             <label class="inline">
               <input type="radio" name="access" value="all" checked /> Full access
             </label>
@@ -126,11 +128,57 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
   );
 }
 
-export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookResponse[]; error?: string }): JSX.Element {
-  const { frame } = v;
+/** What the webhook form's link picker offers: the newest links and every folder. */
+export interface WebhookChoices {
+  links: { id: string; label: string }[];
+  folders: { id: string; name: string }[];
+  /** More links exist than `links` lists (the newest are offered). */
+  moreLinks: boolean;
+}
+
+/** The webhook form as typed, to show it again with its errors. */
+export interface WebhookFormValues {
+  name?: string;
+  url?: string;
+  triggers?: string[];
+  linkScope?: string;
+  linkIds?: string[];
+  folderIds?: string[];
+}
+
+export const WEBHOOK_LINK_CHOICES = 200;
+
+const SCOPE_LABELS: Record<string, string> = {
+  workspace: 'Every link of the workspace',
+  folders: 'Links in the folders chosen below',
+  links: 'The links chosen below',
+};
+
+/** Which clicks a `link.clicked` webhook hears about, in words. */
+function scopeText(w: WebhookResponse): string {
+  if (!w.triggers.includes('link.clicked')) return '';
+  if (w.linkScope === 'workspace') return 'Clicks of every link.';
+  if (w.linkScope === 'folders') return `Clicks of links in ${w.folderIds.length} ${w.folderIds.length === 1 ? 'folder' : 'folders'}.`;
+  return `Clicks of ${w.linkIds.length} chosen ${w.linkIds.length === 1 ? 'link' : 'links'}.`;
+}
+
+export function WebhooksPage(v: {
+  frame: WorkspaceFrame;
+  webhooks: WebhookResponse[];
+  choices: WebhookChoices;
+  errors?: FormErrors;
+  values?: WebhookFormValues;
+}): JSX.Element {
+  const { frame, choices } = v;
+  const errors = v.errors ?? {};
+  const values = v.values ?? {};
   const owner = can(frame.role!, 'settings.manage');
+  const triggers = new Set(values.triggers ?? []);
+  const scope = values.linkScope ?? 'workspace';
+  const pickedLinks = new Set(values.linkIds ?? []);
+  const pickedFolders = new Set(values.folderIds ?? []);
   return (
-    <SettingsShell frame={frame} current="webhooks" title="Webhooks" error={v.error}>
+    <SettingsShell frame={frame} current="webhooks" title="Webhooks" error={errors.form}>
       {v.webhooks.length === 0 ? <p>No webhooks yet.</p> : ''}
       <ul class="plain-list">
         {v.webhooks.map((w) => (
@@ -142,6 +190,7 @@ export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookRespon
             </h3>
             <p class="url" safe>{w.url}</p>
             <p safe>{`Triggers: ${w.triggers.join(', ')}`}</p>
+            {scopeText(w) ? <p safe>{scopeText(w)}</p> : ''}
             <p>{w.disabledAt ? <span class="error" safe>{`Disabled since ${w.disabledAt}`}</span> : <span class="notice">Enabled</span>}</p>
             {owner ? (
               <>
@@ -170,24 +219,59 @@ export function WebhooksPage(v: { frame: WorkspaceFrame; webhooks: WebhookRespon
         ))}
       </ul>
       {owner ? (
-        <form method="post" action={path(frame, 'webhooks')} class="stack">
+        <form method="post" action={path(frame, 'webhooks')} class="stack webhook-form">
           <CsrfField token={frame.csrf} />
           <h3>Create a webhook</h3>
           <label>
             Name
-            <input type="text" name="name" maxlength="190" required />
+            <input type="text" name="name" value={values.name ?? ''} maxlength="190" required {...invalidAttrs(errors, 'name')} />
           </label>
+          <FieldError id="name" message={errors.name} />
           <label>
             URL
-            <input type="url" name="url" placeholder="https://example.com/hooks/waymark" required />
+            <input type="url" name="url" value={values.url ?? ''} placeholder="https://example.com/hooks/waymark" required {...invalidAttrs(errors, 'url')} />
           </label>
-          <fieldset>
+          <FieldError id="url" message={errors.url} />
+          <fieldset {...invalidAttrs(errors, 'triggers')}>
             <legend>Triggers</legend>
             {DOMAIN_EVENT_TYPES.map((t) => (
               <label class="inline">
-                <input type="checkbox" name={`trigger_${t}`} value="on" /> {t}
+                <input type="checkbox" name={`trigger_${t}`} value="on" checked={triggers.has(t)} data-linkscope-trigger={t === 'link.clicked' ? '' : undefined} /> {t}
               </label>
             ))}
+            <FieldError id="triggers" message={errors.triggers} />
+          </fieldset>
+          <fieldset data-linkscope="" class="link-scope" {...invalidAttrs(errors, 'linkScope')}>
+            <legend>Clicks of which links (for link.clicked)</legend>
+            {(['workspace', 'folders', 'links'] as const).map((s) => (
+              <label class="inline">
+                <input type="radio" name="linkScope" value={s} checked={scope === s} /> <span safe>{SCOPE_LABELS[s]}</span>
+              </label>
+            ))}
+            <FieldError id="linkScope" message={errors.linkScope} />
+            <fieldset data-linkscope-for="folders" class="pick-list">
+              <legend>Folders</legend>
+              {choices.folders.length === 0 ? <p class="hint">This workspace has no folders yet.</p> : ''}
+              {choices.folders.map((f) => (
+                <label class="inline">
+                  <input type="checkbox" name={`folder_${f.id}`} value="on" checked={pickedFolders.has(f.id)} /> <span safe>{f.name}</span>
+                </label>
+              ))}
+            </fieldset>
+            <fieldset data-linkscope-for="links" class="pick-list">
+              <legend>Links</legend>
+              {choices.links.length === 0 ? <p class="hint">This workspace has no links yet.</p> : ''}
+              {choices.links.map((l) => (
+                <label class="inline">
+                  <input type="checkbox" name={`link_${l.id}`} value="on" checked={pickedLinks.has(l.id)} /> <span safe>{l.label}</span>
+                </label>
+              ))}
+              {choices.moreLinks ? (
+                <p class="hint">{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: for others, choose their folder, or name the webhook in the link (API: webhookIds).`}</p>
+              ) : (
+                ''
+              )}
+            </fieldset>
           </fieldset>
           <button type="submit">Create webhook</button>
         </form>
@@ -256,7 +340,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
       {v.deliveries.length === 0 ? (
         <p>No deliveries yet.</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Recent deliveries">
           <table>
             <thead>
               <tr>
@@ -281,7 +365,7 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </SettingsShell>
   );

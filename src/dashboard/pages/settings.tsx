@@ -8,7 +8,9 @@ import type { DomainResponse } from '../../domains/schema.js';
 import type { FolderResponse } from '../../folders/schema.js';
 import type { TagResponse } from '../../tags/schema.js';
 import { can } from '../../users/roles.js';
-import { CsrfField, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { CsrfField, FieldError, FormError, Layout, workspacePath, type Frame } from '../layout.js';
+import { invalidAttrs, type FormErrors } from '../form-errors.js';
+import { TAG_COLORS } from '../../links/response.js';
 
 export type WorkspaceFrame = Frame & { workspace: { slug: string; name: string } };
 
@@ -58,20 +60,22 @@ export function SettingsShell(p: { frame: WorkspaceFrame; current: SettingsPageI
 
 const path = (f: WorkspaceFrame, rest: string) => workspacePath(f.workspace.slug, `/settings/${rest}`);
 
-export function GeneralPage({ frame, error, values }: { frame: WorkspaceFrame; error?: string; values?: { name?: string; slug?: string } }): JSX.Element {
+export function GeneralPage({ frame, errors = {}, values }: { frame: WorkspaceFrame; errors?: FormErrors; values?: { name?: string; slug?: string } }): JSX.Element {
   const owner = can(frame.role!, 'settings.manage');
   return (
-    <SettingsShell frame={frame} current="general" title="General" error={error}>
+    <SettingsShell frame={frame} current="general" title="General" error={errors.form}>
       <form method="post" action={path(frame, 'general')} class="stack">
         <CsrfField token={frame.csrf} />
         <label>
           Workspace name
-          <input type="text" name="name" value={values?.name ?? frame.workspace.name} maxlength="32" required disabled={!owner} />
+          <input type="text" name="name" value={values?.name ?? frame.workspace.name} maxlength="32" required disabled={!owner} {...invalidAttrs(errors, 'name')} />
         </label>
+        <FieldError id="name" message={errors.name} />
         <label>
           Slug
-          <input type="text" name="slug" value={values?.slug ?? frame.workspace.slug} minlength="3" maxlength="48" pattern="[A-Za-z0-9-]+" required disabled={!owner} />
+          <input type="text" name="slug" value={values?.slug ?? frame.workspace.slug} minlength="3" maxlength="48" pattern="[A-Za-z0-9\-]+" required disabled={!owner} {...invalidAttrs(errors, 'slug')} />
         </label>
+        <FieldError id="slug" message={errors.slug} />
         <p class="hint">The slug is part of every dashboard address; changing it changes them.</p>
         {owner ? <button type="submit">Save</button> : <p class="hint">Only owners change these settings.</p>}
       </form>
@@ -84,15 +88,19 @@ export interface DomainsView {
   domains: DomainResponse[];
   /** Where DNS must point for a domain to verify (CNAME target). */
   dnsTarget: string;
-  error?: string;
+  /** Refusals by field: the add form's `slug`, or `notFoundUrl` of the domain `errorsOf`. */
+  errors?: FormErrors;
+  errorsOf?: string;
+  values?: Record<string, string>;
   notice?: string;
 }
 
 export function DomainsPage(v: DomainsView): JSX.Element {
   const { frame } = v;
   const owner = can(frame.role!, 'settings.manage');
+  const errors = v.errors ?? {};
   return (
-    <SettingsShell frame={frame} current="domains" title="Domains" error={v.error} notice={v.notice}>
+    <SettingsShell frame={frame} current="domains" title="Domains" error={errors.form} notice={v.notice}>
       {v.domains.length === 0 ? (
         <p>No domains yet.</p>
       ) : (
@@ -149,9 +157,17 @@ export function DomainsPage(v: DomainsView): JSX.Element {
                     <CsrfField token={frame.csrf} />
                     <label>
                       Not-found URL
-                      <input type="url" name="notFoundUrl" value={d.notFoundUrl ?? ''} placeholder="https://example.com/" maxlength="32000" />
+                      <input
+                        type="url"
+                        name="notFoundUrl"
+                        value={v.errorsOf === d.slug ? (v.values?.notFoundUrl ?? '') : (d.notFoundUrl ?? '')}
+                        placeholder="https://example.com/"
+                        maxlength="32000"
+                        {...(v.errorsOf === d.slug ? invalidAttrs(errors, 'notFoundUrl') : {})}
+                      />
                     </label>
                     <button type="submit">Save</button>
+                    {v.errorsOf === d.slug ? <FieldError id="notFoundUrl" message={errors.notFoundUrl} /> : ''}
                   </form>
                 </>
               ) : (
@@ -166,8 +182,9 @@ export function DomainsPage(v: DomainsView): JSX.Element {
           <CsrfField token={frame.csrf} />
           <label>
             Add a domain
-            <input type="text" name="slug" placeholder="go.example.com" maxlength="190" required />
+            <input type="text" name="slug" value={v.values?.slug ?? ''} placeholder="go.example.com" maxlength="190" required {...(v.errorsOf ? {} : invalidAttrs(errors, 'slug'))} />
           </label>
+          {v.errorsOf ? '' : <FieldError id="slug" message={errors.slug} />}
           <label class="inline">
             <input type="checkbox" name="makeDefault" /> Use it for new links (the builder's default domain)
           </label>
@@ -185,14 +202,19 @@ export function NamedItemsPage(v: {
   frame: WorkspaceFrame;
   kind: 'tags' | 'folders';
   items: (TagResponse | FolderResponse)[];
-  error?: string;
+  /** Refusals: of the create form, or of the rename form of the item `errorsOf`. */
+  errors?: FormErrors;
+  errorsOf?: string;
+  values?: Record<string, string>;
 }): JSX.Element {
   const { frame, kind } = v;
+  const errors = v.errors ?? {};
+  const createErrors = v.errorsOf ? {} : errors;
   const write = can(frame.role!, kind === 'tags' ? 'tags.write' : 'folders.write');
   const noun = kind === 'tags' ? 'tag' : 'folder';
   const title = kind === 'tags' ? 'Tags' : 'Folders';
   return (
-    <SettingsShell frame={frame} current={kind} title={title} error={v.error}>
+    <SettingsShell frame={frame} current={kind} title={title} error={errors.form}>
       {v.items.length === 0 ? <p safe>{`No ${kind} yet.`}</p> : ''}
       <ul class="plain-list">
         {v.items.map((item) => (
@@ -201,13 +223,23 @@ export function NamedItemsPage(v: {
               <>
                 <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/rename`)} class="inline">
                   <CsrfField token={frame.csrf} />
+                  {'color' in item ? <TagSwatch color={item.color} /> : ''}
                   <label>
                     <span class="visually-hidden" safe>{`Name of the ${noun}`}</span>
-                    <input type="text" name="name" value={item.name} maxlength="190" required />
+                    <input
+                      type="text"
+                      name="name"
+                      value={v.errorsOf === item.id ? (v.values?.name ?? item.name) : item.name}
+                      maxlength="190"
+                      required
+                      {...(v.errorsOf === item.id ? invalidAttrs(errors, 'name') : {})}
+                    />
                   </label>
+                  {'color' in item ? <ColorSelect name="color" value={item.color} label={`Colour of the tag ${item.name}`} /> : ''}
                   <button type="submit" class="secondary">
-                    Rename
+                    {'color' in item ? 'Save' : 'Rename'}
                   </button>
+                  {v.errorsOf === item.id ? <FieldError id="name" message={errors.name} /> : ''}
                 </form>
                 <form method="post" action={path(frame, `${kind}/${encodeURIComponent(item.id)}/delete`)} class="inline">
                   <CsrfField token={frame.csrf} />
@@ -226,7 +258,10 @@ export function NamedItemsPage(v: {
                 </form>
               </>
             ) : (
-              <span safe>{item.name}</span>
+              <>
+                {'color' in item ? <TagSwatch color={item.color} /> : ''}
+                <span safe>{item.name}</span>
+              </>
             )}
           </li>
         ))}
@@ -236,13 +271,39 @@ export function NamedItemsPage(v: {
           <CsrfField token={frame.csrf} />
           <label>
             <span safe>{`New ${noun}`}</span>
-            <input type="text" name="name" maxlength="190" required />
+            <input type="text" name="name" value={createErrors.name ? (v.values?.name ?? '') : ''} maxlength="190" required {...invalidAttrs(createErrors, 'name')} />
           </label>
+          <FieldError id="name" message={createErrors.name} />
+          {kind === 'tags' ? <ColorSelect name="color" value={v.values?.color ?? ''} label="Colour" withAny /> : ''}
           <button type="submit" safe>{`Create ${noun}`}</button>
         </form>
       ) : (
         <p class="hint" safe>{`Viewers cannot change ${kind}.`}</p>
       )}
     </SettingsShell>
+  );
+}
+
+/** A tag's colour as a dot (the published tag object's `color`), named for screen readers. */
+export function TagSwatch({ color }: { color: string }): JSX.Element {
+  const known = (TAG_COLORS as readonly string[]).includes(color) ? color : 'gray';
+  return <span class={`tag-swatch tag-${known}`} role="img" aria-label={`${known} tag`}></span>;
+}
+
+function ColorSelect({ name, value, label, withAny = false }: { name: string; value: string; label: string; withAny?: boolean }): JSX.Element {
+  return (
+    <label>
+      <span class={withAny ? undefined : 'visually-hidden'} safe>
+        {label}
+      </span>
+      <select name={name}>
+        {withAny ? <option value="">Any (chosen for you)</option> : ''}
+        {TAG_COLORS.map((c) => (
+          <option value={c} selected={c === value}>
+            {c}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

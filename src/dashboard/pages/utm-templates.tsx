@@ -6,8 +6,9 @@
 import { can } from '../../users/roles.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import { MAX_TEMPLATE_NAME, type UtmTemplate } from '../../utm-templates/schema.js';
-import { CsrfField, workspacePath } from '../layout.js';
+import { CsrfField, FieldError, workspacePath } from '../layout.js';
 import { DataTable, PostButton } from '../kit.js';
+import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
 
 export const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
@@ -18,17 +19,18 @@ export const UTM_LABELS: Record<(typeof UTM_COLUMNS)[number], string> = {
   utm_content: 'Content',
 };
 
-export function UtmTemplatesPage(v: { frame: WorkspaceFrame; templates: UtmTemplate[]; error?: string; values?: Record<string, string> }): JSX.Element {
+export function UtmTemplatesPage(v: { frame: WorkspaceFrame; templates: UtmTemplate[]; errors?: FormErrors; values?: Record<string, string> }): JSX.Element {
+  const errors = v.errors ?? {};
   const { frame } = v;
   const write = can(frame.role!, 'links.write');
   const action = workspacePath(frame.workspace.slug, '/settings/utm');
   return (
-    <SettingsShell frame={frame} current="utm" title="UTM templates" error={v.error}>
+    <SettingsShell frame={frame} current="utm" title="UTM templates" error={errors.form}>
       <p class="hint">Saved UTM values: pick one under “UTM parameters” in the link builder to fill the fields.</p>
       {v.templates.length === 0 ? (
         <p>No UTM templates yet.</p>
       ) : (
-        <DataTable class="utm-templates" columns={['Name', ...UTM_COLUMNS.map((c) => UTM_LABELS[c]), ...(write ? [{ hidden: 'Actions' }] : [])]}>
+        <DataTable label="UTM templates" class="utm-templates" columns={['Name', ...UTM_COLUMNS.map((c) => UTM_LABELS[c]), ...(write ? [{ hidden: 'Actions' }] : [])]}>
           {v.templates.map((t) => (
             <tr data-template-id={t.id}>
               <th scope="row" safe>
@@ -61,14 +63,18 @@ export function UtmTemplatesPage(v: { frame: WorkspaceFrame; templates: UtmTempl
           <h3>New template</h3>
           <label>
             Name
-            <input type="text" name="name" value={v.values?.name ?? ''} maxlength={String(MAX_TEMPLATE_NAME)} required />
+            <input type="text" name="name" value={v.values?.name ?? ''} maxlength={String(MAX_TEMPLATE_NAME)} required {...invalidAttrs(errors, 'name')} />
           </label>
+          <FieldError id="name" message={errors.name} />
           <div class="row">
             {UTM_COLUMNS.map((c) => (
-              <label>
-                <span safe>{UTM_LABELS[c]}</span>
-                <input type="text" name={c} value={v.values?.[c] ?? ''} maxlength="190" />
-              </label>
+              <div>
+                <label>
+                  <span safe>{UTM_LABELS[c]}</span>
+                  <input type="text" name={c} value={v.values?.[c] ?? ''} maxlength="190" {...invalidAttrs(errors, c)} />
+                </label>
+                <FieldError id={c} message={errors[c]} />
+              </div>
             ))}
           </div>
           <button type="submit">Save template</button>

@@ -14,7 +14,7 @@ import type { Kit } from '../kit.js';
 import { HIDDEN, sendPage } from '../kit.js';
 import { assertPlan } from '../../access/auth.js';
 import { EventsQuery, type EventRecord } from '../../analytics/schema.js';
-import { ListCustomersQuery } from '../../customers/schema.js';
+import { CUSTOMER_SORT_FIELDS, ListCustomersQuery } from '../../customers/schema.js';
 import { ListFoldersQuery } from '../../folders/schema.js';
 import { folderView } from '../folder-view.js';
 import { parseInput } from '../../users/schema.js';
@@ -29,7 +29,12 @@ const CUSTOMER_EVENTS = 100;
 
 const PageNumber = z.coerce.number().int().min(1).max(100_000).default(1);
 const EventsPageQuery = z.object({ event: z.enum(['clicks', 'leads', 'sales']).default('clicks'), page: PageNumber, folderId: z.string().max(100).default('') });
-const CustomersPageQuery = z.object({ search: z.string().max(190).default(''), page: PageNumber });
+const CustomersPageQuery = z.object({
+  search: z.string().max(190).default(''),
+  page: PageNumber,
+  sortBy: z.enum(CUSTOMER_SORT_FIELDS).catch('createdAt'),
+  sortOrder: z.enum(['asc', 'desc']).catch('desc'),
+});
 
 export function activityRoutes(kit: Kit, services: PageServices): FastifyPluginAsync {
   return async (app) => {
@@ -55,10 +60,13 @@ export function activityRoutes(kit: Kit, services: PageServices): FastifyPluginA
       const q = parseInput(CustomersPageQuery, request.query);
       const customers = await services.customers.list(
         page.workspace.id,
-        ListCustomersQuery.parse({ search: q.search || undefined, page: q.page, pageSize: CUSTOMERS_PAGE_SIZE }),
+        ListCustomersQuery.parse({ search: q.search || undefined, page: q.page, pageSize: CUSTOMERS_PAGE_SIZE, sortBy: q.sortBy, sortOrder: q.sortOrder }),
       );
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      return sendPage(reply, <CustomersPage frame={frame} customers={customers} search={q.search} page={q.page} hasNext={customers.length === CUSTOMERS_PAGE_SIZE} />);
+      return sendPage(
+        reply,
+        <CustomersPage frame={frame} customers={customers} search={q.search} page={q.page} sort={{ by: q.sortBy, order: q.sortOrder }} hasNext={customers.length === CUSTOMERS_PAGE_SIZE} />,
+      );
     });
 
     app.get<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/customers/:id', { schema: HIDDEN }, async (request, reply) => {

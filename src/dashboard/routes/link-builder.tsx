@@ -22,6 +22,7 @@ import { callerOf, type LinkChoices } from './link-choices.js';
 import type { LinkService } from '../../links/service.js';
 import type { LinkResponse } from '../../links/schema.js';
 import { parseInput } from '../../users/schema.js';
+import { can } from '../../users/roles.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import type { UtmTemplateService } from '../../utm-templates/service.js';
 
@@ -154,6 +155,9 @@ export function linkBuilderRoutes(
     });
 
     app.get<{ Params: { slug: string; id: string }; Querystring: unknown }>('/dashboard/w/:slug/links/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+      // A viewer (who may not edit) following an edit address gets the read-only page instead of a refusal.
+      const seen = await kit.workspacePage(request, request.params.slug);
+      if (!can(seen.role, 'links.write')) return redirect(reply, workspacePath(seen.workspace.slug, `/links/${encodeURIComponent(request.params.id)}`));
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
       const { saved, utmTemplate } = parseInput(EditQuery, request.query);
       const [link, shared] = await Promise.all([links.get(callerOf(page), request.params.id), links.publicStatsOf(callerOf(page), request.params.id)]);

@@ -15,7 +15,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
-import { LinksPage, type BulkNotice, type ListState } from '../pages/links.js';
+import { LinksPage, type BulkNotice, type GettingStarted, type ListState } from '../pages/links.js';
+import { LinkDetailsPage } from '../pages/link-details.js';
 import { workspacePath } from '../layout.js';
 import type { LinkService } from '../../links/service.js';
 import { SORT_FIELDS } from '../../links/schema.js';
@@ -45,9 +46,15 @@ export const ListQuery = z.object({
   failed: z.coerce.number().int().min(0).max(100).optional(),
   // A bulk action pressed with nothing ticked (set by its redirect).
   empty: z.enum(['1']).optional(),
+  // "Add tag" pressed with no tag chosen (set by its redirect): a sentence at the tag's list.
+  missing: z.enum(['tag']).optional(),
 });
 
-export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): FastifyPluginAsync {
+/**
+ * `keyCount`: the workspace's API keys (revoked ones included), for the getting-started steps a
+ * workspace without links shows.
+ */
+export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices, keyCount: (workspaceId: string) => Promise<number> = async () => 0): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/links', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
@@ -87,11 +94,23 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       const backwards = byCursor && !!q.before;
       const shown = backwards ? rows.slice(more ? 1 : 0) : rows.slice(0, LINKS_PAGE_SIZE);
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : q.empty ? 'empty' : undefined;
+      const notice: BulkNotice | undefined = q.done ? { op: q.done, count: q.n ?? 0, failed: q.failed ?? 0 } : q.empty ? 'empty' : q.missing ? 'missing-tag' : undefined;
       const paging = byCursor
         ? { newer: (backwards ? more : !!q.after) ? { before: shown[0]?.id } : undefined, older: (backwards || more) && shown.length ? { after: shown.at(-1)!.id } : undefined }
         : { newer: pageNumber > 1 ? { page: pageNumber - 1 } : undefined, older: more ? { page: pageNumber + 1 } : undefined };
-      return sendPage(reply, <LinksPage frame={frame} links={shown} state={state} choices={c} notice={notice} {...paging} />);
+      // A workspace without any link (not a filter that matches none): the getting-started steps.
+      const empty = shown.length === 0 && !q.after && !q.before && pageNumber === 1 && !q.search && !q.domain && !q.tagId && !q.folderId && !state.showArchived;
+      const none = empty && (await links.list(caller, { showArchived: true, pageSize: 1 }, view)).length === 0;
+      const start: GettingStarted | undefined = none ? { domains: c.domains.length - 1, keys: await keyCount(page.workspace.id) } : undefined;
+      return sendPage(reply, <LinksPage frame={frame} links={shown} state={state} choices={c} notice={notice} start={start} {...paging} />);
+    });
+
+    // One link, read only: every role (viewers' way to a link's details; the list links here for them).
+    app.get<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/links/:id', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug);
+      const [link, c] = await Promise.all([links.get(callerOf(page), request.params.id), choices.load(page.workspace.id)]);
+      const folderName = link.folderId ? (c.folders.find((f) => f.id === link.folderId)?.name ?? null) : null;
+      return sendPage(reply, <LinkDetailsPage frame={{ ...page.frame, workspace: page.frame.workspace! }} link={link} folderName={folderName} />);
     });
 
     app.post<{ Params: { slug: string; id: string }; Body: Record<string, string | undefined> }>('/dashboard/w/:slug/links/:id/archive', { schema: HIDDEN }, async (request, reply) => {
@@ -112,10 +131,14 @@ export function linkRoutes(kit: Kit, links: LinkService, choices: LinkChoices): 
       const body = request.body ?? {};
       // Back to the list as it was filtered (the form carries its query), with what happened.
       const back = new URLSearchParams(typeof body.back === 'string' && body.back.length < 2000 ? body.back : '');
-      for (const k of ['done', 'n', 'failed', 'after', 'before', 'empty']) back.delete(k);
+      for (const k of ['done', 'n', 'failed', 'after', 'before', 'empty', 'missing']) back.delete(k);
       // Nothing ticked (links.js disables the buttons until something is; without it, this): a notice, not an error page.
       if (selectedIds(body).length === 0 && typeof body.op === 'string' && (BULK_OPS as readonly string[]).includes(body.op)) {
         back.set('empty', '1');
+        return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
+      }
+      if (body.op === 'tag' && !body.tagId) {
+        back.set('missing', 'tag');
         return redirect(reply, workspacePath(page.workspace.slug, `/links?${back}`));
       }
       const result = await runBulk(links, callerOf(page), body.op, selectedIds(body), { tagId: body.tagId, folderId: body.folderId });

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../../http/errors.js';
+import { errorsOfRefusal } from '../form-errors.js';
 import type { DashboardDeps, Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { MembersPage, type MembersView } from '../pages/members.js';
@@ -14,7 +15,7 @@ type Form = Record<string, string | undefined>;
 type Params = { slug: string; id: string };
 
 export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): FastifyPluginAsync {
-  async function show(reply: FastifyReply, page: WorkspacePage, extra: Pick<MembersView, 'inviteLink' | 'error'> = {}, status = 200) {
+  async function show(reply: FastifyReply, page: WorkspacePage, extra: Pick<MembersView, 'inviteLink' | 'errors' | 'values'> = {}, status = 200) {
     const [members, pending] = await Promise.all([users.service.membersOf(page.workspace.id), users.invitations.pending(page.workspace.id)]);
     const invitations = pending.map((i) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expires_at }));
     const frame = { ...page.frame, workspace: page.frame.workspace! };
@@ -46,7 +47,7 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
         return show(reply, page, { inviteLink: { url, email: invitation.email, expiresAt: invitation.expires_at, emailed } }, 201);
       } catch (err) {
         if (!(err instanceof ApiError) || (err.status !== 422 && err.status !== 409)) throw err;
-        return show(reply, page, { error: err.message }, err.status);
+        return show(reply, page, { errors: errorsOfRefusal(err, { email: 'the email address', role: 'the role' }, 'email'), values: { email: String(request.body?.email ?? '') } }, err.status);
       }
     });
 
@@ -67,7 +68,7 @@ export function memberRoutes({ config, users }: DashboardDeps, kit: Kit): Fastif
         else await users.passwordAccess.withdraw(target, page.who);
       } catch (err) {
         if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 409)) throw err;
-        return show(reply, page, { error: err.message }, err.status);
+        return show(reply, page, { errors: { form: err.message } }, err.status);
       }
       return redirect(reply, back(page));
     });

@@ -12,23 +12,26 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { assertPlan } from '../../access/auth.js';
-import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
-import { CreateWebhookBody } from '../../webhooks/schema.js';
 import { RESOURCES, parseScopes } from '../../workspaces/api-keys.js';
 import type { WorkspaceService } from '../../workspaces/service.js';
-import { parseInput } from '../../users/schema.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { apiCallerOf, type PageServices } from '../services.js';
-import { KeysPage, WebhookPage, WebhooksPage, type KeyView } from '../pages/settings-integrations.js';
-import { fieldsOf, frameOf, orShow } from './settings.js';
+import { KeysPage, WEBHOOK_LINK_CHOICES, WebhookPage, WebhooksPage, type KeyView, type WebhookChoices, type WebhookFormValues } from '../pages/settings-integrations.js';
+import type { LinkService } from '../../links/service.js';
+import { ListFoldersQuery } from '../../folders/schema.js';
+import { callerOf } from './link-choices.js';
+import { formInput, type FormErrors } from '../form-errors.js';
+import { webhookFormInput, webhookFormValues, webhookRefusal } from '../webhook-form.js';
+import { frameOf, orShow } from './settings.js';
 
 type Form = Record<string, string | undefined>;
 type Params = { slug: string };
 type ItemParams = { slug: string; id: string };
 
-const KeyName = z.string().trim().min(1, 'must not be empty').max(190);
+const KeyName = z.string().trim().min(1).max(190);
+const KEY_FIELDS = { name: 'the name', access: 'the access' };
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** The form's access choice → the API's scopes (null: full access). */
@@ -36,24 +39,24 @@ export function scopesOf(body: Form | undefined): string[] | null {
   const access = body?.access ?? 'all';
   if (access === 'all') return null;
   if (access === 'read') return ['apis.read'];
-  if (access !== 'custom') throw new ApiError('unprocessable_entity', 'access: must be all, read or custom');
+  if (access !== 'custom') throw new ApiError('unprocessable_entity', 'Choose full access, read only or per resource.', { field: 'access' });
   const picked: string[] = [];
   for (const r of RESOURCES) {
     const level = body?.[`scope_${r}`];
     if (level === 'read' || level === 'write') picked.push(`${r}.${level}`);
   }
-  if (!picked.length) throw new ApiError('unprocessable_entity', 'scopes: choose at least one resource, or full or read-only access.');
+  if (!picked.length) throw new ApiError('unprocessable_entity', 'Choose Read or Read and write for at least one resource, or choose full or read-only access.', { field: 'access' });
   try {
     return parseScopes(picked.join(' '));
   } catch (err) {
-    throw new ApiError('unprocessable_entity', (err as Error).message);
+    throw new ApiError('unprocessable_entity', (err as Error).message, { field: 'access' });
   }
 }
 
-export function integrationRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService): FastifyPluginAsync {
+export function integrationRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService, links: LinkService): FastifyPluginAsync {
   const back = (page: WorkspacePage, rest: string) => workspacePath(page.workspace.slug, `/settings/${rest}`);
 
-  async function showKeys(reply: FastifyReply, page: WorkspacePage, extra: { created?: { name: string; key: string }; error?: string } = {}, status = 200) {
+  async function showKeys(reply: FastifyReply, page: WorkspacePage, extra: { created?: { name: string; key: string }; errors?: FormErrors; values?: { name: string } } = {}, status = 200) {
     const keys: KeyView[] = (await workspaces.listKeys(page.workspace.id)).map((k) => ({
       id: k.id,
       name: k.name,
@@ -66,9 +69,21 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     return sendPage(reply, <KeysPage frame={frameOf(page)} keys={keys} {...extra} />, status);
   }
 
-  async function showWebhooks(reply: FastifyReply, page: WorkspacePage, error?: string, status = 200) {
-    const webhooks = await services.webhooks.list(page.workspace.id);
-    return sendPage(reply, <WebhooksPage frame={frameOf(page)} webhooks={webhooks} error={error} />, status);
+  async function webhookChoices(page: WorkspacePage): Promise<WebhookChoices> {
+    const [newest, folders] = await Promise.all([
+      links.list(callerOf(page), { pageSize: WEBHOOK_LINK_CHOICES + 1, sortBy: 'createdAt', sortOrder: 'desc' }),
+      services.folders.list(page.workspace.id, ListFoldersQuery.parse({})),
+    ]);
+    return {
+      links: newest.slice(0, WEBHOOK_LINK_CHOICES).map((l) => ({ id: l.id, label: l.title ? `${l.domain}/${l.key} · ${l.title}` : `${l.domain}/${l.key} → ${l.url}` })),
+      folders: folders.map((f) => ({ id: f.id, name: f.name })),
+      moreLinks: newest.length > WEBHOOK_LINK_CHOICES,
+    };
+  }
+
+  async function showWebhooks(reply: FastifyReply, page: WorkspacePage, form: { errors?: FormErrors; values?: WebhookFormValues } = {}, status = 200) {
+    const [webhooks, choices] = await Promise.all([services.webhooks.list(page.workspace.id), webhookChoices(page)]);
+    return sendPage(reply, <WebhooksPage frame={frameOf(page)} webhooks={webhooks} choices={choices} {...form} />, status);
   }
 
   return async (app) => {
@@ -80,13 +95,14 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       let created: { name: string; key: string } | undefined;
       return orShow(
         async () => {
-          const name = parseInput(KeyName, request.body?.name ?? '');
+          const { name } = formInput(z.object({ name: KeyName }), { name: request.body?.name ?? '' }, KEY_FIELDS);
           const { key } = await workspaces.createKey(page.workspace.id, { name, scopes: scopesOf(request.body) }, page.who);
           created = { name, key };
         },
-        (error, status) => showKeys(reply, page, { error }, status),
+        (errors, status) => showKeys(reply, page, { errors, values: { name: request.body?.name ?? '' } }, status),
         // The key is shown in this answer only: no redirect, never stored in plain text.
         () => showKeys(reply, page, { created }, 201),
+        KEY_FIELDS,
       );
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/keys/:id/revoke', { schema: HIDDEN }, async (request, reply) => {
@@ -104,12 +120,15 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     app.post<{ Params: Params; Body: Form }>('/dashboard/w/:slug/settings/webhooks', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
       assertPlan(apiCallerOf(page), 'business', 'Webhooks');
-      const triggers = DOMAIN_EVENT_TYPES.filter((t) => request.body?.[`trigger_${t}`]);
-      return orShow(
-        () => services.webhooks.create(page.workspace.id, parseInput(CreateWebhookBody, { ...fieldsOf(request.body, ['name', 'url']), triggers }), page.who),
-        (error, status) => showWebhooks(reply, page, error, status),
-        () => redirect(reply, back(page, 'webhooks')),
-      );
+      const values = webhookFormValues(request.body);
+      const checked = webhookFormInput(values);
+      if (!checked.ok) return showWebhooks(reply, page, { errors: checked.errors, values }, 422);
+      try {
+        await services.webhooks.create(page.workspace.id, checked.input, page.who);
+      } catch (err) {
+        return showWebhooks(reply, page, { errors: webhookRefusal(err), values }, err instanceof ApiError ? err.status : 422);
+      }
+      return redirect(reply, back(page, 'webhooks'));
     });
     app.get<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);

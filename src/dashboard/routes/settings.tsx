@@ -16,7 +16,7 @@ import { CreateFolderBody, ListFoldersQuery, UpdateFolderBody } from '../../fold
 import { CreateTagBody, ListTagsQuery, UpdateTagBody } from '../../tags/schema.js';
 import { UpdateWorkspaceBody } from '../../workspaces/schema.js';
 import type { WorkspaceService } from '../../workspaces/service.js';
-import { parseInput } from '../../users/schema.js';
+import { FormRefusal, errorsOfRefusal, formInput, type FormErrors } from '../form-errors.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
@@ -37,22 +37,35 @@ export function fieldsOf(body: Form | undefined, names: string[]): Record<string
   return out;
 }
 
-/** Runs a change; a refusal the person can fix (400/409/422) is shown on the page instead of an error page. */
-export async function orShow(work: () => Promise<unknown>, show: (error: string, status: number) => unknown, done: () => unknown) {
+/**
+ * Runs a change; a refusal the person can fix (a `FormRefusal`, or the service's 400/409/422) is
+ * shown on the page, each sentence at its field of `labels`, instead of an error page.
+ */
+export async function orShow(work: () => Promise<unknown>, show: (errors: FormErrors, status: number) => unknown, done: () => unknown, labels: Record<string, string> = {}) {
   try {
     await work();
   } catch (err) {
-    if (err instanceof ApiError && [400, 409, 422].includes(err.status)) return show(err.message, err.status);
+    if (err instanceof FormRefusal) return show(err.errors, 422);
+    if (err instanceof ApiError && [400, 409, 422].includes(err.status)) return show(errorsOfRefusal(err, labels), err.status);
     throw err;
   }
   return done();
+}
+
+/** A tag form's colour, when one was chosen (the API's `color`; absent: the API picks one). */
+function colorOf(body: Form | undefined): { color?: string } {
+  const color = body?.color?.trim();
+  return color ? { color } : {};
 }
 
 export const frameOf = (page: WorkspacePage): WorkspaceFrame => ({ ...page.frame, workspace: page.frame.workspace! });
 
 export function settingsRoutes(kit: Kit, services: PageServices, workspaces: WorkspaceService, config: Config): FastifyPluginAsync {
   const back = (page: WorkspacePage, rest: string) => workspacePath(page.workspace.slug, `/settings/${rest}`);
-  const parse = <T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> => parseInput(schema, value);
+  const parse = <T extends z.ZodTypeAny>(schema: T, value: unknown, labels: Record<string, string> = {}): z.infer<T> => formInput(schema, value, labels);
+  const GENERAL = { name: 'the workspace name', slug: 'the slug' };
+  const DOMAIN = { slug: 'the domain' };
+  const NAMED = { name: 'the name' };
 
   return async (app) => {
     // General: name and slug.
@@ -66,17 +79,18 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
       let slug = page.workspace.slug;
       return orShow(
         async () => {
-          const updated = await workspaces.update(apiCallerOf(page), page.workspace.id, parse(UpdateWorkspaceBody, fields), page.who);
+          const updated = await workspaces.update(apiCallerOf(page), page.workspace.id, parse(UpdateWorkspaceBody, fields, GENERAL), page.who);
           slug = updated.slug;
         },
-        (error, status) => sendPage(reply, <GeneralPage frame={frameOf(page)} error={error} values={fields} />, status),
+        (errors, status) => sendPage(reply, <GeneralPage frame={frameOf(page)} errors={errors} values={fields} />, status),
         () => redirect(reply, workspacePath(slug, '/settings/general')),
+        GENERAL,
       );
     });
 
     // Domains.
     const dnsTarget = config.domainDnsTarget ?? new URL(config.baseUrl).hostname;
-    async function showDomains(reply: FastifyReply, page: WorkspacePage, extra: { error?: string; notice?: string } = {}, status = 200) {
+    async function showDomains(reply: FastifyReply, page: WorkspacePage, extra: { errors?: FormErrors; notice?: string; errorsOf?: string; values?: Record<string, string> } = {}, status = 200) {
       const domains = await services.domains.list(page.workspace.id, ListDomainsQuery.parse({}));
       return sendPage(reply, <DomainsPage frame={frameOf(page)} domains={domains} dnsTarget={dnsTarget} {...extra} />, status);
     }
@@ -89,12 +103,13 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         async () => {
           // The API makes a workspace's first domain its primary (the default of new links); here
           // that happens only when the owner ticks "Use it for new links".
-          const created = await services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug'])), {}, page.who);
+          const created = await services.domains.create(page.workspace, parse(CreateDomainBody, fieldsOf(request.body, ['slug']), DOMAIN), {}, page.who);
           const makeDefault = request.body?.makeDefault === 'on';
           if (created.primary !== makeDefault) await services.domains.update(page.workspace.id, created.slug, parse(UpdateDomainBody, { primary: makeDefault }));
         },
-        (error, status) => showDomains(reply, page, { error }, status),
+        (errors, status) => showDomains(reply, page, { errors, values: fieldsOf(request.body, ['slug']) }, status),
         () => redirect(reply, back(page, 'domains')),
+        DOMAIN,
       );
     });
     app.post<{ Params: ItemParams; Body: Form }>('/dashboard/w/:slug/settings/domains/:id', { schema: HIDDEN }, async (request, reply) => {
@@ -102,9 +117,11 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
       // An empty field clears the not-found URL (null), as the API's PATCH with null does.
       const notFoundUrl = request.body?.notFoundUrl?.trim() ? request.body.notFoundUrl.trim() : null;
       return orShow(
-        () => services.domains.update(page.workspace.id, request.params.id, parse(UpdateDomainBody, { notFoundUrl }), page.who),
-        (error, status) => showDomains(reply, page, { error }, status),
+        () => services.domains.update(page.workspace.id, request.params.id, parse(UpdateDomainBody, { notFoundUrl }, { notFoundUrl: 'the not-found URL' }), page.who),
+        // The sentence goes to the form of this domain (errorsOf), with what was typed.
+        (errors, status) => showDomains(reply, page, { errors: { notFoundUrl: errors.notFoundUrl ?? errors.form ?? '' }, errorsOf: request.params.id, values: { notFoundUrl: notFoundUrl ?? '' } }, status),
         () => redirect(reply, back(page, 'domains')),
+        { notFoundUrl: 'the not-found URL' },
       );
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/domains/:id/check', { schema: HIDDEN }, async (request, reply) => {
@@ -117,12 +134,12 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
     // Tags and folders: the same three actions each.
     for (const kind of ['tags', 'folders'] as const) {
       const action = kind === 'tags' ? 'tags.write' : 'folders.write';
-      async function show(reply: FastifyReply, page: WorkspacePage, error?: string, status = 200) {
+      async function show(reply: FastifyReply, page: WorkspacePage, form: { errors?: FormErrors; errorsOf?: string; values?: Record<string, string> } = {}, status = 200) {
         const items =
           kind === 'tags'
             ? await services.tags.list(page.workspace.id, ListTagsQuery.parse({}))
             : await services.folders.list(page.workspace.id, ListFoldersQuery.parse({}));
-        return sendPage(reply, <NamedItemsPage frame={frameOf(page)} kind={kind} items={items} error={error} />, status);
+        return sendPage(reply, <NamedItemsPage frame={frameOf(page)} kind={kind} items={items} {...form} />, status);
       }
       app.get<{ Params: Params }>(`/dashboard/w/:slug/settings/${kind}`, { schema: HIDDEN }, async (request, reply) =>
         show(reply, await kit.workspacePage(request, request.params.slug)),
@@ -133,10 +150,11 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         return orShow(
           () =>
             kind === 'tags'
-              ? services.tags.create(page.workspace, parse(CreateTagBody, fields), page.who)
-              : services.folders.create(page.workspace, parse(CreateFolderBody, fields), page.who),
-          (error, status) => show(reply, page, error, status),
+              ? services.tags.create(page.workspace, parse(CreateTagBody, { ...fields, ...colorOf(request.body) }, NAMED), page.who)
+              : services.folders.create(page.workspace, parse(CreateFolderBody, fields, NAMED), page.who),
+          (errors, status) => show(reply, page, { errors, values: { name: request.body?.name ?? '', color: request.body?.color ?? '' } }, status),
           () => redirect(reply, back(page, kind)),
+          NAMED,
         );
       });
       app.post<{ Params: ItemParams; Body: Form }>(`/dashboard/w/:slug/settings/${kind}/:id/rename`, { schema: HIDDEN }, async (request, reply) => {
@@ -145,10 +163,11 @@ export function settingsRoutes(kit: Kit, services: PageServices, workspaces: Wor
         return orShow(
           () =>
             kind === 'tags'
-              ? services.tags.update(page.workspace.id, request.params.id, parse(UpdateTagBody, fields), page.who)
-              : services.folders.update(page.workspace.id, request.params.id, parse(UpdateFolderBody, fields), page.who),
-          (error, status) => show(reply, page, error, status),
+              ? services.tags.update(page.workspace.id, request.params.id, parse(UpdateTagBody, { ...fields, ...colorOf(request.body) }, NAMED), page.who)
+              : services.folders.update(page.workspace.id, request.params.id, parse(UpdateFolderBody, fields, NAMED), page.who),
+          (errors, status) => show(reply, page, { errors, errorsOf: request.params.id, values: { name: request.body?.name ?? '' } }, status),
           () => redirect(reply, back(page, kind)),
+          NAMED,
         );
       });
       app.post<{ Params: ItemParams }>(`/dashboard/w/:slug/settings/${kind}/:id/delete`, { schema: HIDDEN }, async (request, reply) => {

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ApiError } from '../../http/errors.js';
+import type { FormErrors } from '../form-errors.js';
 import { UTM_COLUMNS } from '../../links/urls.js';
 import type { Kit, WorkspacePage } from '../kit.js';
 import { HIDDEN, redirect, sendPage } from '../kit.js';
@@ -28,7 +29,7 @@ function messageOf(err: ApiError): string {
 
 export function utmTemplateRoutes(kit: Kit, services: PageServices): FastifyPluginAsync {
   const back = (page: WorkspacePage) => workspacePath(page.workspace.slug, '/settings/utm');
-  async function show(reply: FastifyReply, page: WorkspacePage, extra: { error?: string; values?: Record<string, string> } = {}, status = 200) {
+  async function show(reply: FastifyReply, page: WorkspacePage, extra: { errors?: FormErrors; values?: Record<string, string> } = {}, status = 200) {
     const templates = await services.utmTemplates.list(page.workspace.id);
     return sendPage(reply, <UtmTemplatesPage frame={frameOf(page)} templates={templates} {...extra} />, status);
   }
@@ -43,7 +44,11 @@ export function utmTemplateRoutes(kit: Kit, services: PageServices): FastifyPlug
       try {
         await services.utmTemplates.create(page.workspace.id, values, page.userId, page.who);
       } catch (err) {
-        if (err instanceof ApiError && [403, 409, 422].includes(err.status)) return show(reply, page, { error: messageOf(err), values }, err.status);
+        if (err instanceof ApiError && [403, 409, 422].includes(err.status)) {
+          // At the field it concerns (the name, one UTM value); "fill at least one" concerns them all: the top.
+          const at = err.field === 'name' || (err.field && err.field in UTM_LABELS) ? err.field : 'form';
+          return show(reply, page, { errors: { [at]: messageOf(err) }, values }, err.status);
+        }
         throw err;
       }
       return redirect(reply, back(page));
