@@ -132,6 +132,7 @@ export async function buildApp(options: BuildOptions) {
     bus: createChangeBus(),
     workspaces,
     events: eventLog.events,
+    conversions: eventLog.conversions,
     reader,
     now,
     outbox: domainEvents.outbox,

@@ -27,6 +27,7 @@ import * as m0024 from './0024-password-resets.js';
 import * as m0025 from './0025-sso.js';
 import * as m0026 from './0026-sso-password-allowed.js';
 import * as m0027 from './0027-import-jobs.js';
+import * as m0034 from './0034-event-erasures.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -54,6 +55,7 @@ const ALL: Record<string, DialectMigration> = {
   '0025-sso': m0025,
   '0026-sso-password-allowed': m0026,
   '0027-import-jobs': m0027,
+  '0034-event-erasures': m0034,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
