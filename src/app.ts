@@ -135,6 +135,7 @@ export async function buildApp(options: BuildOptions) {
     bus: createChangeBus(),
     workspaces,
     events: eventLog.events,
+    conversions: eventLog.conversions,
     reader,
     now,
     outbox: domainEvents.outbox,

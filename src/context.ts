@@ -6,7 +6,9 @@ import type { Config } from './config.js';
 import type { OpenDatabase } from './db/open.js';
 import type { ChangeBus } from './db/change-bus.js';
 import type { WorkspaceService } from './workspaces/service.js';
-import type { EventLogClient, SqlRunner } from './events/index.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/tables.js';
+import type { ConversionStore, EventLogClient, SqlRunner } from './events/index.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { ClientAddress } from './http/client-address.js';
 
@@ -18,11 +20,17 @@ export interface AppContext {
   bus: ChangeBus;
   workspaces: WorkspaceService;
   /**
-   * The event log (src/events/), the only handle on it: a client of the log thread, which owns
-   * the store `EVENTS_URL` selects (src/events/log/). Modules append, read and erase through the
-   * `EventStore` interface; the click writer sends its batches (`appendRawClicks`).
+   * The event log (src/events/): a client of the log thread, which owns the store `EVENTS_URL`
+   * selects (src/events/log/). Modules read, aggregate and erase through the `EventLog`
+   * interface; the click writer sends its batches (`appendRawClicks`).
    */
   events: EventLogClient;
+  /**
+   * The events' share in the metadata database, on this thread: leads and sales in the caller's
+   * transaction, the look-ups conversions need, a customer's erasure; `afterCommit()` once the
+   * transaction committed.
+   */
+  conversions: ConversionStore<Kysely<Database>>;
   /**
    * Where long reads run (a worker thread with its own connection on a SQLite file): the event
    * store's aggregates and the analytics' look-ups of links, tags and customers.

@@ -205,7 +205,7 @@ describe('the writer', () => {
     };
     await assert.rejects(
       t.database.db.transaction().execute(async (trx) => {
-        await t.ctx.events.append([event], trx);
+        await t.ctx.conversions.append([event], trx);
         throw new Error('abort');
       }),
       /abort/,
@@ -222,7 +222,7 @@ describe('the writer', () => {
   test('forgetLinks removes a link’s events and takes them out of the rollups', async () => {
     const before = await rollups.retrieve(auth, AnalyticsQuery.parse({ interval: 'all', event: 'composite' }));
     assert.deepEqual(before, { clicks: 12, leads: 3, sales: 3, saleAmount: 8200 });
-    const removed = await t.database.db.transaction().execute((trx) => t.ctx.events.forgetLinks(t.workspaceId, ['link_a'], trx));
+    const removed = await t.ctx.events.forgetLinks(t.workspaceId, ['link_a']);
     assert.equal(removed, 9 + 2 + 2); // link_a: 9 clicks, 2 leads, 2 sales
     for (const groupBy of ['count', 'countries', 'top_links', 'timeseries', 'referer_urls']) {
       for (const range of [{ interval: 'all' }, { interval: 'mtd', timezone: 'America/Los_Angeles' }, { interval: '30d' }]) {

@@ -6,7 +6,7 @@
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import { buildScope, hasLinkFilter, MAX_INLINE_IDS, type AggregateSpec, type EventKind, type EventRow, type EventStore, type LinkScope, type SqlRunner } from '../events/index.js';
+import { buildScope, hasLinkFilter, MAX_INLINE_IDS, type AggregateSpec, type EventKind, type EventRow, type EventLog, type LinkScope, type SqlRunner } from '../events/index.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../workspaces/service.js';
 import { planLabel } from '../workspaces/plans.js';
@@ -24,7 +24,7 @@ export interface AnalyticsServiceDeps {
   /** Builds the look-up queries of links, tags and customers, which run on `reader`. */
   db: Kysely<Database>;
   reader: SqlRunner;
-  events: EventStore<never> | EventStore<Kysely<Database>>;
+  events: EventLog;
   now: () => number;
   linkSettings: LinkUrlSettings;
 }

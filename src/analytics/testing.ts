@@ -8,7 +8,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, EventsTable, LinksTable } from '../db/tables.js';
-import type { EventStore, StoredEvent } from '../events/index.js';
+import type { EventLog, StoredEvent } from '../events/index.js';
 import { linkRow } from '../test-support/link-row.js';
 
 export const SEED_NOW = Date.parse('2024-05-15T03:00:00.000Z');
@@ -65,7 +65,7 @@ export interface Seed {
  * Seeds the fixture into `workspaceId` (and a little into `otherWorkspaceId`, which must never
  * show up). Returns every event written, for the oracle.
  */
-export async function seedAnalytics(db: Kysely<Database>, events: Pick<EventStore, 'append'>, workspaceId: string, otherWorkspaceId: string): Promise<Seed> {
+export async function seedAnalytics(db: Kysely<Database>, events: Pick<EventLog, 'append'>, workspaceId: string, otherWorkspaceId: string): Promise<Seed> {
   const t = SEED_NOW - 100 * D;
   const tags = { t1: `tag_t1_${workspaceId.slice(-6)}`, t2: `tag_t2_${workspaceId.slice(-6)}` };
   await db

@@ -15,13 +15,16 @@ export function createCustomersModule(ctx: AppContext) {
   const { db, dialect } = ctx.database;
   /** A customer store bound to `db`, which may be a transaction. */
   const storeFor = (handle: Kysely<Database>): CustomerStore => createCustomerStore(handle, dialect);
-  // The row and the events (with the rollups and link counters they feed) go in one transaction.
-  const eraseWithEvents = (workspaceId: string, customerId: string, who?: Who) =>
-    db.transaction().execute(async (trx) => {
+  // The row and the events' metadata side (with the rollups and link counters they feed) go in
+  // one transaction; a column store deletes its copies once it has committed (afterCommit).
+  const eraseWithEvents = async (workspaceId: string, customerId: string, who?: Who) => {
+    await db.transaction().execute(async (trx) => {
       await storeFor(trx).delete(workspaceId, customerId);
-      await ctx.events.forgetCustomer(workspaceId, customerId, trx);
+      await ctx.conversions.forgetCustomer(workspaceId, customerId, trx);
       await record(trx, who, { workspaceId, action: 'customer.delete', targetIds: customerId, changes: { events: 'erased' } });
     });
+    await ctx.conversions.afterCommit();
+  };
   const service = createCustomerService(createCustomerStore(db, dialect), dialect, ctx.now, eraseWithEvents, (fn) => db.transaction().execute((trx) => fn(storeFor(trx), trx)));
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(customerRoutes, { customers: service });

@@ -244,6 +244,13 @@ export interface ClickRollupStateTable {
 }
 
 /** Ids of click batches the metadata database has stored (migration 0021, events/click-log.ts). */
+/** An erasure's hand-off to the column store (migration 0034, events/column/erasure.ts). */
+export interface EventErasuresTable {
+  id: string;
+  target: string;
+  created_at: number;
+}
+
 export interface ClickBatchesTable {
   batch_id: string;
   appended_at: number;
@@ -268,6 +275,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   click_rollup_state: ClickRollupStateTable;
   click_batches: ClickBatchesTable;
+  event_erasures: EventErasuresTable;
   event_log_folds: EventLogFoldsTable;
   api_keys: ApiKeysTable;
   domains: DomainsTable;

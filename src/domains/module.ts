@@ -22,7 +22,7 @@ export function createDomainsModule(ctx: AppContext, deps: { resolver?: DnsResol
     now: ctx.now,
   });
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(domainRoutes, { domains: service });
+    await app.register(domainRoutes, { service });
   };
   return {
     routes,

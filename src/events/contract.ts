@@ -1,16 +1,18 @@
 /**
- * What every `EventStore` promises, as one suite that each implementation runs against itself
- * (sql/store.test.ts runs it on SQLite and PostgreSQL). An implementation is handed in through a
- * fixture: the store, a way to create links and workspaces (a store resolves link filters
- * against them), and a transaction to join. Expected figures are computed here in plain
+ * What the `EventLog` and the `ConversionStore` promise together, as one suite that each engine
+ * runs against itself, through the log's client over the port as the app reaches it
+ * (sql/store.test.ts on SQLite and PostgreSQL, duckdb/store.test.ts, clickhouse/store.test.ts).
+ * An implementation is handed in through a fixture: the log, the conversion store, a way to
+ * create links and workspaces (a store resolves link filters against them), and a transaction
+ * to join. Expected figures are computed here in plain
  * JavaScript from the appended rows, independently of any store.
  *
  * @example
- * describeEventStoreContract('sql', async () => ({ store, addWorkspace, addLink, transaction, close }));
+ * describeEventStoreContract('sql', async () => ({ log, conversions, addWorkspace, addLink, transaction, close }));
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AggregateSpec, DimColumn, EventKind, EventRow, EventStore, LinkScope, MergedRow, StoredEvent } from './event-store.js';
+import type { AggregateSpec, ConversionStore, DimColumn, EventKind, EventLog, EventRow, LinkScope, MergedRow, StoredEvent } from './event-store.js';
 import { buildScope, MAX_INLINE_IDS } from './link-scope.js';
 import { clickEvent, conversionEvent } from './rows.js';
 
@@ -23,7 +25,10 @@ export interface ContractLink {
 }
 
 export interface EventStoreFixture<Tx> {
-  store: EventStore<Tx>;
+  /** The log, as the main thread reaches it (the client over the port). */
+  log: EventLog;
+  /** The metadata share, joined to `transaction`'s writes. */
+  conversions: ConversionStore<Tx>;
   /** A new workspace; returns its id. */
   addWorkspace(): Promise<string>;
   addLink(workspaceId: string, link: ContractLink): Promise<void>;
@@ -123,7 +128,7 @@ function actual(rows: readonly MergedRow[], kinds: readonly EventKind[] = ['clic
 const sorted = <T>(m: Map<string, T>) => new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 export function describeEventStoreContract<Tx>(name: string, open: () => Promise<EventStoreFixture<Tx>>): void {
-  describe(`EventStore contract: ${name}`, () => {
+  describe(`event log contract: ${name}`, () => {
     let f: EventStoreFixture<Tx>;
     let ws: string;
     let other: string;
@@ -165,9 +170,9 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       rows.push(contractEvent(ws, 'lnk_b', { kind: 'sale', timestamp: T0 + 10 * H, customer_id: 'cus_2', amount: 999, invoice_id: 'inv_2', sale_type: 'new', event_name: 'Purchase' }));
       rows.push(contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 11 * H, customer_id: 'cus_1', amount: -1000, original_amount: -1000, invoice_id: null, sale_type: 'new', event_name: 'Refund' }));
       // Three appends, as click flushes and track calls make them: totals add up across batches.
-      await f.store.append(rows.slice(0, 10));
-      await f.store.append(rows.slice(10, 27));
-      await f.store.append(rows.slice(27));
+      await f.log.append(rows.slice(0, 10));
+      await f.log.append(rows.slice(10, 27));
+      await f.log.append(rows.slice(27));
       await f.settle?.();
     });
     after(() => f?.close());
@@ -178,7 +183,7 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
     test('counts per grouping over the whole workspace are exact (disabled links left out)', async () => {
       for (const group of [[], ['country'], ['device'], ['country', 'device'], ['trigger'], ['link_id'], ['utm_source']] as DimColumn[][]) {
         for (const kinds of [['click'], ['lead'], ['sale'], ['click', 'lead', 'sale']] as EventKind[][]) {
-          const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds, group }), range);
+          const got = await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds, group }), range);
           assert.deepEqual(sorted(actual(got, kinds)), sorted(expected(rows, kinds, group, counted)), `group ${group.join(',') || 'count'}, kinds ${kinds.join(',')}`);
         }
       }
@@ -195,22 +200,22 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
         { spec: { conversions: { saleType: 'new' } }, keep: (r) => r.kind !== 'sale' || r.sale_type === 'new' },
       ];
       for (const c of cases) {
-        const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['country'], ...c.spec }), range);
+        const got = await f.log.aggregate(spec(ws, workspaceScope(ws), { group: ['country'], ...c.spec }), range);
         assert.deepEqual(sorted(actual(got)), sorted(expected(rows, ['click', 'lead', 'sale'], ['country'], (r) => counted(r) && c.keep(r))), JSON.stringify(c.spec));
       }
       const input = { workspaceId: ws, links: { ids: { op: 'in' as const, values: ['lnk_b', 'lnk_off'] } }, named: true };
-      const ids = await f.store.scopeLinkIds(input, MAX_INLINE_IDS);
+      const ids = await f.log.scopeLinkIds(input, MAX_INLINE_IDS);
       assert.deepEqual([...ids].sort(), ['lnk_b', 'lnk_off'], 'links named by id count even when disabled');
-      const got = await f.store.aggregate(spec(ws, buildScope(input, ids), { group: ['link_id'] }), range);
+      const got = await f.log.aggregate(spec(ws, buildScope(input, ids), { group: ['link_id'] }), range);
       assert.deepEqual(sorted(actual(got)), sorted(expected(rows, ['click', 'lead', 'sale'], ['link_id'], (r) => r.workspace_id === ws && ['lnk_b', 'lnk_off'].includes(r.link_id))));
-      const none = await f.store.scopeLinkIds({ workspaceId: ws, links: { ids: { op: 'in', values: ['lnk_other'] } }, named: true }, MAX_INLINE_IDS);
+      const none = await f.log.scopeLinkIds({ workspaceId: ws, links: { ids: { op: 'in', values: ['lnk_other'] } }, named: true }, MAX_INLINE_IDS);
       assert.deepEqual(none, [], "another workspace's link is never in a scope");
     });
 
     test('timeseries rows carry the slot each event counts in, and the range is half-open', async () => {
       const from = T0 + 2 * H;
       const to = T0 + 12 * H;
-      const got = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'], timeseries: true }), { from, to });
+      const got = await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'], timeseries: true }), { from, to });
       const perHour = new Map<number, number>();
       for (const r of got) {
         assert.ok(r.slot !== undefined && r.slot >= from && r.slot < to, `slot ${r.slot} inside the range`);
@@ -228,88 +233,89 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
 
     test('click ids: found in their workspace only, and reported as stored for a retried write', async () => {
       const click = rows[0]!;
-      const found = await f.store.findClick(ws, click.click_id);
+      const found = await f.log.findClick(ws, click.click_id);
       assert.equal(found?.id, click.id);
       assert.equal(found?.link_id, click.link_id);
       assert.equal(Number(found?.timestamp), click.timestamp);
-      assert.equal(await f.store.findClick(other, click.click_id), undefined, "another workspace's click is not found");
+      assert.equal(await f.log.findClick(other, click.click_id), undefined, "another workspace's click is not found");
       const unknown = uid('clk');
-      const stored = await f.store.existingClickIds([click.click_id, unknown, rows[1]!.click_id]);
+      const stored = await f.log.existingClickIds([click.click_id, unknown, rows[1]!.click_id]);
       assert.deepEqual([...stored].sort(), [click.click_id, rows[1]!.click_id].sort());
     });
 
     test('click batches: stored once by batch id, visible to findClick and aggregates once appendClicks resolved', async () => {
-      const before = actual(await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
+      const before = actual(await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
       const batchId = uid('batch');
       const batch = [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 12 * H + 1 }), contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 2 })];
-      await f.store.appendClicks(batchId, batch);
+      await f.log.appendClicks(batchId, batch);
       rows.push(...batch);
       // Acknowledged means stored: no settle before these reads.
-      for (const c of batch) assert.equal((await f.store.findClick(ws, c.click_id))?.id, c.id, 'visible once acknowledged');
-      assert.deepEqual([...(await f.store.existingClickIds(batch.map((c) => c.click_id)))].sort(), batch.map((c) => c.click_id).sort());
+      for (const c of batch) assert.equal((await f.log.findClick(ws, c.click_id))?.id, c.id, 'visible once acknowledged');
+      assert.deepEqual([...(await f.log.existingClickIds(batch.map((c) => c.click_id)))].sort(), batch.map((c) => c.click_id).sort());
       // The same batch again (a retry after a commit whose answer was lost) adds nothing, even
       // with other rows in it: the id decides.
-      await f.store.appendClicks(batchId, batch);
-      await f.store.appendClicks(batchId, [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 3 })]);
+      await f.log.appendClicks(batchId, batch);
+      await f.log.appendClicks(batchId, [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 3 })]);
       await f.settle?.();
-      const after = actual(await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
+      const after = actual(await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
       assert.deepEqual(sorted(after), sorted(expected(rows, ['click'], [], counted)), 'each click counted once');
       assert.notDeepEqual(after, before);
       // Another batch id stores its own rows; an empty batch is stored and adds nothing.
       const next = [contractEvent(other, 'lnk_other', { timestamp: T0 + 12 * H + 4 })];
-      await f.store.appendClicks(uid('batch'), next);
+      await f.log.appendClicks(uid('batch'), next);
       rows.push(...next);
-      await f.store.appendClicks(uid('batch'), []);
-      assert.equal((await f.store.findClick(other, next[0]!.click_id))?.id, next[0]!.id);
-      assert.equal(await f.store.findClick(ws, next[0]!.click_id), undefined, "another workspace's click is not found");
+      await f.log.appendClicks(uid('batch'), []);
+      assert.equal((await f.log.findClick(other, next[0]!.click_id))?.id, next[0]!.id);
+      assert.equal(await f.log.findClick(ws, next[0]!.click_id), undefined, "another workspace's click is not found");
     });
 
     test('click batches are atomic: a refused batch leaves none of its rows, and its id may be stored again', async () => {
       const batchId = uid('batch');
       const good = contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H });
       const broken = { ...contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H + 1 }), link_id: null, workspace_id: null } as unknown as StoredEvent;
-      await assert.rejects(f.store.appendClicks(batchId, [good, broken]));
-      assert.equal(await f.store.findClick(ws, good.click_id), undefined, 'nothing of the refused batch');
-      assert.deepEqual(await f.store.existingClickIds([good.click_id]), []);
-      await f.store.appendClicks(batchId, [good]);
+      await assert.rejects(f.log.appendClicks(batchId, [good, broken]));
+      assert.equal(await f.log.findClick(ws, good.click_id), undefined, 'nothing of the refused batch');
+      assert.deepEqual(await f.log.existingClickIds([good.click_id]), []);
+      await f.log.appendClicks(batchId, [good]);
       rows.push(good);
-      assert.equal((await f.store.findClick(ws, good.click_id))?.id, good.id, 'the id was not recorded by the refused attempt');
+      assert.equal((await f.log.findClick(ws, good.click_id))?.id, good.id, 'the id was not recorded by the refused attempt');
     });
 
     test('invoice ids: a second sale with a recorded invoice id fails its whole batch; another workspace may reuse it', async () => {
-      const before = actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), range));
+      const before = actual(await f.log.aggregate(spec(ws, workspaceScope(ws)), range));
       const click = contractEvent(ws, 'lnk_a', { timestamp: T0 + 11 * H });
       const dup = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 11 * H, customer_id: 'cus_3', amount: 100, invoice_id: 'inv_1', sale_type: 'new' });
       let failure: unknown;
-      await f.store.append([click, dup]).catch((err) => (failure = err));
+      await f.log.append([click, dup]).catch((err) => (failure = err));
       assert.ok(failure, 'the batch was refused');
-      assert.equal(f.store.isDuplicateInvoice(failure), true);
-      assert.equal(await f.store.findClick(ws, click.click_id), undefined, 'nothing of the batch is visible');
-      assert.deepEqual(actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), range)), before, 'totals unchanged');
-      assert.equal((await f.store.saleByInvoice(ws, 'inv_1'))?.amount, 5000, 'the first sale stands');
+      assert.equal(f.conversions.isDuplicateInvoice(failure), true);
+      assert.equal(await f.log.findClick(ws, click.click_id), undefined, 'nothing of the batch is visible');
+      assert.deepEqual(actual(await f.log.aggregate(spec(ws, workspaceScope(ws)), range)), before, 'totals unchanged');
+      assert.equal((await f.conversions.saleByInvoice(ws, 'inv_1'))?.amount, 5000, 'the first sale stands');
 
       const elsewhere = contractEvent(other, 'lnk_other', { kind: 'sale', timestamp: T0 + 11 * H, customer_id: 'cus_x', amount: 100, invoice_id: 'inv_1', sale_type: 'new' });
-      await f.store.append([elsewhere]);
+      await f.log.append([elsewhere]);
       rows.push(elsewhere);
-      assert.equal((await f.store.saleByInvoice(other, 'inv_1'))?.id, elsewhere.id);
+      assert.equal((await f.conversions.saleByInvoice(other, 'inv_1'))?.id, elsewhere.id);
     });
 
     test('an append joined to a write that rolls back leaves nothing; one that commits is all visible', async () => {
       const batch = [contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H + 1 })];
       await assert.rejects(
         f.transaction(async (tx) => {
-          await f.store.append(batch, tx);
+          await f.conversions.append(batch, tx);
           throw new Error('rolled back');
         }),
         /rolled back/,
       );
-      for (const e of batch) assert.equal(await f.store.findClick(ws, e.click_id), undefined);
-      await f.transaction((tx) => f.store.append(batch, tx));
+      for (const e of batch) assert.equal(await f.log.findClick(ws, e.click_id), undefined);
+      await f.transaction((tx) => f.conversions.append(batch, tx));
+      await f.conversions.afterCommit();
       rows.push(...batch);
       await f.settle?.();
-      for (const e of batch) assert.equal((await f.store.findClick(ws, e.click_id))?.id, e.id);
+      for (const e of batch) assert.equal((await f.log.findClick(ws, e.click_id))?.id, e.id);
       const slice = { from: T0 + 30 * H, to: T0 + 31 * H };
-      const [total] = await f.store.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), slice);
+      const [total] = await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), slice);
       assert.equal(Number(total?.clicks), 2);
     });
 
@@ -322,12 +328,12 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       const window = { from: range.from, to: T0 + 24 * H };
       const got: string[] = [];
       for (let offset = 0; ; offset += 7) {
-        const page: EventRow[] = await f.store.page(s, window, { order: 'desc', limit: 7, offset });
+        const page: EventRow[] = await f.log.page(s, window, { order: 'desc', limit: 7, offset });
         got.push(...page.map((r) => r.id));
         if (page.length < 7) break;
       }
       assert.deepEqual(got, want);
-      const asc = await f.store.page(s, window, { order: 'asc', limit: 3, offset: 0 });
+      const asc = await f.log.page(s, window, { order: 'asc', limit: 3, offset: 0 });
       assert.deepEqual(asc.map((r) => r.id), [...want].reverse().slice(0, 3));
     });
 
@@ -340,7 +346,7 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
         const got: string[] = [];
         let after: { timestamp: number; id: string } | undefined;
         for (;;) {
-          const page: EventRow[] = await f.store.page(s, window, { order, limit: 4, offset: 0, after });
+          const page: EventRow[] = await f.log.page(s, window, { order, limit: 4, offset: 0, after });
           got.push(...page.map((r) => r.id));
           if (page.length < 4) break;
           const last = page[page.length - 1]!;
@@ -351,34 +357,35 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
     });
 
     test('conversion look-ups: latest lead by name, lead names since, sales on a link', async () => {
-      assert.equal((await f.store.latestLead(ws, 'cus_1'))?.event_name, 'Trial');
-      assert.equal((await f.store.latestLead(ws, 'cus_1', 'Sign up'))?.event_name, 'Sign up');
-      assert.equal(await f.store.latestLead(ws, 'cus_1', 'sign up'), undefined, 'event names are case-sensitive');
-      assert.equal(await f.store.latestLead(other, 'cus_1'), undefined);
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_2'), true);
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_9'), false);
-      assert.deepEqual((await f.store.leadNamesSince(ws, 'cus_1', T0)).sort(), ['Sign up', 'Trial']);
-      assert.deepEqual(await f.store.leadNamesSince(ws, 'cus_1', T0 + 6 * H + 1), []);
-      assert.equal(await f.store.hasSaleOnLink(ws, 'cus_1', 'lnk_a'), true);
-      assert.equal(await f.store.hasSaleOnLink(ws, 'cus_1', 'lnk_b'), false);
+      assert.equal((await f.conversions.latestLead(ws, 'cus_1'))?.event_name, 'Trial');
+      assert.equal((await f.conversions.latestLead(ws, 'cus_1', 'Sign up'))?.event_name, 'Sign up');
+      assert.equal(await f.conversions.latestLead(ws, 'cus_1', 'sign up'), undefined, 'event names are case-sensitive');
+      assert.equal(await f.conversions.latestLead(other, 'cus_1'), undefined);
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_2'), true);
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_9'), false);
+      assert.deepEqual((await f.conversions.leadNamesSince(ws, 'cus_1', T0)).sort(), ['Sign up', 'Trial']);
+      assert.deepEqual(await f.conversions.leadNamesSince(ws, 'cus_1', T0 + 6 * H + 1), []);
+      assert.equal(await f.conversions.hasSaleOnLink(ws, 'cus_1', 'lnk_a'), true);
+      assert.equal(await f.conversions.hasSaleOnLink(ws, 'cus_1', 'lnk_b'), false);
     });
 
     test("erasing a customer's events and a link's events takes them out of every count", async () => {
-      const all = () => f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['link_id'] }), range);
-      const removed = await f.store.forgetCustomer(ws, 'cus_2');
+      const all = () => f.log.aggregate(spec(ws, workspaceScope(ws), { group: ['link_id'] }), range);
+      const removed = await f.transaction((tx) => f.conversions.forgetCustomer(ws, 'cus_2', tx));
+      await f.conversions.afterCommit();
       assert.equal(removed, 2, "cus_2's lead and sale");
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_2'), false);
-      assert.equal(await f.store.saleByInvoice(ws, 'inv_2'), undefined);
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_2'), false);
+      assert.equal(await f.conversions.saleByInvoice(ws, 'inv_2'), undefined);
       const afterCustomer = actual(await all());
       const keep = (r: StoredEvent) => counted(r) && r.customer_id !== 'cus_2';
       assert.deepEqual(sorted(afterCustomer), sorted(expected(rows, ['click', 'lead', 'sale'], ['link_id'], keep)));
 
       const linkEvents = rows.filter((r) => r.workspace_id === ws && r.link_id === 'lnk_b' && r.customer_id !== 'cus_2').length;
-      assert.equal(await f.store.forgetLinks(ws, ['lnk_b']), linkEvents, "lnk_b's remaining events");
+      assert.equal(await f.log.forgetLinks(ws, ['lnk_b']), linkEvents, "lnk_b's remaining events");
       const afterLink = actual(await all());
       assert.equal(afterLink.has('lnk_b'), false);
       assert.deepEqual(afterLink.get('lnk_a'), expected(rows, ['click', 'lead', 'sale'], ['link_id'], (r) => keep(r) && r.link_id === 'lnk_a').get('lnk_a'));
-      assert.equal(await f.store.forgetLinks(other, ['lnk_a']), 0, "a workspace cannot erase another's events");
+      assert.equal(await f.log.forgetLinks(other, ['lnk_a']), 0, "a workspace cannot erase another's events");
     });
 
     test('erasing an address removes its clicks and the leads and sales that copied it, in every workspace', async () => {
@@ -388,20 +395,20 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       const sale = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 40 * H + 2, click_id: click.click_id, ip, customer_id: 'cus_ip', amount: 700, invoice_id: null, sale_type: 'new' });
       const elsewhere = contractEvent(other, 'lnk_other', { timestamp: T0 + 40 * H, ip });
       const kept = contractEvent(ws, 'lnk_a', { timestamp: T0 + 40 * H, ip: '192.0.2.77' });
-      await f.store.append([click, lead, sale, elsewhere, kept]);
+      await f.log.append([click, lead, sale, elsewhere, kept]);
       await f.settle?.();
       const slice = { from: T0 + 40 * H, to: T0 + 41 * H };
-      const [before] = await f.store.aggregate(spec(ws, workspaceScope(ws)), slice);
+      const [before] = await f.log.aggregate(spec(ws, workspaceScope(ws)), slice);
       assert.deepEqual(actual([before!]).get(''), { clicks: 2, leads: 1, sales: 1, sale_amount: 700 });
 
-      assert.deepEqual(await f.store.forgetIp(ip), { clicks: 2, leads: 1, sales: 1, pending: 0 });
-      assert.equal(await f.store.findClick(ws, click.click_id), undefined);
-      assert.equal(await f.store.findClick(other, elsewhere.click_id), undefined);
-      assert.equal((await f.store.findClick(ws, kept.click_id))?.id, kept.id, 'another address stays');
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_ip'), false);
-      const [after] = await f.store.aggregate(spec(ws, workspaceScope(ws)), slice);
+      assert.deepEqual(await f.log.forgetIp(ip), { clicks: 2, leads: 1, sales: 1, pending: 0 });
+      assert.equal(await f.log.findClick(ws, click.click_id), undefined);
+      assert.equal(await f.log.findClick(other, elsewhere.click_id), undefined);
+      assert.equal((await f.log.findClick(ws, kept.click_id))?.id, kept.id, 'another address stays');
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_ip'), false);
+      const [after] = await f.log.aggregate(spec(ws, workspaceScope(ws)), slice);
       assert.deepEqual(actual([after!]).get(''), { clicks: 1, leads: 0, sales: 0, sale_amount: 0 });
-      assert.deepEqual(await f.store.forgetIp(ip), { clicks: 0, leads: 0, sales: 0, pending: 0 }, 'nothing left');
+      assert.deepEqual(await f.log.forgetIp(ip), { clicks: 0, leads: 0, sales: 0, pending: 0 }, 'nothing left');
     });
 
     test('erasing a click removes it and the leads and sales attributed to it', async () => {
@@ -409,13 +416,13 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       const lead = contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: T0 + 41 * H + 1, click_id: click.click_id, customer_id: 'cus_clk', event_name: 'Sign up' });
       const sale = contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 41 * H + 2, click_id: click.click_id, customer_id: 'cus_clk', amount: 300, invoice_id: null, sale_type: 'new' });
       const neighbour = contractEvent(ws, 'lnk_a', { timestamp: T0 + 41 * H });
-      await f.store.append([click, lead, sale, neighbour]);
+      await f.log.append([click, lead, sale, neighbour]);
       await f.settle?.();
-      assert.deepEqual(await f.store.forgetClick(click.click_id), { clicks: 1, leads: 1, sales: 1, pending: 0 });
-      assert.equal(await f.store.findClick(ws, click.click_id), undefined);
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_clk'), false);
-      assert.equal((await f.store.findClick(ws, neighbour.click_id))?.id, neighbour.id);
-      const [after] = await f.store.aggregate(spec(ws, workspaceScope(ws)), { from: T0 + 41 * H, to: T0 + 42 * H });
+      assert.deepEqual(await f.log.forgetClick(click.click_id), { clicks: 1, leads: 1, sales: 1, pending: 0 });
+      assert.equal(await f.log.findClick(ws, click.click_id), undefined);
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_clk'), false);
+      assert.equal((await f.log.findClick(ws, neighbour.click_id))?.id, neighbour.id);
+      const [after] = await f.log.aggregate(spec(ws, workspaceScope(ws)), { from: T0 + 41 * H, to: T0 + 42 * H });
       assert.deepEqual(actual([after!]).get(''), { clicks: 1, leads: 0, sales: 0, sale_amount: 0 });
     });
 
@@ -427,31 +434,31 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
         ...Array.from({ length: 2 }, (_, i) => contractEvent(other, 'lnk_other', { timestamp: oldDay + i * H })),
         contractEvent(ws, 'lnk_a', { kind: 'lead', timestamp: oldDay + 6 * H, customer_id: 'cus_old', event_name: 'Sign up' }),
       ];
-      await f.store.append(old);
+      await f.log.append(old);
       await f.settle?.();
       const oldRange = { from: oldDay, to: oldDay + DAY };
-      const total = async () => actual(await f.store.aggregate(spec(ws, workspaceScope(ws)), oldRange)).get('') ?? { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
+      const total = async () => actual(await f.log.aggregate(spec(ws, workspaceScope(ws)), oldRange)).get('') ?? { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
       const counted = await total();
       assert.deepEqual(counted, { clicks: 5, leads: 1, sales: 0, sale_amount: 0 });
       const horizon = T0 - 5 * DAY;
       const batches: number[] = [];
       for (;;) {
-        const n = await f.store.expire(horizon, 3);
+        const n = await f.log.expire(horizon, 3);
         batches.push(n);
         if (n < 3) break;
       }
       assert.deepEqual(batches, [3, 3, 2], 'eight old events, at most three a call');
-      assert.equal(await f.store.findClick(ws, old[0]!.click_id), undefined);
-      assert.equal(await f.store.hasAnyLead(ws, 'cus_old'), false);
-      const listed = await f.store.page(spec(ws, workspaceScope(ws)), oldRange, { order: 'asc', limit: 100, offset: 0 });
+      assert.equal(await f.log.findClick(ws, old[0]!.click_id), undefined);
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_old'), false);
+      const listed = await f.log.page(spec(ws, workspaceScope(ws)), oldRange, { order: 'asc', limit: 100, offset: 0 });
       assert.deepEqual(listed, [], 'no raw event of the expired day is listed');
-      assert.ok((await f.store.findClick(ws, rows[1]!.click_id)) !== undefined, 'events after the horizon stay');
+      assert.ok((await f.log.findClick(ws, rows[1]!.click_id)) !== undefined, 'events after the horizon stay');
       assert.deepEqual(await total(), counted, "the expired day's totals still answer");
 
-      const recent = () => f.store.aggregate(spec(ws, workspaceScope(ws), { group: ['country'] }), { from: T0, to: T0 + 48 * H });
+      const recent = () => f.log.aggregate(spec(ws, workspaceScope(ws), { group: ['country'] }), { from: T0, to: T0 + 48 * H });
       const recentBefore = actual(await recent());
       let summaries = 0;
-      for (let n = -1; n !== 0; ) summaries += n = await f.store.expireSummaries(horizon, 2);
+      for (let n = -1; n !== 0; ) summaries += n = await f.log.expireSummaries(horizon, 2);
       assert.ok(summaries > 0);
       assert.deepEqual(await total(), { clicks: 0, leads: 0, sales: 0, sale_amount: 0 }, 'with its summaries gone, the day counts nothing');
       assert.deepEqual(actual(await recent()), recentBefore, 'summaries after the horizon stay');

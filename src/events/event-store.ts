@@ -1,18 +1,24 @@
 /**
- * The event log's one interface: clicks, leads and sales appended, found, aggregated, paged and
- * erased. Nothing here names an engine or a driver, so a store other than SQL (a column store)
- * can implement it; `contract.ts` states what every implementation promises and
- * `sql/store.ts` is the implementation on SQLite and PostgreSQL.
+ * The event log's two interfaces, one per owner, so whether a call runs on the main thread or the
+ * log thread follows from its interface, never from a transaction passed or a store's kind:
  *
- * `Tx` is the caller's open write of the metadata database (a customer created with its lead) that
- * a store may join, so the events commit with it. A store kept elsewhere ignores it and is fed
- * after the commit; callers must not rely on reading their own uncommitted events through another
- * handle.
+ * - `ConversionStore<Tx>`: the metadata database's share, on the main thread and transactional:
+ *   leads and sales written in the caller's transaction (a customer created with its lead), the
+ *   look-ups conversions need (in that transaction), and the metadata side of a customer's
+ *   erasure. Where a column store holds the events too, what the transaction wrote is handed to
+ *   the log after the commit (`afterCommit`): copies by id, an erasure's hand-off row.
+ * - `EventLog`: the log's own share, with no transaction parameter, served only by the log thread
+ *   (log/): click batches, conversions copied in by id, click look-ups, aggregates, pages,
+ *   erasures of its own and the hand-offs of the main thread's, and expiry.
+ *
+ * Nothing here names an engine or a driver; `contract.ts` states what both promise together, and
+ * each engine implements what it serves (sql/store.ts both; column/ the log, column/conversions.ts
+ * the metadata share).
  *
  * @example
- * await events.appendClicks('b1', [clickRow]);
- * const click = await events.findClick(workspaceId, clickRow.click_id);
- * const rows = await events.aggregate(spec, { from, to });
+ * await db.transaction().execute((trx) => conversions.append([lead], trx));
+ * await conversions.afterCommit();
+ * const rows = await log.aggregate(spec, { from, to });
  */
 
 import type { EventsTable } from '../db/tables.js';
@@ -194,30 +200,20 @@ export interface ForgetResult extends ForgetCounts {
   pending: number;
 }
 
-export interface EventStore<Tx = never> {
+/** The metadata database's share of the events, on the main thread, joined to the caller's transaction. */
+export interface ConversionStore<Tx> {
   /**
-   * Appends events: the whole batch becomes visible (to reads and aggregates) at once or not at
-   * all. A sale whose invoice id the workspace already holds fails the batch (`isDuplicateInvoice`).
+   * Writes leads and sales in `tx`: they commit with it or not at all. A sale whose invoice id
+   * the workspace already holds fails (`isDuplicateInvoice`). Imported clicks still come this way
+   * (the migration's pages) until they take `appendClicks`.
    */
-  append(events: readonly StoredEvent[], tx?: Tx): Promise<void>;
+  append(events: readonly StoredEvent[], tx: Tx): Promise<void>;
   /**
-   * Appends a batch of clicks once: a batch id stored before adds nothing (a retry after a commit
-   * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
-   * this resolves, or none of it: what resolved is stored. The click writer's batches come this
-   * way (through the log thread: log/).
+   * After the transactions of this store's appends and erasures committed: hands them to the
+   * log (conversions copied in by id, erasures' hand-offs applied) and resolves once aggregates
+   * and pages read them, within a bound. Immediate where the log reads the same table.
    */
-  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
-  /**
-   * After appends joined to transactions that have committed: resolves once aggregates and pages
-   * read those events (the column store copies them after the commit, column/feed.ts). Absent
-   * where they are readable at the commit. Tracking awaits it before answering, so analytics read
-   * right after a lead or sale count it (the column store waits at most a bound, column/store.ts).
-   */
-  copied?(): Promise<void>;
-  /** The click with this id in the workspace. */
-  findClick(workspaceId: string, clickId: string): Promise<EventRow | undefined>;
-  /** Which of these click ids are stored, in any workspace (a retried write skips them). */
-  existingClickIds(clickIds: readonly string[]): Promise<string[]>;
+  afterCommit(): Promise<void>;
 
   /** The customer's latest lead, of the given event name (case-sensitive) when one is given. */
   latestLead(workspaceId: string, customerId: string, eventName?: string | null, tx?: Tx): Promise<EventRow | undefined>;
@@ -229,6 +225,40 @@ export interface EventStore<Tx = never> {
   /** True when `err` is the refusal of a sale whose invoice id was already recorded. */
   isDuplicateInvoice(err: unknown): boolean;
 
+  /**
+   * Deletes the customer's leads and sales in `tx` (and what summarises them: rollups, and the
+   * links' `leads`, `sales`, `saleAmount`, `conversions`), with the hand-off row a column store
+   * needs in the same transaction (`afterCommit` has it applied); returns how many.
+   */
+  forgetCustomer(workspaceId: string, customerId: string, tx: Tx): Promise<number>;
+}
+
+/** The log's share, served by the log thread: no call joins a transaction of the caller's. */
+export interface EventLog {
+  /**
+   * Appends events in a batch of their own: the whole batch becomes visible (to reads and
+   * aggregates) at once or not at all. A sale whose invoice id the workspace already holds fails
+   * the batch (`isDuplicateInvoice`).
+   */
+  append(events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Appends a batch of clicks once: a batch id stored before adds nothing (a retry after a commit
+   * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
+   * this resolves, or none of it: what resolved is stored. The click writer's batches come this
+   * way (through the log thread: log/).
+   */
+  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Copies in the leads and sales with these ids that the metadata database committed,
+   * idempotently by id, and resolves once aggregates and pages read them (within a bound; a copy
+   * that fails is retried). A no-op where the log reads the metadata database's table.
+   */
+  copyConversions(ids: readonly string[]): Promise<void>;
+  /** The click with this id in the workspace. */
+  findClick(workspaceId: string, clickId: string): Promise<EventRow | undefined>;
+  /** Which of these click ids are stored, in any workspace (a retried write skips them). */
+  existingClickIds(clickIds: readonly string[]): Promise<string[]>;
+
   /** Links of a `set` scope, at most `max` + 1 of them (to tell when there are more). */
   scopeLinkIds(input: ScopeInput, max: number): Promise<string[]>;
   /** Exact totals of the spec over the range, one row per group value (and slot). */
@@ -237,12 +267,7 @@ export interface EventStore<Tx = never> {
   page(spec: AggregateSpec, range: TimeSpan, page: EventPage): Promise<EventRow[]>;
 
   /** Deletes every event of these links (and what summarises them); returns how many. */
-  forgetLinks(workspaceId: string, linkIds: readonly string[], tx?: Tx): Promise<number>;
-  /**
-   * Deletes the customer's leads and sales (and what summarises them: rollups, and the links'
-   * `leads`, `sales`, `saleAmount`, `conversions`); returns how many.
-   */
-  forgetCustomer(workspaceId: string, customerId: string, tx?: Tx): Promise<number>;
+  forgetLinks(workspaceId: string, linkIds: readonly string[]): Promise<number>;
   /**
    * Deletes, in every workspace, the events whose stored address is `ip` (clicks, and the leads
    * and sales that copied it from their click), with what summarises them and the link counters.
@@ -251,6 +276,12 @@ export interface EventStore<Tx = never> {
   forgetIp(ip: string): Promise<ForgetResult>;
   /** Deletes the click with this id and the leads and sales attributed to it, as `forgetIp` does. */
   forgetClick(clickId: string): Promise<ForgetResult>;
+  /**
+   * Finishes the erasures whose metadata side committed (`ConversionStore.forgetCustomer`, or a
+   * start after a crash between the halves): deletes their events from a column store, once
+   * each; returns how many hand-offs it applied.
+   */
+  applyErasures(): Promise<number>;
 
   /**
    * Retention: deletes up to `limit` raw events stamped before `before` (ms), oldest first in

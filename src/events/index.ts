@@ -4,17 +4,18 @@
  * (engines, the log's protocol, the fold, upgrades) can change without touching its users.
  *
  * @example
- * import { startEventLog, type EventStore, type StoredEvent } from '../events/index.js';
+ * import { startEventLog, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
  */
 
-// Events: rows, reads and the store's interface.
-export { type AggregateSpec, type DimColumn, type DimFilter, type EventKind, type EventRow, type EventStore, type ForgetResult, type LinkFilters, type LinkScope, type MatchMode, type MergedRow, type MetadataMatch, type Metrics, type StoredEvent, type ValueFilter } from './event-store.js';
+// Events: rows, reads and the two interfaces (the log's, the conversions').
+export { type AggregateSpec, type DimColumn, type DimFilter, type EventKind, type ConversionStore, type EventLog, type EventRow, type ForgetResult, type LinkFilters, type LinkScope, type MatchMode, type MergedRow, type MetadataMatch, type Metrics, type StoredEvent, type ValueFilter } from './event-store.js';
 export { type AttributionSource, clickEvent, conversionEvent, dimensionsOf, EVENT_DIMENSIONS, type EventDimensions } from './rows.js';
 export { buildScope, hasLinkFilter, MAX_INLINE_IDS } from './link-scope.js';
 export { createLinkCounters, erasedTotals, linkBumps, type LinkCounters, workspaceBumps } from './counters.js';
 
 // The event log: its start, its client, its listeners' contract, the raw clicks it is sent.
 export { startEventLog } from './log/start.js';
+export { createConversionStore } from './conversions.js';
 export { type EventLogClient } from './log/client.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
 export { type RawClick } from './log/raw-click.js';

@@ -34,7 +34,7 @@ export function hasLinkFilter(links: LinkFilters): boolean {
 }
 
 /**
- * Builds the scope; `ids` are the listed members of a `set` scope (EventStore.scopeLinkIds, which
+ * Builds the scope; `ids` are the listed members of a `set` scope (EventLog.scopeLinkIds, which
  * returns at most MAX_INLINE_IDS + 1). A workspace scope needs no listing.
  */
 export function buildScope(input: ScopeInput, ids?: string[]): LinkScope {

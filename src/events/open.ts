@@ -14,15 +14,17 @@
  * await stores.close();
  */
 import type { OpenDatabase } from '../db/open.js';
-import type { EventStore } from './event-store.js';
+import type { ConversionStore, EventLog } from './event-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { ClickLog } from './click-log.js';
 import { createSqlEventStore } from './sql/store.js';
+import { createColumnConversions } from './column/conversions.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { foldClicksLeftUnfolded } from './upgrades/fold-clicks.js';
 import type { ColumnEventStore } from './column/store.js';
 import type { DuckDbEngine } from './duckdb/duckdb-engine.js';
+import type { ColumnEngine } from './column/column-engine.js';
 import { duckDbPathFor, ensureFolder } from './duckdb/path.js';
 import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './duckdb/compaction.js';
 import { eventsUrlFor, isClickHouseUrl, isDuckDbLocked, type EventStoreKind } from './store-kind.js';
@@ -39,11 +41,13 @@ export interface EventLogSettings {
 }
 
 /** The event log's store, as the log thread (or a command-line tool) holds it: the interface plus its click batches. */
-export type LogStore = EventStore<Kysely<Database>> & { readonly clickLog: ClickLog };
+export type LogStore = EventLog & { readonly clickLog: ClickLog };
 
 export interface EventStores {
   kind: EventStoreKind;
   events: LogStore;
+  /** The metadata share, for a process that holds the log itself (command-line tools, tests). */
+  conversions: ConversionStore<Kysely<Database>>;
   /** The column store, when there is one. */
   column?: ColumnEventStore;
   /** DuckDB's engine with all it offers (compaction, backups). */
@@ -61,6 +65,11 @@ export interface OpenEventStoresOptions {
   log?: (message: string, fields: Record<string, unknown>) => void;
   /** A lead or sale not copied into the column store yet (retried). */
   onFeedError?: (err: unknown) => void;
+  /**
+   * The column engine, opened by the caller, instead of the one `EVENTS_URL` names (which still
+   * says which kind it is): tests run DuckDB in memory and ClickHouse through chdb.
+   */
+  engine?: ColumnEngine;
 }
 
 /**
@@ -75,7 +84,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   const url = eventsUrlFor(config.eventsUrl, database.capabilities);
   if (url === 'sql') {
     const events = createSqlEventStore({ database, runner: options.runner });
-    return { kind: 'sql', events, close: async () => undefined };
+    return { kind: 'sql', events, conversions: events, close: async () => undefined };
   }
 
   // Only the engine selected is loaded (each brings a native module or a client library).
@@ -83,7 +92,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   let duckDb: DuckDbEngine | undefined;
   // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
   let markCompacted: (() => Promise<unknown>) | undefined;
-  if (!isClickHouseUrl(url)) {
+  if (!isClickHouseUrl(url) && !options.engine) {
     const path = duckDbPathFor(url, database.localFiles);
     ensureFolder(path);
     const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./upgrades/journal-replay.js')]);
@@ -105,13 +114,14 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     }
   }
   // EVENTS_URL=clickhouse://…: a ClickHouse server that several Waymark processes may share.
-  const engine = duckDb ?? (await openClickHouse(url));
+  const engine = options.engine ?? duckDb ?? (await openClickHouse(url));
   try {
     // An installation that kept its events in the SQL store moves them first (resumable).
     const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
     if (upgrade.outcome === 'complete' && markCompacted) await markCompacted();
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
-    return { kind: duckDb ? 'duckdb' : 'clickhouse', events: column, column, duckDb, close: () => column.close() };
+    const conversions = createColumnConversions({ database, log: column });
+    return { kind: isClickHouseUrl(url) ? 'clickhouse' : 'duckdb', events: column, conversions, column, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;

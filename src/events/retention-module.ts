@@ -10,7 +10,7 @@
  */
 import type { OpenDatabase } from '../db/open.js';
 import type { Lifecycle } from '../lifecycle.js';
-import type { EventStore } from './event-store.js';
+import type { EventLog } from './event-store.js';
 import { purge, retentionPass, startRetentionTimer, type PurgeResult, type RetentionPass, type RetentionTimer } from './retention.js';
 
 /** Arbitrary, fixed: names the retention job among PostgreSQL advisory locks. */
@@ -30,7 +30,7 @@ export function createRetention(deps: {
   /** `EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS` (unset: kept for ever), `AUDIT_RETENTION_DAYS`. */
   config: { eventsRetentionDays?: number; rollupsRetentionDays?: number; auditRetentionDays?: number };
   database: OpenDatabase;
-  events: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>;
+  events: Pick<EventLog, 'expire' | 'expireSummaries'>;
   now: () => number;
   onError: (err: unknown) => void;
   /**

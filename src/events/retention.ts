@@ -1,7 +1,7 @@
 /**
  * Retention of the event log (`EVENTS_RETENTION_DAYS`, `ROLLUPS_RETENTION_DAYS`; docs/analytics.md,
  * docs/privacy.md): raw events, and separately the rollups, older than their horizon are deleted
- * by `EventStore.expire` / `expireSummaries` in bounded batches, one transaction each, with a
+ * by `EventLog.expire` / `expireSummaries` in bounded batches, one transaction each, with a
  * pause between that keeps deleting to a tenth of the time (`pauseAfter`), so neither the click writer nor the API waits long for the database. A pass runs
  * on a timer inside the process (first shortly after start, then hourly); retention-module.ts
  * decides where it runs (a thread of its own on a SQLite file) and that one process of several
@@ -11,7 +11,7 @@
  * const pass = retentionPass(Date.now(), { eventsDays: 90 }); // { eventsBefore: now - 90 days }
  * await purge(store, pass, { batch: 5000, pauseMs: 50 });   // { events: 12000, summaries: 0 }
  */
-import type { EventStore } from './event-store.js';
+import type { EventLog } from './event-store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -68,7 +68,7 @@ export function pauseAfter(pauseMs: number, batchMs: number, share = 0.1): numbe
 }
 
 /** Runs one pass: batches until each kind has nothing older than its horizon left. */
-export async function purge(store: Pick<EventStore<unknown>, 'expire' | 'expireSummaries'>, pass: RetentionPass, options: PurgeOptions): Promise<PurgeResult> {
+export async function purge(store: Pick<EventLog, 'expire' | 'expireSummaries'>, pass: RetentionPass, options: PurgeOptions): Promise<PurgeResult> {
   const sleep = options.sleep ?? defaultSleep;
   const clock = options.clock ?? (() => performance.now());
   const result: PurgeResult = { events: 0, summaries: 0 };

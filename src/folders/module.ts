@@ -10,7 +10,7 @@ import { folderRoutes } from './routes.js';
 export function createFoldersModule(ctx: AppContext) {
   const service = createFolderService(createFolderStore(ctx.database.db, ctx.database.dialect), ctx.database.dialect, ctx.now);
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(folderRoutes, { folders: service });
+    await app.register(folderRoutes, { service });
   };
   return { routes, service, folderExists: service.folderExists };
 }

@@ -24,7 +24,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
-import { clickEvent, conversionEvent, createLinkCounters, linkBumps, type EventStore, type StoredEvent } from '../events/index.js';
+import { clickEvent, conversionEvent, createLinkCounters, linkBumps, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
@@ -85,7 +85,7 @@ interface SourceRecord {
 
 export interface EventCopierDeps {
   database: Pick<OpenDatabase, 'db' | 'dialect' | 'capabilities'>;
-  events: EventStore<Kysely<Database>>;
+  events: ConversionStore<Kysely<Database>> & Pick<EventLog, 'existingClickIds'>;
   store: MigrationStore;
   workspaceId: string;
   /** Target link ids by lower-cased `domain/key`. */
@@ -271,6 +271,8 @@ export function createEventCopier(deps: EventCopierDeps) {
         return kind === 'click' ? writeClicks(trx, rows, held, watermark) : writeConversions(trx, kind, rows);
       });
     });
+    // Committed: the page's events handed to the log (a column store copies them in by id).
+    await events.afterCommit();
     return { written: written.length, skipped: rows.length - written.length, rejected };
   };
 }

@@ -13,7 +13,7 @@
  * await erasure.eraseIp('203.0.113.7'); // → [{ stored: '203.0.113.0', clicks: 4, … }, { stored: '203.0.113.7', … }]
  */
 import { isIP } from 'node:net';
-import type { EventStore, ForgetResult } from '../events/index.js';
+import type { EventLog, ForgetResult } from '../events/index.js';
 import { anonymizeIp, type VisitorIpMode } from '../visitors/visitor-ip.js';
 import { normaliseIp } from '../http/client-address.js';
 
@@ -30,7 +30,7 @@ export function storedForms(address: string, mode: VisitorIpMode): string[] {
   return [...new Set(forms)];
 }
 
-export function createErasure(deps: { events: Pick<EventStore<unknown>, 'forgetIp' | 'forgetClick'>; visitorIp: VisitorIpMode }) {
+export function createErasure(deps: { events: Pick<EventLog, 'forgetIp' | 'forgetClick'>; visitorIp: VisitorIpMode }) {
   return {
     async eraseIp(address: string): Promise<ErasedForm[]> {
       const out: ErasedForm[] = [];

@@ -11,7 +11,7 @@ import { tagRoutes } from './routes.js';
 export function createTagsModule(ctx: AppContext) {
   const service = createTagService(createTagStore(ctx.database.db, ctx.database.dialect), ctx.database.dialect, ctx.now);
   const routes: FastifyPluginAsync = async (app) => {
-    await app.register(tagRoutes, { tags: service });
+    await app.register(tagRoutes, { service });
   };
   return {
     routes,

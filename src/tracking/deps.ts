@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/tables.js';
 import type { Dialect } from '../db/dialect.js';
-import type { EventStore, LinkCounters } from '../events/index.js';
+import type { ConversionStore, EventLog, LinkCounters } from '../events/index.js';
 import type { ClickLookup } from '../redirect/module.js';
 import type { CustomerStore } from '../customers/store.js';
 import { ApiError } from '../http/errors.js';
@@ -16,8 +16,10 @@ import type { KeyedSerialQueue } from './serial.js';
 export interface TrackDeps {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** The event log; appends join the caller's transaction. */
-  events: EventStore<Kysely<Database>>;
+  /** The event log: clicks not held by the redirect module any more. */
+  events: Pick<EventLog, 'findClick'>;
+  /** Leads and sales, in the caller's transaction; `afterCommit()` once it committed. */
+  conversions: ConversionStore<Kysely<Database>>;
   /** The links' lead and sale counters, updated in the same transaction as the events. */
   counters: LinkCounters;
   now: () => number;

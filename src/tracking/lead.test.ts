@@ -257,6 +257,7 @@ test('the click lookup of the redirect module is used first (clicks not yet flus
     db: t.ctx.database.db,
     dialect: t.ctx.database.dialect,
     events: t.ctx.events,
+    conversions: t.ctx.conversions,
     counters: createLinkCounters(t.ctx.database.dialect),
     now: Date.now,
     clicks: { findClick: async (ws, id) => (ws === t.workspaceId && id === batched.click_id ? batched : undefined) },

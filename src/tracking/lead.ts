@@ -135,7 +135,7 @@ export function createLeadService(deps: TrackDeps, outbox?: Outbox): LeadService
       externalId: body.customerExternalId,
     };
     if (customer && body.mode !== 'deferred') {
-      const names = await deps.events.leadNamesSince(workspaceId, customer.id, deps.now() - LEAD_DEDUP_WINDOW_MS);
+      const names = await deps.conversions.leadNamesSince(workspaceId, customer.id, deps.now() - LEAD_DEDUP_WINDOW_MS);
       if (isDuplicateLead(names, body.eventName)) return { click: { id: clickId }, link: null, customer: customerOut };
     }
     const click = await findClickOrThrow(deps, workspaceId, clickId);
@@ -168,7 +168,7 @@ export function createLeadService(deps: TrackDeps, outbox?: Outbox): LeadService
       if (body.mode === 'deferred') return 0;
       const now = deps.now();
       // Checked again under the customer's row lock: the check in prepare() may have raced.
-      if (isDuplicateLead(await deps.events.leadNamesSince(workspaceId, customer.id, now - LEAD_DEDUP_WINDOW_MS, trx), body.eventName)) return 0;
+      if (isDuplicateLead(await deps.conversions.leadNamesSince(workspaceId, customer.id, now - LEAD_DEDUP_WINDOW_MS, trx), body.eventName)) return 0;
       const quantity = body.eventQuantity ?? 1;
       const rows = leadEventRows(p.click, {
         workspaceId,
@@ -179,14 +179,14 @@ export function createLeadService(deps: TrackDeps, outbox?: Outbox): LeadService
         now,
         newEventId: () => newId('evt', now),
       });
-      await deps.events.append(rows, trx);
+      await deps.conversions.append(rows, trx);
       await deps.counters.addLeads(trx, workspaceId, p.click.link_id, quantity);
       await outbox?.write(trx, [conversionOutboxEntry(rows[0]!, now)]);
       return quantity;
     }).finally(() => outbox?.nudge())
       // Committed: readable by analytics before the answer (the column store copies after the commit).
       .then(async (out) => {
-        await deps.events.copied?.();
+        await deps.conversions.afterCommit();
         return out;
       });
   }

@@ -25,6 +25,7 @@ export function createTrackingModule(ctx: AppContext, deps: { links: LinksModule
     db: ctx.database.db,
     dialect: ctx.database.dialect,
     events: ctx.events,
+    conversions: ctx.conversions,
     counters: createLinkCounters(ctx.database.dialect),
     now: ctx.now,
     clicks: deps.redirect.clicks,

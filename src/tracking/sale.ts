@@ -61,17 +61,17 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
   }
 
   async function findInvoice(workspaceId: string, invoiceId: string | null | undefined) {
-    return invoiceId ? deps.events.saleByInvoice(workspaceId, invoiceId) : undefined;
+    return invoiceId ? deps.conversions.saleByInvoice(workspaceId, invoiceId) : undefined;
   }
 
   async function recordOnce(workspaceId: string, body: TrackSaleBody, amountUsdCents: number): Promise<TrackSaleResponse> {
     const noSale: TrackSaleResponse = { eventName: body.eventName, customer: null, sale: null };
     const customer = await deps.customers(deps.db).findByExternalId(workspaceId, body.customerExternalId);
-    const lead = customer ? await deps.events.latestLead(workspaceId, customer.id, body.leadEventName) : undefined;
+    const lead = customer ? await deps.conversions.latestLead(workspaceId, customer.id, body.leadEventName) : undefined;
     const decision = decideSaleAttribution({
       customerExists: !!customer,
       matchingLeadFound: !!lead,
-      customerHasAnyLead: customer && !lead ? await deps.events.hasAnyLead(workspaceId, customer.id) : !!lead,
+      customerHasAnyLead: customer && !lead ? await deps.conversions.hasAnyLead(workspaceId, customer.id) : !!lead,
       requestClickId: body.clickId,
       customerClickId: customer?.click_id,
     });
@@ -113,7 +113,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
         // The UPDATE locks the customer row first, so two sales of one customer cannot both see
         // "no sale on this link yet" and both count a conversion.
         await customers.addSale(workspaceId, cust.id, amountUsdCents, now);
-        const firstOnLink = !(await deps.events.hasSaleOnLink(workspaceId, cust.id, source.link_id, trx));
+        const firstOnLink = !(await deps.conversions.hasSaleOnLink(workspaceId, cust.id, source.link_id, trx));
         const currency = body.currency.toLowerCase();
         rows.push(
           saleEventRow(source, {
@@ -132,7 +132,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
           }),
         );
         // A duplicate invoice id fails here (events_invoice) and rolls back everything above.
-        await deps.events.append(rows, trx);
+        await deps.conversions.append(rows, trx);
         await deps.counters.addSale(trx, workspaceId, source.link_id, amountUsdCents, firstOnLink);
         await outbox?.write(trx, [conversionOutboxEntry(rows[rows.length - 1]!, now)]);
         sale = {
@@ -143,7 +143,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
           metadata: body.metadata ?? null,
         };
       } else {
-        await deps.events.append(rows, trx);
+        await deps.conversions.append(rows, trx);
       }
       if (direct) await deps.counters.addLeads(trx, workspaceId, source.link_id, 1);
       if (!sale) return noSale;
@@ -155,7 +155,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
     }).finally(() => outbox?.nudge())
       // Committed: readable by analytics before the answer (the column store copies after the commit).
       .then(async (out) => {
-        await deps.events.copied?.();
+        await deps.conversions.afterCommit();
         return out;
       });
   }
@@ -168,7 +168,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
       try {
         return await recordOnce(workspaceId, body, amountUsdCents);
       } catch (err) {
-        if (!deps.events.isDuplicateInvoice(err) && !deps.dialect.isUniqueViolation(err)) throw err;
+        if (!deps.conversions.isDuplicateInvoice(err) && !deps.dialect.isUniqueViolation(err)) throw err;
         // Lost the race for the invoice id to another process: answer with the winner's sale.
         const winner = await findInvoice(workspaceId, body.invoiceId);
         if (winner) return storedResponse(workspaceId, winner);

@@ -29,6 +29,7 @@ import * as m0026 from './0026-sso-password-allowed.js';
 import * as m0027 from './0027-import-jobs.js';
 import * as m0028 from './0028-integrations.js';
 import * as m0029 from './0029-refunds-processor-ids.js';
+import * as m0034 from './0034-event-erasures.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -58,6 +59,7 @@ const ALL: Record<string, DialectMigration> = {
   '0027-import-jobs': m0027,
   '0028-integrations': m0028,
   '0029-refunds-processor-ids': m0029,
+  '0034-event-erasures': m0034,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -1,5 +1,5 @@
 /**
- * What a column store must provide for the event log (store.ts builds the `EventStore` on it):
+ * What a column store must provide for the event log (store.ts builds the `EventLog` on it):
  * one table of events with the columns of `EventRow` (`timestamp` in ms), appended in batches
  * idempotently by event id, and a small table of hourly per-link summaries that retention moves
  * expired events into. Everything that depends on the metadata database (link scopes, leads and

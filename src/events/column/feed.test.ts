@@ -11,6 +11,7 @@ import { insertEvents } from '../sql/event-writer.js';
 import { insertLink } from '../../redirect/testing.js';
 import { openDuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { createColumnEventStore, openColumnEventStore } from './store.js';
+import { createColumnConversions } from './conversions.js';
 
 test('a lead committed before a crash is copied at the next open; a retried batch adds nothing', async () => {
   const t = await createTestApp();
@@ -42,7 +43,7 @@ test('a lead committed before a crash is copied at the next open; a retried batc
   }
 });
 
-test('copied() waits for a copy the column store holds back at most copyWaitMs, and the copy lands later', async () => {
+test('afterCommit() waits for a copy the column store holds back at most copyWaitMs, and the copy lands later', async () => {
   const t = await createTestApp();
   const engine = await openDuckDbEngine({ path: ':memory:' });
   try {
@@ -54,9 +55,10 @@ test('copied() waits for a copy the column store holds back at most copyWaitMs, 
     const held = { ...engine, append: async (rows: Parameters<typeof engine.append>[0]) => (await busy, engine.append(rows)) };
     const store = createColumnEventStore({ database: t.database, engine: held, copyWaitMs: 100 });
     const lead = contractEvent(workspaceId, 'lnk_w', { kind: 'lead', timestamp: Date.now(), customer_id: 'cus_w', event_name: 'Sign up' });
-    await t.database.db.transaction().execute((trx) => store.append([lead], trx));
+    const conversions = createColumnConversions({ database: t.database, log: store });
+    await t.database.db.transaction().execute((trx) => conversions.append([lead], trx));
     const started = performance.now();
-    await store.copied!();
+    await conversions.afterCommit();
     const waited = performance.now() - started;
     assert.ok(waited >= 90 && waited < 5000, `waited ${waited.toFixed(0)} ms`);
     assert.deepEqual(await engine.existingIds([lead.id]), [], 'not copied while the writer is busy');

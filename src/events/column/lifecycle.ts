@@ -61,7 +61,8 @@ export function columnLifecycle(store: ColumnEventStore | undefined, onError: (e
     busy = true;
     // Every CATCH_UP_TICKS rounds, also the leads and sales written to the metadata database by
     // another process (`waymark import api` while the server runs): compared by counts per workspace.
-    const work = ++ticks % CATCH_UP_TICKS === 0 ? store.catchUp() : store.moveClicks();
+    // First the erasures whose metadata half committed and whose hand-off was not applied yet.
+    const work = ++ticks % CATCH_UP_TICKS === 0 ? store.catchUp() : store.applyErasures().then(() => store.moveClicks());
     round = work.then(async () => {
       if (backups) await serveBackupRequests(backups.db, backups.engine);
     }).then(

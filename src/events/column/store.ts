@@ -1,36 +1,41 @@
 /**
- * The event log on a column store (an engine: column-engine.ts) plus the metadata database. Which facts
- * live where (docs/architecture.md, "Column event store"):
+ * The event log on a column store (an engine: column-engine.ts) plus the metadata database, as
+ * the log thread serves it (`EventLog`). Which facts live where (docs/architecture.md, "Column
+ * event store"):
  * - clicks live only in the column store, appended a batch at a time, once by the batch's id
  *   (`clickLog`, ../click-log.ts): DuckDB numbers batches in a log of its own (`watermark`);
  *   with ClickHouse the metadata database records the batch id and counts it in the transaction
  *   whose last step is ClickHouse's insert, deduplicated by the same id (`inline`);
  * - leads and sales are written to the metadata database's `events` table in the caller's
- *   transaction (metadata-events.ts), where the conversion look-ups read them, and are copied into
- *   the column store after the commit, idempotently by event id (feed.ts), which answers every
- *   aggregate and page;
+ *   transaction (conversions.ts, on the main thread), where the conversion look-ups read them,
+ *   and are copied in after the commit, idempotently by event id (`copyConversions`, feed.ts),
+ *   which answers every aggregate and page;
  * - link attributes stay in the metadata database: link filters become id lists here;
- * - link counters (`events/counters.ts`) stay in the metadata database; erasures correct them in
- *   the transaction that deletes the metadata database's rows, with the column store's delete as
- *   that transaction's last step, so a failed delete rolls everything back.
+ * - link counters (`events/counters.ts`) stay in the metadata database; an erasure corrects them
+ *   in the transaction that deletes the metadata database's rows and records a hand-off, which
+ *   the column store's delete then applies (erasure.ts): never a wait on the column store inside
+ *   that transaction.
  *
  * @example
  * const events = await openColumnEventStore({ database, engine: await openDuckDbEngine({ path }) });
- * await events.append(clickRows);                               // column store only
- * await db.transaction().execute((trx) => events.append([lead], trx)); // metadata first, copied after
+ * await events.appendClicks('b1', clickRows);                  // column store only
+ * await events.copyConversions(['evt_1']);                     // committed in the metadata database
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
-import type { EventRow, EventStore, LinkScope, MergedRow, StoredEvent } from '../event-store.js';
+import type { EventLog, EventRow, ForgetCounts, ForgetResult, LinkScope, MergedRow, StoredEvent } from '../event-store.js';
 import type { SqlTexts } from '../../db/sql-texts.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { scopeSubquery } from '../sql/link-scope.js';
 import { mergeRows } from '../sql/aggregate.js';
-import { toEventRow, type ColumnEngine } from './column-engine.js';
+import { toEventRow, type ColumnEngine, type EventTarget } from './column-engine.js';
 import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
 import { createFeed, type FeedOptions } from './feed.js';
-import { createColumnMetadata, ID_CHUNK } from './metadata-events.js';
+import { COPY_WAIT_MS, ID_CHUNK } from './metadata-events.js';
+import { applyErasures, eraseMetadata } from './erasure.js';
+import { createLinkCounters } from '../counters.js';
+import { createSqlEventStore } from '../sql/store.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
 
 export interface ColumnEventStoreOptions {
@@ -41,15 +46,18 @@ export interface ColumnEventStoreOptions {
   copyWaitMs?: number;
 }
 
-export interface ColumnEventStore extends EventStore<Kysely<Database>> {
+export interface ColumnEventStore extends EventLog {
   readonly engine: ColumnEngine;
   readonly clickLog: ClickLog;
   /** Copies into the column store what it lacks of the metadata database's events (done at open; tests settle with it). */
   catchUp(): Promise<number>;
   /** Moves clicks left in the metadata database (feed.ts `moveClicks`); the log thread runs it on a timer. */
   moveClicks(): Promise<number>;
-  /** These ids committed (or will) in the metadata database: copy them once they have (feed.ts `schedule`). */
-  scheduleCopies(ids: readonly string[]): void;
+  /**
+   * The metadata half of an erasure, committed with its hand-off and not applied (the crash
+   * test stops between the halves; `applyErasures` finishes it).
+   */
+  eraseMetadataOnly(target: EventTarget): Promise<ForgetCounts>;
   /** Stops the feed, waits for its copies and closes the engine. */
   close(): Promise<void>;
 }
@@ -70,12 +78,27 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
   const d = engine.dialect;
   const texts: SqlTexts = new Map();
   const feed = createFeed(db, engine, options.feed);
-  const metadata = createColumnMetadata({
-    database: options.database,
-    erasure: { erasedRows: (target) => engine.query(erasedRowsQuery(d, target)), deleteEvents: (target) => engine.deleteEvents(target) },
-    copies: feed,
-    copyWaitMs: options.copyWaitMs,
-  });
+  const sqlReads = createSqlEventStore({ database: options.database });
+  const counters = createLinkCounters(dialect);
+
+  /**
+   * Both halves of an erasure of the log's own (erasure.ts): the column store's rows of the
+   * target read first, then the metadata database's delete, the counters and the hand-off in one
+   * transaction, then the hand-off applied. Returns the events removed, by kind, each once.
+   */
+  async function eraseHalf(target: EventTarget, correctCounters: boolean): Promise<ForgetCounts> {
+    if (!target.values.length) return { clicks: 0, leads: 0, sales: 0 };
+    const columnRows = await engine.query(erasedRowsQuery(d, target));
+    return db.transaction().execute((trx) => eraseMetadata(trx, correctCounters ? counters : undefined, target, columnRows));
+  }
+  const applyAll = () => applyErasures(db, { deleteEvents: (target) => engine.deleteEvents(target), settleCopies: () => feed.drain().catch(() => undefined) });
+  async function forget(target: EventTarget, correctCounters: boolean): Promise<ForgetCounts> {
+    const n = await eraseHalf(target, correctCounters);
+    await applyAll();
+    return n;
+  }
+  const total = (n: ForgetCounts) => n.clicks + n.leads + n.sales;
+  const result = (n: ForgetCounts): ForgetResult => ({ ...n, pending: 0 });
 
   /** The links a scope counts, as ids, or null when it counts none. */
   async function linkIds(scope: LinkScope): Promise<LinkIds | null> {
@@ -123,15 +146,30 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       };
 
   return {
-    ...metadata,
     engine,
     clickLog,
     catchUp: async () => {
+      await applyAll();
       await feed.drain();
       return feed.catchUp();
     },
     moveClicks: () => feed.moveClicks(),
-    scheduleCopies: (ids) => feed.schedule(ids),
+    eraseMetadataOnly: (target) => eraseHalf(target, true),
+    applyErasures: applyAll,
+    // A failed copy is retried by the feed; the committed write stands.
+    copyConversions(ids) {
+      if (!ids.length) return Promise.resolve();
+      feed.schedule(ids);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.copyWaitMs ?? COPY_WAIT_MS);
+      });
+      return Promise.race([feed.drain().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+    },
+    scopeLinkIds: sqlReads.scopeLinkIds,
+    forgetLinks: async (workspaceId, linkIds) => total(await forget({ workspaceId, column: 'link_id', values: [...new Set(linkIds)] }, false)),
+    forgetIp: async (ip) => result(await forget({ column: 'ip', values: [ip] }, true)),
+    forgetClick: async (clickId) => result(await forget({ column: 'click_id', values: [clickId] }, true)),
 
     async close() {
       feed.stop();
@@ -139,9 +177,8 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       await engine.close();
     },
 
-    async append(events: readonly StoredEvent[], tx?: Kysely<Database>) {
+    async append(events: readonly StoredEvent[]) {
       if (!events.length) return;
-      if (tx) return metadata.appendInTransaction(events, tx);
       const conversions = events.filter((e) => e.kind !== 'click');
       // A refused invoice id fails here, before anything reaches the column store.
       if (conversions.length) await db.transaction().execute((trx) => insertEvents(trx, conversions, texts, dialect));

@@ -1,5 +1,6 @@
 /**
- * The column event store on DuckDB (in memory) passes the event store contract (../contract.ts),
+ * The column event store on DuckDB (in memory), served over the port as the app serves it,
+ * passes the event log contract (../contract.ts),
  * with its metadata database the engine under test: SQLite by default, PostgreSQL when
  * DATABASE_URL is a postgres:// URL.
  */
@@ -7,13 +8,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { createTestApp } from '../../test-support/harness.js';
 import { describeEventStoreContract } from '../contract.js';
-import { appFixture } from '../contract-fixture.js';
-import { openColumnEventStore } from '../column/store.js';
+import { servedLogFixture } from '../contract-fixture.js';
 import { openDuckDbEngine } from './duckdb-engine.js';
 
 describeEventStoreContract<Kysely<Database>>('column store on DuckDB', async () => {
   const t = await createTestApp();
-  const store = await openColumnEventStore({ database: t.database, engine: await openDuckDbEngine({ path: ':memory:' }) });
-  // Appends joined to a transaction reach the column store after the commit.
-  return appFixture(t, store, { settle: async () => void (await store.catchUp()), close: () => store.close() });
+  return servedLogFixture(t, { eventsUrl: 'duckdb', engine: await openDuckDbEngine({ path: ':memory:' }) });
 });

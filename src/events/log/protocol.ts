@@ -12,13 +12,16 @@
  * port.postMessage({ id: 7, method: 'findClick', args: ['ws_1', 'Ab12…'] } satisfies LogRequest);
  * // ← { id: 7, value: { kind: 'click', … } }
  */
-import type { AggregateSpec, EventPage, EventRow, ForgetResult, MergedRow, ScopeInput, StoredEvent, TimeSpan } from '../event-store.js';
-import type { EventTarget } from '../column/column-engine.js';
+import type { EventLog } from '../event-store.js';
 import type { EventStoreKind } from '../store-kind.js';
 
-/** What the log thread answers. Every method resolves once the work is done (appends: stored). */
-export interface LogApi {
-  /** Which store runs, once it is open (the client picks its half for transactions of its own). */
+/**
+ * What the log thread answers: the `EventLog` (every call of it is served here, none joins a
+ * transaction of the caller's), plus the log's own. Every method resolves once the work is done
+ * (appends: stored).
+ */
+export interface LogApi extends EventLog {
+  /** Which store runs, once it is open. */
   describe(): Promise<{ kind: EventStoreKind }>;
   /** Raw clicks of the click writer (packed): completed on the log thread, stored once by batch id. */
   appendRawClicks(batchId: string, packed: Uint8Array): Promise<void>;
@@ -26,28 +29,6 @@ export interface LogApi {
   clicksReady(): Promise<void>;
   /** Counts every click stored so far (the fold, now); resolves after its commit. */
   fold(): Promise<void>;
-
-  // The event store, where no transaction of the caller's is joined.
-  append(events: StoredEvent[]): Promise<void>;
-  appendClicks(batchId: string, rows: StoredEvent[]): Promise<void>;
-  findClick(workspaceId: string, clickId: string): Promise<EventRow | undefined>;
-  existingClickIds(clickIds: string[]): Promise<string[]>;
-  scopeLinkIds(input: ScopeInput, max: number): Promise<string[]>;
-  aggregate(spec: AggregateSpec, range: TimeSpan, boundaries?: number[]): Promise<MergedRow[]>;
-  page(spec: AggregateSpec, range: TimeSpan, page: EventPage): Promise<EventRow[]>;
-  forgetLinks(workspaceId: string, linkIds: string[]): Promise<number>;
-  forgetCustomer(workspaceId: string, customerId: string): Promise<number>;
-  forgetIp(ip: string): Promise<ForgetResult>;
-  forgetClick(clickId: string): Promise<ForgetResult>;
-  expire(before: number, limit: number): Promise<number>;
-  expireSummaries(before: number, limit: number): Promise<number>;
-  copied(): Promise<void>;
-
-  // A column store's part of the main thread's own transactions (column/metadata-events.ts).
-  erasedRows(target: EventTarget): Promise<Record<string, unknown>[]>;
-  deleteEvents(target: EventTarget): Promise<number>;
-  scheduleCopies(ids: string[]): Promise<void>;
-
   /** Stops the timers, counts what is left, closes the store. */
   close(): Promise<void>;
 }

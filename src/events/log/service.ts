@@ -14,7 +14,6 @@
 import type { StoredEvent } from '../event-store.js';
 import type { EventStores } from '../open.js';
 import type { GeoLocator } from '../../visitors/geo.js';
-import { erasedRowsQuery } from '../column/query-sql.js';
 import { columnLifecycle } from '../column/lifecycle.js';
 import { serveBackupRequests } from '../column/backup-requests.js';
 import { BATCH_ID_MEMORY_MS } from '../click-log.js';
@@ -172,6 +171,8 @@ export function createLogService(options: LogServiceOptions): LogService {
     },
     clicksReady: () => geoReady(),
     async fold() {
+      // Clicks a transaction wrote to the metadata database are counted once in the column store.
+      await column?.moveClicks();
       await recovered;
       await folding;
       await countStored();
@@ -182,24 +183,18 @@ export function createLogService(options: LogServiceOptions): LogService {
       await recovered;
       await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
     },
+    copyConversions: (ids) => store.copyConversions(ids),
     findClick: (workspaceId, clickId) => reads.run(() => store.findClick(workspaceId, clickId)),
     existingClickIds: (ids) => reads.run(() => store.existingClickIds(ids)),
     scopeLinkIds: (input, max) => reads.run(() => store.scopeLinkIds(input, max)),
     aggregate: (spec, range, boundaries) => reads.run(() => store.aggregate(spec, range, boundaries)),
     page: (spec, range, page) => reads.run(() => store.page(spec, range, page)),
     forgetLinks: (workspaceId, linkIds) => store.forgetLinks(workspaceId, linkIds),
-    forgetCustomer: (workspaceId, customerId) => store.forgetCustomer(workspaceId, customerId),
     forgetIp: (ip) => store.forgetIp(ip),
     forgetClick: (clickId) => store.forgetClick(clickId),
+    applyErasures: () => store.applyErasures(),
     expire: (before, limit) => store.expire(before, limit),
     expireSummaries: (before, limit) => store.expireSummaries(before, limit),
-    copied: async () => void (await store.copied?.()),
-
-    erasedRows: (target) => reads.run(() => columnOnly().engine.query(erasedRowsQuery(columnOnly().engine.dialect, target))),
-    deleteEvents: (target) => columnOnly().engine.deleteEvents(target),
-    async scheduleCopies(ids) {
-      columnOnly().scheduleCopies(ids);
-    },
 
     async close() {
       closing = true;
@@ -215,11 +210,6 @@ export function createLogService(options: LogServiceOptions): LogService {
       if (!column) await stores.close();
     },
   };
-
-  function columnOnly() {
-    if (!column) throw new Error(`the ${stores.kind} event store has no column store`);
-    return column;
-  }
 
   return {
     closed,

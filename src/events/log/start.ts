@@ -7,8 +7,9 @@
  *   may have one owner per process. It completes raw clicks, stores each batch once and runs the
  *   fold. An in-memory metadata database cannot be opened twice, so then the same service runs in
  *   this thread, over a MessageChannel: the same protocol either way.
- * - `ctx.events` is the client over that port (client.ts); what joins a transaction of the
- *   caller's runs on the main thread, through the store's metadata half.
+ * - `ctx.events` is the client over that port (client.ts), a plain proxy of the `EventLog`;
+ *   `ctx.conversions` is the main thread's transactional share (../conversions.ts), which tells
+ *   the log after a commit what to copy or erase, never from inside a transaction.
  * - The fold's listeners come from the module the app names (`listeners.module`, exporting
  *   `clickListeners`: src/click-listeners/), imported where the log is served; their settings are
  *   sent whenever `listeners.watch` says they changed. After a fold that wrote anything, the main
@@ -24,11 +25,14 @@ import type { OpenDatabase } from '../../db/open.js';
 import { DATABASE_PACKAGES, startModuleWorker } from '../../worker-thread.js';
 import { openEventStores, type EventLogSettings } from '../open.js';
 import { createSqlRunner } from '../sql/sql-runner.js';
-import { createSqlEventStore } from '../sql/store.js';
-import { createColumnMetadata } from '../column/metadata-events.js';
+import { createConversionStore } from '../conversions.js';
+import type { ConversionStore } from '../event-store.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import type { ClickListenerModule } from './fold.js';
+import type { ColumnEngine } from '../column/column-engine.js';
 import { createLogService } from './service.js';
-import { createEventLogClient, remoteColumnParts, type EventLogClient, type LocalHalf, type LogCall, type LogPort } from './client.js';
+import { createEventLogClient, type EventLogClient, type LogPort } from './client.js';
 import type { LogNotice, ToLog } from './protocol.js';
 import { createClickEnricher } from './enrich.js';
 import { createGeoLocator } from '../../visitors/geo.js';
@@ -53,7 +57,7 @@ export interface EventLogOptions extends EventLogSettings {
  * Opens the store and serves the log on `port` until it is asked to close: on the log thread, or
  * in this thread (`database` is then the app's own connection, which the log does not close).
  */
-export async function serveEventLog(port: MessagePort, options: { database: OpenDatabase; config: EventLogOptions; ownsDatabase: boolean }): Promise<void> {
+export async function serveEventLog(port: MessagePort, options: { database: OpenDatabase; config: EventLogOptions; ownsDatabase: boolean; engine?: ColumnEngine }): Promise<void> {
   const { database, config } = options;
   const notify = (notice: LogNotice) => port.postMessage(notice);
   const log = (msg: string, fields: Record<string, unknown>) => notify({ notice: 'log', level: 'info', msg, fields });
@@ -69,6 +73,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     database,
     runner,
     log,
+    engine: options.engine,
     onFeedError: (err) => notify({ notice: 'log', level: 'warn', msg: 'events not copied to the column store yet; retried, and copied at the next start at the latest', fields: { err: String((err as Error)?.message ?? err) } }),
   });
   const geo = createGeoLocator({ dbPath: config.geoipDb, trustHeaders: false, onError: (err, context) => notify({ notice: 'log', level: 'warn', msg: context, fields: { err: String((err as Error)?.message ?? err) } }) });
@@ -100,19 +105,11 @@ function importListeners(href: string): Promise<ClickListenerModule> {
   return import(import.meta.url.endsWith('.ts') ? href.replace(/\.js$/, '.ts') : href) as Promise<ClickListenerModule>;
 }
 
-/** The main thread's half of each store: what joins the caller's transactions (client.ts). */
-function localHalf(kind: 'sql' | 'duckdb' | 'clickhouse', database: OpenDatabase, call: LogCall): LocalHalf {
-  if (kind === 'sql') {
-    const sql = createSqlEventStore({ database });
-    return { ...sql, appendInTransaction: (events, tx) => sql.append(events, tx), forgetLinks: sql.forgetLinks, forgetCustomer: sql.forgetCustomer };
-  }
-  const metadata = createColumnMetadata({ database, ...remoteColumnParts(call) });
-  return metadata;
-}
-
-export interface EventLog {
+export interface StartedEventLog {
   /** `ctx.events`. */
   events: EventLogClient;
+  /** `ctx.conversions`: leads, sales and a customer's erasure in the caller's transactions. */
+  conversions: ConversionStore<Kysely<Database>>;
   /** Settles once the store is open (rejects if it could not be); calls made before wait for it. */
   opened: Promise<void>;
   /** Counts what is stored, closes the store, ends the thread. */
@@ -142,7 +139,7 @@ export function startEventLog(options: {
    * a thread per app costs its start again, through tsx, in every test).
    */
   inThread?: boolean;
-}): EventLog {
+}): StartedEventLog {
   const { config, database } = options;
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
@@ -170,7 +167,7 @@ export function startEventLog(options: {
     port = channel.port1 as unknown as LogPort;
     channel.port2.unref();
   }
-  const events = createEventLogClient(port, (call) => localHalf(options.kind, database, call), { onNotice });
+  const events = createEventLogClient(port, { onNotice });
   worker?.on('error', (err) => events.fail(err instanceof Error ? err : new Error(String(err))));
   worker?.on('exit', (code) => events.fail(new Error(`the event log thread stopped (exit code ${code})`)));
   served?.catch((err) => events.fail(err instanceof Error ? err : new Error(String(err))));
@@ -186,6 +183,7 @@ export function startEventLog(options: {
   opened.catch(() => (openFailed = true));
   return {
     events,
+    conversions: createConversionStore(options.kind, database, events),
     opened,
     async close() {
       await events.close().catch((err) => {

@@ -1,5 +1,7 @@
 /**
- * The event log on SQL (SQLite and PostgreSQL through `Dialect`): events in the `events` table,
+ * The event log on SQL (SQLite and PostgreSQL through `Dialect`), both interfaces over one
+ * database (`ConversionStore` and `EventLog`: the main thread builds one for its transactions,
+ * the log thread one for the log): events in the `events` table,
  * summarised in the rollups (rollup-spec.ts) that most aggregates read, both written in the same
  * transaction. Reads that can take long (aggregates, pages, scope listings) go through the SQL
  * runner, on a worker thread for a SQLite file; point look-ups run on the caller's connection or
@@ -9,14 +11,14 @@
  * @example
  * const runner = createSqlRunner(database);
  * const events = createSqlEventStore({ database, runner });
- * await events.append(rows);                     // its own transaction
- * await db.transaction().execute((trx) => events.append(rows, trx)); // or the caller's
+ * await events.append(rows);                     // its own transaction (EventLog)
+ * await db.transaction().execute((trx) => events.append(rows, trx)); // or the caller's (ConversionStore)
  * await events.clickLog.store('b1', clicks, count); // once per batch id, counted in the same transaction
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { OpenDatabase } from '../../db/open.js';
-import type { EventRow, EventStore, StoredEvent } from '../event-store.js';
+import type { ConversionStore, EventLog, EventRow, StoredEvent } from '../event-store.js';
 import { createEventWriter } from './event-writer.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { aggregateParts } from './aggregate.js';
@@ -33,8 +35,13 @@ export interface SqlEventStoreOptions {
   useRollups?: boolean;
 }
 
-/** The SQL store: the interface, plus its click batches as the fold sees them. */
-export interface SqlEventStore extends EventStore<Kysely<Database>> {
+/**
+ * The SQL store: both interfaces (an append takes the caller's transaction when given one), plus
+ * its click batches as the fold sees them. Nothing needs handing over after a commit: the log
+ * reads the same table.
+ */
+export interface SqlEventStore extends Omit<ConversionStore<Kysely<Database>>, 'append'>, Omit<EventLog, 'append'> {
+  append(events: readonly StoredEvent[], tx?: Kysely<Database>): Promise<void>;
   readonly clickLog: Extract<ClickLog, { folding: 'inline' }>;
 }
 
@@ -80,6 +87,9 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
     async appendClicks(batchId, rows) {
       await clickLog.store(batchId, rows);
     },
+    afterCommit: async () => undefined,
+    copyConversions: async () => undefined,
+    applyErasures: async () => 0,
 
     findClick: (workspaceId, clickId) =>
       db
@@ -148,8 +158,8 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
 
     page: (spec, range, page) => one<EventRow>(eventPageQuery(db, dialect, spec, range, page)),
 
-    forgetLinks: (workspaceId, linkIds, tx) => writer.forgetLinks(tx ?? db, workspaceId, linkIds),
-    forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx ?? db, workspaceId, customerId),
+    forgetLinks: (workspaceId, linkIds) => writer.forgetLinks(db, workspaceId, linkIds),
+    forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx, workspaceId, customerId),
     forgetIp: (ip) => writer.forgetEverywhere(db, 'ip', ip),
     forgetClick: (clickId) => writer.forgetEverywhere(db, 'click_id', clickId),
 

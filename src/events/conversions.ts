@@ -1,0 +1,19 @@
+/**
+ * The main thread's `ConversionStore` for the store `EVENTS_URL` selects: the SQL store itself
+ * (one database holds everything), or a column store's metadata share, which tells the log what
+ * committed through `log` (column/conversions.ts).
+ *
+ * @example
+ * const conversions = createConversionStore('duckdb', database, log.events);
+ */
+import type { Kysely } from 'kysely';
+import type { OpenDatabase } from '../db/open.js';
+import type { Database } from '../db/tables.js';
+import type { ConversionStore, EventLog } from './event-store.js';
+import type { EventStoreKind } from './store-kind.js';
+import { createSqlEventStore } from './sql/store.js';
+import { createColumnConversions } from './column/conversions.js';
+
+export function createConversionStore(kind: EventStoreKind, database: Pick<OpenDatabase, 'db' | 'dialect'>, log: Pick<EventLog, 'copyConversions' | 'applyErasures'>): ConversionStore<Kysely<Database>> {
+  return kind === 'sql' ? createSqlEventStore({ database }) : createColumnConversions({ database, log });
+}
