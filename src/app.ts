@@ -35,6 +35,8 @@ import { createCustomersModule } from './customers/module.js';
 import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
+import { createAbTestsModule } from './ab-tests/module.js';
+import { createJourneysModule } from './journeys/module.js';
 import { createQrModule } from './qr/module.js';
 import { createOutboxModule } from './outbox/module.js';
 import { createEventExpander } from './webhooks/event-payloads.js';
@@ -165,6 +167,8 @@ export async function buildApp(options: BuildOptions) {
   const redirect = createRedirectModule(ctx, { links });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
+  const abTests = createAbTestsModule(ctx, { links });
+  const journeys = createJourneysModule(ctx, { customers });
   const qr = createQrModule(ctx);
   const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
   const users = createUsersModule({ database, now, mail });
@@ -289,6 +293,8 @@ export async function buildApp(options: BuildOptions) {
   await app.register(customers.routes);
   await app.register(tracking.routes);
   await app.register(analytics.routes);
+  await app.register(abTests.routes);
+  await app.register(journeys.routes);
   await app.register(qr.routes);
   await app.register(webhooks.routes);
   await app.register(dashboard.routes);
@@ -312,5 +318,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, abTests, journeys, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }
