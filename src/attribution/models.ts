@@ -130,6 +130,7 @@ export function revenueByLink(model: AttributionModel, sales: readonly SaleTouch
   const out = new Map<string, { sales: number; cents: number }>();
   for (const sale of sales) {
     for (const c of creditSale(model, sale, journey, o)) {
+      if (c.share === 0 && c.cents === 0) continue;
       const acc = out.get(c.touch.linkId) ?? { sales: 0, cents: 0 };
       acc.sales += c.share;
       acc.cents += c.cents;
