@@ -187,7 +187,7 @@ export async function buildApp(options: BuildOptions) {
     tags: tags.service,
     folders: folders.service,
     domains,
-    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service },
+    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service, abTests: abTests.service, journeys: journeys.service },
     imports: imports.requests,
     importJobs: imports.runner,
     exports: exports.service,
