@@ -37,6 +37,8 @@ import { createRedirectModule } from './redirect/module.js';
 import { createTrackingModule } from './tracking/module.js';
 import { createIntegrationsModule } from './integrations/module.js';
 import { createAnalyticsModule } from './analytics/module.js';
+import { createAbTestsModule } from './ab-tests/module.js';
+import { createJourneysModule } from './journeys/module.js';
 import { createQrModule } from './qr/module.js';
 import { createOutboxModule } from './outbox/module.js';
 import { createEventExpander } from './webhooks/event-payloads.js';
@@ -170,6 +172,8 @@ export async function buildApp(options: BuildOptions) {
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const integrations = createIntegrationsModule(ctx, { tracking });
   const analytics = createAnalyticsModule(ctx);
+  const abTests = createAbTestsModule(ctx, { links });
+  const journeys = createJourneysModule(ctx, { customers });
   const qr = createQrModule(ctx);
   const mail = mailer ? { write: (trx: Kysely<Database>, intent: MailIntent, workspaceId: string) => domainEvents.outbox.write(trx, [mailEntry(intent, workspaceId, now())]), nudge: () => domainEvents.outbox.nudge() } : undefined;
   const users = createUsersModule({ database, now, mail });
@@ -188,7 +192,7 @@ export async function buildApp(options: BuildOptions) {
     tags: tags.service,
     folders: folders.service,
     domains,
-    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service },
+    services: { analytics: analytics.service, customers: customers.service, domains: domains.service, tags: tags.service, folders: folders.service, webhooks: webhooks.service, utmTemplates: utmTemplates.service, abTests: abTests.service, journeys: journeys.service },
     imports: imports.requests,
     importJobs: imports.runner,
     exports: exports.service,
@@ -306,6 +310,8 @@ export async function buildApp(options: BuildOptions) {
   await app.register(tracking.routes);
   await app.register(integrations.routes);
   await app.register(analytics.routes);
+  await app.register(abTests.routes);
+  await app.register(journeys.routes);
   await app.register(qr.routes);
   await app.register(webhooks.routes);
   await app.register(dashboard.routes);
@@ -329,5 +335,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, integrations, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, integrations, analytics, abTests, journeys, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

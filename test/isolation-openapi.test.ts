@@ -80,6 +80,9 @@ async function seed(headers: Record<string, string>, mark: string): Promise<Seed
     tagIds: [tag.id],
     folderId: folder.id,
     trackConversion: true,
+    // An A/B test, so GET /links/{linkId}/ab-test has a result to refuse to others.
+    testVariants: [{ url: `https://example.com/${mark}/${r}/a`, percentage: 50 }, { url: `https://example.com/${mark}/${r}/b`, percentage: 50 }],
+    testCompletedAt: new Date(Date.now() + 86_400_000).toISOString(),
     comments: `${mark} comment`,
     title: `${mark} title`,
   });

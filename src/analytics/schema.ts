@@ -3,6 +3,7 @@
  * limits) and the response row schemas, which document the API in OpenAPI.
  */
 import { z } from 'zod';
+import { ATTRIBUTION_MODELS } from '../attribution/models.js';
 import { MAX_LIST_ITEMS, commaSeparatedMax } from '../http/lists.js';
 import { INTERVALS } from './range.js';
 import { LinkResponse } from '../links/response.js';
@@ -108,6 +109,20 @@ export const AnalyticsQuery = FilterQuery.extend({
   type: z.enum(GROUP_BYS, { error: `Invalid type value. Valid values are: ${GROUP_BYS.join(', ')}` }).optional(),
   /** The published API's and SDK's name for the same parameter. */
   groupBy: z.enum(GROUP_BYS, { error: `Invalid type value. Valid values are: ${GROUP_BYS.join(', ')}` }).optional(),
+  /** Waymark's: how sales are credited to the clicks before them (absent: the click each sale was tracked on). */
+  attribution: z
+    .enum(ATTRIBUTION_MODELS, { error: `Invalid attribution model. Valid models are: ${ATTRIBUTION_MODELS.join(', ')}` })
+    .optional()
+    .describe(
+      "Waymark's addition: credit each sale to the customer's clicks before it: `last_click` (absent: the click it was tracked on), `first_click`, `linear`, `time_decay` (7-day half-life), `position_based` (40/20/40). Moves `sales` and `saleAmount` between groups; totals are unchanged.",
+    ),
+  lookbackDays: z.coerce
+    .number({ error: 'lookbackDays must be a whole number of days from 1 to 365.' })
+    .int('lookbackDays must be a whole number of days from 1 to 365.')
+    .min(1, 'lookbackDays must be a whole number of days from 1 to 365.')
+    .max(365, 'lookbackDays must be a whole number of days from 1 to 365.')
+    .optional()
+    .describe('With `attribution`: clicks older than this before a sale get no credit (default 90).'),
 });
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuery>;
 

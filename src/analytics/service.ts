@@ -19,6 +19,11 @@ import { toEventRecord } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, webhookIdsByLink, webhookIdsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
+import { attributedRows } from './attributed.js';
+
+const DAY_MS = 86_400_000;
+/** The attribution window when `lookbackDays` is absent: the published click cookie's 90 days. */
+const DEFAULT_LOOKBACK_DAYS = 90;
 
 export interface AnalyticsServiceDeps {
   /** Builds the look-up queries of links, tags and customers, which run on `reader`. */
@@ -220,7 +225,11 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       }
       const spec = specOf(auth.workspaceId, KINDS[event], GROUP_COLUMNS[groupBy], timeseries, filters, scope);
       const boundaries = timeseries ? bucketStarts(range).slice(1) : undefined;
-      const merged = await events.aggregate(spec, range, boundaries);
+      let merged = await events.aggregate(spec, range, boundaries);
+      if (q.attribution && q.attribution !== 'last_click') {
+        const lookbackMs = (q.lookbackDays ?? DEFAULT_LOOKBACK_DAYS) * DAY_MS;
+        merged = await attributedRows(events, spec, range, merged, { model: q.attribution, lookbackMs });
+      }
 
       if (groupBy === 'count') return reported(event, merged[0] ?? empty);
       if (timeseries) return timeseriesRows(range, event, merged);

@@ -4,7 +4,8 @@
  * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
  * load and after every htmx swap; without JavaScript the page's table of the same figures stays
  * readable.
- * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }.
+ * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }, or
+ * { timezone, x, lines: [{ label, values: [] }] } for named lines.
  */
 (function () {
   'use strict';
@@ -77,6 +78,12 @@
     };
     // Only the series the page sent (a public page without conversions sends clicks alone).
     var lines = [];
+    // A chart of named lines (a link's A/B test: one per variant) instead of the three metrics.
+    var colours = ['#2346c7', '#b36b00', '#1b6e3a', '#8a2be2'];
+    (data.lines || []).forEach(function (l, i) {
+      opts.series.push({ label: String(l.label), stroke: colours[i % colours.length], width: 2 });
+      lines.push(l.values || []);
+    });
     [
       ['clicks', { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' }],
       ['leads', { label: 'Leads', stroke: '#b36b00', width: 2 }],

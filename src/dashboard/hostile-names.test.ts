@@ -416,6 +416,13 @@ test('analytics, events, customers and public stats', async () => {
     shows: ['customerName', 'customerEmail', 'customerExternalId', 'customerCountry', 'linkKey', 'leadName', 'saleName'],
   });
   await get(owner, `${base}/customers/${enc(V.path)}`, { status: 404 });
+  await get(viewer, `${base}/customers/${enc(customerId)}/journey`, {
+    status: 200,
+    shows: ['customerName', 'domain', 'linkKey', 'leadName', 'saleName', 'country', 'referer'],
+  });
+  await get(owner, `${base}/customers/${enc(V.path)}/journey`, { status: 404 });
+  await get(viewer, `${base}/links/${enc(link.id)}/ab-test?metric=sales`, { status: 200, shows: ['domain', 'linkKey', 'linkVariantUrl'] });
+  await get(owner, `${base}/links/${enc(V.path)}/ab-test`, { status: 404 });
 
   const stats = `/stats/${enc(V.domain)}/${enc(V.linkKey)}`;
   await get(anonymous, `${stats}?interval=all`, { status: 200, shows: ['domain', 'linkKey', 'country', 'device', 'browser', 'referer'] });

@@ -32,6 +32,7 @@ import { memberRoutes } from './routes/members.js';
 import { auditRoutes } from './routes/audit.js';
 import type { AuditService } from '../audit/module.js';
 import { linkRoutes } from './routes/links.js';
+import { insightRoutes } from './routes/insights.js';
 import { linkBuilderRoutes } from './routes/link-builder.js';
 import { linkChoices, type LinkChoiceDeps } from './routes/link-choices.js';
 import { placeholderRoutes } from './routes/placeholders.js';
@@ -109,6 +110,7 @@ export function createDashboardModule(
       // Analytics, events, customers, public stats and settings (i17-pages).
       await scope.register(analyticsRoutes(kit, services, links));
       await scope.register(activityRoutes(kit, services));
+      await scope.register(insightRoutes(kit, services, links));
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces, links));

@@ -7,6 +7,8 @@
  * const rows = await services.analytics.retrieve(apiCallerOf(page), { event: 'composite', groupBy: 'countries' });
  */
 import type { AnalyticsService } from '../analytics/service.js';
+import type { AbTestService } from '../ab-tests/service.js';
+import type { JourneyService } from '../journeys/service.js';
 import type { CustomerService } from '../customers/service.js';
 import type { DomainService } from '../domains/service.js';
 import type { FolderService } from '../folders/service.js';
@@ -24,6 +26,8 @@ export interface PageServices {
   folders: FolderService;
   webhooks: WebhookService;
   utmTemplates: UtmTemplateService;
+  abTests: AbTestService;
+  journeys: JourneyService;
 }
 
 /**

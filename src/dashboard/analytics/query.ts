@@ -15,6 +15,8 @@ import { parseInput } from '../../users/schema.js';
 
 /** Range parameters, in the API's names. */
 export const RANGE_PARAMS = ['interval', 'start', 'end', 'timezone'] as const;
+/** How sales are credited to links (`attribution=`, docs/attribution.md): moves sales between rows, not totals. */
+export const MODEL_PARAMS = ['attribution'] as const;
 
 /** Filters the page offers, in the API's names, with the label the page shows. */
 export const FILTERS = [
@@ -76,12 +78,12 @@ export const INTERVAL_LABELS: Record<(typeof INTERVALS)[number], string> = {
 };
 
 /** The page's own parameters (range + filters) picked from a query string; anything else is dropped. */
-export type PageParams = Partial<Record<(typeof RANGE_PARAMS)[number] | FilterParam, string>>;
+export type PageParams = Partial<Record<(typeof RANGE_PARAMS)[number] | (typeof MODEL_PARAMS)[number] | FilterParam, string>>;
 
 export function pageParamsOf(query: unknown): PageParams {
   const source = (query ?? {}) as Record<string, unknown>;
   const out: PageParams = {};
-  for (const name of [...RANGE_PARAMS, ...FILTERS.map((f) => f.param)]) {
+  for (const name of [...RANGE_PARAMS, ...MODEL_PARAMS, ...FILTERS.map((f) => f.param)]) {
     const v = source[name];
     const s = Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : undefined;
     // An empty form field means "no filter" (the form sends every field).

@@ -11,6 +11,8 @@ import { Layout, workspacePath, type Frame } from '../layout.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
 import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
 import { countryLabel } from '../countries.js';
+import { ATTRIBUTION_MODELS } from '../../attribution/models.js';
+import { MODEL_LABELS } from './journey.js';
 
 export interface AnalyticsView {
   frame: Frame & { workspace: { slug: string } };
@@ -81,6 +83,16 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
             {zones.map((z) => (
               <option value={z} selected={(params.timezone ?? 'UTC') === z} safe>
                 {z}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Attribution
+          <select name="attribution">
+            {ATTRIBUTION_MODELS.map((m) => (
+              <option value={m} selected={(params.attribution ?? 'last_click') === m} safe>
+                {MODEL_LABELS[m]}
               </option>
             ))}
           </select>

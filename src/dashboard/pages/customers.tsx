@@ -148,6 +148,9 @@ export function CustomerPage({ frame, customer, events }: { frame: WorkspaceFram
         <dt>Customer since</dt>
         <dd safe>{customer.createdAt}</dd>
       </dl>
+      <p>
+        <a href={workspacePath(slug, `/customers/${encodeURIComponent(customer.id)}/journey`)}>Journey: every click, lead and sale, and revenue by model</a>
+      </p>
       <h2>Events</h2>
       {events.length === 0 ? <p>No leads or sales recorded for this customer.</p> : <EventsTable slug={slug} events={events} />}
     </Layout>

@@ -241,6 +241,8 @@ function Row({ l, write, base, csrf, slug }: { l: LinkResponse; write: boolean; 
       <td class="optional" safe>{l.createdAt.slice(0, 10)}</td>
       <td class="actions">
         <a href={linkAnalyticsHref(slug, l.id)}>Analytics</a>
+        {l.testVariants?.length ? ' ' : ''}
+        {l.testVariants?.length ? <a href={`${base}/${id}/ab-test`}>A/B test</a> : ''}
         {write ? ' ' : ''}
         {write ? <a href={`${base}/${id}/edit`}>Edit</a> : <a href={`${base}/${id}`}>Details</a>}{' '}
         {write ? (

@@ -1,0 +1,133 @@
+/**
+ * Attribution benchmark (issue 43): `GET /analytics?event=sales&groupBy=top_links` with each
+ * attribution model against the same query without one, on one workspace of BENCH_EVENTS events
+ * (default 1,000,000) in a SQLite file with the SQL event store and its rollups, through the
+ * HTTP stack (`inject`). bench/attribution/README.md says what it measures and why.
+ *
+ * Settings (environment): BENCH_EVENTS (default 1000000), BENCH_RUNS (timed runs per query,
+ * default 7), BENCH_CUSTOMERS (default 60000), BENCH_SALES (default 20000).
+ *
+ * Run: npm run bench -- attribution
+ */
+import { loadavg } from 'node:os';
+import { createTestApp } from '../src/test-support/harness.js';
+import { conversionEvent, type StoredEvent } from '../src/events/index.js';
+import { clickIdOf } from '../src/visitors/click-id.js';
+import { newId } from '../src/ids.js';
+import { ATTRIBUTION_MODELS } from '../src/attribution/models.js';
+import { prng, zipf } from './analytics/generate.js';
+
+const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 60_000);
+const SALES = Number(process.env.BENCH_SALES ?? 20_000);
+const LINKS = 1000;
+const DAY = 86_400_000;
+const BATCH = 10_000;
+
+const t = await createTestApp({ env: { LOG_LEVEL: 'silent' } });
+const db = t.ctx.database.db;
+const now = Date.now();
+const start = now - 85 * DAY;
+const rnd = prng(43);
+const pickLink = zipf(LINKS, 1.0, rnd);
+
+const links: { id: string; domain: string; key: string; url: string }[] = [];
+for (let i = 0; i < LINKS; i++) {
+  const id = newId('link', start + i);
+  const key = `b${i}`;
+  links.push({ id, domain: 'bench.example', key, url: `https://shop.example.com/p/${i}` });
+}
+for (let i = 0; i < LINKS; i += 500) {
+  await db
+    .insertInto('links')
+    .values(links.slice(i, i + 500).map((l, j) => ({ id: l.id, workspace_id: t.workspaceId, domain: l.domain, key: l.key, key_lower: l.key, url: l.url, short_link: `https://bench.example/${l.key}`, track_conversion: 1, created_at: start + i + j, updated_at: start + i + j })) as never)
+    .execute();
+}
+
+let seq = 1;
+function click(at: number): StoredEvent {
+  const l = links[pickLink()]!;
+  const id = clickIdOf(at, seq % 14_000_000, seq++);
+  return {
+    workspace_id: t.workspaceId, timestamp: at, id, kind: 'click', click_id: id, link_id: l.id, domain: l.domain, key: l.key, url: l.url,
+    country: 'US', city: 'Austin', region: 'US-TX', continent: 'NA', device: 'Desktop', browser: 'Chrome', os: 'Windows', referer: '(direct)', referer_url: '(direct)',
+    trigger: 'link', ip: '203.0.113.0', ua: 'bench',
+  } as StoredEvent;
+}
+
+// Journeys: each customer 1-3 clicks, a lead on each; SALES sales on the latest lead's click; the
+// rest anonymous clicks. Events go in time order per batch, as the log writes them.
+const generated = performance.now();
+let pending: StoredEvent[] = [];
+let total = 0;
+const flush = async () => {
+  if (!pending.length) return;
+  pending.sort((a, b) => a.timestamp - b.timestamp);
+  // A checkpoint of a large log can hold the file for a moment (SQLITE_BUSY): try the batch again.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await t.ctx.events.append(pending);
+      break;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+    }
+  }
+  if (Math.floor((total + pending.length) / 100_000) > Math.floor(total / 100_000)) console.log(`  ${total + pending.length} events`);
+  total += pending.length;
+  pending = [];
+};
+const push = async (e: StoredEvent) => {
+  pending.push(e);
+  if (pending.length >= BATCH) await flush();
+};
+let sales = 0;
+for (let c = 0; c < CUSTOMERS; c++) {
+  const customer = `cus_bench_${c}`;
+  let at = start + Math.floor(rnd() * 60 * DAY);
+  let last: StoredEvent | undefined;
+  for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
+    const ck = click(at);
+    await push(ck);
+    await push(conversionEvent(ck as never, { workspace_id: t.workspaceId, timestamp: at + 60_000, id: newId('evt', at + 60_000), kind: 'lead', customer_id: customer, event_name: `Step ${k}` }) as StoredEvent);
+    last = ck;
+    at += Math.floor(rnd() * 10 * DAY);
+  }
+  if (sales < SALES && rnd() < SALES / CUSTOMERS + 0.05) {
+    const when = Math.min(now - 1, at + Math.floor(rnd() * 3 * DAY));
+    await push(conversionEvent(last as never, { workspace_id: t.workspaceId, timestamp: when, id: newId('evt', when), kind: 'sale', customer_id: customer, event_name: 'Purchase', amount: 1 + Math.floor(rnd() * 20_000) }) as StoredEvent);
+    sales++;
+  }
+}
+await flush();
+while (total + pending.length < N) await push(click(start + Math.floor(rnd() * 85 * DAY)));
+await flush();
+console.log(`generated ${total} events (${CUSTOMERS} customers, ${sales} sales, ${LINKS} links) in ${((performance.now() - generated) / 1000).toFixed(1)} s`);
+
+async function median(url: string): Promise<{ ms: number; rows: number }> {
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < RUNS + 1; i++) {
+    const t0 = performance.now();
+    const res = await t.inject({ method: 'GET', url });
+    const ms = performance.now() - t0;
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    rows = (res.json() as unknown[]).length;
+    if (i > 0) times.push(ms); // the first run warms caches
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)]!, rows };
+}
+
+const base = '/analytics?event=sales&groupBy=top_links&interval=90d';
+const plain = await median(base);
+console.log(`load average ${loadavg()[0]!.toFixed(2)}; median of ${RUNS} runs each`);
+console.log(`none (published)      ${plain.ms.toFixed(1)} ms  (${plain.rows} rows)`);
+for (const model of ATTRIBUTION_MODELS) {
+  const r = await median(`${base}&attribution=${model}`);
+  console.log(`${model.padEnd(21)} ${r.ms.toFixed(1)} ms  (${r.rows} rows, ${(r.ms / plain.ms).toFixed(1)} × none)`);
+}
+const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
+console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)`);
+await t.close();
