@@ -15,6 +15,7 @@
 import type { AggregateSpec, EventPage, EventRow, ForgetResult, MergedRow, ScopeInput, StoredEvent, TimeSpan } from '../event-store.js';
 import type { EventTarget } from '../column/column-engine.js';
 import type { EventStoreKind } from '../store-kind.js';
+import type { RingBatch } from './click-ring.js';
 
 /** What the log thread answers. Every method resolves once the work is done (appends: stored). */
 export interface LogApi {
@@ -22,6 +23,10 @@ export interface LogApi {
   describe(): Promise<{ kind: EventStoreKind }>;
   /** Raw clicks of the click writer (packed): completed on the log thread, stored once by batch id. */
   appendRawClicks(batchId: string, packed: Uint8Array): Promise<void>;
+  /** The click ring's memory (click-ring.ts), shared once before its first batch. */
+  attachClickRing(buffer: SharedArrayBuffer): Promise<void>;
+  /** Rows [from, to) of the ring, read in place: completed and stored once by batch id, like `appendRawClicks`. */
+  appendClickRing(batchId: string, batch: RingBatch): Promise<void>;
   /** Resolves once clicks can be completed without waiting for the location data to load. */
   clicksReady(): Promise<void>;
   /** Counts every click stored so far (the fold, now); resolves after its commit. */
