@@ -210,6 +210,10 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
   let unsent: RingDictionary[] = [];
   let notInterned = 0;
   const table = (name: RingTable) => tables[name];
+  const [linkTable, urlTable, ipTable, uaTable, refererTable, geoTable] = RING_TABLES.map((t) => tables[t]) as [InternTable, InternTable, InternTable, InternTable, InternTable, InternTable];
+  // A link's id in this generation by link id, with the fields it was interned with: a click of a
+  // known link costs one lookup, not a joined string (a link's domain or key may change: compared).
+  let links = new Map<string, { id: number; workspaceId: string; domain: string; key: string }>();
   const takeDictionary = (): RingDictionary => {
     const out = { generation, fresh, entries: RING_TABLES.map((t) => tables[t].takeEntries()) };
     fresh = false;
@@ -221,14 +225,14 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
     if (tail < generationStart) return false;
     unsent.push(takeDictionary());
     for (const t of RING_TABLES) tables[t].reset();
+    links = new Map();
     generation++;
     generationStart = head;
     fresh = true;
     return true;
   }
 
-  function intern(name: RingTable, value: string, tail: number): number {
-    const t = tables[name];
+  function intern(t: InternTable, value: string, tail: number): number {
     let id = t.id(value);
     if (id === undefined && !t.tooLong(value.length) && tryReset(tail)) id = t.id(value);
     if (id === undefined) {
@@ -259,12 +263,17 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
       // (the second pass fits in the fresh tables, so it begins none).
       for (let pass = 0; pass < 2; pass++) {
         const started = generation;
-        link = intern('link', `${click.linkId}\n${click.workspaceId}\n${click.domain}\n${click.key}`, tail);
-        url = intern('url', click.url, tail);
-        ip = v4 ?? intern('ip', click.ip, tail);
-        ua = intern('ua', click.ua, tail);
-        referer = click.referer === '' ? NONE : intern('referer', click.referer, tail);
-        geo = click.geo === null ? NONE : intern('geo', JSON.stringify(click.geo), tail);
+        const known = links.get(click.linkId);
+        if (known !== undefined && known.workspaceId === click.workspaceId && known.domain === click.domain && known.key === click.key) link = known.id;
+        else {
+          link = intern(linkTable, `${click.linkId}\n${click.workspaceId}\n${click.domain}\n${click.key}`, tail);
+          if (link !== NONE && generation === started) links.set(click.linkId, { id: link, workspaceId: click.workspaceId, domain: click.domain, key: click.key });
+        }
+        url = intern(urlTable, click.url, tail);
+        ip = v4 ?? intern(ipTable, click.ip, tail);
+        ua = intern(uaTable, click.ua, tail);
+        referer = click.referer === '' ? NONE : intern(refererTable, click.referer, tail);
+        geo = click.geo === null ? NONE : intern(geoTable, JSON.stringify(click.geo), tail);
         if (generation === started) break;
       }
       const at = head % capacity;
@@ -342,27 +351,34 @@ export function createRingReader(buffer: SharedArrayBuffer, clickIdOf: ClickIdOf
   const capacity = buffer.byteLength / ROW_BYTES;
   const words = new Uint32Array(buffer);
   const times = new Float64Array(buffer);
-  // dictionaries[parity][table][id]
+  // dictionaries[parity][table][id]; a link's entry kept split into its four fields.
   const dictionaries: string[][][] = [RING_TABLES.map(() => []), RING_TABLES.map(() => [])];
+  const splitLinks: string[][][] = [[], []];
   const generations = [-1, -1];
   return {
     read(batch) {
       for (const d of batch.dictionaries) {
         const parity = d.generation & 1;
-        if (d.fresh && generations[parity] !== d.generation) dictionaries[parity] = RING_TABLES.map(() => []);
+        if (d.fresh && generations[parity] !== d.generation) {
+          dictionaries[parity] = RING_TABLES.map(() => []);
+          splitLinks[parity] = [];
+        }
         generations[parity] = d.generation;
         const dict = dictionaries[parity]!;
         d.entries.forEach((entries, t) => {
           for (let i = 0; i < entries.length; i += 2) dict[t]![entries[i] as number] = entries[i + 1] as string;
         });
+        const linkEntries = d.entries[0]!;
+        for (let i = 0; i < linkEntries.length; i += 2) splitLinks[parity]![linkEntries[i] as number] = (linkEntries[i + 1] as string).split('\n');
       }
       const out: RawClick[] = [];
       for (let seq = batch.from; seq < batch.to; seq++) {
         const w = (seq % capacity) * ROW_WORDS;
         const flags = words[w + 10]!;
-        const d = dictionaries[(flags >>> GEN_SHIFT) & 1]!;
+        const parity = (flags >>> GEN_SHIFT) & 1;
+        const d = dictionaries[parity]!;
         const text = (t: number, id: number) => (id === NONE ? '' : (d[t]![id] ?? ''));
-        const [linkId = '', workspaceId = '', domain = '', key = ''] = text(0, words[w + 4]!).split('\n');
+        const [linkId = '', workspaceId = '', domain = '', key = ''] = splitLinks[parity]![words[w + 4]!] ?? [];
         const geo = words[w + 9]!;
         out.push({
           id: clickIdOf(times[w / 2]!, words[w + 2]!, words[w + 3]!),
