@@ -155,6 +155,7 @@ export async function buildApp(options: BuildOptions) {
   });
   metrics?.timeAppends(ctx.events, 'append', 'events');
   metrics?.timeAppends(ctx.events, 'appendRawClicks', 'click_batch');
+  metrics?.timeAppends(ctx.events, 'appendClickRing', 'click_batch');
 
   // A link's webhookIds or folder decide whether webhooks hear about its clicks.
   ctx.bus.subscribe((change) => {

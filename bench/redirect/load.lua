@@ -4,6 +4,7 @@
 -- keys, so each (visitor, link) pair is new: every human request must become one stored click.
 -- Args: <first octet of the IP range for this run> <number of keys> <wrk threads> [bot|human] [pace ms]
 -- With "bot" every request carries a crawler user agent: redirected, never recorded (side c).
+-- With "flood" every request carries a user agent and a referer never seen before (bench/redirect-flood.ts).
 -- With a pace, each connection waits that many ms on average before each request (uniformly
 -- between half and one and a half times it, so the connections do not fall into step and arrive
 -- in bursts): an offered rate below saturation, about connections × 1000 / pace requests a
@@ -34,6 +35,7 @@ local octet = 20
 local nkeys = 10000
 local nthreads = 1
 local bot = false
+local flood = false
 -- Requests are assembled from pieces built once in init(): wrk.format() (a table of headers, a
 -- string.format per header) cost wrk ~5 µs of CPU per request, on the cores the servers share.
 local key_lines = {}
@@ -57,6 +59,7 @@ function init(args)
   nkeys = tonumber(args[2] or "10000")
   nthreads = tonumber(args[3] or "1")
   bot = args[4] == "bot"
+  flood = args[4] == "flood"
   tid = tonumber(tid or 0)
   local pace = tonumber(args[5] or "0")
   -- wrk looks for a global delay() after init: defined only when pacing, so saturated runs
@@ -72,6 +75,9 @@ function request()
   counter = counter + 1
   local n = counter * nthreads + tid
   -- X-Forwarded-For: <octet>.<a>.<b>.<c> with a.b.c the low 24 bits of n.
+  if flood then
+    return key_lines[(n % nkeys) + 1] .. "User-Agent: Mozilla/5.0 (X11; Linux x86_64; flood " .. n .. ") Gecko/20100101 Firefox/127.0\r\nReferer: https://r" .. n .. ".example/path\r\nX-Forwarded-For: " .. octet .. "." .. ab[math.floor(n / 256) % 65536 + 1] .. octets[(n % 256) + 1] .. "\r\n\r\n"
+  end
   return key_lines[(n % nkeys) + 1] .. tails[(n % #uas) + 1] .. ab[math.floor(n / 256) % 65536 + 1] .. octets[(n % 256) + 1] .. "\r\n\r\n"
 end
 

@@ -60,6 +60,8 @@ export interface WrkRun {
   connections?: number;
   threads?: number;
   bot?: boolean;
+  /** Every request a user agent and referer never seen before (load.lua's "flood"). */
+  flood?: boolean;
   /** Mean pause of each connection before each request, ms (0: saturate). */
   paceMs?: number;
 }
@@ -67,7 +69,7 @@ export interface WrkRun {
 /** wrk's arguments for a run of load.lua. */
 export function wrkArgs(run: WrkRun): string[] {
   const threads = run.threads ?? 1;
-  const script = [String(run.octet), String(run.links), String(threads), ...(run.bot || run.paceMs ? [run.bot ? 'bot' : 'human'] : []), ...(run.paceMs ? [String(run.paceMs)] : [])];
+  const script = [String(run.octet), String(run.links), String(threads), ...(run.bot || run.flood || run.paceMs ? [run.bot ? 'bot' : run.flood ? 'flood' : 'human'] : []), ...(run.paceMs ? [String(run.paceMs)] : [])];
   return ['-t', String(threads), '-c', String(run.connections ?? 50), '-d', `${run.seconds}s`, '--latency', '-s', join(here, 'load.lua'), `http://127.0.0.1:${run.port}`, '--', ...script];
 }
 

@@ -19,6 +19,7 @@ export { createConversionStore } from './conversions.js';
 export { type EventLogClient } from './log/client.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
 export { type RawClick } from './log/raw-click.js';
+export { type ClickRing, type ClickRingOptions, createClickRing, createRingReader, type RingBatch } from './log/click-ring.js';
 
 // Which store EVENTS_URL selects; opening it.
 export { eventStoreKind, eventsUrlFor, isDuckDbLocked } from './store-kind.js';

@@ -22,6 +22,7 @@
  */
 import type { RawClick } from '../events/index.js';
 import { createHeldAnswers } from './held-answers.js';
+import { createArrayBuffer, type ClickBuffer } from './click-buffer.js';
 
 /** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
 export interface ClickRow {
@@ -30,13 +31,26 @@ export interface ClickRow {
   timestamp: number;
 }
 
-/** Where batches go: stored once by batch id (a batch id stored before adds nothing); resolves once stored. */
-export interface ClickAppender<Row extends ClickRow = RawClick> {
-  appendRawClicks(batchId: string, batch: readonly Row[]): Promise<void>;
+/**
+ * Where batches go: stored once by batch id (a batch id stored before adds nothing); resolves once
+ * stored. `batch` is what the buffer hands out (`ClickBuffer.take`): the rows themselves by default.
+ */
+export interface ClickAppender<Row extends ClickRow = RawClick, Payload = readonly Row[]> {
+  appendRawClicks(batchId: string, batch: Payload): Promise<void>;
 }
 
-export interface ClickWriterOptions<Row extends ClickRow = RawClick> {
-  log: ClickAppender<Row>;
+export interface ClickWriterOptions<Row extends ClickRow = RawClick, Payload = readonly Row[]> {
+  log: ClickAppender<Row, Payload>;
+  /**
+   * Where rows wait (click-buffer.ts): an array of the rows by default; the shared click ring
+   * (ring-buffer.ts) in the app.
+   */
+  buffer?: ClickBuffer<Row, Payload>;
+  /**
+   * Rows kept beside a full buffer, their answers held meanwhile (as past the lag bound), until
+   * the buffer has room (default 0: a click that finds the buffer full is dropped at once).
+   */
+  overflow?: number;
   intervalMs: number;
   maxRows: number;
   /**
@@ -88,6 +102,11 @@ export interface ClickWriterStats {
 
 export interface ClickWriter<Row extends ClickRow = RawClick> {
   /**
+   * True when `push` copies the row before it returns (the ring): the caller may then pass the
+   * same object for every click.
+   */
+  readonly copiesRows: boolean;
+  /**
    * True while the oldest uncommitted click is `maxLagMs` old or more: the answer of a new click
    * goes through `holdAnswer`. A plain field, read on every recorded click.
    */
@@ -114,13 +133,14 @@ export interface ClickWriter<Row extends ClickRow = RawClick> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A batch: its id, sent again with it on every retry, and its rows. */
-interface Batch<Row> {
+/** A batch: its id, sent again with it on every retry, its rows (the buffer's payload) and their count. */
+interface Batch<Payload> {
   id: string;
-  rows: readonly Row[];
+  payload: Payload;
+  size: number;
 }
 
-export function createClickWriter<Row extends ClickRow = RawClick>(options: ClickWriterOptions<Row>): ClickWriter<Row> {
+export function createClickWriter<Row extends ClickRow = RawClick, Payload = readonly Row[]>(options: ClickWriterOptions<Row, Payload>): ClickWriter<Row> {
   const { log, intervalMs, maxRows } = options;
   // Batch ids: this writer's own prefix (random: unique across processes and restarts), then a count.
   const epoch = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -128,9 +148,13 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
   const maxBuffered = options.maxBuffered ?? 500_000;
   const maxLagMs = options.maxLagMs ?? 0;
   const now = options.now ?? Date.now;
-  let queue: Row[] = [];
+  const queue = options.buffer ?? (createArrayBuffer<Row>(maxBuffered) as unknown as ClickBuffer<Row, Payload>);
+  const copiesRows = queue.copiesRows;
+  // Rows that found the buffer full (`overflow`), oldest first; their answers are held.
+  let overflow: Row[] = [];
+  const maxOverflow = options.overflow ?? 0;
   // The batch being stored, or kept after its store failed: its rows are "pending" until it is stored.
-  let current: Batch<Row> | null = null;
+  let current: Batch<Payload> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let lagTimer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -175,7 +199,15 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
     schedule(0);
   };
 
-  const oldestStamp = (): number | undefined => (current?.rows.length ? current.rows[0]!.timestamp : queue.length ? queue[0]!.timestamp : undefined);
+  const oldestStamp = (): number | undefined => queue.oldest() ?? overflow[0]?.timestamp;
+  /** Rows in memory, not committed: in the buffer (waiting or in flight) and beside it. */
+  const buffered = () => queue.waiting + queue.inFlight + overflow.length;
+  /** Moves what waits beside the buffer into it while it has room. */
+  const refill = () => {
+    let moved = 0;
+    while (moved < overflow.length && queue.push(overflow[moved]!)) moved++;
+    if (moved) overflow = overflow.slice(moved);
+  };
 
   const setHolding = (on: boolean) => {
     if (writer.holding === on) return;
@@ -191,16 +223,18 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
    * field. A failing database is not waited for: nothing is held while writes fail.
    */
   function checkLag(): void {
-    if (maxLagMs <= 0) return;
+    if (maxLagMs <= 0 && maxOverflow <= 0) return;
     if (lagTimer !== null) {
       clearTimeout(lagTimer);
       lagTimer = null;
     }
     const oldest = oldestStamp();
     const age = oldest === undefined ? -1 : now() - oldest;
-    if (age >= maxLagMs && consecutiveFailures === 0 && !holdingStopped) return setHolding(true);
+    // A full buffer holds as the lag bound does (and, as it, not while the writes fail).
+    if (overflow.length > 0 && consecutiveFailures === 0 && !holdingStopped) return setHolding(true);
+    if (maxLagMs > 0 && age >= maxLagMs && consecutiveFailures === 0 && !holdingStopped) return setHolding(true);
     setHolding(false);
-    if (oldest !== undefined && age < maxLagMs && !holdingStopped) {
+    if (maxLagMs > 0 && oldest !== undefined && age < maxLagMs && !holdingStopped) {
       // A clock set back makes the age negative: check again within one bound at most.
       lagTimer = setTimeout(checkLag, Math.max(1, Math.min(maxLagMs, maxLagMs - age)));
       lagTimer.unref();
@@ -211,32 +245,36 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
   async function flushOnce(): Promise<void> {
     if (running) return running;
     if (!current) {
-      if (queue.length === 0) return;
-      const rows = queue.length <= maxRows ? queue : queue.slice(0, maxRows);
-      queue = queue.length <= maxRows ? [] : queue.slice(maxRows);
-      current = { id: `${epoch}-${++batches}`, rows };
+      if (queue.waiting === 0) return;
+      const size = Math.min(queue.waiting, maxRows);
+      current = { id: `${epoch}-${++batches}`, payload: queue.take(size), size };
     }
     const batch = current;
     running = (async () => {
       try {
-        await log.appendRawClicks(batch.id, batch.rows);
-        if (current === batch) current = null;
+        await log.appendRawClicks(batch.id, batch.payload);
+        if (current === batch) {
+          current = null;
+          // Only now do the rows leave memory (the ring's tail moves past them).
+          queue.release();
+          refill();
+        }
         consecutiveFailures = 0;
         stats.flushes++;
-        stats.flushed += batch.rows.length;
+        stats.flushed += batch.size;
       } catch (err) {
         stats.failures++;
         consecutiveFailures++;
         if (abandoned) throw err; // spilled meanwhile: the spill file has these rows
-        options.onError?.(err, `storing a batch of ${batch.rows.length} clicks failed; keeping it for a retry`);
+        options.onError?.(err, `storing a batch of ${batch.size} clicks failed; keeping it for a retry`);
         throw err;
       } finally {
         running = null;
         checkLag();
-        if ((current || queue.length > 0) && !closed) {
+        if ((current || queue.waiting > 0 || overflow.length > 0) && !closed) {
           // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits or
           // answers are held.
-          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.length >= maxRows || writer.holding ? 0 : intervalMs;
+          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.waiting >= maxRows || writer.holding ? 0 : intervalMs;
           schedule(delay);
         }
       }
@@ -274,25 +312,33 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
 
   const writer: ClickWriter<Row> = {
     holding: false,
+    copiesRows,
 
     push(row) {
-      if (queue.length >= maxBuffered) {
+      const wasIdle = buffered() === 0;
+      if (overflow.length === 0 && queue.push(row)) {
+        stats.queued++;
+        if (wasIdle) checkLag();
+        if (running) return;
+        if (queue.waiting >= maxRows) flushSoon();
+        else schedule(intervalMs);
+        return;
+      }
+      if (overflow.length < maxOverflow) {
+        overflow.push(copiesRows ? { ...row } : row);
+        stats.queued++;
+        checkLag();
+        return;
+      }
+      {
         stats.dropped++;
         if (stats.dropped === 1 || stats.dropped % 10_000 === 0) {
           options.onError?.(
             new Error('click buffer full'),
-            `${maxBuffered} clicks waiting (the database is failing or the writes are behind): ${stats.dropped} clicks not recorded so far`,
+            `${buffered()} clicks waiting (the database is failing or the writes are behind): ${stats.dropped} clicks not recorded so far`,
           );
         }
-        return;
       }
-      const wasIdle = queue.length === 0 && !current;
-      queue.push(row);
-      stats.queued++;
-      if (wasIdle) checkLag();
-      if (running) return;
-      if (queue.length >= maxRows) flushSoon();
-      else schedule(intervalMs);
     },
 
     holdAnswer(answer) {
@@ -304,13 +350,15 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
     pending(clickId) {
       // A linear search: a lookup is rare (a lead naming a click of the last few milliseconds),
       // while a Map of pending ids would cost every redirect an insert and a delete.
-      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.id === clickId) return queue[i];
-      return current?.rows.find((r) => r.id === clickId);
+      return overflow.find((r) => r.id === clickId) ?? queue.find(clickId);
     },
 
     async flush() {
       if (running) await running.catch(() => undefined);
-      while (current || queue.length > 0) await flushOnce();
+      while (current || queue.waiting > 0 || overflow.length > 0) {
+        if (!current && queue.waiting === 0) refill();
+        await flushOnce();
+      }
     },
 
     stopHolding() {
@@ -329,7 +377,8 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
       }
       const deadline = closeOptions.deadline ?? Infinity;
       let attempts = 0;
-      while ((current || queue.length > 0 || running) && Date.now() < deadline) {
+      while ((current || queue.waiting > 0 || overflow.length > 0 || running) && Date.now() < deadline) {
+        if (!current && !running && queue.waiting === 0) refill();
         const outcome = await within(running ?? flushOnce(), deadline);
         if (outcome === 'late') break;
         if (outcome === 'ok') {
@@ -341,30 +390,32 @@ export function createClickWriter<Row extends ClickRow = RawClick>(options: Clic
       }
       // Out of time or attempts: what is not stored goes to the spill file. The batch still in
       // flight may be stored too; the replay skips the clicks already stored (click-spill.ts).
-      const left = current ? [...current.rows, ...queue] : queue;
-      if (left.length) {
+      if (buffered() > 0) {
+        const left = [...queue.rows(current !== null), ...overflow];
         abandoned = true;
         if (!spill(left)) stats.lost += left.length;
-        queue = [];
+        queue.clear();
+        overflow = [];
         current = null;
       }
     },
 
     spillNow() {
-      const rows = abandoned || !current ? queue : [...current.rows, ...queue];
+      const rows = [...queue.rows(!abandoned && current !== null), ...overflow];
       if (!rows.length) return 0;
       if (!options.spill) throw new Error(`no spill file for ${rows.length} clicks`);
       options.spill(rows);
       stats.spilled += rows.length;
       abandoned = true;
-      queue = [];
+      queue.clear();
+      overflow = [];
       current = null;
       return rows.length;
     },
 
     stats() {
       const oldest = oldestStamp();
-      return { ...stats, buffered: queue.length + (current?.rows.length ?? 0), holding: writer.holding, lagMs: oldest === undefined ? 0 : Math.max(0, now() - oldest) };
+      return { ...stats, buffered: buffered(), holding: writer.holding, lagMs: oldest === undefined ? 0 : Math.max(0, now() - oldest) };
     },
   };
   return writer;

@@ -21,6 +21,7 @@ import { decide, type Decision, type DomainInfo, type LinkInfo, type PasswordSta
 import { buildFinalUrl, possibleDestinations, queryHasNoTrack } from './final-url.js';
 import type { LinkCache } from './link-cache.js';
 import type { ClickWriter } from './click-writer.js';
+import type { RawClick } from '../events/index.js';
 import { geoFromHeaders, type GeoLocator } from '../visitors/geo.js';
 import type { UaTraits } from '../visitors/visitor.js';
 import { errorPage, expiredPage, notFoundPage, passwordPage, proxyPage, rewritePage, type HtmlPage } from './pages.js';
@@ -123,6 +124,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   // (twice, when it outlives two scavenges). Its user agent and Referer are fresh strings on every
   // request, though few distinct values recur: the click keeps the first instance of each instead.
   const internHeader = memoize((value: string) => value, INTERN_MAX);
+  const scratch: RawClick = { id: '', timestamp: 0, linkId: '', workspaceId: '', domain: '', key: '', url: '', ip: '', ua: '', referer: '', qr: false, geo: null };
 
   function sendHtml(res: ServerResponse, status: number, page: HtmlPage, headers: Readonly<Record<string, string | string[]>> = NO_HEADERS) {
     res.writeHead(status, {
@@ -340,20 +342,23 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     stats.humanAnswers++;
     if (!isNew || clickId === null) return;
     stats.clicksRecorded++;
-    deps.writer.push({
-      id: clickId,
-      timestamp: now,
-      linkId: l.id,
-      workspaceId: l.workspaceId,
-      domain: l.domain,
-      key: l.key,
-      url: finalUrl,
-      ip,
-      ua: internHeader(ua),
-      referer: r.headers.referer ? internHeader(r.headers.referer) : '',
-      qr: r.query !== '' && QR_TRIGGER.test(r.query),
-      geo: deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null,
-    });
+    // A writer that copies the row (the click ring) gets the same object every time: no object per click.
+    const copies = deps.writer.copiesRows;
+    const row = copies ? scratch : ({} as RawClick);
+    row.id = clickId;
+    row.timestamp = now;
+    row.linkId = l.id;
+    row.workspaceId = l.workspaceId;
+    row.domain = l.domain;
+    row.key = l.key;
+    row.url = finalUrl;
+    row.ip = ip;
+    // Kept in memory until stored as objects, a click keeps the first instance of each header value.
+    row.ua = copies ? ua : internHeader(ua);
+    row.referer = r.headers.referer ? (copies ? r.headers.referer : internHeader(r.headers.referer)) : '';
+    row.qr = r.query !== '' && QR_TRIGGER.test(r.query);
+    row.geo = deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null;
+    deps.writer.push(row);
     if (hold) {
       // Sent later, from the writer's side: guarded like every other continuation of a request.
       deps.writer.holdAnswer(() => {

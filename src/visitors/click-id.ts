@@ -79,3 +79,30 @@ export function clickIdTime(id: string): number {
   for (let i = 0; i < 7; i++) t = t * 62 + KEY_ALPHABET.indexOf(id[i]!);
   return t;
 }
+
+const DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < KEY_ALPHABET.length; i++) DIGIT[KEY_ALPHABET.charCodeAt(i)] = i;
+
+/** `id`'s characters [from, to) as a base-62 number; -1 when one is not a digit. */
+function parseDigits(id: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = id.charCodeAt(i);
+    const d = c < 128 ? DIGIT[c]! : -1;
+    if (d < 0) return -1;
+    v = v * 62 + d;
+  }
+  return v;
+}
+
+/**
+ * The inverse of `clickIdOf`: [ms, r1, r2], or undefined for a string that is not a click id
+ * (the click ring keeps a click id as these three numbers).
+ */
+export function clickIdParts(id: string): [number, number, number] | undefined {
+  if (id.length !== 16) return undefined;
+  const ms = parseDigits(id, 0, 7);
+  const r1 = parseDigits(id, 7, 11);
+  const r2 = parseDigits(id, 11, 16);
+  return ms < 0 || r1 < 0 || r2 < 0 ? undefined : [ms, r1, r2];
+}

@@ -12,6 +12,7 @@
 import type { EventLog } from '../event-store.js';
 import type { FromLog, LogApi, LogMethod, LogNotice, LogRequest, LogSettings } from './protocol.js';
 import { packClicks, type RawClick } from './raw-click.js';
+import type { RingBatch } from './click-ring.js';
 
 /** A port (a worker, or one end of a MessageChannel). */
 export interface LogPort {
@@ -26,6 +27,10 @@ export interface EventLogClient extends EventLog {
   describe(): Promise<{ kind: 'sql' | 'duckdb' | 'clickhouse' }>;
   /** The click writer's batch: completed and stored once by `batchId` on the log thread; resolves once stored. */
   appendRawClicks(batchId: string, clicks: readonly RawClick[]): Promise<void>;
+  /** Shares the click ring's memory with the log thread (before its first batch). */
+  attachClickRing(buffer: SharedArrayBuffer): Promise<void>;
+  /** A batch of the click ring: read in place and stored once by `batchId` on the log thread; resolves once stored. */
+  appendClickRing(batchId: string, batch: RingBatch): Promise<void>;
   /** Resolves once clicks are completed without waiting for the location data. */
   clicksReady(): Promise<void>;
   /** Counts every click stored so far now (link counters, usage, deliveries). */
@@ -86,6 +91,8 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
       const packed = packClicks(clicks);
       return call('appendRawClicks', [batchId, packed], [packed.buffer as ArrayBuffer]);
     },
+    attachClickRing: (buffer) => call('attachClickRing', [buffer]),
+    appendClickRing: (batchId, batch) => call('appendClickRing', [batchId, batch]),
     clicksReady: () => call('clicksReady', []),
     fold: () => call('fold', []),
     setListenerSettings(settings) {

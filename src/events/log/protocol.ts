@@ -14,6 +14,7 @@
  */
 import type { EventLog } from '../event-store.js';
 import type { EventStoreKind } from '../store-kind.js';
+import type { RingBatch } from './click-ring.js';
 
 /**
  * What the log thread answers: the `EventLog` (every call of it is served here, none joins a
@@ -25,6 +26,10 @@ export interface LogApi extends EventLog {
   describe(): Promise<{ kind: EventStoreKind }>;
   /** Raw clicks of the click writer (packed): completed on the log thread, stored once by batch id. */
   appendRawClicks(batchId: string, packed: Uint8Array): Promise<void>;
+  /** The click ring's memory (click-ring.ts), shared once before its first batch. */
+  attachClickRing(buffer: SharedArrayBuffer): Promise<void>;
+  /** Rows [from, to) of the ring, read in place: completed and stored once by batch id, like `appendRawClicks`. */
+  appendClickRing(batchId: string, batch: RingBatch): Promise<void>;
   /** Resolves once clicks can be completed without waiting for the location data to load. */
   clicksReady(): Promise<void>;
   /** Counts every click stored so far (the fold, now); resolves after its commit. */

@@ -21,6 +21,8 @@ import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/compaction
 import { createClickFold, nextFoldDelay, type ClickListener } from './fold.js';
 import { unpackClicks, type RawClick } from './raw-click.js';
 import { createReadSlots } from './read-slots.js';
+import { createRingReader, type RingReader } from './click-ring.js';
+import { clickIdOf } from '../../visitors/click-id.js';
 import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
@@ -159,15 +161,30 @@ export function createLogService(options: LogServiceOptions): LogService {
   // Reads take at most these many of libuv's pool threads, so an append always finds one free;
   // while an append runs, no waiting read starts.
   const reads = createReadSlots(options.maxConcurrentReads ?? DEFAULT_CONCURRENT_READS);
+
+  /** Completes raw clicks and stores them once by batch id. */
+  async function storeRawClicks(batchId: string, raw: () => RawClick[]): Promise<void> {
+    // Locations need the location data, read once on first use (~0.6 s).
+    await geoReady();
+    const rows = raw().map(options.enrich);
+    await recovered;
+    await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
+    if (fold.urgent()) scheduleFold(0);
+  }
+  let ring: RingReader | undefined;
+
   const api: LogApi = {
     describe: async () => ({ kind: stores.kind }),
-    async appendRawClicks(batchId, packed) {
-      // Locations need the location data, read once on first use (~0.6 s).
-      await geoReady();
-      const rows = unpackClicks(packed).map(options.enrich);
-      await recovered;
-      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
-      if (fold.urgent()) scheduleFold(0);
+    appendRawClicks: (batchId, packed) => storeRawClicks(batchId, () => unpackClicks(packed)),
+    async attachClickRing(buffer) {
+      ring = createRingReader(buffer, clickIdOf);
+    },
+    appendClickRing(batchId, batch) {
+      const reader = ring;
+      if (!reader) return Promise.reject(new Error('no click ring attached'));
+      // The rows are read now, before any wait: the ring's tail stays behind them until this resolves.
+      const rows = reader.read(batch);
+      return storeRawClicks(batchId, () => rows);
     },
     clicksReady: () => geoReady(),
     async fold() {
