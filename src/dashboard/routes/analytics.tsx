@@ -16,6 +16,7 @@ import { ListTagsQuery } from '../../tags/schema.js';
 import { apiCallerOf, type PageServices } from '../services.js';
 import { loadAnalytics } from '../analytics/load.js';
 import { CARDS, pageParamsOf } from '../analytics/query.js';
+import { sortOf } from '../analytics/rates.js';
 import { AnalyticsPage, LinkOptions } from '../pages/analytics.js';
 import { callerOf } from './link-choices.js';
 import { ApiError } from '../../http/errors.js';
@@ -30,7 +31,13 @@ const PickerQuery = z.object({
   linkSearch: z.string().max(200).optional().default(''),
   linkId: z.string().max(100).optional().default(''),
   show: z.enum(CARDS.map((c) => c.groupBy) as [GroupBy, ...GroupBy[]]).optional(),
+  sort: z.string().max(20).optional(),
 });
+
+/** A link as the pickers and the filter chip name it: its title and short link, else its short link. */
+export function linkLabel(l: { title: string | null; shortLink: string }): string {
+  return l.title ? `${l.title} (${l.shortLink})` : l.shortLink;
+}
 
 /**
  * The picker's links: matches of `search` (key or destination, as `GET /links?search=`) in every
@@ -39,13 +46,13 @@ const PickerQuery = z.object({
 async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string): Promise<{ value: string; label: string }[]> {
   const caller = callerOf(page);
   const found = await links.list(caller, { search: search || undefined, showArchived: true, pageSize: LINK_CHOICES, sortBy: 'createdAt', sortOrder: 'desc' }, { everyFolder: true });
-  const rows = found.map((l) => ({ value: l.id, label: l.shortLink }));
+  const rows = found.map((l) => ({ value: l.id, label: linkLabel(l) }));
   if (chosen && !rows.some((r) => r.value === chosen)) {
     const link = await links.get(caller, chosen).catch((err) => {
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw err;
     });
-    if (link) rows.unshift({ value: link.id, label: link.shortLink });
+    if (link) rows.unshift({ value: link.id, label: linkLabel(link) });
   }
   return rows;
 }
@@ -59,7 +66,7 @@ export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkSer
       const auth = apiCallerOf(page);
       const ws = page.workspace.id;
       const [data, linkRows, domains, tags, folders] = await Promise.all([
-        loadAnalytics(services.analytics, auth, params, CARDS, picker.show),
+        loadAnalytics(services.analytics, auth, params, CARDS, picker.show, sortOf(picker.sort)),
         linkChoices(links, page, picker.linkSearch, params.linkId ?? ''),
         services.domains.list(ws, ListDomainsQuery.parse({})),
         services.tags.list(ws, ListTagsQuery.parse({})),
@@ -72,7 +79,8 @@ export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkSer
         folderId: folders.map((f) => ({ value: f.id, label: f.name })),
       };
       const frame = { ...page.frame, workspace: page.frame.workspace! };
-      return sendPage(reply, <AnalyticsPage frame={frame} params={params} data={data} choices={choices} linkSearch={picker.linkSearch} />);
+      const linkName = params.linkId ? linkRows.find((r) => r.value === params.linkId)?.label : undefined;
+      return sendPage(reply, <AnalyticsPage frame={frame} params={params} data={data} choices={choices} linkSearch={picker.linkSearch} linkName={linkName} />);
     });
 
     // The link picker's options for what is typed (htmx swaps them into the <select>).
