@@ -177,11 +177,11 @@ export function BreakdownCard({ card, href, toggle, sortHref, sort = 'clicks', c
                 {columns.map((c) => (
                   <th scope="col" class="num" aria-sort={conversions && sortHref && sort === c.key ? 'descending' : undefined}>
                     {sortHref && conversions ? (
-                      <a href={`${sortHref(c.key)}#${id}`} data-sort={c.key} safe>
+                      <a href={`${sortHref(c.key)}#${id}`} data-sort={c.key}>
                         {c.label}
                       </a>
                     ) : (
-                      <span safe>{c.label}</span>
+                      <span>{c.label}</span>
                     )}
                   </th>
                 ))}
