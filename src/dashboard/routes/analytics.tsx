@@ -43,7 +43,7 @@ export function linkLabel(l: { title: string | null; shortLink: string }): strin
  * The picker's links: matches of `search` (key or destination, as `GET /links?search=`) in every
  * folder, archived ones too, newest first; the chosen link stays listed even when it does not match.
  */
-async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string): Promise<{ value: string; label: string }[]> {
+export async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string): Promise<{ value: string; label: string }[]> {
   const caller = callerOf(page);
   const found = await links.list(caller, { search: search || undefined, showArchived: true, pageSize: LINK_CHOICES, sortBy: 'createdAt', sortOrder: 'desc' }, { everyFolder: true });
   const rows = found.map((l) => ({ value: l.id, label: linkLabel(l) }));
