@@ -214,4 +214,48 @@ describe('finding a link and seeing a whole card', () => {
     assert.ok(back && !back[1]!.includes('show='));
     assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?show=nonsense`)).statusCode, 422);
   });
+
+  test('sorting a card by revenue or a rate: plain links, the rows in that order, the sort kept by the filters (issue 42)', async () => {
+    const byClicks = await page('interval=all&folderId=unsorted');
+    const href = /<a href="([^"]+)" data-sort="saleAmount">Revenue<\/a>/.exec(byClicks.res.body)![1]!.replace(/&amp;/g, '&');
+    const url = new URL(href, 'http://x');
+    assert.equal(url.searchParams.get('sort'), 'saleAmount');
+    const sorted = await page(url.search.slice(1));
+    const rows = (await api('interval=all&event=composite&groupBy=countries')) as any[];
+    const expected = [...rows].sort((a, b) => b.saleAmount - a.saleAmount || rows.indexOf(a) - rows.indexOf(b)).slice(0, CARD_ROWS).map((r) => r.country);
+    assert.deepEqual(sorted.cards.get('countries')!.map((r) => r.value), expected);
+    assert.match(sorted.res.body, /<th scope="col" class="num" aria-sort="descending"><a [^>]*data-sort="saleAmount"/);
+    const rowLink = sorted.links.get('devices')![0]!;
+    assert.equal(new URL(rowLink, 'http://x').searchParams.get('sort'), 'saleAmount', 'a row filter keeps the sort');
+  });
+
+  test('the interval select says "Custom dates" when dates are set, and a preset otherwise (issue 42)', async () => {
+    const selected = (html: string) => /<select name="interval">[\s\S]*?<option value="([^"]+)" selected/.exec(html)![1];
+    assert.equal(selected((await page('start=2024-03-01&end=2024-03-31')).res.body), 'custom');
+    assert.equal(selected((await page('interval=30d')).res.body), '30d');
+    assert.equal(selected((await page('')).res.body), '24h');
+    // The form sent with a preset chosen while the same dates show: the preset wins.
+    const chosen = await page('interval=90d&start=2024-03-01&end=2024-03-31&shownStart=2024-03-01&shownEnd=2024-03-31&folderId=unsorted');
+    assert.equal(selected(chosen.res.body), '90d');
+    assert.deepEqual(chosen.totals, await api('interval=90d&event=composite'));
+  });
+
+  test('the export of the page: totals, series and every card with revenue and rates (issue 42)', async () => {
+    const res = await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&folderId=unsorted`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    assert.match(String(res.headers['content-type']), /text\/csv/);
+    const lines = res.body.trim().split(/\r?\n/);
+    assert.equal(lines[0], 'section,value,label,clicks,leads,sales,saleAmount,leadRate,saleRate,revenuePerClick');
+    const count = await api('interval=all&event=composite');
+    assert.equal(lines[1], `total,,All,${count.clicks},${count.leads},${count.sales},${count.saleAmount},${+(count.leads / count.clicks).toFixed(6)},${+(count.sales / count.leads).toFixed(6)},${+(count.saleAmount / count.clicks).toFixed(6)}`);
+    const series = (await api('interval=all&event=composite&groupBy=timeseries')) as any[];
+    assert.equal(lines.filter((l) => l.startsWith('timeseries,')).length, series.length);
+    for (const card of CARDS) {
+      const rows = (await api(`interval=all&event=composite&groupBy=${card.groupBy}`)) as any[];
+      assert.equal(lines.filter((l) => l.startsWith(`${card.groupBy},`)).length, rows.length, card.groupBy);
+    }
+    // The API's own export of one grouping stays as it was.
+    const one = await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&groupBy=countries`);
+    assert.match(one.body.split(/\r?\n/)[0]!, /^country,/);
+  });
 });

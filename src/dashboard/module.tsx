@@ -106,7 +106,7 @@ export function createDashboardModule(
       await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, { fetchCard, limit: previewLimit, docsUrl: ctx.config.docsUrl }));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
-      await scope.register(analyticsRoutes(kit, services, links));
+      await scope.register(analyticsRoutes(kit, services, links, exports));
       await scope.register(activityRoutes(kit, services));
       await scope.register(eventsRoutes(kit, services, links));
       await scope.register(publicStatsRoutes(deps, services, links));

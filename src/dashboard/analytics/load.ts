@@ -29,6 +29,8 @@ export interface CardData {
   rows: GroupedRow[];
   /** Rows the API answered in all. */
   total: number;
+  /** Every row the API answered (up to its 5,000), sorted as `rows`: what the export writes. */
+  all: GroupedRow[];
   /** Whether this card shows all its rows (its "Show all" was chosen). */
   expanded: boolean;
 }
@@ -65,7 +67,7 @@ export async function loadAnalytics(analytics: AnalyticsService, auth: AuthConte
     cards: cards.map((spec, i) => {
       const rows = sortRows(grouped[i] as GroupedRow[], sort);
       const all = spec.groupBy === expanded;
-      return { spec, rows: rows.slice(0, all ? SHOW_ALL_ROWS : CARD_ROWS), total: rows.length, expanded: all };
+      return { spec, rows: rows.slice(0, all ? SHOW_ALL_ROWS : CARD_ROWS), total: rows.length, expanded: all, all: rows };
     }),
     timezone: params.timezone || 'UTC',
     sort,

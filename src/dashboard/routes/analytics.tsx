@@ -15,7 +15,12 @@ import { ListFoldersQuery } from '../../folders/schema.js';
 import { ListTagsQuery } from '../../tags/schema.js';
 import { apiCallerOf, type PageServices } from '../services.js';
 import { loadAnalytics } from '../analytics/load.js';
-import { CARDS, pageParamsOf } from '../analytics/query.js';
+import { CARDS, analyticsQueryOf, pageParamsOf } from '../analytics/query.js';
+import { pageExportTable } from '../analytics/page-export.js';
+import { AnalyticsExportQuery } from '../../exports/schema.js';
+import { sendAnalyticsExport, sendAnalyticsPageExport } from '../../exports/send.js';
+import type { ExportService } from '../../exports/service.js';
+import { folderView } from '../folder-view.js';
 import { sortOf } from '../analytics/rates.js';
 import { AnalyticsPage, LinkOptions } from '../pages/analytics.js';
 import { callerOf } from './link-choices.js';
@@ -57,8 +62,27 @@ export async function linkChoices(links: LinkService, page: WorkspacePage, searc
   return rows;
 }
 
-export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkService): FastifyPluginAsync {
+export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkService, exports: ExportService): FastifyPluginAsync {
   return async (app) => {
+    // With a `groupBy` (or `type`): the API's own export of that grouping. Without: what the page
+    // shows, the totals, the time series and every card (analytics/page-export.ts).
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics/export', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug);
+      const raw = (request.query ?? {}) as Record<string, unknown>;
+      const auth = apiCallerOf(page);
+      if (raw.groupBy !== undefined || raw.type !== undefined) {
+        const { query, view } = folderView(parseInput(AnalyticsExportQuery, request.query));
+        return sendAnalyticsExport(reply, exports, auth, page.who, query, view);
+      }
+      const params = pageParamsOf(request.query);
+      const sort = sortOf(raw.sort);
+      // Validated now (a bad range is a 422 before the download starts); read once admitted.
+      for (const card of CARDS) analyticsQueryOf(params, card.groupBy);
+      return sendAnalyticsPageExport(reply, exports, auth, page.who, { ...params, sort }, async () =>
+        pageExportTable(await loadAnalytics(services.analytics, auth, params, CARDS, undefined, sort)),
+      );
+    });
+
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const params = pageParamsOf(request.query);
