@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { SEED_NOW, seedAnalytics, type Seed } from '../analytics/testing.js';
 import { CARDS, CARD_ROWS } from './analytics/query.js';
-import { readAnalyticsPage } from './page-parsing.js';
+import { readAnalyticsPage, unescapeHtml } from './page-parsing.js';
 import { addUser, logIn, slugOf, type Browser } from './testing.js';
 
 let t: TestApp;
@@ -257,5 +257,31 @@ describe('finding a link and seeing a whole card', () => {
     // The API's own export of one grouping stays as it was.
     const one = await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&groupBy=countries`);
     assert.match(one.body.split(/\r?\n/)[0]!, /^country,/);
+  });
+
+  test('compare: two to five links, tags or campaigns, each row and line equal to GET /analytics with that filter (issue 42)', async () => {
+    const read = (html: string) => [...html.matchAll(/<tr data-value="([^"]*)" data-clicks="(\d+)" data-leads="(\d+)" data-sales="(\d+)" data-sale-amount="(\d+)"/g)].map((m) => ({ value: m[1], clicks: +m[2]!, leads: +m[3]!, sales: +m[4]!, saleAmount: +m[5]! }));
+    // The API's default is "outside folders"; the comparison, like the page, counts every folder:
+    // links a and c sit outside folders, so the two agree for them.
+    const res = await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=links&interval=all&id=link_a&id=link_c`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    const rows = read(res.body);
+    assert.deepEqual(rows.map((r) => r.value), ['link_a', 'link_c']);
+    for (const r of rows) {
+      const { value, ...figures } = r;
+      assert.deepEqual(figures, await api(`interval=all&event=composite&linkId=${value}`), value);
+    }
+    const chart = JSON.parse(unescapeHtml(/data-series="([^"]*)"/.exec(res.body)![1]!));
+    assert.equal(chart.lines.length, 2);
+    const seriesA = (await api('interval=all&event=composite&groupBy=timeseries&linkId=link_a')) as any[];
+    assert.deepEqual(chart.lines[0].values, seriesA.map((p) => p.clicks));
+    // One choice is not a comparison; a value of another kind is dropped.
+    assert.doesNotMatch((await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=tags&interval=all&id=link_a&id=link_c`)).body, /<table class="compare"/);
+    const campaigns = (await api('interval=all&event=composite&groupBy=utm_campaigns')) as any[];
+    if (campaigns.length >= 2) {
+      const c = await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=campaigns&interval=all&${campaigns.slice(0, 2).map((r) => `id=${encodeURIComponent(r.utm_campaign)}`).join('&')}`);
+      assert.equal(read(c.body).length, 2);
+    }
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=nope`)).statusCode, 422);
   });
 });

@@ -21,6 +21,10 @@ import { AnalyticsExportQuery } from '../../exports/schema.js';
 import { sendAnalyticsExport, sendAnalyticsPageExport } from '../../exports/send.js';
 import type { ExportService } from '../../exports/service.js';
 import { folderView } from '../folder-view.js';
+import { COMPARE_KINDS, MAX_COMPARED, MIN_COMPARED, loadComparison, type CompareKind } from '../analytics/compare.js';
+import { ComparePage } from '../pages/compare.js';
+import type { GroupedRow } from '../../analytics/shape.js';
+import type { PageParams } from '../analytics/query.js';
 import { sortOf } from '../analytics/rates.js';
 import { AnalyticsPage, LinkOptions } from '../pages/analytics.js';
 import { callerOf } from './link-choices.js';
@@ -37,6 +41,14 @@ const PickerQuery = z.object({
   linkId: z.string().max(100).optional().default(''),
   show: z.enum(CARDS.map((c) => c.groupBy) as [GroupBy, ...GroupBy[]]).optional(),
   sort: z.string().max(20).optional(),
+});
+
+/** Choices a comparison offers: the range's top links or campaigns by clicks. */
+const COMPARE_CHOICES = 100;
+
+const CompareQuery = z.object({
+  by: z.enum(COMPARE_KINDS.map((k) => k.kind) as [CompareKind, ...CompareKind[]]).default('links'),
+  id: z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.string().max(190)).max(MAX_COMPARED)),
 });
 
 /** A link as the pickers and the filter chip name it: its title and short link, else its short link. */
@@ -106,6 +118,32 @@ export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkSer
       const linkName = params.linkId ? linkRows.find((r) => r.value === params.linkId)?.label : undefined;
       return sendPage(reply, <AnalyticsPage frame={frame} params={params} data={data} choices={choices} linkSearch={picker.linkSearch} linkName={linkName} />);
     });
+
+    // Compare: `?by=links|tags|campaigns&id=…&id=…` (two to five) over one range.
+    app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics/compare', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug);
+      const q = parseInput(CompareQuery, request.query);
+      const all = pageParamsOf(request.query);
+      const range = { interval: all.interval ?? (all.start ? undefined : '30d'), start: all.start, end: all.end, timezone: all.timezone };
+      const auth = apiCallerOf(page);
+      const choices = await compareChoices(q.by, range, auth, page.workspace.id);
+      // Only values of the kind that are offered (a kind just changed leaves the old ids behind).
+      const chosen = [...new Set(q.id.filter((id) => id && choices.some((c) => c.value === id)))].slice(0, MAX_COMPARED);
+      const items = chosen.length >= MIN_COMPARED ? await loadComparison(services.analytics, auth, range, q.by, chosen) : [];
+      const frame = { ...page.frame, workspace: page.frame.workspace! };
+      return sendPage(reply, <ComparePage frame={frame} range={range} kind={q.by} choices={choices} chosen={chosen} items={items} timezone={range.timezone || 'UTC'} />);
+    });
+
+    /** What can be compared: the range's top links (by name) or campaigns, or the workspace's tags. */
+    async function compareChoices(by: CompareKind, range: PageParams, auth: ReturnType<typeof apiCallerOf>, workspaceId: string) {
+      if (by === 'tags') return (await services.tags.list(workspaceId, ListTagsQuery.parse({}))).map((t) => ({ value: t.id, label: t.name }));
+      const { query, view } = folderView(range);
+      const groupBy = by === 'links' ? 'top_links' : 'utm_campaigns';
+      const rows = (await services.analytics.retrieve(auth, analyticsQueryOf(query, groupBy), view)) as GroupedRow[];
+      return rows.slice(0, COMPARE_CHOICES).map((r) =>
+        by === 'links' ? { value: String(r.id), label: linkLabel({ title: (r.title as string | null) ?? null, shortLink: String(r.shortLink) }) } : { value: String(r.utm_campaign), label: String(r.utm_campaign) },
+      );
+    }
 
     // The link picker's options for what is typed (htmx swaps them into the <select>).
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics/link-options', { schema: HIDDEN }, async (request, reply) => {
