@@ -77,14 +77,15 @@ test('cards show the API figures with revenue and rates; the all-time chart span
   const series = JSON.parse((await page.locator('#analytics-chart').getAttribute('data-series'))!);
   const now = Date.now() / 1000;
   assert.ok(series.x[0] <= now - 1 && series.x[series.x.length - 1] <= now, 'the points end now');
-  assert.equal(series.clicks.reduce((a: number, b: number) => a + b, 0), 15, 'every click is on the chart');
+  const apiSeries = (await run.api('GET', '/analytics?interval=all&event=composite&groupBy=timeseries')).json as any[];
+  assert.deepEqual(series.clicks, apiSeries.map((p) => p.clicks), 'the chart is the API’s all-time series');
   await page.locator('#analytics-chart canvas').first().waitFor();
   await run.shot(page, 'analytics');
   await assertAccessible(`${ws}/analytics?interval=all`, 'analytics');
 
   // Custom dates: the select says so.
   await page.goto(`${ws}/analytics?start=2026-01-01&end=2026-12-31`);
-  assert.equal(await page.getByLabel('Interval').inputValue(), 'custom');
+  assert.equal(await page.locator('select[name=interval]').inputValue(), 'custom');
 
   // The filter chip names the link.
   await page.goto(`${ws}/analytics?interval=all&linkId=${linkIds[0]}`);
@@ -102,7 +103,9 @@ test('cards show the API figures with revenue and rates; the all-time chart span
 
   // Events: local times, links to the link, a link filter.
   await page.goto(`${ws}/events?event=clicks&linkId=${linkIds[2]}`);
-  assert.equal(await page.locator('table.events tbody tr').count(), 7);
+  const listed = (await run.api('GET', `/events?event=clicks&interval=all&linkId=${linkIds[2]}`)).json as any[];
+  assert.ok(listed.length > 0);
+  assert.equal(await page.locator('table.events tbody tr').count(), listed.length, 'the rows GET /events lists for the link');
   const time = await page.locator('table.events time').first().innerText();
   assert.match(time, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, 'rewritten in the viewer’s zone');
   assert.match((await page.locator('table.events td.url a').first().getAttribute('href'))!, new RegExp(`/links/${linkIds[2]}/edit$`));
