@@ -60,7 +60,7 @@ export function ComparePage(v: CompareView): JSX.Element {
         </label>
         {slots.map((value, i) => (
           <label>
-            {`Choice ${i + 1}`}
+            <span safe>{`Choice ${i + 1}`}</span>
             <select name="id">
               <option value="">None</option>
               {v.choices.map((c) => (
