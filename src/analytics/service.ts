@@ -248,6 +248,31 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     },
 
     /**
+     * One page of `GET /events`'s list walked by keyset instead of `page` (the dashboard's event
+     * log): newest first, `older` than a cursor or `newer` than one, so the thousandth page costs
+     * what the first does. Cursors are the (timestamp, id) of the page's first and last events;
+     * `newer`/`older` in the answer are absent when there is nothing that way.
+     */
+    async eventCursorPage(auth: AuthContext, q: Omit<EventsQuery, 'page'>, at: { older?: EventCursor; newer?: EventCursor } = {}, view: ReadView = {}): Promise<EventCursorPage> {
+      const { range, filters, scope } = await prepare(auth, { ...q, page: 1 }, false, view);
+      if (scope.empty) return { records: [] };
+      const spec = specOf(auth.workspaceId, [KINDS[q.event][0]!], [], false, filters, scope);
+      const towardNewer = !!at.newer && !at.older;
+      const rows = await events.page(spec, range, { order: towardNewer ? 'asc' : 'desc', limit: q.limit + 1, offset: 0, after: towardNewer ? at.newer : at.older });
+      const more = rows.length > q.limit;
+      const shown = rows.slice(0, q.limit);
+      if (towardNewer) shown.reverse();
+      const cursorOf = (r: EventRow): EventCursor => ({ timestamp: Number(r.timestamp), id: r.id });
+      const first = shown[0];
+      const last = shown[shown.length - 1];
+      return {
+        records: await recordsOf(auth.workspaceId, shown),
+        newer: first && (towardNewer ? more : !!at.older) ? cursorOf(first) : undefined,
+        older: last && (towardNewer ? true : more) ? cursorOf(last) : undefined,
+      };
+    },
+
+    /**
      * Every event `GET /events` would list for these filters (all pages), as pages of records
      * walked by keyset, for exports. The checks run now (they throw before anything is sent);
      * the pages are read as the returned iterator is pulled, so a slow reader holds one page.
@@ -275,3 +300,17 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
 }
 
 export type AnalyticsService = ReturnType<typeof createAnalyticsService>;
+
+/** A place in the event list: an event's time (ms) and id, the list's keyset order. */
+export interface EventCursor {
+  timestamp: number;
+  id: string;
+}
+
+export interface EventCursorPage {
+  records: EventRecord[];
+  /** The cursor of the page before (newer events), if there are any. */
+  newer?: EventCursor;
+  /** The cursor of the page after (older events), if there are any. */
+  older?: EventCursor;
+}

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { SEED_NOW, seedAnalytics, type Seed } from '../analytics/testing.js';
-import { EVENTS_PAGE_SIZE } from './routes/activity.js';
+import { EVENTS_PAGE_SIZE } from './routes/events.js';
 import { addUser, logIn, slugOf, type Browser } from './testing.js';
 
 let t: TestApp;
@@ -50,26 +50,45 @@ test('the events page and its export count links in every folder unless "Outside
   assert.doesNotMatch(await csv('&folderId=unsorted'), /go\.test\/b/);
 });
 
-test('the events page pages through what GET /events answers, for each tab', async () => {
+test('the events page walks what GET /events answers by keyset: Older, then Newer back, for each tab (issue 42)', async () => {
+  const pageLink = (html: string, rel: 'next' | 'prev') => {
+    const m = new RegExp(`href="([^"]*)" rel="${rel}"`).exec(html);
+    return m ? m[1]!.replace(/&amp;/g, '&') : undefined;
+  };
   for (const event of ['clicks', 'leads', 'sales']) {
-    for (const page of [1, 2]) {
-      // "Outside folders" is the API's default; the every-folder view is tested below.
-      const res = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&folderId=unsorted&page=${page}`);
-      assert.equal(res.statusCode, 200, res.body.slice(0, 300));
-      const api = await t.inject({ method: 'GET', url: `/events?event=${event}&page=${page}&limit=${EVENTS_PAGE_SIZE}&interval=all` });
-      const expected = (api.json() as any[]).map((e) => (e.event === 'click' ? e.click.id : e.eventId));
-      assert.deepEqual(idsIn(res.body), expected, `${event} page ${page}`);
-      if (event === 'clicks' && page === 1) {
-        assert.equal(expected.length, EVENTS_PAGE_SIZE);
-        assert.match(res.body, /href="[^"]*events\?event=clicks(&amp;|&)folderId=unsorted(&amp;|&)page=2" rel="next">Older/);
-      }
-      if (event === 'clicks' && page === 2) {
-        assert.ok(expected.length > 0 && expected.length < EVENTS_PAGE_SIZE);
-        assert.doesNotMatch(res.body, /rel="next"/);
-      }
+    // "Outside folders" is the API's default; the every-folder view is tested above.
+    const api = await t.inject({ method: 'GET', url: `/events?event=${event}&limit=1000&interval=all` });
+    const all = (api.json() as any[]).map((e) => (e.event === 'click' ? e.click.id : e.eventId));
+    const first = await viewer.get(`/dashboard/w/${slug}/events?event=${event}&folderId=unsorted`);
+    assert.equal(first.statusCode, 200, first.body.slice(0, 300));
+    assert.deepEqual(idsIn(first.body), all.slice(0, EVENTS_PAGE_SIZE), `${event} first page`);
+    assert.equal(pageLink(first.body, 'prev'), undefined, 'the newest page has no Newer');
+    if (all.length <= EVENTS_PAGE_SIZE) {
+      assert.equal(pageLink(first.body, 'next'), undefined, `${event}: one page, no Older`);
+      continue;
     }
+    const olderHref = pageLink(first.body, 'next')!;
+    assert.match(olderHref, /events\?event=clicks&folderId=unsorted&older=\d+\.[\w-]+$/);
+    const second = await viewer.get(olderHref);
+    assert.deepEqual(idsIn(second.body), all.slice(EVENTS_PAGE_SIZE, 2 * EVENTS_PAGE_SIZE), `${event} second page`);
+    assert.equal(pageLink(second.body, 'next'), undefined, 'the last page has no Older');
+    const back = await viewer.get(pageLink(second.body, 'prev')!);
+    assert.deepEqual(idsIn(back.body), all.slice(0, EVENTS_PAGE_SIZE), 'Newer from the second page is the first page again');
+    assert.equal(pageLink(back.body, 'prev'), undefined, 'and it knows it is the newest');
   }
+  assert.ok((await viewer.get(`/dashboard/w/${slug}/events?event=clicks`)).body.includes('<time datetime='), 'times carry their ISO for the local rewrite');
   assert.equal((await viewer.get(`/dashboard/w/${slug}/events?event=pageviews`)).statusCode, 422);
+  assert.equal((await viewer.get(`/dashboard/w/${slug}/events?older=12;drop`)).statusCode, 422);
+});
+
+test('the events page filters by link, and names the link in its chip', async () => {
+  const api = await t.inject({ method: 'GET', url: `/events?event=clicks&limit=1000&interval=all&linkId=link_a` });
+  const expected = (api.json() as any[]).map((e) => e.click.id);
+  assert.ok(expected.length > 0, 'the fixture has clicks on link_a');
+  const res = await viewer.get(`/dashboard/w/${slug}/events?event=clicks&folderId=unsorted&linkId=link_a`);
+  assert.deepEqual(idsIn(res.body), expected.slice(0, EVENTS_PAGE_SIZE));
+  assert.match(res.body, /<span>Link: [^<]*go\.test\/a/);
+  assert.match(res.body, /events\/export\?event=clicks&(amp;)?folderId=unsorted&(amp;)?linkId=link_a/);
 });
 
 test("a customer's page: their link, country and events; escaped; another workspace's customer is 404", async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
 import { SEED_NOW, seedAnalytics, type Seed } from '../analytics/testing.js';
 import { CARDS, CARD_ROWS } from './analytics/query.js';
-import { readAnalyticsPage } from './page-parsing.js';
+import { readAnalyticsPage, unescapeHtml } from './page-parsing.js';
 import { addUser, logIn, slugOf, type Browser } from './testing.js';
 
 let t: TestApp;
@@ -213,5 +213,75 @@ describe('finding a link and seeing a whole card', () => {
     const back = new RegExp(`<a href="([^"]+)" data-show-all="countries">Show the top rows</a>`).exec(expanded.res.body);
     assert.ok(back && !back[1]!.includes('show='));
     assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics?show=nonsense`)).statusCode, 422);
+  });
+
+  test('sorting a card by revenue or a rate: plain links, the rows in that order, the sort kept by the filters (issue 42)', async () => {
+    const byClicks = await page('interval=all&folderId=unsorted');
+    const href = /<a href="([^"]+)" data-sort="saleAmount">Revenue<\/a>/.exec(byClicks.res.body)![1]!.replace(/&amp;/g, '&');
+    const url = new URL(href, 'http://x');
+    assert.equal(url.searchParams.get('sort'), 'saleAmount');
+    const sorted = await page(url.search.slice(1));
+    const rows = (await api('interval=all&event=composite&groupBy=countries')) as any[];
+    const expected = [...rows].sort((a, b) => b.saleAmount - a.saleAmount || rows.indexOf(a) - rows.indexOf(b)).slice(0, CARD_ROWS).map((r) => r.country);
+    assert.deepEqual(sorted.cards.get('countries')!.map((r) => r.value), expected);
+    assert.match(sorted.res.body, /<th scope="col" class="num" aria-sort="descending"><a [^>]*data-sort="saleAmount"/);
+    const rowLink = sorted.links.get('devices')![0]!;
+    assert.equal(new URL(rowLink, 'http://x').searchParams.get('sort'), 'saleAmount', 'a row filter keeps the sort');
+  });
+
+  test('the interval select says "Custom dates" when dates are set, and a preset otherwise (issue 42)', async () => {
+    const selected = (html: string) => /<select name="interval">[\s\S]*?<option value="([^"]+)" selected/.exec(html)![1];
+    assert.equal(selected((await page('start=2024-03-01&end=2024-03-31')).res.body), 'custom');
+    assert.equal(selected((await page('interval=30d')).res.body), '30d');
+    assert.equal(selected((await page('')).res.body), '24h');
+    // The form sent with a preset chosen while the same dates show: the preset wins.
+    const chosen = await page('interval=90d&start=2024-03-01&end=2024-03-31&shownStart=2024-03-01&shownEnd=2024-03-31&folderId=unsorted');
+    assert.equal(selected(chosen.res.body), '90d');
+    assert.deepEqual(chosen.totals, await api('interval=90d&event=composite'));
+  });
+
+  test('the export of the page: totals, series and every card with revenue and rates (issue 42)', async () => {
+    const res = await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&folderId=unsorted`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    assert.match(String(res.headers['content-type']), /text\/csv/);
+    const lines = res.body.trim().split(/\r?\n/);
+    assert.equal(lines[0], 'section,value,label,clicks,leads,sales,saleAmount,leadRate,saleRate,revenuePerClick');
+    const count = await api('interval=all&event=composite');
+    assert.equal(lines[1], `total,,All,${count.clicks},${count.leads},${count.sales},${count.saleAmount},${+(count.leads / count.clicks).toFixed(6)},${+(count.sales / count.leads).toFixed(6)},${+(count.saleAmount / count.clicks).toFixed(6)}`);
+    const series = (await api('interval=all&event=composite&groupBy=timeseries')) as any[];
+    assert.equal(lines.filter((l) => l.startsWith('timeseries,')).length, series.length);
+    for (const card of CARDS) {
+      const rows = (await api(`interval=all&event=composite&groupBy=${card.groupBy}`)) as any[];
+      assert.equal(lines.filter((l) => l.startsWith(`${card.groupBy},`)).length, rows.length, card.groupBy);
+    }
+    // The API's own export of one grouping stays as it was.
+    const one = await viewer.get(`/dashboard/w/${slug}/analytics/export?interval=all&groupBy=countries`);
+    assert.match(one.body.split(/\r?\n/)[0]!, /^country,/);
+  });
+
+  test('compare: two to five links, tags or campaigns, each row and line equal to GET /analytics with that filter (issue 42)', async () => {
+    const read = (html: string) => [...html.matchAll(/<tr data-value="([^"]*)" data-clicks="(\d+)" data-leads="(\d+)" data-sales="(\d+)" data-sale-amount="(\d+)"/g)].map((m) => ({ value: m[1], clicks: +m[2]!, leads: +m[3]!, sales: +m[4]!, saleAmount: +m[5]! }));
+    // The API's default is "outside folders"; the comparison, like the page, counts every folder:
+    // links a and c sit outside folders, so the two agree for them.
+    const res = await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=links&interval=all&id=link_a&id=link_c`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    const rows = read(res.body);
+    assert.deepEqual(rows.map((r) => r.value), ['link_a', 'link_c']);
+    for (const r of rows) {
+      const { value, ...figures } = r;
+      assert.deepEqual(figures, await api(`interval=all&event=composite&linkId=${value}`), value);
+    }
+    const chart = JSON.parse(unescapeHtml(/data-series="([^"]*)"/.exec(res.body)![1]!));
+    assert.equal(chart.lines.length, 2);
+    const seriesA = (await api('interval=all&event=composite&groupBy=timeseries&linkId=link_a')) as any[];
+    assert.deepEqual(chart.lines[0].values, seriesA.map((p) => p.clicks));
+    // One choice is not a comparison; a value of another kind is dropped.
+    assert.doesNotMatch((await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=tags&interval=all&id=link_a&id=link_c`)).body, /<table class="compare"/);
+    const campaigns = (await api('interval=all&event=composite&groupBy=utm_campaigns')) as any[];
+    if (campaigns.length >= 2) {
+      const c = await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=campaigns&interval=all&${campaigns.slice(0, 2).map((r) => `id=${encodeURIComponent(r.utm_campaign)}`).join('&')}`);
+      assert.equal(read(c.body).length, 2);
+    }
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/compare?by=nope`)).statusCode, 422);
   });
 });

@@ -4,8 +4,11 @@
  * inline script: the CSP forbids it, and htmx drops <script> blocks from swapped pages). Runs at
  * load and after every htmx swap; without JavaScript the page's table of the same figures stays
  * readable.
- * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }, or
- * { timezone, x, lines: [{ label, values: [] }] } for named lines.
+ * Data: { timezone, x: [unix seconds], clicks: [], leads?: [], sales?: [] }, or for a comparison
+ * { timezone, x, lines: [{ label, values: [] }] } (one line per link, tag or campaign compared).
+ * Also, on every page: each <time data-local datetime="ISO"> is rewritten in the viewer's time
+ * zone ("2026-03-01 15:05:09") and each [data-zone-name] names that zone; without JavaScript they
+ * stay in UTC and say so.
  */
 (function () {
   'use strict';
@@ -78,12 +81,13 @@
     };
     // Only the series the page sent (a public page without conversions sends clicks alone).
     var lines = [];
-    // A chart of named lines (a link's A/B test: one per variant) instead of the three metrics.
-    var colours = ['#2346c7', '#b36b00', '#1b6e3a', '#8a2be2'];
-    (data.lines || []).forEach(function (l, i) {
-      opts.series.push({ label: String(l.label), stroke: colours[i % colours.length], width: 2 });
-      lines.push(l.values || []);
-    });
+    if (data.lines) {
+      var palette = ['#2346c7', '#b36b00', '#1b6e3a', '#a3246b', '#5a4fcf'];
+      data.lines.forEach(function (line, i) {
+        opts.series.push({ label: line.label, stroke: palette[i % palette.length], width: 2 });
+        lines.push(line.values);
+      });
+    }
     [
       ['clicks', { label: 'Clicks', stroke: '#2346c7', width: 2, fill: 'rgba(35,70,199,0.08)' }],
       ['leads', { label: 'Leads', stroke: '#b36b00', width: 2 }],
@@ -95,6 +99,27 @@
     });
     charts.push(new uPlot(opts, [data.x || []].concat(lines), holder));
   }
+
+  // Times in the viewer's zone, as "YYYY-MM-DD HH:MM:SS" (the Swedish locale writes ISO-like dates).
+  function localTimes() {
+    var zone;
+    var format;
+    try {
+      zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      format = new Intl.DateTimeFormat('sv-SE', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+    } catch (e) { return; }
+    document.querySelectorAll('time[data-local]:not([data-local-done])').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime'));
+      if (isNaN(d.getTime())) return;
+      t.textContent = format.format(d);
+      t.title = t.getAttribute('datetime');
+      t.setAttribute('data-local-done', '');
+    });
+    if (zone) document.querySelectorAll('[data-zone-name]').forEach(function (n) { n.textContent = '(' + zone + ')'; });
+  }
+  document.addEventListener('DOMContentLoaded', localTimes);
+  document.addEventListener('htmx:afterSettle', localTimes);
+  if (document.readyState !== 'loading') localTimes();
 
   var resizeTimer;
   window.addEventListener('resize', function () {

@@ -391,7 +391,7 @@ test('account, links, the link builder and its key check', async () => {
 });
 
 test('analytics, events, customers and public stats', async () => {
-  const cards: (keyof typeof V)[] = ['linkKey', 'domain', 'country', 'city', 'device', 'browser', 'os', 'referer', 'clickUtmSource', 'clickUtmMedium', 'clickUtmCampaign'];
+  const cards: (keyof typeof V)[] = ['linkTitle', 'country', 'city', 'device', 'browser', 'os', 'referer', 'clickUtmSource', 'clickUtmMedium', 'clickUtmCampaign', 'clickUtmTerm', 'clickUtmContent'];
   for (const who of [owner, viewer]) {
     await get(who, `${base}/analytics?interval=all`, { status: 200, shows: ['workspaceName', ...cards, 'tag', 'folder'] });
   }
@@ -400,11 +400,17 @@ test('analytics, events, customers and public stats', async () => {
     .join('&');
   await get(owner, `${base}/analytics?interval=all&${filters}`, { status: 200, shows: ['filter'] });
   await get(owner, `${base}/analytics?timezone=${enc(V.timezone)}`, { status: 200, shows: ['timezone'] });
+  // Sorted by revenue, the link filter's chip (the link's title), compare and the page's export.
+  await get(owner, `${base}/analytics?interval=all&sort=saleAmount&linkId=${enc(link.id)}`, { status: 200, shows: ['linkTitle'] });
+  await get(viewer, `${base}/analytics/compare?by=links&interval=all&id=${enc(link.id)}&id=${enc(V.path)}`, { status: 200, shows: ['linkTitle'] });
+  await get(viewer, `${base}/analytics/compare?by=campaigns&interval=all&id=${enc(V.clickUtmCampaign)}`, { status: 200, shows: ['clickUtmCampaign'] });
+  await get(viewer, `${base}/analytics/compare?by=tags&interval=all`, { status: 200, shows: ['tag'] });
   // The link picker: what is typed, and the links it finds (their domain and key).
   await get(owner, `${base}/analytics?interval=all&linkSearch=${enc(V.search)}&show=countries`, { status: 200, shows: ['search', 'country'] });
   await get(viewer, `${base}/analytics/link-options?linkSearch=&linkId=${enc(V.path)}`, { status: 200, shows: ['domain', 'linkKey'] });
 
-  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkKey', 'country', 'device', 'referer', 'folder'] });
+  await get(owner, `${base}/events?event=clicks`, { status: 200, shows: [...FRAME, 'linkTitle', 'country', 'device', 'referer', 'folder'] });
+  await get(owner, `${base}/events?event=clicks&linkId=${enc(link.id)}&linkSearch=${enc(V.search)}`, { status: 200, shows: ['linkTitle', 'search'] });
   await get(owner, `${base}/events?event=leads`, { status: 200, shows: ['leadName', 'customerName'] });
   await get(viewer, `${base}/events?event=sales`, { status: 200, shows: ['saleName', 'customerName'] });
   await get(owner, `${base}/customers`, { status: 200, shows: [...FRAME, 'customerName', 'customerEmail', 'customerCountry'] });

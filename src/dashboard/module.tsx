@@ -39,6 +39,7 @@ import { placeholderRoutes } from './routes/placeholders.js';
 import type { PageServices } from './services.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { activityRoutes } from './routes/activity.js';
+import { eventsRoutes } from './routes/events.js';
 import { publicStatsRoutes } from './routes/public-stats.js';
 import { settingsRoutes } from './routes/settings.js';
 import { integrationRoutes } from './routes/settings-integrations.js';
@@ -108,9 +109,10 @@ export function createDashboardModule(
       await scope.register(linkBuilderRoutes(kit, links, choices, services.utmTemplates, ctx.config.baseUrl, { fetchCard, limit: previewLimit, docsUrl: ctx.config.docsUrl }));
       await scope.register(placeholderRoutes(kit));
       // Analytics, events, customers, public stats and settings (i17-pages).
-      await scope.register(analyticsRoutes(kit, services, links));
+      await scope.register(analyticsRoutes(kit, services, links, exports));
       await scope.register(activityRoutes(kit, services));
       await scope.register(insightRoutes(kit, services, links));
+      await scope.register(eventsRoutes(kit, services, links));
       await scope.register(publicStatsRoutes(deps, services, links));
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces, links));

@@ -66,3 +66,12 @@ export function sendAnalyticsExport(reply: FastifyReply, exports: ExportService,
   const groupBy = q.type ?? q.groupBy ?? 'count';
   return download(reply, exports, { workspaceId: auth.workspaceId, who, kind: 'analytics', query: q }, async () => ({ type: CSV_TYPE, filename: `analytics-${groupBy}.csv`, body: analyticsCsv(await exports.analyticsRows(auth, q, view)) }));
 }
+
+/**
+ * The dashboard's analytics export of what its page shows (the totals, the time series and every
+ * breakdown): `rows` is called once the export is admitted; its cells pass through the same CSV
+ * writer (formulas neutralised) as every export.
+ */
+export function sendAnalyticsPageExport(reply: FastifyReply, exports: ExportService, auth: AuthContext, who: Who, query: object, table: () => Promise<{ columns: string[]; rows: Record<string, unknown>[] }>) {
+  return download(reply, exports, { workspaceId: auth.workspaceId, who, kind: 'analytics', query }, async () => ({ type: CSV_TYPE, filename: 'analytics.csv', body: analyticsCsv(await table()) }));
+}

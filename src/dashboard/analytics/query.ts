@@ -35,6 +35,8 @@ export const FILTERS = [
   { param: 'utm_campaign', label: 'UTM campaign' },
   { param: 'utm_term', label: 'UTM term' },
   { param: 'utm_content', label: 'UTM content' },
+  { param: 'trigger', label: 'Trigger' },
+  { param: 'url', label: 'Destination URL' },
 ] as const;
 export type FilterParam = (typeof FILTERS)[number]['param'];
 
@@ -58,6 +60,10 @@ export const CARDS: CardSpec[] = [
   { groupBy: 'utm_sources', title: 'UTM sources', field: 'utm_source', filter: 'utm_source' },
   { groupBy: 'utm_mediums', title: 'UTM mediums', field: 'utm_medium', filter: 'utm_medium' },
   { groupBy: 'utm_campaigns', title: 'UTM campaigns', field: 'utm_campaign', filter: 'utm_campaign' },
+  { groupBy: 'utm_terms', title: 'UTM terms', field: 'utm_term', filter: 'utm_term' },
+  { groupBy: 'utm_contents', title: 'UTM contents', field: 'utm_content', filter: 'utm_content' },
+  { groupBy: 'triggers', title: 'QR scans vs link clicks', field: 'trigger', filter: 'trigger' },
+  { groupBy: 'top_urls', title: 'Top destination URLs', field: 'url', filter: 'url' },
 ];
 
 /** Rows a card shows; the API's answer is longer (up to 5,000 rows). */
@@ -88,6 +94,34 @@ export function pageParamsOf(query: unknown): PageParams {
     const s = Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : undefined;
     // An empty form field means "no filter" (the form sends every field).
     if (s !== undefined && s.trim() !== '') out[name] = s.trim();
+  }
+  return resolveRange(out, source);
+}
+
+/** The interval select's choice for "the dates of the From and To fields". */
+export const CUSTOM_INTERVAL = 'custom';
+
+/**
+ * One range from a form that sends both the interval select and the date fields. The form also
+ * sends the dates it was drawn with (`shownStart`, `shownEnd`): dates changed since → the dates;
+ * the same dates with a preset chosen → the preset (the select was changed); "Custom dates" →
+ * the dates. A link (no `shown…`) with both keeps the API's rule: a start overrides the interval.
+ * So the select never shows a preset while the page shows custom dates.
+ */
+export function resolveRange(params: PageParams, source: Record<string, unknown>): PageParams {
+  const out = { ...params };
+  if (out.interval === CUSTOM_INTERVAL) {
+    delete out.interval;
+    return out;
+  }
+  if (!out.interval || (!out.start && !out.end)) return out;
+  const shown = (v: unknown) => (typeof v === 'string' ? v.trim() : undefined);
+  const sameDates = shown(source.shownStart) === (out.start ?? '') && shown(source.shownEnd) === (out.end ?? '');
+  if (sameDates) {
+    delete out.start;
+    delete out.end;
+  } else {
+    delete out.interval;
   }
   return out;
 }

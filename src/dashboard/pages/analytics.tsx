@@ -6,10 +6,11 @@
  */
 import { INTERVALS } from '../../analytics/range.js';
 import type { AnalyticsData } from '../analytics/load.js';
-import { FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type FilterParam, type PageParams } from '../analytics/query.js';
+import { CUSTOM_INTERVAL, FILTERS, INTERVAL_LABELS, queryString, withFilter, withoutFilter, type FilterParam, type PageParams } from '../analytics/query.js';
+import type { SortKey } from '../analytics/rates.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
-import { BreakdownCard, SeriesChart, Totals } from './analytics-parts.js';
+import { BreakdownCard, Funnel, SeriesChart } from './analytics-parts.js';
 import { countryLabel } from '../countries.js';
 import { ATTRIBUTION_MODELS } from '../../attribution/models.js';
 import { MODEL_LABELS } from './journey.js';
@@ -22,6 +23,16 @@ export interface AnalyticsView {
   choices: Partial<Record<FilterParam, { value: string; label: string }[]>>;
   /** What was typed in the link search (the choices of `linkId` are its matches). */
   linkSearch: string;
+  /** The chosen link's name (its title, else its short link), for the filter chip. */
+  linkName?: string;
+}
+
+/** What an active filter's chip says: a link by its name, a country by its name, others as they are. */
+function chipValue(param: FilterParam, value: string, linkName?: string): string {
+  if (param === 'linkId') return linkName ?? value;
+  if (param === 'country') return countryLabel(value);
+  if (param === 'trigger') return value === 'qr' ? 'QR scans' : value === 'link' ? 'Link clicks' : value;
+  return value;
 }
 
 /**
@@ -46,7 +57,9 @@ const COMMON_ZONES = ['UTC', 'America/Los_Angeles', 'America/New_York', 'Europe/
 export function AnalyticsPage(v: AnalyticsView): JSX.Element {
   const { frame, params, data } = v;
   const base = workspacePath(frame.workspace.slug, '/analytics');
-  const href = (p: PageParams) => `${base}${queryString(p)}`;
+  const sort = data.sort;
+  // The sort rides along every link of the page (it is not a filter: the export and the presets keep it too).
+  const href = (p: PageParams, s: SortKey = sort) => `${base}${queryString((s === 'clicks' ? p : { ...p, sort: s }) as PageParams)}`;
   const active = FILTERS.filter((f) => params[f.param]);
   const zones = params.timezone && !COMMON_ZONES.includes(params.timezone) ? [params.timezone, ...COMMON_ZONES] : COMMON_ZONES;
   const custom = !!params.start;
@@ -54,19 +67,25 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
     <Layout frame={frame} title="Analytics" section="analytics" chart>
       <div class="heading">
         <h1>Analytics</h1>
-        <a href={`${base}/export${queryString({ ...params, event: 'composite', groupBy: 'timeseries' } as PageParams)}`} hx-boost="false">
-          Export CSV
-        </a>
+        <p class="actions">
+          <a href={`${base}/compare${queryString({ interval: params.interval, start: params.start, end: params.end, timezone: params.timezone })}`}>Compare</a>{' '}
+          <a href={`${base}/export${queryString((sort === 'clicks' ? params : { ...params, sort }) as PageParams)}`} hx-boost="false">
+            Export CSV
+          </a>
+        </p>
       </div>
       <form method="get" action={base} class="toolbar analytics-range" aria-label="Range and filters">
         <label>
           Interval
           <select name="interval">
             {INTERVALS.map((i) => (
-              <option value={i} selected={(params.interval ?? (custom ? '' : '24h')) === i} safe>
+              <option value={i} selected={!custom && (params.interval ?? '24h') === i} safe>
                 {INTERVAL_LABELS[i]}
               </option>
             ))}
+            <option value={CUSTOM_INTERVAL} selected={custom}>
+              Custom dates
+            </option>
           </select>
         </label>
         <label>
@@ -143,9 +162,13 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
         {FILTERS.filter((f) => !['linkId', 'domain', 'tagIds', 'folderId'].includes(f.param) && params[f.param]).map((f) => (
           <input type="hidden" name={f.param} value={params[f.param]} />
         ))}
+        {/* The dates the form was drawn with: a changed date means custom dates, a changed interval the preset. */}
+        <input type="hidden" name="shownStart" value={params.start?.slice(0, 10) ?? ''} />
+        <input type="hidden" name="shownEnd" value={params.end?.slice(0, 10) ?? ''} />
+        {sort === 'clicks' ? '' : <input type="hidden" name="sort" value={sort} />}
         <button type="submit">Apply</button>
       </form>
-      <p class="hint">A start date overrides the interval; dates are whole days in the chosen time zone.</p>
+      <p class="hint">Choose an interval, or type dates (whole days in the chosen time zone) for a custom range.</p>
       <nav class="tabs presets" aria-label="Interval presets">
         <ul>
           {(['24h', '7d', '30d', '90d', '1y', 'all'] as const).map((i) => {
@@ -165,7 +188,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
         <ul class="active-filters" aria-label="Active filters">
           {active.map((f) => (
             <li>
-              <span safe>{`${f.label}: ${f.param === 'country' ? countryLabel(String(params[f.param] ?? '')) : params[f.param]}`}</span>{' '}
+              <span safe>{`${f.label}: ${chipValue(f.param, String(params[f.param] ?? ''), v.linkName)}`}</span>{' '}
               <a href={href(withoutFilter(params, f.param))} aria-label={`Remove the filter ${f.label}`}>
                 ✕
               </a>
@@ -175,7 +198,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
       ) : (
         ''
       )}
-      <Totals count={data.count} />
+      <Funnel count={data.count} />
       <SeriesChart data={data} />
       <div class="cards">
         {data.cards.map((card) => (
@@ -183,6 +206,8 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
             card={card}
             href={(value) => href(withFilter(params, card.spec.filter, value))}
             toggle={`${card.expanded ? href(params) : href({ ...params, show: card.spec.groupBy } as PageParams)}#card-${card.spec.groupBy}`}
+            sort={sort}
+            sortHref={(key) => href((card.expanded ? { ...params, show: card.spec.groupBy } : params) as PageParams, key)}
           />
         ))}
       </div>

@@ -6,9 +6,9 @@
  *   counts; owners and members (`links.write`).
  * - `POST /dashboard/w/<slug>/links/imports/<id>/resume|undo`: resumes an interrupted import or
  *   undoes one (the import jobs of imports/job-runner.ts).
- * - `GET /dashboard/w/<slug>/links/export`, `/events/export`, `/analytics/export`: the same
- *   downloads as the API's exports (`exports/send.ts`) for the session's workspace, with the
- *   API's query schemas and plan rule. Every role may download.
+ * - `GET /dashboard/w/<slug>/links/export`, `/events/export`: the same downloads as the API's
+ *   exports (`exports/send.ts`) for the session's workspace, with the API's query schemas and
+ *   plan rule. Every role may download. (`/analytics/export` is routes/analytics.tsx's.)
  *
  * The upload streams as `POST /links/import`'s does (imports/spool.ts), with its caps
  * (IMPORT_MAX_BYTES, IMPORT_MAX_ROWS): the body's parser reads the small fields the form sends
@@ -30,9 +30,9 @@ import { assertDeclaredSize } from '../../imports/limits.js';
 import { spoolBody } from '../../imports/spool.js';
 import { clientGone } from '../../http/client-gone.js';
 import type { ExportService } from '../../exports/service.js';
-import { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from '../../exports/schema.js';
+import { EventsExportQuery, LinksExportQuery } from '../../exports/schema.js';
 import { folderView, linkView } from '../folder-view.js';
-import { sendAnalyticsExport, sendEventsExport, sendLinksExport } from '../../exports/send.js';
+import { sendEventsExport, sendLinksExport } from '../../exports/send.js';
 import { parseInput } from '../../users/schema.js';
 import { HIDDEN, sendPage, type Kit } from '../kit.js';
 import { ImportPage } from '../pages/import.js';
@@ -197,10 +197,5 @@ export function transferRoutes(kit: Kit, imports: CsvImporter, jobs: JobRunner, 
       return sendEventsExport(reply, exports, auth, page.who, query, view);
     });
 
-    app.get<{ Params: Params; Querystring: unknown }>('/dashboard/w/:slug/analytics/export', { schema: HIDDEN }, async (request, reply) => {
-      const page = await kit.workspacePage(request, request.params.slug);
-      const { query, view } = folderView(parseInput(AnalyticsExportQuery, request.query));
-      return sendAnalyticsExport(reply, exports, apiCallerOf(page), page.who, query, view);
-    });
   };
 }
