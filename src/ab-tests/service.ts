@@ -7,7 +7,7 @@
  * @example
  * const result = await abTests.result(workspaceId, link, { metric: 'leads' });
  */
-import { buildScope, type AggregateSpec, type EventKind, type EventRow, type EventStore } from '../events/index.js';
+import { buildScope, type AggregateSpec, type EventKind, type EventRow, type EventLog } from '../events/index.js';
 import { ApiError } from '../http/errors.js';
 import { clickIdTime } from '../visitors/click-id.js';
 import { abTestResult, type AbTestResult, type OnInconclusive, type TestMetric, type VariantFigures } from './verdict.js';
@@ -54,7 +54,7 @@ export interface AbTestReport extends AbTestResult {
 }
 
 export interface AbTestServiceDeps {
-  events: Pick<EventStore<never>, 'aggregate' | 'page'>;
+  events: Pick<EventLog, 'aggregate' | 'page'>;
   now: () => number;
 }
 

@@ -12,7 +12,7 @@
  * @example
  * const rows = await attributedRows(events, spec, range, merged, { model: 'linear', lookbackMs });
  */
-import { buildScope, type AggregateSpec, type EventRow, type EventStore, type MergedRow } from '../events/index.js';
+import { buildScope, type AggregateSpec, type EventRow, type EventLog, type MergedRow } from '../events/index.js';
 import { creditSale, type AttributionModel, DEFAULT_ATTRIBUTION } from '../attribution/models.js';
 import { conversionTouches } from '../attribution/touches.js';
 
@@ -26,7 +26,7 @@ export interface AttributionChoice {
 
 type Range = { from: number; to: number };
 
-async function walk(events: Pick<EventStore<never>, 'page'>, spec: AggregateSpec, range: Range, each: (r: EventRow) => void): Promise<void> {
+async function walk(events: Pick<EventLog, 'page'>, spec: AggregateSpec, range: Range, each: (r: EventRow) => void): Promise<void> {
   let after: { timestamp: number; id: string } | undefined;
   for (;;) {
     const rows = await events.page(spec, range, { order: 'asc', limit: PAGE, offset: 0, after });
@@ -45,7 +45,7 @@ const keyOf = (g: readonly string[]) => g.join('\u0000');
  * returned as it is: the totals do not depend on the model.
  */
 export async function attributedRows(
-  events: Pick<EventStore<never>, 'page'>,
+  events: Pick<EventLog, 'page'>,
   spec: AggregateSpec,
   range: Range,
   merged: readonly MergedRow[],

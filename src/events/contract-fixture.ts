@@ -32,7 +32,7 @@ export async function serveLogInThread(t: TestApp, options: { eventsUrl: string;
   const config: EventLogOptions = {
     eventsUrl: options.eventsUrl, duckdbMemoryLimit: t.config.duckdbMemoryLimit, duckdbThreads: t.config.duckdbThreads,
     geoipDb: t.config.geoipDb, visitorIp: t.config.visitorIp, clickFoldIntervalMs: t.config.clickFoldIntervalMs,
-    clickWriterNice: t.config.clickWriterNice, listenersModule: new URL('../click-listeners/index.js', import.meta.url).href,
+    clickWriterNice: t.config.clickWriterNice, eventReadConcurrency: t.config.eventReadConcurrency, listenersModule: new URL('../click-listeners/index.js', import.meta.url).href,
   };
   const served = serveEventLog(channel.port2, { database: t.database, config, ownsDatabase: false, engine: options.engine });
   const client = createEventLogClient(channel.port1 as unknown as LogPort);

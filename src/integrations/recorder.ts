@@ -58,7 +58,7 @@ export function createRecorder(deps: TrackDeps, services: { sales: SaleService; 
   }
 
   async function sale(workspaceId: string, provider: Provider, intent: Extract<Intent, { kind: 'sale' }>, log: Log): Promise<RecordResult> {
-    const existing = await deps.events.saleByInvoice(workspaceId, intent.invoiceId);
+    const existing = await deps.conversions.saleByInvoice(workspaceId, intent.invoiceId);
     if (existing) return { outcome: 'duplicate', message: `A sale with invoice id ${intent.invoiceId} is already recorded (${existing.id}); not counted again.` };
     const customer = await findCustomer(workspaceId, intent.customer);
     const externalId = customer?.external_id ?? intent.customer.externalId ?? intent.customer.processorId ?? intent.customer.email;

@@ -44,7 +44,7 @@ export async function recordRefund(
   const { workspaceId } = input;
   const result = await deps.db.transaction().execute(async (trx): Promise<RefundResult> => {
     let sale: EventRow | undefined;
-    for (const id of input.invoiceIds) if ((sale = await deps.events.saleByInvoice(workspaceId, id, trx))) break;
+    for (const id of input.invoiceIds) if ((sale = await deps.conversions.saleByInvoice(workspaceId, id, trx))) break;
     if (!sale || Number(sale.amount) < 0) return { kind: 'unknown-sale' };
     if ((sale.currency ?? 'usd').toLowerCase() !== input.currency.toLowerCase()) return { kind: 'other-currency', sale };
     const now = deps.now();
@@ -74,7 +74,7 @@ export async function recordRefund(
       sale_type: sale.sale_type,
       metadata: JSON.stringify({ refundOf: sale.id, invoiceId: sale.invoice_id, reference: input.reference }),
     });
-    await deps.events.append([row], trx);
+    await deps.conversions.append([row], trx);
     await deps.counters.addRefund(trx, workspaceId, sale.link_id, step.usdCents);
     if (sale.customer_id) await deps.customers(trx).addRefund(workspaceId, sale.customer_id, step.usdCents, now);
     await trx.updateTable('sale_refunds')
@@ -83,6 +83,6 @@ export async function recordRefund(
       .execute();
     return { kind: 'recorded', step, sale };
   });
-  if (result.kind === 'recorded') await deps.events.copied?.();
+  if (result.kind === 'recorded') await deps.conversions.afterCommit();
   return result;
 }

@@ -6,7 +6,7 @@
  * @example
  * const journey = await journeys.of(workspaceId, 'ext_user_42', { lookbackDays: 90 });
  */
-import { buildScope, type AggregateSpec, type EventRow, type EventStore } from '../events/index.js';
+import { buildScope, type AggregateSpec, type EventRow, type EventLog } from '../events/index.js';
 import type { CustomerResponse } from '../customers/schema.js';
 import type { CustomerService } from '../customers/service.js';
 import { ATTRIBUTION_MODELS, DEFAULT_ATTRIBUTION, revenueByLink, type AttributionModel } from '../attribution/models.js';
@@ -48,7 +48,7 @@ export interface Journey {
 
 export interface JourneyServiceDeps {
   customers: Pick<CustomerService, 'get'>;
-  events: Pick<EventStore<never>, 'page'>;
+  events: Pick<EventLog, 'page'>;
   now: () => number;
 }
 

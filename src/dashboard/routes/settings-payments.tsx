@@ -48,7 +48,7 @@ export function paymentIntegrationRoutes(kit: Kit, integrations: IntegrationsSer
       const provider = providerOf(request.params.provider);
       return orShow(
         () => integrations.setSecret(page.workspace.id, provider, request.body?.secret ?? '', page.who),
-        (error, status) => show(reply, page, { error }, status),
+        (errors, status) => show(reply, page, { error: Object.values(errors).join(' ') }, status),
         () => redirect(reply, back(page)),
       );
     });
