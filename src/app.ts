@@ -47,6 +47,7 @@ import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createSsoModule } from './sso/module.js';
 import { createUtmTemplatesModule } from './utm-templates/module.js';
+import { createBioModule } from './bio/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
 import { createMcpModule } from './mcp/module.js';
@@ -164,7 +165,8 @@ export async function buildApp(options: BuildOptions) {
   const domains = createDomainsModule(ctx);
   const links = createLinksModule(ctx);
   const customers = createCustomersModule(ctx);
-  const redirect = createRedirectModule(ctx, { links });
+  const bio = createBioModule(ctx);
+  const redirect = createRedirectModule(ctx, { links, bio: bio.pages });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const analytics = createAnalyticsModule(ctx);
   const qr = createQrModule(ctx);
@@ -213,7 +215,7 @@ export async function buildApp(options: BuildOptions) {
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
   // The event log closes after the redirect (its last batches) and tracking, before the reader.
-  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -324,5 +326,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, bio, domains, links, customers, redirect, tracking, analytics, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

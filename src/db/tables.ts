@@ -298,6 +298,8 @@ export interface Database {
   utm_templates: UtmTemplatesTable;
   import_jobs: ImportJobsTable;
   import_job_links: ImportJobLinksTable;
+  bio_pages: BioPagesTable;
+  bio_page_links: BioPageLinksTable;
 }
 
 export type { Generated };
@@ -586,4 +588,33 @@ export interface ImportJobsTable {
 export interface ImportJobLinksTable {
   import_id: string;
   link_id: string;
+}
+
+/** A link-in-bio profile (migration 0032, src/bio/). */
+export interface BioPagesTable {
+  id: string;
+  workspace_id: string;
+  /** The host it is served on, `/@<handle>`. */
+  domain: string;
+  handle: string;
+  /** lower(handle): unique per domain. */
+  handle_key: string;
+  /** `domain` when the page is also that domain's root; unique. */
+  root_domain: string | null;
+  title: string;
+  bio: string | null;
+  avatar: string | null;
+  theme: string;
+  /** JSON object network → URL. */
+  socials: string;
+  views: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A bio page's ordered links (migration 0033). */
+export interface BioPageLinksTable {
+  page_id: string;
+  link_id: string;
+  position: number;
 }

@@ -27,6 +27,8 @@ import * as m0024 from './0024-password-resets.js';
 import * as m0025 from './0025-sso.js';
 import * as m0026 from './0026-sso-password-allowed.js';
 import * as m0027 from './0027-import-jobs.js';
+import * as m0032 from './0032-bio-pages.js';
+import * as m0033 from './0033-bio-page-links.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -54,6 +56,8 @@ const ALL: Record<string, DialectMigration> = {
   '0025-sso': m0025,
   '0026-sso-password-allowed': m0026,
   '0027-import-jobs': m0027,
+  '0032-bio-pages': m0032,
+  '0033-bio-page-links': m0033,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */
