@@ -193,6 +193,7 @@ export async function buildApp(options: BuildOptions) {
     exports: exports.service,
     audit: audit.service,
     sso,
+    bio: bio.service,
   });
   const retention = createRetention({
     config,

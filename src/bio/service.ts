@@ -32,6 +32,9 @@ export function createBioService(store: BioStore, dialect: Dialect, options: { s
       return toBioPage(row, await store.linkIdsOf(row.id));
     },
 
+    /** The links the editor offers (the newest 200). */
+    linkChoices: (workspaceId: string) => store.workspaceLinks(workspaceId, 200),
+
     /** The domains a page of this workspace may use: its own, then the shared one. */
     async domainChoices(workspaceId: string): Promise<{ own: string[]; shared: string }> {
       return { own: await store.domainsOf(workspaceId), shared };

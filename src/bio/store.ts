@@ -61,6 +61,11 @@ export function createBioStore(db: Kysely<Database>) {
       return new Set(rows.map((r) => r.id));
     },
 
+    /** The workspace's links the editor offers, newest first. */
+    workspaceLinks(workspaceId: string, limit: number): Promise<Omit<BioLinkRow, 'position'>[]> {
+      return db.selectFrom('links').select(['id', 'short_link', 'url', 'title', 'image']).where('workspace_id', '=', workspaceId).where('archived', '=', 0).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+    },
+
     /** The workspace's own domains (slugs). */
     async domainsOf(workspaceId: string): Promise<string[]> {
       const rows = await db.selectFrom('domains').select('slug').where('workspace_id', '=', workspaceId).where('archived', '=', 0).orderBy('slug').execute();

@@ -48,10 +48,12 @@ import type { JobRunner } from '../imports/job-runner.js';
 import type { ExportService } from '../exports/service.js';
 import type { SsoService } from '../sso/service.js';
 import { ssoRoutes } from './routes/sso.js';
+import { bioRoutes } from './routes/bio.js';
+import type { BioService } from '../bio/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso, bio }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService; bio?: BioService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -111,6 +113,7 @@ export function createDashboardModule(
       await scope.register(settingsRoutes(kit, services, ctx.workspaces, ctx.config));
       await scope.register(integrationRoutes(kit, services, ctx.workspaces));
       await scope.register(utmTemplateRoutes(kit, services));
+      if (bio) await scope.register(bioRoutes(kit, bio));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, importJobs, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.
