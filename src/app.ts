@@ -50,6 +50,7 @@ import { createUsersModule } from './users/module.js';
 import { createDashboardModule } from './dashboard/module.js';
 import { createSsoModule } from './sso/module.js';
 import { createUtmTemplatesModule } from './utm-templates/module.js';
+import { createBioModule } from './bio/module.js';
 import { createTlsModule } from './tls/module.js';
 import { createAuditModule } from './audit/module.js';
 import { createMcpModule } from './mcp/module.js';
@@ -169,7 +170,8 @@ export async function buildApp(options: BuildOptions) {
   const domains = createDomainsModule(ctx);
   const links = createLinksModule(ctx);
   const customers = createCustomersModule(ctx);
-  const redirect = createRedirectModule(ctx, { links });
+  const bio = createBioModule(ctx);
+  const redirect = createRedirectModule(ctx, { links, bio: bio.pages });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const integrations = createIntegrationsModule(ctx, { tracking });
   const analytics = createAnalyticsModule(ctx);
@@ -200,6 +202,7 @@ export async function buildApp(options: BuildOptions) {
     audit: audit.service,
     sso,
     integrations: integrations.service,
+    bio: bio.service,
   });
   const retention = createRetention({
     config,
@@ -222,7 +225,7 @@ export async function buildApp(options: BuildOptions) {
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
   // The event log closes after the redirect (its last batches) and tracking, before the reader.
-  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -336,5 +339,5 @@ export async function buildApp(options: BuildOptions) {
   });
 
   await app.ready();
-  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, domains, links, customers, redirect, tracking, integrations, analytics, abTests, journeys, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+  return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, bio, domains, links, customers, redirect, tracking, integrations, analytics, abTests, journeys, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
 }

@@ -8,7 +8,7 @@ import { customAlphabet } from 'nanoid';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export type IdPrefix = 'ws' | 'link' | 'tag' | 'dom' | 'fold' | 'cus' | 'key' | 'evt' | 'user' | 'wh' | 'whd' | 'whb' | 'inv' | 'aud' | 'utm' | 'era';
+export type IdPrefix = 'ws' | 'link' | 'tag' | 'dom' | 'fold' | 'cus' | 'key' | 'evt' | 'user' | 'wh' | 'whd' | 'whb' | 'inv' | 'aud' | 'utm' | 'era' | 'bio';
 
 /** Random bytes drawn 4 KiB at a time: one call into the CSPRNG per 256 ids instead of one per id. */
 const POOL_BYTES = 4096;

@@ -119,6 +119,9 @@ const V = {
   newKeyName: h.value('new API key name'),
   newWebhookName: h.value('new webhook name'),
   newUtmTemplate: h.value('new UTM template name'),
+  bioTitle: h.value('bio page title'),
+  bioText: h.value('bio page bio'),
+  newBioHandle: h.value('new bio page handle'),
   importKey: h.value('import key'),
   importTitle: h.value('import title'),
   importTag: h.value('import tag'),
@@ -138,6 +141,8 @@ let link: FixtureLink;
 let base: string;
 let customerId: string;
 let webhookId: string;
+/** The app's address once a test made it listen (real HTTP for the short domain's pages). */
+let listening: string | undefined;
 let inviteToken: string;
 let utmTemplateId: string;
 
@@ -517,6 +522,27 @@ test('settings: general, domains, tags, folders, keys, webhooks, integrations, m
   assert.deepEqual(failures.splice(0), []);
 });
 
+test('bio pages: the editor, its preview and the public page', async () => {
+  const s = `${base}/settings/bio`;
+  const db = t.database.db;
+  const pageId = newId('bio');
+  await db.insertInto('bio_pages').values({ id: pageId, workspace_id: t.workspaceId, domain: 'go.test', handle: 'hostile', handle_key: 'hostile', root_domain: null, title: V.bioTitle, bio: V.bioText, avatar: null, theme: 'dark', socials: '{}', views: 0, created_at: Date.now(), updated_at: Date.now() }).execute();
+  await db.insertInto('bio_page_links').values({ page_id: pageId, link_id: link.id, position: 0 }).execute();
+  await get(owner, s, { status: 200, shows: FRAME });
+  await get(owner, `${s}?page=${enc(pageId)}`, { status: 200, shows: ['bioTitle', 'bioText', 'linkTitle'] });
+  await get(viewer, `${s}?page=${enc(pageId)}`, { status: 200, shows: ['bioTitle', 'bioText'] });
+  await get(owner, `${s}?page=${enc(V.path)}`, { status: 404 });
+  await post(owner, s, { handle: V.newBioHandle, title: V.newBioHandle, domain: 'go.test' }, { status: 422, shows: ['newBioHandle'] });
+  await post(owner, `${s}/${enc(pageId)}`, { handle: 'hostile', title: V.newBioHandle, domain: 'go.test', bio: 'x'.repeat(300) }, { status: 422, shows: ['newBioHandle'] });
+  await post(viewer, `${s}/${enc(pageId)}`, { handle: 'hostile', title: 'x', domain: 'go.test' }, { status: 403 });
+  await post(owner, `${s}/${enc(V.path)}`, { handle: 'x', title: 'x', domain: 'go.test' }, { status: 404 });
+  await post(owner, `${s}/${enc(V.path)}/delete`, {}, { status: 404 });
+  listening ??= await t.listen();
+  const r = await hit(listening, '/@hostile', { host: 'go.test', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' } });
+  check('public bio page', { statusCode: r.status, headers: r.headers, body: r.body }, { status: 200, shows: ['bioTitle', 'bioText', 'linkTitle'] });
+  assert.deepEqual(failures.splice(0), []);
+});
+
 test('import report, downloads and error pages', async () => {
   await get(owner, `${base}/links/import`, { status: 200, shows: FRAME });
   const row = (cells: string[]) => cells.map((c) => `"${c.replaceAll('"', '""')}"`).join(',');
@@ -555,7 +581,7 @@ test('import report, downloads and error pages', async () => {
 });
 
 test("the short domain's own pages: a crawler's preview, the password form, not found", async () => {
-  const server = await t.listen();
+  const server = (listening ??= await t.listen());
   const db = t.database.db;
   await insertShortLink(db, t.workspaceId, { domain: 'go.test', key: 'preview', url: 'https://example.com/a', proxy: 1, title: V.linkTitle, description: V.linkDescription, image: `https://example.com/${V.linkImage}` });
   await insertShortLink(db, t.workspaceId, { domain: 'go.test', key: 'locked', url: 'https://example.com/b', password: V.linkPassword });

@@ -52,10 +52,12 @@ import type { SsoService } from '../sso/service.js';
 import { ssoRoutes } from './routes/sso.js';
 import { paymentIntegrationRoutes } from './routes/settings-payments.js';
 import type { IntegrationsService } from '../integrations/service.js';
+import { bioRoutes } from './routes/bio.js';
+import type { BioService } from '../bio/service.js';
 
 export function createDashboardModule(
   ctx: AppContext,
-  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso, integrations }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService; integrations?: IntegrationsService } & Omit<LinkChoiceDeps, 'shortDomain'>,
+  { users, links, tags, folders, domains, services, imports, importJobs, exports, audit, sso, integrations, bio }: { users: UsersModule; links: LinkService; services: PageServices; imports: CsvImporter; importJobs: JobRunner; exports: ExportService; audit: AuditService; sso?: SsoService; integrations?: IntegrationsService; bio?: BioService } & Omit<LinkChoiceDeps, 'shortDomain'>,
 ) {
   const deps: DashboardDeps = { config: ctx.config, users, workspaces: ctx.workspaces };
   const kit = createKit(deps);
@@ -118,6 +120,7 @@ export function createDashboardModule(
       await scope.register(integrationRoutes(kit, services, ctx.workspaces, links));
       if (integrations) await scope.register(paymentIntegrationRoutes(kit, integrations));
       await scope.register(utmTemplateRoutes(kit, services));
+      if (bio) await scope.register(bioRoutes(kit, bio));
       // Import and export (issue 18): the API's import and export services.
       await scope.register(transferRoutes(kit, imports, importJobs, exports));
       // Any other address under /dashboard: an HTML 404 rather than the API's JSON one.

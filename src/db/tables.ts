@@ -309,6 +309,8 @@ export interface Database {
   integrations: IntegrationsTable;
   integration_events: IntegrationEventsTable;
   sale_refunds: SaleRefundsTable;
+  bio_pages: BioPagesTable;
+  bio_page_links: BioPageLinksTable;
 }
 
 export type { Generated };
@@ -631,4 +633,33 @@ export interface SaleRefundsTable {
   refunded_original: number;
   refunded_usd_cents: number;
   updated_at: number;
+}
+
+/** A link-in-bio profile (migration 0032, src/bio/). */
+export interface BioPagesTable {
+  id: string;
+  workspace_id: string;
+  /** The host it is served on, `/@<handle>`. */
+  domain: string;
+  handle: string;
+  /** lower(handle): unique per domain. */
+  handle_key: string;
+  /** `domain` when the page is also that domain's root; unique. */
+  root_domain: string | null;
+  title: string;
+  bio: string | null;
+  avatar: string | null;
+  theme: string;
+  /** JSON object network → URL. */
+  socials: string;
+  views: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A bio page's ordered links (migration 0033). */
+export interface BioPageLinksTable {
+  page_id: string;
+  link_id: string;
+  position: number;
 }

@@ -57,6 +57,11 @@ export interface RedirectHandlerDeps {
   now: () => number;
   random: () => number;
   onError: (err: unknown, context: string) => void;
+  /**
+   * Pages served before a key is tried (src/bio/public.ts): `/@handle`, and a root when the
+   * host has a page there; `otherwise` continues with the root link.
+   */
+  bio?: { serve(req: IncomingMessage, res: ServerResponse, host: string, handle: string | null, otherwise: () => void): boolean };
 }
 
 /** Counters for the benchmark and for operators. */
@@ -437,6 +442,11 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       }
       while (key.endsWith('/')) key = key.slice(0, -1);
       r.isRoot = key === '';
+      // A key never holds `@` (links/keys.ts): `/@handle` is a bio page, as a chosen root is.
+      if (deps.bio !== undefined && method !== 'POST' && (r.isRoot || key.charCodeAt(0) === 64)) {
+        const otherwise = () => withLink(r, '_root');
+        if (deps.bio.serve(req, res, host, r.isRoot ? null : key.slice(1), otherwise)) return true;
+      }
       // Keys are stored punycoded and compared lower-cased (links/keys.ts).
       withLink(r, r.isRoot ? '_root' : lookupKey(key));
     } catch (err) {

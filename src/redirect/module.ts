@@ -22,7 +22,7 @@ import { createGeoLocator } from '../visitors/geo.js';
 import { createUaClassifier } from '../visitors/visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter } from './password.js';
-import { createRedirectHandler } from './handler.js';
+import { createRedirectHandler, type RedirectHandlerDeps } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { freeBytesOf, replaySpilledClicks, spillDirFor, spillSharesVolume, warnOfSpillVolume, writeSpillFile } from './click-spill.js';
 
@@ -44,7 +44,7 @@ export interface ClickLookup {
   findClick(workspaceId: string, clickId: string): Promise<StoredEvent | undefined>;
 }
 
-export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule }) {
+export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule; bio?: RedirectHandlerDeps['bio'] }) {
   const { config, database } = ctx;
   const onError = (err: unknown, context: string) => {
     if (config.logLevel === 'silent') return;
@@ -110,6 +110,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     now: ctx.now,
     random: Math.random,
     onError,
+    bio: _deps.bio,
   });
 
   let relay: ChangeRelay | null = null;

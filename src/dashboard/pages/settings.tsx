@@ -20,6 +20,7 @@ export const SETTINGS_PAGES = [
   { id: 'tags', label: 'Tags' },
   { id: 'folders', label: 'Folders' },
   { id: 'utm', label: 'UTM templates' },
+  { id: 'bio', label: 'Bio pages' },
   { id: 'keys', label: 'API keys' },
   { id: 'webhooks', label: 'Webhooks' },
   { id: 'integrations', label: 'Integrations' },

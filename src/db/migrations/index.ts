@@ -30,6 +30,8 @@ import * as m0027 from './0027-import-jobs.js';
 import * as m0028 from './0028-integrations.js';
 import * as m0029 from './0029-refunds-processor-ids.js';
 import * as m0034 from './0034-event-erasures.js';
+import * as m0032 from './0032-bio-pages.js';
+import * as m0033 from './0033-bio-page-links.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -60,6 +62,8 @@ const ALL: Record<string, DialectMigration> = {
   '0028-integrations': m0028,
   '0029-refunds-processor-ids': m0029,
   '0034-event-erasures': m0034,
+  '0032-bio-pages': m0032,
+  '0033-bio-page-links': m0033,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -1,0 +1,21 @@
+/**
+ * Bio pages module (issue 44): the service the dashboard's editor calls and the public pages the
+ * redirect handler serves first (`/@handle`, a chosen domain root). No API routes: the published
+ * API has no bio pages.
+ */
+import type { AppContext } from '../context.js';
+import { createBioStore } from './store.js';
+import { createBioService } from './service.js';
+import { createBioPublic } from './public.js';
+
+export function createBioModule(ctx: AppContext) {
+  const store = createBioStore(ctx.database.db);
+  const onError = (err: unknown, context: string) => {
+    if (ctx.config.logLevel === 'silent') return;
+    console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: err instanceof Error ? err.message : String(err) }));
+  };
+  const pages = createBioPublic(store, { onError });
+  const service = createBioService(store, ctx.database.dialect, { sharedDomain: ctx.config.shortDomain, now: ctx.now, onChange: pages.invalidate });
+  return { service, pages, lifecycle: pages.lifecycle };
+}
+export type BioModule = ReturnType<typeof createBioModule>;
