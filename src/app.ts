@@ -154,6 +154,8 @@ export async function buildApp(options: BuildOptions) {
     db: database.db,
     now,
   });
+  // Leads and sales append in the caller's transaction (ConversionStore); the log's own appends (its batches) are timed too.
+  metrics?.timeAppends(ctx.conversions, 'append', 'events');
   metrics?.timeAppends(ctx.events, 'append', 'events');
   metrics?.timeAppends(ctx.events, 'appendRawClicks', 'click_batch');
   metrics?.timeAppends(ctx.events, 'appendClickRing', 'click_batch');

@@ -85,9 +85,11 @@ export async function attributedRows(
   const options = { ...DEFAULT_ATTRIBUTION, lookbackMs: choice.lookbackMs };
   for (const sale of sales) {
     const own = { time: Number(sale.timestamp), amount: Number(sale.amount ?? 0), linkId: sale.link_id, clickId: sale.click_id || null };
+    // A refund (a negative sale) moves revenue, not the count of sales (docs/decisions/0006).
+    const counted = own.amount >= 0 ? 1 : 0;
     const rows = sale.customer_id ? byCustomer.get(sale.customer_id) : undefined;
     if (!rows) {
-      add(groupOf(sale), 1, own.amount);
+      add(groupOf(sale), counted, own.amount);
       continue;
     }
     let journey = journeyCache.get(sale.customer_id!);
@@ -100,7 +102,7 @@ export async function attributedRows(
     for (const c of creditSale(choice.model, own, journey.touches, options)) {
       if (c.share === 0 && c.cents === 0) continue;
       const row = journey.rows.get(c.touch.clickId) ?? sale;
-      add(groupOf(row), c.share, c.cents);
+      add(groupOf(row), c.share * counted, c.cents);
     }
   }
 

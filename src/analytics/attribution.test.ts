@@ -58,7 +58,8 @@ before(async () => {
       const amount = rnd() < 0.1 ? -Math.floor(rnd() * 2000) : 1 + Math.floor(rnd() * 50_000);
       rows.push(conversionEvent(last as never, { workspace_id: t.workspaceId, timestamp: when, id: newId('evt', when), kind: 'sale', customer_id: customer, event_name: 'Purchase', amount }));
       total += amount;
-      saleCount++;
+      // A refund (a negative sale) adds to revenue, not to the count of sales (docs/decisions/0006).
+      if (amount >= 0) saleCount++;
     }
   }
   await t.ctx.events.append(rows);
