@@ -101,6 +101,13 @@ const viaForm = (action: string, url: string, fields: Record<string, string> = {
   },
 });
 
+/** A bio page of the workspace, made without an audit entry: its id. */
+async function bioPage(): Promise<string> {
+  const made = await t.modules.bio.service.save(t.workspaceId, null, { handle: `b${uniq()}`, title: 'Bio', domain: t.ctx.config.shortDomain, theme: 'light' });
+  assert.ok(made.ok, JSON.stringify(made));
+  return made.page.id;
+}
+
 /** An import over the API that completed: its id. */
 async function finishedImport(): Promise<string> {
   const res = await t.inject({ method: 'POST', url: '/links/import', headers: { 'content-type': 'text/csv' }, payload: `url,key\nhttps://example.com/u1,undo-${uniq()}\n` });
@@ -232,6 +239,9 @@ const FORMS: Record<string, Maker> = {
   'POST /dashboard/w/:slug/settings/tags': async () => viaForm('tag.create', '/dashboard/w/:slug/settings/tags', { name: `ft-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/tags/:id/rename': async () => viaForm('tag.update', `/dashboard/w/:slug/settings/tags/${await tag()}/rename`, { name: `ft-${uniq()}` }),
   'POST /dashboard/w/:slug/settings/tags/:id/delete': async () => viaForm('tag.delete', `/dashboard/w/:slug/settings/tags/${await tag()}/delete`),
+  'POST /dashboard/w/:slug/settings/bio': async () => viaForm('bio_page.create', '/dashboard/w/:slug/settings/bio', { handle: `b${uniq()}`, title: 'Bio', domain: t.ctx.config.shortDomain, theme: 'light' }),
+  'POST /dashboard/w/:slug/settings/bio/:id': async () => viaForm('bio_page.update', `/dashboard/w/:slug/settings/bio/${await bioPage()}`, { handle: `b${uniq()}`, title: 'Bio again', domain: t.ctx.config.shortDomain, theme: 'dark' }),
+  'POST /dashboard/w/:slug/settings/bio/:id/delete': async () => viaForm('bio_page.delete', `/dashboard/w/:slug/settings/bio/${await bioPage()}/delete`),
   'POST /dashboard/w/:slug/settings/utm': async () => viaForm('utm_template.create', '/dashboard/w/:slug/settings/utm', { name: `fu-${uniq()}`, utm_source: 'news' }),
   'POST /dashboard/w/:slug/settings/utm/:id/delete': async () => viaForm('utm_template.delete', `/dashboard/w/:slug/settings/utm/${await utmTemplate()}/delete`),
   'POST /dashboard/w/:slug/settings/folders': async () => viaForm('folder.create', '/dashboard/w/:slug/settings/folders', { name: `ff-${uniq()}` }),

@@ -8,6 +8,7 @@
  * const r = await bio.save(workspaceId, null, { domain: 'go.example', handle: 'ada', title: 'Ada' });
  * if (!r.ok) r.errors.handle;
  */
+import { record, type Who } from '../audit/record.js';
 import type { Dialect } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -41,7 +42,7 @@ export function createBioService(store: BioStore, dialect: Dialect, options: { s
     },
 
     /** Creates (`id` null) or updates a page. Another workspace's page id is a 404. */
-    async save(workspaceId: string, id: string | null, body: Record<string, unknown>): Promise<BioSaveResult> {
+    async save(workspaceId: string, id: string | null, body: Record<string, unknown>, who?: Who): Promise<BioSaveResult> {
       const existing = id === null ? undefined : await store.findById(workspaceId, id);
       if (id !== null && !existing) throw new ApiError('not_found', 'Bio page not found.');
       const checked = validateBioInput(body);
@@ -70,7 +71,8 @@ export function createBioService(store: BioStore, dialect: Dialect, options: { s
         updated_at: t,
       };
       try {
-        await store.save(row, input.linkIds, existing === undefined);
+        const action = existing === undefined ? 'bio_page.create' : 'bio_page.update';
+        await store.save(row, input.linkIds, existing === undefined, (trx) => record(trx, who, { workspaceId, action, targetIds: row.id, changes: { domain: row.domain, handle: row.handle } }));
       } catch (err) {
         if (!dialect.isUniqueViolation(err)) throw err;
         const taken = await store.findByHandle([input.domain], row.handle_key);
@@ -81,8 +83,8 @@ export function createBioService(store: BioStore, dialect: Dialect, options: { s
       return { ok: true, page: toBioPage(row, input.linkIds) };
     },
 
-    async delete(workspaceId: string, id: string): Promise<void> {
-      if (!(await store.delete(workspaceId, id))) throw new ApiError('not_found', 'Bio page not found.');
+    async delete(workspaceId: string, id: string, who?: Who): Promise<void> {
+      if (!(await store.delete(workspaceId, id, (trx) => record(trx, who, { workspaceId, action: 'bio_page.delete', targetIds: id })))) throw new ApiError('not_found', 'Bio page not found.');
       options.onChange?.();
     },
   };

@@ -72,8 +72,8 @@ export function createBioStore(db: Kysely<Database>) {
       return rows.map((r) => r.slug);
     },
 
-    /** Inserts or replaces the page and its links in one transaction. */
-    save(row: BioPageRow, linkIds: string[], isNew: boolean): Promise<void> {
+    /** Inserts or replaces the page and its links in one transaction, with `also` (its audit entry) in it. */
+    save(row: BioPageRow, linkIds: string[], isNew: boolean, also?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
       return db.transaction().execute(async (trx) => {
         if (isNew) await trx.insertInto('bio_pages').values(row).execute();
         else {
@@ -82,14 +82,16 @@ export function createBioStore(db: Kysely<Database>) {
         }
         await trx.deleteFrom('bio_page_links').where('page_id', '=', row.id).execute();
         if (linkIds.length) await trx.insertInto('bio_page_links').values(linkIds.map((link_id, position) => ({ page_id: row.id, link_id, position }))).execute();
+        await also?.(trx);
       });
     },
 
-    delete(workspaceId: string, id: string): Promise<boolean> {
+    delete(workspaceId: string, id: string, also?: (trx: Kysely<Database>) => Promise<void>): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
         const r = await trx.deleteFrom('bio_pages').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
         if (Number(r.numDeletedRows) === 0) return false;
         await trx.deleteFrom('bio_page_links').where('page_id', '=', id).execute();
+        await also?.(trx);
         return true;
       });
     },

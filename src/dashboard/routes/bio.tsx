@@ -41,7 +41,7 @@ export function bioRoutes(kit: Kit, bio: BioService): FastifyPluginAsync {
     const form = request.body ?? {};
     const values: Record<string, string> = {};
     for (const [k, v] of Object.entries(form)) if (typeof v === 'string') values[k] = v;
-    const result = await bio.save(page.workspace.id, id, { ...values, links: orderedLinkIds(form) });
+    const result = await bio.save(page.workspace.id, id, { ...values, links: orderedLinkIds(form) }, page.who);
     if (!result.ok) return show(reply, page, id, { values, errors: result.errors }, 422);
     return redirect(reply, back(page, result.page.id));
   }
@@ -58,7 +58,7 @@ export function bioRoutes(kit: Kit, bio: BioService): FastifyPluginAsync {
     );
     app.post<{ Params: { slug: string; id: string } }>('/dashboard/w/:slug/settings/bio/:id/delete', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'links.write');
-      await bio.delete(page.workspace.id, request.params.id);
+      await bio.delete(page.workspace.id, request.params.id, page.who);
       return redirect(reply, back(page));
     });
   };
