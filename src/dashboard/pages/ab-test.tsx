@@ -6,7 +6,7 @@
  * @example
  * <AbTestPage frame={frame} link={link} report={report} />
  */
-import { ASSETS } from '../assets.js';
+import { ChartArea } from './analytics-parts.js';
 import { formatCount, formatMoney } from '../format.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import type { AbTestReport } from '../../ab-tests/service.js';
@@ -125,15 +125,7 @@ export function AbTestPage({ frame, link, report }: { frame: WorkspaceFrame; lin
       </div>
       <figure class="chart">
         <figcaption safe>{`${METRIC_LABELS[report.metric]} so far, by variant (UTC, ${report.bucketDays}-day steps)`}</figcaption>
-        <div
-          id="analytics-chart"
-          class="chart-area"
-          role="img"
-          aria-label="Chart of each variant's cumulative rate over time"
-          data-series={JSON.stringify(series)}
-          data-uplot-src={ASSETS.uplot}
-          data-uplot-css={ASSETS.uplotCss}
-        ></div>
+        <ChartArea label="Chart of each variant's cumulative rate over time" series={series} />
         <details class="chart-table">
           <summary>Show the figures as a table</summary>
           <div class="table-wrap">

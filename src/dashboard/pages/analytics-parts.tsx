@@ -83,6 +83,15 @@ export function Funnel({ count }: { count: ApiMetrics }): JSX.Element {
   );
 }
 
+/**
+ * The chart's mount point: chart.js draws uPlot into it from `data-series`, loading the library
+ * from the two asset addresses. The data rides in an attribute: htmx drops <script> blocks (even
+ * JSON) from swapped pages.
+ */
+export function ChartArea({ label, series }: { label: string; series: unknown }): JSX.Element {
+  return <div id="analytics-chart" class="chart-area" role="img" aria-label={label} data-series={JSON.stringify(series)} data-uplot-src={ASSETS.uplot} data-uplot-css={ASSETS.uplotCss}></div>;
+}
+
 export function SeriesChart({ data, conversions = true }: { data: AnalyticsData; conversions?: boolean }): JSX.Element {
   const series = {
     timezone: data.timezone,
@@ -94,15 +103,7 @@ export function SeriesChart({ data, conversions = true }: { data: AnalyticsData;
     <figure class="chart">
       <figcaption class="visually-hidden">Clicks, leads and sales over time</figcaption>
       {/* The data rides in an attribute: htmx drops <script> blocks (even JSON) from swapped pages. */}
-      <div
-        id="analytics-chart"
-        class="chart-area"
-        role="img"
-        aria-label="Chart of clicks, leads and sales over time"
-        data-series={JSON.stringify(series)}
-        data-uplot-src={ASSETS.uplot}
-        data-uplot-css={ASSETS.uplotCss}
-      ></div>
+      <ChartArea label="Chart of clicks, leads and sales over time" series={series} />
       <details class="chart-table">
         <summary>Show the figures as a table</summary>
         <div class="table-wrap">

@@ -4,7 +4,7 @@
  * sales, revenue and rates. The form works without JavaScript: what to compare, then up to five
  * choices, then Compare.
  */
-import { ASSETS } from '../assets.js';
+import { ChartArea } from './analytics-parts.js';
 import { formatMoney } from '../format.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { COMPARE_KINDS, MAX_COMPARED, MIN_COMPARED, type ComparedItem, type CompareKind } from '../analytics/compare.js';
@@ -80,15 +80,7 @@ export function ComparePage(v: CompareView): JSX.Element {
         <>
           <figure class="chart">
             <figcaption class="visually-hidden">Clicks over time, one line each</figcaption>
-            <div
-              id="analytics-chart"
-              class="chart-area"
-              role="img"
-              aria-label="Chart of clicks over time, one line per choice"
-              data-series={JSON.stringify(series)}
-              data-uplot-src={ASSETS.uplot}
-              data-uplot-css={ASSETS.uplotCss}
-            ></div>
+            <ChartArea label="Chart of clicks over time, one line per choice" series={series} />
           </figure>
           <div class="table-wrap" role="region" aria-label="Comparison" tabindex="0">
             <table class="compare">
