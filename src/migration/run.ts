@@ -11,6 +11,8 @@
  * id, target.ts and events.ts), so an interrupted run is simply run again; it reads the source
  * again from the start, maps what is already copied and writes only what is missing. A busy
  * SQLite file is waited out (busy.ts). With `dryRun` everything is read and judged, nothing written.
+ * Events go through the event log (events.ts): when this returns, its clicks, leads and sales are
+ * in analytics and counted on their links.
  *
  * @example
  * const summary = await runApiImport({ database, config, workspace, source: { baseUrl, token }, events: true, progress: console.error });
@@ -18,7 +20,8 @@
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
-import { createSqlEventStore } from '../events/index.js';
+import { foldClicksLeftUnfolded } from '../events/index.js';
+import { openImportEventLog, type ImportEventLog } from './event-log.js';
 import { createSource, SourceError, type SourceOptions } from './source.js';
 import { createTarget, SourceLink, type CopyOutcome, type Target } from './target.js';
 import { createEventCopier, type CopiedKind } from './events.js';
@@ -35,6 +38,11 @@ export interface ApiImportOptions {
   source: SourceOptions;
   /** Also clicks, leads and sales. */
   events?: boolean;
+  /**
+   * The event log to write them through (a running app's `ctx.events` and `ctx.conversions`);
+   * absent, the import opens the installation's own for the run (event-log.ts).
+   */
+  eventLog?: ImportEventLog;
   /** `FROM → TO`: links on FROM are created on TO with the same key (domain-plan.ts). */
   domainMap?: ReadonlyMap<string, string>;
   /** Read and judge everything, write nothing. */
@@ -117,34 +125,46 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
   if (options.events) {
     const links = new Map(await retry(() => store.linksByDomainKey(target.workspaceId)));
     for (const [key, id] of target.plannedLinks()) links.set(key, id);
-    const copyPage = createEventCopier({
-      database: options.database,
-      events: createSqlEventStore({ database: options.database }),
-      store,
-      workspaceId: target.workspaceId,
-      links,
-      customers: customerIds,
-      domainOf: plan.target,
-      dryRun: options.dryRun,
-      retry,
-    });
-    const counts = tally.events();
-    // The event list leaves out links in folders unless one is asked for, and disabled links
-    // unless named: the workspace, each folder, each disabled link. An event read twice is skipped by id.
-    const scopes: Params[] = [{}, ...[...folderIds.keys()].map((folderId) => ({ folderId })), ...disabledLinks.map((linkId) => ({ linkId }))];
-    for (const { param, kind } of EVENT_KINDS) {
-      const count = counts[param];
-      const started = clock();
-      for (const scope of scopes) {
-        const pages = source.pages<unknown>('/events', { event: param, interval: 'all', sortOrder: 'asc', sortBy: 'timestamp', ...scope }, { sizeParam: 'limit', size: 1000 });
-        for await (const { items } of pages) {
-          const r = await copyPage(kind, items);
-          count.written += r.written;
-          count.skipped += r.skipped;
-          for (const rejected of r.rejected) tally.reject({ kind, ...rejected });
-          progress(`${param}: ${count.written} copied, ${count.skipped} already there, ${count.rejected} rejected (${rate(count.written + count.skipped + count.rejected, clock() - started)}/s)`);
+    const opened = options.eventLog ? undefined : await openImportEventLog(options.database, options.config, progress);
+    const eventLog = options.eventLog ?? opened!;
+    try {
+      // What an earlier version's SQLite click fold left uncounted is counted (and its watermark
+      // cleared) before copied clicks arrive, so a later start cannot count them again.
+      if (!options.dryRun) await retry(() => foldClicksLeftUnfolded(options.database));
+      const copyPage = createEventCopier({
+        database: options.database,
+        log: eventLog.log,
+        conversions: eventLog.conversions,
+        store,
+        workspaceId: target.workspaceId,
+        links,
+        customers: customerIds,
+        domainOf: plan.target,
+        dryRun: options.dryRun,
+        retry,
+      });
+      const counts = tally.events();
+      // The event list leaves out links in folders unless one is asked for, and disabled links
+      // unless named: the workspace, each folder, each disabled link. An event read twice is skipped by id.
+      const scopes: Params[] = [{}, ...[...folderIds.keys()].map((folderId) => ({ folderId })), ...disabledLinks.map((linkId) => ({ linkId }))];
+      for (const { param, kind } of EVENT_KINDS) {
+        const count = counts[param];
+        const started = clock();
+        for (const scope of scopes) {
+          const pages = source.pages<unknown>('/events', { event: param, interval: 'all', sortOrder: 'asc', sortBy: 'timestamp', ...scope }, { sizeParam: 'limit', size: 1000 });
+          for await (const { items } of pages) {
+            const r = await copyPage(kind, items);
+            count.written += r.written;
+            count.skipped += r.skipped;
+            for (const rejected of r.rejected) tally.reject({ kind, ...rejected });
+            progress(`${param}: ${count.written} copied, ${count.skipped} already there, ${count.rejected} rejected (${rate(count.written + count.skipped + count.rejected, clock() - started)}/s)`);
+          }
         }
       }
+      // The links' counters too, before this returns (a store that counts in the append has done so).
+      if (!options.dryRun) await eventLog.log.fold();
+    } finally {
+      await opened?.close();
     }
   }
   return tally.finish(plan.moves());
