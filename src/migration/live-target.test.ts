@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createTestApp } from '../test-support/harness.js';
+import { createTestApp, TEST_ENGINE } from '../test-support/harness.js';
 import { hit } from '../redirect/testing.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer } from '../test-support/server-process.js';
 import { runCli } from '../cli/index.js';
@@ -112,3 +112,41 @@ async function importIntoLiveServer(busy: boolean): Promise<void> {
 test('import into a running server that records clicks meanwhile: figures equal, also after restarts', () => importIntoLiveServer(true));
 
 test('import into a running idle server: a restart counts the copied clicks not again', () => importIntoLiveServer(false));
+
+test('import api --events into a running server on the default store (DuckDB): refused with the reason, nothing written', { skip: TEST_ENGINE !== 'sqlite' && 'DuckDB is the default store beside a SQLite file' }, async () => {
+  const db = await privateDatabase();
+  const port = await freePort();
+  const key = `wm_${randomBytes(12).toString('hex')}`;
+  const server = await startServer(db.url, port, key, { EVENTS_URL: 'duckdb' });
+  try {
+    const database = await db.open();
+    const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+    await database.close();
+    const errors: string[] = [];
+    const error = console.error;
+    const write = process.stderr.write;
+    console.error = (line: unknown) => void errors.push(String(line));
+    process.stderr.write = (() => true) as typeof process.stderr.write;
+    let code: number;
+    try {
+      // The source is never reached: the event file is refused before anything is read or copied.
+      code = await runCli(['import', 'api', '--from', 'http://127.0.0.1:9', '--token', 'x', '--workspace', workspace.id, '--events'], () => undefined, { DATABASE_URL: db.url, LOG_LEVEL: 'silent', EVENTS_URL: 'duckdb' });
+    } catch (err) {
+      errors.push(String((err as Error).message));
+      code = 1;
+    } finally {
+      console.error = error;
+      process.stderr.write = write;
+    }
+    assert.equal(code, 1);
+    assert.ok(errors.some((l) => /in use by another process/.test(l)), errors.join('\n'));
+    // Nothing was copied, and the server still serves with its file.
+    const links = await fetch(`http://127.0.0.1:${port}/links`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(links.status, 200);
+    assert.deepEqual(await links.json(), []);
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await db.dispose();
+  }
+});

@@ -65,6 +65,17 @@ const EVENT_KINDS: { param: 'clicks' | 'leads' | 'sales'; kind: CopiedKind }[] =
 type Params = Record<string, string | number | boolean | undefined>;
 
 export async function runApiImport(options: ApiImportOptions): Promise<ImportSummary> {
+  if (!options.events || options.eventLog) return importWorkspace(options, options.eventLog);
+  // Opened first: an event file another process holds stops the run before anything is copied.
+  const opened = await openImportEventLog(options.database, options.config, options.progress);
+  try {
+    return await importWorkspace(options, opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function importWorkspace(options: ApiImportOptions, eventLog: ImportEventLog | undefined): Promise<ImportSummary> {
   const progress = options.progress ?? (() => {});
   const clock = options.now ?? Date.now;
   const source = createSource({ ...options.source, onWait: (reason, ms) => progress(`waiting ${(ms / 1000).toFixed(1)} s (${reason})`) });
@@ -125,47 +136,42 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
   if (options.events) {
     const links = new Map(await retry(() => store.linksByDomainKey(target.workspaceId)));
     for (const [key, id] of target.plannedLinks()) links.set(key, id);
-    const opened = options.eventLog ? undefined : await openImportEventLog(options.database, options.config, progress);
-    const eventLog = options.eventLog ?? opened!;
-    try {
-      // What an earlier version's SQLite click fold left uncounted is counted (and its watermark
-      // cleared) before copied clicks arrive, so a later start cannot count them again.
-      if (!options.dryRun) await retry(() => foldClicksLeftUnfolded(options.database));
-      const copyPage = createEventCopier({
-        database: options.database,
-        log: eventLog.log,
-        conversions: eventLog.conversions,
-        store,
-        workspaceId: target.workspaceId,
-        links,
-        customers: customerIds,
-        domainOf: plan.target,
-        dryRun: options.dryRun,
-        retry,
-      });
-      const counts = tally.events();
-      // The event list leaves out links in folders unless one is asked for, and disabled links
-      // unless named: the workspace, each folder, each disabled link. An event read twice is skipped by id.
-      const scopes: Params[] = [{}, ...[...folderIds.keys()].map((folderId) => ({ folderId })), ...disabledLinks.map((linkId) => ({ linkId }))];
-      for (const { param, kind } of EVENT_KINDS) {
-        const count = counts[param];
-        const started = clock();
-        for (const scope of scopes) {
-          const pages = source.pages<unknown>('/events', { event: param, interval: 'all', sortOrder: 'asc', sortBy: 'timestamp', ...scope }, { sizeParam: 'limit', size: 1000 });
-          for await (const { items } of pages) {
-            const r = await copyPage(kind, items);
-            count.written += r.written;
-            count.skipped += r.skipped;
-            for (const rejected of r.rejected) tally.reject({ kind, ...rejected });
-            progress(`${param}: ${count.written} copied, ${count.skipped} already there, ${count.rejected} rejected (${rate(count.written + count.skipped + count.rejected, clock() - started)}/s)`);
-          }
+    if (!eventLog) throw new Error('events are copied through an event log');
+    // What an earlier version's SQLite click fold left uncounted is counted (and its watermark
+    // cleared) before copied clicks arrive, so a later start cannot count them again.
+    if (!options.dryRun) await retry(() => foldClicksLeftUnfolded(options.database));
+    const copyPage = createEventCopier({
+      database: options.database,
+      log: eventLog.log,
+      conversions: eventLog.conversions,
+      store,
+      workspaceId: target.workspaceId,
+      links,
+      customers: customerIds,
+      domainOf: plan.target,
+      dryRun: options.dryRun,
+      retry,
+    });
+    const counts = tally.events();
+    // The event list leaves out links in folders unless one is asked for, and disabled links
+    // unless named: the workspace, each folder, each disabled link. An event read twice is skipped by id.
+    const scopes: Params[] = [{}, ...[...folderIds.keys()].map((folderId) => ({ folderId })), ...disabledLinks.map((linkId) => ({ linkId }))];
+    for (const { param, kind } of EVENT_KINDS) {
+      const count = counts[param];
+      const started = clock();
+      for (const scope of scopes) {
+        const pages = source.pages<unknown>('/events', { event: param, interval: 'all', sortOrder: 'asc', sortBy: 'timestamp', ...scope }, { sizeParam: 'limit', size: 1000 });
+        for await (const { items } of pages) {
+          const r = await copyPage(kind, items);
+          count.written += r.written;
+          count.skipped += r.skipped;
+          for (const rejected of r.rejected) tally.reject({ kind, ...rejected });
+          progress(`${param}: ${count.written} copied, ${count.skipped} already there, ${count.rejected} rejected (${rate(count.written + count.skipped + count.rejected, clock() - started)}/s)`);
         }
       }
-      // The links' counters too, before this returns (a store that counts in the append has done so).
-      if (!options.dryRun) await eventLog.log.fold();
-    } finally {
-      await opened?.close();
     }
+    // The links' counters too, before this returns (a store that counts in the append has done so).
+    if (!options.dryRun) await eventLog.log.fold();
   }
   return tally.finish(plan.moves());
 }
