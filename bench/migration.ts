@@ -65,7 +65,7 @@ try {
     if (p) Object.assign(p, { last: now, line });
     else phases.set(name, { first: now, last: now, line });
   };
-  const run = () => runApiImport({ database: target.database, config: target.config, workspace, source: { baseUrl: base, token: source.key }, events: true, progress });
+  const run = () => runApiImport({ database: target.database, config: target.config, workspace, source: { baseUrl: base, token: source.key }, events: true, eventLog: { log: target.ctx.events, conversions: target.ctx.conversions }, progress });
   const t0 = Date.now();
   const summary = await run();
   const first = (Date.now() - t0) / 1000;

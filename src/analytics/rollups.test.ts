@@ -199,7 +199,7 @@ describe('the writer', () => {
     const ws = await t.addWorkspace();
     const link = await insertLink(t.database.db, { id: 'link_tx', workspace_id: ws.workspaceId, domain: 'tx.test', key: 'a', url: 'https://example.com' });
     const event: StoredEvent = {
-      workspace_id: ws.workspaceId, timestamp: SEED_NOW - 1000, id: 'tx1', kind: 'click', click_id: 'tx1', link_id: link.id, domain: 'tx.test', key: 'a',
+      workspace_id: ws.workspaceId, timestamp: SEED_NOW - 1000, id: 'tx1', kind: 'lead', click_id: 'tx1', link_id: link.id, domain: 'tx.test', key: 'a', event_name: 'Sign up', customer_id: 'cus_tx',
       url: 'https://example.com', country: 'US', city: 'X', region: 'US-CA', continent: 'NA', device: 'Desktop', browser: 'Chrome', os: 'Linux',
       referer: '(direct)', referer_url: '(direct)', trigger: 'link', ip: '', ua: '', amount: 0,
     };

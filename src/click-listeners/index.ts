@@ -1,7 +1,7 @@
 /**
  * What a stored click sets off, registered in one place: the link counters and the workspaces'
  * usage, `link.clicked` outbox rows for outbox subscribers, and webhook deliveries for the clicks
- * webhooks cover. The event log's thread imports this module (app.ts names it to `startEventLog`)
+ * webhooks cover (imported clicks: their links' counters only). The event log's thread imports this module (app.ts names it to `startEventLog`)
  * and runs each listener in the fold's transaction (events/log/fold.ts); after a fold that wrote
  * outbox rows or deliveries, the main thread tells their deliverers (`onCounted`).
  *
@@ -42,8 +42,9 @@ export function clickListeners(options: { dialect: Dialect; settings: () => unkn
   return [
     {
       name: 'counters',
-      async count(trx, rows) {
-        await counters.addClicks(trx, linkBumps(rows), workspaceBumps(rows));
+      async count(trx, rows, fold) {
+        // Imported clicks are history: the workspace's monthly usage (what it is billed for) stays.
+        await counters.addClicks(trx, linkBumps(rows), fold.imported ? [] : workspaceBumps(rows));
         return false;
       },
     },
@@ -55,7 +56,7 @@ export function clickListeners(options: { dialect: Dialect; settings: () => unkn
       },
       async count(trx, rows, fold) {
         const { wanted: w } = current();
-        if (!w) return false;
+        if (!w || fold.imported) return false;
         const entries = clickOutboxEntries(rows.filter(w), fold.now, fold.eventIdOf);
         if (!entries.length) return false;
         await writeOutbox(trx, entries);
@@ -70,7 +71,7 @@ export function clickListeners(options: { dialect: Dialect; settings: () => unkn
       },
       async count(trx, rows, fold) {
         const { route: r } = current();
-        if (!r) return false;
+        if (!r || fold.imported) return false;
         // One row of webhook work per fold, whatever the webhooks (webhooks/click-batches.ts).
         return (await writeClickWebhookBatch(trx, rows, r, { now: fold.now, idOf: fold.eventIdOf })) > 0;
       },

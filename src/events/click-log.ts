@@ -22,11 +22,20 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { StoredEvent } from './event-store.js';
 
-/** A stored click batch as the fold reads it back: its number in the store's log and its rows. */
+/** A stored click batch as the fold reads it back: its number in the store's log, its id and its rows. */
 export interface StoredClickBatch {
   seq: number;
+  batchId: string;
   rows: StoredEvent[];
 }
+
+/**
+ * Batch ids of imported clicks (`waymark import api --events`) start with this: the fold counts
+ * them on their links (clicks, `lastClicked`) but not in the workspace's monthly usage, and tells
+ * no subscriber (they are history, not visits).
+ */
+export const IMPORTED_BATCH_PREFIX = 'imp_';
+export const isImportedBatch = (batchId: string): boolean => batchId.startsWith(IMPORTED_BATCH_PREFIX);
 
 /** The counting of stored clicks, in the metadata database's transaction that records it. */
 export type CountClicks = (trx: Kysely<Database>, rows: readonly StoredEvent[]) => Promise<void>;

@@ -299,8 +299,13 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.equal((await f.conversions.saleByInvoice(other, 'inv_1'))?.id, elsewhere.id);
     });
 
-    test('an append joined to a write that rolls back leaves nothing; one that commits is all visible', async () => {
-      const batch = [contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H + 1 })];
+    test('leads and sales joined to a write that rolls back leave nothing; those that commit are all visible; a click is refused', async () => {
+      const batch = [
+        contractEvent(ws, 'lnk_b', { kind: 'lead', timestamp: T0 + 30 * H, customer_id: 'cus_tx', event_name: 'Sign up' }),
+        contractEvent(ws, 'lnk_b', { kind: 'lead', timestamp: T0 + 30 * H + 1, customer_id: 'cus_tx', event_name: 'Trial' }),
+      ];
+      const slice = { from: T0 + 30 * H, to: T0 + 31 * H };
+      const leadsIn = async () => Number((await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['lead'] }), slice))[0]?.leads ?? 0);
       await assert.rejects(
         f.transaction(async (tx) => {
           await f.conversions.append(batch, tx);
@@ -308,15 +313,19 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
         }),
         /rolled back/,
       );
-      for (const e of batch) assert.equal(await f.log.findClick(ws, e.click_id), undefined);
+      await f.conversions.afterCommit();
+      assert.equal(await f.conversions.hasAnyLead(ws, 'cus_tx'), false);
+      assert.equal(await leadsIn(), 0);
       await f.transaction((tx) => f.conversions.append(batch, tx));
       await f.conversions.afterCommit();
       rows.push(...batch);
       await f.settle?.();
-      for (const e of batch) assert.equal((await f.log.findClick(ws, e.click_id))?.id, e.id);
-      const slice = { from: T0 + 30 * H, to: T0 + 31 * H };
-      const [total] = await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), slice);
-      assert.equal(Number(total?.clicks), 2);
+      assert.equal((await f.conversions.latestLead(ws, 'cus_tx'))?.event_name, 'Trial');
+      assert.equal(await leadsIn(), 2);
+      // Clicks take the log's appendClicks, the one road that stores and counts them.
+      const click = contractEvent(ws, 'lnk_b', { timestamp: T0 + 30 * H + 2 });
+      await assert.rejects(f.transaction((tx) => f.conversions.append([click], tx)), /appendClicks/);
+      assert.equal(await f.log.findClick(ws, click.click_id), undefined);
     });
 
     test('the event list pages in time order, ties broken by id, without events of deleted links', async () => {

@@ -13,7 +13,19 @@ import type { ConversionStore, EventLog } from './event-store.js';
 import type { EventStoreKind } from './store-kind.js';
 import { createSqlEventStore } from './sql/store.js';
 import { createColumnConversions } from './column/conversions.js';
+import { assertConversions } from './rows.js';
 
 export function createConversionStore(kind: EventStoreKind, database: Pick<OpenDatabase, 'db' | 'dialect'>, log: Pick<EventLog, 'copyConversions' | 'applyErasures'>): ConversionStore<Kysely<Database>> {
-  return kind === 'sql' ? createSqlEventStore({ database }) : createColumnConversions({ database, log });
+  return kind === 'sql' ? sqlConversions(createSqlEventStore({ database })) : createColumnConversions({ database, log });
+}
+
+/** The SQL store as a `ConversionStore`: the same store, its `append` for leads and sales only. */
+export function sqlConversions(store: ConversionStore<Kysely<Database>>): ConversionStore<Kysely<Database>> {
+  return {
+    ...store,
+    append(events, tx) {
+      assertConversions(events);
+      return store.append(events, tx);
+    },
+  };
 }

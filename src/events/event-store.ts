@@ -204,8 +204,8 @@ export interface ForgetResult extends ForgetCounts {
 export interface ConversionStore<Tx> {
   /**
    * Writes leads and sales in `tx`: they commit with it or not at all. A sale whose invoice id
-   * the workspace already holds fails (`isDuplicateInvoice`). Imported clicks still come this way
-   * (the migration's pages) until they take `appendClicks`.
+   * the workspace already holds fails (`isDuplicateInvoice`). A click is refused: clicks take the
+   * log's `appendClicks`.
    */
   append(events: readonly StoredEvent[], tx: Tx): Promise<void>;
   /**
@@ -245,7 +245,8 @@ export interface EventLog {
    * Appends a batch of clicks once: a batch id stored before adds nothing (a retry after a commit
    * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
    * this resolves, or none of it: what resolved is stored. The click writer's batches come this
-   * way (through the log thread: log/).
+   * way (through the log thread: log/), and the migration's imported clicks (batch ids
+   * `IMPORTED_BATCH_PREFIX`: counted on their links only, ../click-log.ts).
    */
   appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
   /**

@@ -18,6 +18,7 @@ export { startEventLog } from './log/start.js';
 export { createConversionStore } from './conversions.js';
 export { type EventLogClient } from './log/client.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
+export { IMPORTED_BATCH_PREFIX } from './click-log.js';
 export { type RawClick } from './log/raw-click.js';
 export { type ClickRing, type ClickRingOptions, createClickRing, createRingReader, type RingBatch } from './log/click-ring.js';
 

@@ -20,6 +20,7 @@ import type { Database } from '../db/tables.js';
 import type { ClickLog } from './click-log.js';
 import { createSqlEventStore } from './sql/store.js';
 import { createColumnConversions } from './column/conversions.js';
+import { sqlConversions } from './conversions.js';
 import type { SqlRunner } from './sql/sql-runner.js';
 import { foldClicksLeftUnfolded } from './upgrades/fold-clicks.js';
 import type { ColumnEventStore } from './column/store.js';
@@ -84,7 +85,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   const url = eventsUrlFor(config.eventsUrl, database.capabilities);
   if (url === 'sql') {
     const events = createSqlEventStore({ database, runner: options.runner });
-    return { kind: 'sql', events, conversions: events, close: async () => undefined };
+    return { kind: 'sql', events, conversions: sqlConversions(events), close: async () => undefined };
   }
 
   // Only the engine selected is loaded (each brings a native module or a client library).
@@ -119,7 +120,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     // An installation that kept its events in the SQL store moves them first (resumable).
     const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
     if (upgrade.outcome === 'complete' && markCompacted) await markCompacted();
-    const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError } });
+    const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError }, log: options.log });
     const conversions = createColumnConversions({ database, log: column });
     return { kind: isClickHouseUrl(url) ? 'clickhouse' : 'duckdb', events: column, conversions, column, duckDb, close: () => column.close() };
   } catch (err) {

@@ -118,3 +118,12 @@ export type ConversionFields = Pick<EventRow, 'workspace_id' | 'timestamp' | 'id
 export function conversionEvent(source: AttributionSource, fields: ConversionFields): EventRow {
   return { ...dimensionsOf(source), ...NO_CONVERSION, ...fields };
 }
+
+/**
+ * Refuses clicks where only leads and sales belong (`ConversionStore.append`): clicks take the
+ * event log's `appendClicks`, the one road that stores and counts them.
+ */
+export function assertConversions(events: readonly Pick<StoredEvent, 'kind' | 'id'>[]): void {
+  const click = events.find((e) => e.kind === 'click');
+  if (click) throw new Error(`ConversionStore.append takes leads and sales; click ${click.id} belongs to the event log's appendClicks`);
+}

@@ -1,16 +1,14 @@
 /**
  * Copies one page of the source's event list (`GET /events`) into the target: each record
  * becomes an event row (events/rows.ts) attributed to the copied link with the same domain and
- * key, and the page is written in one transaction through the event store together with the
- * link counters it adds to (links/counters.ts), as the redirect's writer and the track endpoints
- * do. Idempotent by ids: clicks keep their click ids and leads and sales their event ids, and a
- * page skips the ones the target already holds, so a re-run writes nothing twice.
- *
- * On SQLite an earlier version's click fold counted the clicks stamped from a watermark on later
- * ( events/upgrades/fold-clicks.ts clears it at start). Copied clicks are counted at once, so when some are stamped at or
- * after the watermark it moves past them (in the same transaction), and a server start does not
- * count them again; if the server holds unfolded clicks of its own before them, they are stamped
- * just before the watermark instead.
+ * key. A page of clicks is one batch of the event log's `appendClicks`, as the redirect's are:
+ * stored once by its batch id (`imp_` and a hash of the workspace and the click ids, so a re-run
+ * of the same page is the same batch) and counted by the same fold, on the links only (imported
+ * clicks are not the workspace's usage and reach no subscriber: events/click-log.ts). A page of
+ * leads or sales is one transaction through the `ConversionStore` with the link counters it adds
+ * to (links/counters.ts), as the track endpoints do. Idempotent by ids: clicks keep their click
+ * ids and leads and sales their event ids, and a page skips the ones the target already holds, so
+ * a re-run writes nothing twice.
  *
  * A record's link is found by the domain its link goes to in the target (`domainOf`, the
  * import's domain plan), so events follow links that moved to another domain. A record whose link
@@ -18,13 +16,14 @@
  * `dryRun` a page is judged (already there by id, or to be written) and nothing is written.
  *
  * @example
- * const copy = createEventCopier({ database, events, store, workspaceId, links, customers, domainOf: plan.target, retry });
+ * const copy = createEventCopier({ database, log, conversions, store, workspaceId, links, customers, domainOf: plan.target, retry });
  * const { written, rejected } = await copy('click', page.items);
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
-import { clickEvent, conversionEvent, createLinkCounters, linkBumps, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
+import { createHash } from 'node:crypto';
+import { clickEvent, conversionEvent, createLinkCounters, IMPORTED_BATCH_PREFIX, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
@@ -84,8 +83,11 @@ interface SourceRecord {
 }
 
 export interface EventCopierDeps {
-  database: Pick<OpenDatabase, 'db' | 'dialect' | 'capabilities'>;
-  events: ConversionStore<Kysely<Database>> & Pick<EventLog, 'existingClickIds'>;
+  database: Pick<OpenDatabase, 'db' | 'dialect'>;
+  /** The target's event log (its client: the log thread stores and counts the clicks). */
+  log: Pick<EventLog, 'appendClicks' | 'existingClickIds'>;
+  /** Leads and sales, in the page's transaction. */
+  conversions: ConversionStore<Kysely<Database>>;
   store: MigrationStore;
   workspaceId: string;
   /** Target link ids by lower-cased `domain/key`. */
@@ -141,9 +143,10 @@ function clickRow(workspaceId: string, linkId: string, domain: string, r: Source
 }
 
 export function createEventCopier(deps: EventCopierDeps) {
-  const { db, capabilities } = deps.database;
+  const { db } = deps.database;
   const counters = createLinkCounters(deps.database.dialect);
-  const { workspaceId, store, events } = deps;
+  const { workspaceId, store, log } = deps;
+  const events = deps.conversions;
   const domainOf = deps.domainOf ?? ((d: string) => d);
   const retry = deps.retry ?? (<T>(work: () => Promise<T>) => work());
 
@@ -192,26 +195,15 @@ export function createEventCopier(deps: EventCopierDeps) {
     return { rows, rejected };
   }
 
-  /** `held`: the page's click ids already stored, asked before the transaction (the store asks on its own connection). */
-  async function writeClicks(trx: Kysely<Database>, rows: StoredEvent[], held: ReadonlySet<string>, watermark: number | null): Promise<StoredEvent[]> {
-    let fresh = rows.filter((r) => !held.has(r.id));
+  /**
+   * The page's clicks not stored yet, as one batch of the event log: its id is spelled by the
+   * workspace and the click ids, so the batch of a page written before is not stored again.
+   */
+  async function writeClicks(rows: StoredEvent[]): Promise<StoredEvent[]> {
+    const held = new Set(await log.existingClickIds(rows.map((r) => r.id)));
+    const fresh = rows.filter((r) => !held.has(r.id));
     if (!fresh.length) return fresh;
-    if (capabilities.singleWriter) {
-      const late = watermark === null ? [] : fresh.filter((r) => r.timestamp >= watermark);
-      if (late.length) {
-        // Counted now (rollups and counters below), so the watermark moves past them: a server's
-        // start would otherwise read them back as unfolded and count them twice. Unless the
-        // server has clicks of its own not folded yet before them (it would skip those): then
-        // they are stamped just before the watermark instead, as the fold does with a late click.
-        const end = Math.max(...late.map((r) => r.timestamp)) + 1;
-        if (await store.otherClicksBetween(trx, watermark!, end, late.map((r) => r.id))) {
-          fresh = fresh.map((r) => (r.timestamp >= watermark! ? { ...r, timestamp: watermark! - 1 } : r));
-        } else await store.advanceWatermark(trx, end);
-      }
-    }
-    await events.append(fresh, trx);
-    // Imported clicks are history: the workspace's monthly usage (what it is billed for) stays.
-    await counters.addClicks(trx, linkBumps(fresh), []);
+    await log.appendClicks(importedBatchId(workspaceId, fresh), fresh);
     return fresh;
   }
 
@@ -256,23 +248,25 @@ export function createEventCopier(deps: EventCopierDeps) {
     if (!rows.length) return { written: 0, skipped: 0, rejected };
     if (deps.dryRun) {
       const fresh = kind === 'click'
-        ? rows.length - (await events.existingClickIds(rows.map((r) => r.id))).length
+        ? rows.length - (await log.existingClickIds(rows.map((r) => r.id))).length
         : (await freshConversions(db, kind, rows)).length;
       return { written: fresh, skipped: rows.length - fresh, rejected };
     }
-    const written = await retry(async () => {
-      // One migration runs at a time per workspace, so no other writer adds these click ids between
-      // this look-up and the transaction.
-      const held = kind === 'click' ? new Set(await events.existingClickIds(rows.map((r) => r.id))) : new Set<string>();
-      return db.transaction().execute(async (trx) => {
-        // SQLite: the write lock first. A transaction that reads first and writes later fails at
-        // once (no busy wait) when another connection (a running server) committed in between.
-        const watermark = capabilities.singleWriter ? await store.lockedWatermark(trx) : null;
-        return kind === 'click' ? writeClicks(trx, rows, held, watermark) : writeConversions(trx, kind, rows);
-      });
-    });
-    // Committed: the page's events handed to the log (a column store copies them in by id).
+    if (kind === 'click') {
+      // One migration runs at a time per workspace: no other writer adds these click ids meanwhile.
+      const written = await retry(() => writeClicks(rows));
+      return { written: written.length, skipped: rows.length - written.length, rejected };
+    }
+    const written = await retry(() => db.transaction().execute((trx) => writeConversions(trx, kind, rows)));
+    // Committed: the page's leads and sales handed to the log (a column store copies them in by id).
     await events.afterCommit();
     return { written: written.length, skipped: rows.length - written.length, rejected };
   };
+}
+
+/** The batch id of a page of imported clicks: the same page (workspace, click ids) gives the same id. */
+export function importedBatchId(workspaceId: string, rows: readonly Pick<StoredEvent, 'id'>[]): string {
+  const hash = createHash('sha256').update(workspaceId);
+  for (const id of rows.map((r) => r.id).sort()) hash.update('\u0000').update(id);
+  return `${IMPORTED_BATCH_PREFIX}${hash.digest('base64url').slice(0, 32)}`;
 }

@@ -1,14 +1,16 @@
 /**
  * `import api --events` into an installation whose server is running and recording clicks of its
  * own meanwhile (a real process, real redirects): the copied links' figures equal the source's,
- * and stay equal after the server restarts (its start folds what it finds unfolded: copied
- * clicks must not be counted a second time). The server recorded clicks before the source's too,
- * so the copied ones are newer than its fold's watermark (events.ts moves it past them). Runs on the engine under test.
+ * and stay equal after the server restarts (its start counts what it finds uncounted: copied
+ * clicks must not be counted a second time). The server recorded clicks before the source's too.
+ * The import opens the installation's event log beside the server's (the SQL store: several
+ * processes may write it) and its clicks are counted in the batch's own transaction. Runs on the
+ * engine under test.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createTestApp } from '../test-support/harness.js';
+import { createTestApp, TEST_ENGINE } from '../test-support/harness.js';
 import { hit } from '../redirect/testing.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer } from '../test-support/server-process.js';
 import { runCli } from '../cli/index.js';
@@ -22,8 +24,7 @@ async function json(port: number, key: string, path: string): Promise<unknown> {
 }
 
 /**
- * `busy`: the server takes clicks of its own during the whole import (its folds then move the
- * watermark past the copied clicks soon); without, nothing moves it but the import.
+ * `busy`: the server takes clicks of its own during the whole import; without, it is idle.
  */
 async function importIntoLiveServer(busy: boolean): Promise<void> {
   const source = await createTestApp({ env: { TRUST_PROXY: 'true' } });
@@ -33,13 +34,11 @@ async function importIntoLiveServer(busy: boolean): Promise<void> {
   let server = await startServer(db.url, port, key);
   try {
     const base = await source.listen();
-    // The target has recorded clicks before the source's: its fold's watermark lies before them.
+    // The target has recorded clicks before the source's.
     const own = await createLink(port, key, { url: 'https://example.com/own', key: 'own' });
     const early = startClickLoad({ port, host: own.host, path: own.path, ipPrefix: '10.6', connections: 2, max: 40 });
     await early.done;
-    // Wait until the target has counted its own clicks (its fold runs about once a second): with
-    // clicks of its own still unfolded, the import stamps copied clicks just before the watermark
-    // (docs/migration.md), and `lastClicked` would then differ from the source's by design.
+    // Wait until the target has counted its own clicks, so its own link's figures are settled.
     const ownPath = `/links/info?domain=${encodeURIComponent(own.host)}&key=${encodeURIComponent(own.path.slice(1))}`;
     for (let i = 0; i < 300; i++) {
       if (((await json(port, key, ownPath)) as { clicks: number }).clicks >= early.answered.size) break;
@@ -69,7 +68,7 @@ async function importIntoLiveServer(busy: boolean): Promise<void> {
     process.stderr.write = (() => true) as typeof process.stderr.write;
     let code: number;
     try {
-      code = await runCli(['import', 'api', '--from', base, '--token', source.key, '--workspace', workspace.id, '--events'], (l) => out.push(l), { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+      code = await runCli(['import', 'api', '--from', base, '--token', source.key, '--workspace', workspace.id, '--events'], (l) => out.push(l), { DATABASE_URL: db.url, LOG_LEVEL: 'silent', EVENTS_URL: process.env.EVENTS_URL ?? 'sql' });
     } finally {
       process.stderr.write = write;
     }
@@ -112,4 +111,42 @@ async function importIntoLiveServer(busy: boolean): Promise<void> {
 
 test('import into a running server that records clicks meanwhile: figures equal, also after restarts', () => importIntoLiveServer(true));
 
-test('import into a running idle server whose watermark lies before the copied clicks: a restart counts them not again', () => importIntoLiveServer(false));
+test('import into a running idle server: a restart counts the copied clicks not again', () => importIntoLiveServer(false));
+
+test('import api --events into a running server on the default store (DuckDB): refused with the reason, nothing written', { skip: TEST_ENGINE !== 'sqlite' && 'DuckDB is the default store beside a SQLite file' }, async () => {
+  const db = await privateDatabase();
+  const port = await freePort();
+  const key = `wm_${randomBytes(12).toString('hex')}`;
+  const server = await startServer(db.url, port, key, { EVENTS_URL: 'duckdb' });
+  try {
+    const database = await db.open();
+    const workspace = await database.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+    await database.close();
+    const errors: string[] = [];
+    const error = console.error;
+    const write = process.stderr.write;
+    console.error = (line: unknown) => void errors.push(String(line));
+    process.stderr.write = (() => true) as typeof process.stderr.write;
+    let code: number;
+    try {
+      // The source is never reached: the event file is refused before anything is read or copied.
+      code = await runCli(['import', 'api', '--from', 'http://127.0.0.1:9', '--token', 'x', '--workspace', workspace.id, '--events'], () => undefined, { DATABASE_URL: db.url, LOG_LEVEL: 'silent', EVENTS_URL: 'duckdb' });
+    } catch (err) {
+      errors.push(String((err as Error).message));
+      code = 1;
+    } finally {
+      console.error = error;
+      process.stderr.write = write;
+    }
+    assert.equal(code, 1);
+    assert.ok(errors.some((l) => /in use by another process/.test(l)), errors.join('\n'));
+    // Nothing was copied, and the server still serves with its file.
+    const links = await fetch(`http://127.0.0.1:${port}/links`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(links.status, 200);
+    assert.deepEqual(await links.json(), []);
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await db.dispose();
+  }
+});

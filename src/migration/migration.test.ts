@@ -7,9 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, databaseUrlOf, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
-import { createLinkCounters, createSqlEventStore, foldClicksLeftUnfolded } from '../events/index.js';
+import { buildScope, foldClicksLeftUnfolded, type StoredEvent } from '../events/index.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ImportSummary } from './run.js';
+import { importedBatchId } from './events.js';
 import { SourceError } from './source.js';
 import { runCli } from '../cli/index.js';
 
@@ -76,8 +77,8 @@ after(async () => {
   await source?.close();
 });
 
-async function newTarget(): Promise<TestApp> {
-  const t = await createTestApp();
+async function newTarget(config: { eventsUrl?: string } = {}): Promise<TestApp> {
+  const t = await createTestApp({ config });
   targets.push(t);
   return t;
 }
@@ -90,6 +91,8 @@ async function migrate(target: TestApp, fetchImpl?: typeof fetch, waits: number[
     workspace,
     source: { baseUrl: sourceBase, token: source.key, fetch: fetchImpl, sleep: async (ms) => void waits.push(ms) },
     events: true,
+    // The target app's own event log, as a running server's: clicks go to its log thread's appendClicks.
+    eventLog: { log: target.ctx.events, conversions: target.ctx.conversions },
     progress,
   });
 }
@@ -200,16 +203,51 @@ describe('import api between two Waymark instances', () => {
     assert.deepEqual(await snapshot(target), await snapshot(source));
   });
 
-  test('SQLite: clicks newer than the click fold\'s watermark are counted once, and a server start does not count them again', { skip: TEST_ENGINE !== 'sqlite' && 'the watermark is SQLite\'s' }, async () => {
+  test('the default store (DuckDB): analytics and link counters equal the source\'s as soon as the import returns, and a second run adds nothing', async () => {
+    const target = await newTarget({ eventsUrl: 'duckdb::memory:' });
+    assert.deepEqual(await target.ctx.events.describe(), { kind: 'duckdb' });
+    const summary = await migrate(target);
+    assert.equal(summary.events!.clicks.written, 11);
+    const want = await snapshot(source);
+    // No wait and no settling: the clicks were stored by appendClicks and counted by the fold before it returned.
+    assert.deepEqual(await snapshot(target), want);
+    const inSql = await target.database.db.selectFrom('events').select('kind').where('kind', '=', 'click').execute();
+    assert.equal(inSql.length, 0, 'no imported click in the metadata database');
+    // The imported batches are history: no usage (what the workspace is billed for) was added.
+    const ws = await target.database.db.selectFrom('workspaces').select('usage').where('id', '=', target.workspaceId).executeTakeFirstOrThrow();
+    assert.equal(Number(ws.usage), 0);
+
+    const again = await migrate(target);
+    assert.deepEqual(again.events!.clicks, { written: 0, skipped: 11, rejected: 0 });
+    assert.deepEqual(await snapshot(target), want);
+  });
+
+  test('the same page of clicks appended again (a re-run after a stop between the append and its answer) adds nothing: the batch id decides', async () => {
+    const target = await newTarget({ eventsUrl: 'duckdb::memory:' });
+    await migrate(target);
+    const want = await snapshot(target);
+    const scope = buildScope({ workspaceId: target.workspaceId, links: {}, named: false });
+    const rows: StoredEvent[] = await target.ctx.events.page(
+      { workspaceId: target.workspaceId, kinds: ['click'], group: [], timeseries: false, dims: [], conversions: {}, scope },
+      { from: 0, to: Date.now() + 60_000 }, { order: 'asc', limit: 100, offset: 0 },
+    );
+    // The workspace's view leaves out the folder's and the disabled link's: the page of the 6 others.
+    assert.equal(rows.length, 6);
+    // The page as the import writes it, past the look-up of stored ids: the same batch id, so nothing is stored or counted twice.
+    await target.ctx.events.appendClicks(importedBatchId(target.workspaceId, rows), rows);
+    await target.ctx.events.fold();
+    assert.deepEqual(await snapshot(target), want);
+  });
+
+  test('SQLite: an earlier version\'s click fold watermark left before the copied clicks: counted once, and a server start does not count them again', { skip: TEST_ENGINE !== 'sqlite' && 'the watermark is SQLite\'s' }, async () => {
     const target = await newTarget();
     const { db } = target.database;
-    // A target whose fold has counted clicks up to before the source's first click.
+    // A target whose old fold had counted clicks up to before the source's first click.
     const sourceFirst = (await source.database.db.selectFrom('events').select((eb) => eb.fn.min('timestamp').as('t')).where('kind', '=', 'click').executeTakeFirstOrThrow()).t;
-    const sourceLast = (await source.database.db.selectFrom('events').select((eb) => eb.fn.max('timestamp').as('t')).where('kind', '=', 'click').executeTakeFirstOrThrow()).t;
     await db.updateTable('click_rollup_state').set({ folded_before: Number(sourceFirst) - 1 }).where('id', '=', 1).execute();
     await migrate(target);
     const watermark = (await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirstOrThrow()).folded_before;
-    assert.ok(Number(watermark) > Number(sourceLast), 'the watermark moved past the copied clicks');
+    assert.equal(watermark, null, 'the import counted what the old fold left and cleared its watermark before copying');
     const want = await snapshot(source);
     assert.deepEqual(await snapshot(target), want);
     // What a server start does (an earlier version's watermark): count the clicks from the watermark on. None.
@@ -226,7 +264,8 @@ describe('import api between two Waymark instances', () => {
     const write = process.stderr.write;
     process.stderr.write = ((chunk: string) => (progress.push(String(chunk)), true)) as typeof process.stderr.write;
     try {
-      const code = await runCli(['import', 'api', '--from', sourceBase, '--token', source.key, '--workspace', target.workspaceId, '--events'], (l) => out.push(l), { DATABASE_URL: url, LOG_LEVEL: 'silent' });
+      // The CLI opens the installation's event log itself: the target's store (EVENTS_URL).
+      const code = await runCli(['import', 'api', '--from', sourceBase, '--token', source.key, '--workspace', target.workspaceId, '--events'], (l) => out.push(l), { DATABASE_URL: url, LOG_LEVEL: 'silent', EVENTS_URL: target.config.eventsUrl });
       assert.equal(code, 0, out.join('\n'));
     } finally {
       process.stderr.write = write;

@@ -11,6 +11,8 @@
  * id, target.ts and events.ts), so an interrupted run is simply run again; it reads the source
  * again from the start, maps what is already copied and writes only what is missing. A busy
  * SQLite file is waited out (busy.ts). With `dryRun` everything is read and judged, nothing written.
+ * Events go through the event log (events.ts): when this returns, its clicks, leads and sales are
+ * in analytics and counted on their links.
  *
  * @example
  * const summary = await runApiImport({ database, config, workspace, source: { baseUrl, token }, events: true, progress: console.error });
@@ -18,7 +20,8 @@
 import type { Config } from '../config.js';
 import type { OpenDatabase } from '../db/open.js';
 import type { WorkspaceRow } from '../workspaces/store.js';
-import { createSqlEventStore } from '../events/index.js';
+import { foldClicksLeftUnfolded } from '../events/index.js';
+import { openImportEventLog, type ImportEventLog } from './event-log.js';
 import { createSource, SourceError, type SourceOptions } from './source.js';
 import { createTarget, SourceLink, type CopyOutcome, type Target } from './target.js';
 import { createEventCopier, type CopiedKind } from './events.js';
@@ -35,6 +38,11 @@ export interface ApiImportOptions {
   source: SourceOptions;
   /** Also clicks, leads and sales. */
   events?: boolean;
+  /**
+   * The event log to write them through (a running app's `ctx.events` and `ctx.conversions`);
+   * absent, the import opens the installation's own for the run (event-log.ts).
+   */
+  eventLog?: ImportEventLog;
   /** `FROM → TO`: links on FROM are created on TO with the same key (domain-plan.ts). */
   domainMap?: ReadonlyMap<string, string>;
   /** Read and judge everything, write nothing. */
@@ -57,6 +65,17 @@ const EVENT_KINDS: { param: 'clicks' | 'leads' | 'sales'; kind: CopiedKind }[] =
 type Params = Record<string, string | number | boolean | undefined>;
 
 export async function runApiImport(options: ApiImportOptions): Promise<ImportSummary> {
+  if (!options.events || options.eventLog) return importWorkspace(options, options.eventLog);
+  // Opened first: an event file another process holds stops the run before anything is copied.
+  const opened = await openImportEventLog(options.database, options.config, options.progress);
+  try {
+    return await importWorkspace(options, opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function importWorkspace(options: ApiImportOptions, eventLog: ImportEventLog | undefined): Promise<ImportSummary> {
   const progress = options.progress ?? (() => {});
   const clock = options.now ?? Date.now;
   const source = createSource({ ...options.source, onWait: (reason, ms) => progress(`waiting ${(ms / 1000).toFixed(1)} s (${reason})`) });
@@ -117,9 +136,14 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
   if (options.events) {
     const links = new Map(await retry(() => store.linksByDomainKey(target.workspaceId)));
     for (const [key, id] of target.plannedLinks()) links.set(key, id);
+    if (!eventLog) throw new Error('events are copied through an event log');
+    // What an earlier version's SQLite click fold left uncounted is counted (and its watermark
+    // cleared) before copied clicks arrive, so a later start cannot count them again.
+    if (!options.dryRun) await retry(() => foldClicksLeftUnfolded(options.database));
     const copyPage = createEventCopier({
       database: options.database,
-      events: createSqlEventStore({ database: options.database }),
+      log: eventLog.log,
+      conversions: eventLog.conversions,
       store,
       workspaceId: target.workspaceId,
       links,
@@ -146,6 +170,8 @@ export async function runApiImport(options: ApiImportOptions): Promise<ImportSum
         }
       }
     }
+    // The links' counters too, before this returns (a store that counts in the append has done so).
+    if (!options.dryRun) await eventLog.log.fold();
   }
   return tally.finish(plan.moves());
 }

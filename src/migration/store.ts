@@ -1,7 +1,7 @@
 /**
  * The SQL the migration needs beyond what the concepts' own stores offer: which lead and sale ids
- * the target holds, the click fold's watermark read under the write lock, and a customer's first
- * sale. Events themselves are written only through the event store (events/sql/event-writer.ts).
+ * the target holds, a customer's first sale and attribution. Events themselves are written only
+ * through the event log (clicks) and the `ConversionStore` (leads and sales).
  *
  * @example
  * const store = createMigrationStore(db);
@@ -22,31 +22,6 @@ export function createMigrationStore(db: Kysely<Database>) {
         for (const r of rows) out.add(r.id);
       }
       return out;
-    },
-
-    /**
-     * SQLite: takes the write lock (a no-op write first, so no other writer can commit between
-     * this read and the transaction's inserts) and returns the click fold's watermark; null when
-     * every stored click is counted (the watermark an earlier version's click fold kept on SQLite;
-     * cleared at start by events/upgrades/fold-clicks.ts, so null from this version on).
-     */
-    async lockedWatermark(trx: Kysely<Database>): Promise<number | null> {
-      await trx.updateTable('click_rollup_state').set((eb) => ({ folded_before: eb.ref('folded_before') })).where('id', '=', 1).execute();
-      const row = await trx.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-      return row?.folded_before == null ? null : Number(row.folded_before);
-    },
-
-    /** Whether a click other than `except` is stored in `[from, to)`: one the click fold has not counted yet. */
-    async otherClicksBetween(trx: Kysely<Database>, from: number, to: number, except: readonly string[]): Promise<boolean> {
-      // `except` is one page of the event list: at most 1,000 ids, within both engines' bound-value limits.
-      const row = await trx.selectFrom('events').select('id').where('kind', '=', 'click').where('timestamp', '>=', from).where('timestamp', '<', to)
-        .where('id', 'not in', except.length ? [...except] : ['']).limit(1).executeTakeFirst();
-      return !!row;
-    },
-
-    /** Moves the click fold's watermark forward to `to` (never back). */
-    async advanceWatermark(trx: Kysely<Database>, to: number): Promise<void> {
-      await trx.updateTable('click_rollup_state').set({ folded_before: to }).where('id', '=', 1).where('folded_before', '<', to).execute();
     },
 
     /** Records the customer's first sale time and first attribution when not set yet. */

@@ -115,7 +115,7 @@ async function importInto(target: TestApp, ...flags: string[]): Promise<{ code: 
   try {
     const code = await runCli(['import', 'api', '--from', sourceBase, '--token', sourceKey, '--workspace', target.workspaceId, '--events', ...flags], (l) => out.push(l), {
       // The target installation's settings (its short domain comes from them).
-      DATABASE_URL: url, LOG_LEVEL: 'silent', PORT: String(target.config.port), BASE_URL: target.config.baseUrl,
+      DATABASE_URL: url, LOG_LEVEL: 'silent', PORT: String(target.config.port), BASE_URL: target.config.baseUrl, EVENTS_URL: target.config.eventsUrl,
     });
     return { code, out, err };
   } finally {

@@ -20,6 +20,7 @@ import { createLinkCounters } from '../counters.js';
 import { insertEvents } from '../sql/event-writer.js';
 import { createSqlEventStore } from '../sql/store.js';
 import { eraseMetadata } from './erasure.js';
+import { assertConversions } from '../rows.js';
 
 export interface ColumnConversionsOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -40,6 +41,7 @@ export function createColumnConversions(options: ColumnConversionsOptions): Conv
 
   return {
     async append(events, tx) {
+      assertConversions(events);
       if (!events.length) return;
       await insertEvents(tx, events, texts, dialect);
       for (const e of events) toCopy.push(e.id);

@@ -1,15 +1,16 @@
 /**
  * Feeds the column store from the metadata database, so nothing is half-written across the two:
- * leads and sales (and the clicks of an append that joined a caller's transaction) commit first
- * in the metadata database's `events` table, the durable source; they are copied into the column
- * store after the commit, idempotently by event id (the engine skips stored ids). Two paths:
+ * leads and sales commit first in the metadata database's `events` table (in the caller's
+ * transaction: conversions.ts), the durable source; they are copied into the column store after
+ * the commit, idempotently by event id (the engine skips stored ids). Clicks never come this way:
+ * they reach the column store only through the event log's `appendClicks`. Two paths:
  *
  * - `schedule(ids)`: right after such an append, the ids are retried a few times until their
  *   transaction has committed (then they are copied) or for `giveUpMs` (rolled back, or still open:
  *   the catch-up takes them).
  * - `catchUp()`: at start, and whenever asked, copies every lead and sale the column store lacks
- *   (found by comparing counts per workspace, then ids of the workspaces that differ) and moves
- *   any click left in the metadata database. A crash between a commit and its copy loses nothing.
+ *   (found by comparing counts per workspace, then ids of the workspaces that differ). A crash
+ *   between a commit and its copy loses nothing.
  *
  * @example
  * const feed = createFeed(db, engine);
@@ -20,18 +21,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { ColumnEngine } from './column-engine.js';
 import { conversionCountsQuery } from './query-sql.js';
-import { conversionCounts, dropCopiedClicks, ID_CHUNK, rowsByIds } from './metadata-events.js';
+import { conversionCounts, ID_CHUNK, rowsByIds } from './metadata-events.js';
 
 export interface Feed {
   schedule(ids: readonly string[]): void;
-  /** Copies what the column store lacks; returns how many events it copied. */
+  /** Copies the leads and sales the column store lacks; returns how many it copied. */
   catchUp(): Promise<number>;
-  /**
-   * Moves the clicks the metadata database holds into the column store: those of joined appends,
-   * and, with ClickHouse (whose click writer writes the SQL store), those it wrote (only clicks
-   * the click fold has counted: it reads back the others). Returns how many it moved.
-   */
-  moveClicks(): Promise<number>;
   /** Waits for scheduled copies now (tests, shutdown). */
   drain(): Promise<void>;
   stop(): void;
@@ -47,10 +42,8 @@ export interface FeedOptions {
 
 /** Copies the rows with these ids that the metadata database has committed; returns the ids it found. */
 async function copy(db: Kysely<Database>, engine: ColumnEngine, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await rowsByIds(db, ids);
+  const rows = (await rowsByIds(db, ids)).filter((r) => r.kind !== 'click');
   if (rows.length) await engine.append(rows);
-  const clicks = rows.filter((r) => r.kind === 'click').map((r) => r.id);
-  if (clicks.length) await dropCopiedClicks(db, clicks);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -91,23 +84,6 @@ export function createFeed(db: Kysely<Database>, engine: ColumnEngine, options: 
     timer.unref();
   }
 
-  async function moveClicks(): Promise<number> {
-    // On SQLite the click fold counts written clicks a moment later, reading them back from here.
-    const state = await db.selectFrom('click_rollup_state').select('folded_before').where('id', '=', 1).executeTakeFirst();
-    const foldedBefore = state?.folded_before == null ? null : Number(state.folded_before);
-    let moved = 0;
-    for (;;) {
-      let q = db.selectFrom('events').select('id').where('kind', '=', 'click');
-      if (foldedBefore !== null) q = q.where('timestamp', '<', foldedBefore);
-      const stray = await q.limit(ID_CHUNK).execute();
-      if (!stray.length) return moved;
-      const ids = stray.map((r) => r.id);
-      const before = new Set(await engine.existingIds(ids));
-      await copy(db, engine, ids);
-      moved += ids.filter((id) => !before.has(id)).length;
-    }
-  }
-
   return {
     schedule(ids) {
       const now = Date.now();
@@ -122,10 +98,8 @@ export function createFeed(db: Kysely<Database>, engine: ColumnEngine, options: 
       await running;
     },
 
-    moveClicks,
-
     async catchUp() {
-      let copied = await moveClicks();
+      let copied = 0;
       // Leads and sales: only workspaces whose counts differ are compared id by id.
       const want = await conversionCounts(db);
       const have = new Map((await engine.query(conversionCountsQuery(engine.dialect))).map((r) => [String(r.workspace_id), Number(r.n)]));

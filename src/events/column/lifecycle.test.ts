@@ -32,7 +32,7 @@ test('compaction runs on its own timer: again after a failure, never after close
   const errors: unknown[] = [];
   let release: () => void = () => undefined;
   let finished = 0;
-  const store = { catchUp: async () => 0, moveClicks: async () => 0, applyErasures: async () => 0, close: async () => undefined } as unknown as ColumnEventStore;
+  const store = { catchUp: async () => 0, applyErasures: async () => 0, close: async () => undefined } as unknown as ColumnEventStore;
   const life = columnLifecycle(store, (err) => errors.push(err), {
     compactFirstMs: 5,
     compactEveryMs: 5,

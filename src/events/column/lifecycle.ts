@@ -1,14 +1,11 @@
 /**
- * The column store's part of the app's start and shutdown (app.ts): every MOVE_INTERVAL_MS, the
- * clicks left in the metadata database are moved into the column store (with ClickHouse, all the
- * click writer's clicks once the click fold has counted them; with DuckDB, whose clicks the
- * log thread appends itself, only those written to SQLite: appends joined to a transaction and
- * imported clicks), and the event-file
+ * The column store's part of the log thread's start and shutdown (log/service.ts): every
+ * ROUND_INTERVAL_MS, the erasures whose metadata half committed are applied and the event-file
  * backups `waymark backup` asked for are written (backup-requests.ts); every tenth round, the
  * leads and sales another process wrote to the metadata database are copied too; a minute after
- * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`, duckdb/duckdb-engine.ts);
- * at shutdown, after the click writer's last flush, a last move, then the store closes (DuckDB
- * checkpoints its file).
+ * start and then hourly, DuckDB rewrites closed weeks in workspace order (`compact`,
+ * duckdb/duckdb-engine.ts); at shutdown a last round, then the store closes (DuckDB checkpoints
+ * its file). Clicks are not moved here: they reach the column store only through `appendClicks`.
  *
  * @example
  * lifecycles.push(columnLifecycle(columnEvents, (err) => log.warn({ err }), { compact: () => engine.compact(Date.now(), Infinity, 7) }));
@@ -18,8 +15,8 @@ import type { Database } from '../../db/tables.js';
 import type { ColumnEventStore } from './store.js';
 import { serveBackupRequests, type EventFileBackup } from './backup-requests.js';
 
-/** How often written clicks are moved: analytics see a click within about this long. */
-export const MOVE_INTERVAL_MS = 1000;
+/** How often erasure hand-offs and backup requests are served. */
+export const ROUND_INTERVAL_MS = 1000;
 /** Rounds between full catch-ups (conversions too): other processes' leads and sales show within ~10 s. */
 const CATCH_UP_TICKS = 10;
 /** The first compaction a minute after start (an upgrade's history at once), then hourly. */
@@ -56,13 +53,13 @@ export function columnLifecycle(store: ColumnEventStore | undefined, onError: (e
   let round: Promise<void> = Promise.resolve();
   let busy = false;
   let ticks = 0;
-  const move = () => {
+  const serveRound = () => {
     if (busy) return round;
     busy = true;
     // Every CATCH_UP_TICKS rounds, also the leads and sales written to the metadata database by
     // another process (`waymark import api` while the server runs): compared by counts per workspace.
     // First the erasures whose metadata half committed and whose hand-off was not applied yet.
-    const work = ++ticks % CATCH_UP_TICKS === 0 ? store.catchUp() : store.applyErasures().then(() => store.moveClicks());
+    const work = ++ticks % CATCH_UP_TICKS === 0 ? store.catchUp() : store.applyErasures();
     round = work.then(async () => {
       if (backups) await serveBackupRequests(backups.db, backups.engine);
     }).then(
@@ -75,7 +72,7 @@ export function columnLifecycle(store: ColumnEventStore | undefined, onError: (e
   };
   return {
     start() {
-      timer = setInterval(() => void move(), MOVE_INTERVAL_MS);
+      timer = setInterval(() => void serveRound(), ROUND_INTERVAL_MS);
       timer.unref();
       if (compact) {
         compactTimer = setTimeout(runCompaction, options.compactFirstMs ?? COMPACT_FIRST_MS);
@@ -89,7 +86,7 @@ export function columnLifecycle(store: ColumnEventStore | undefined, onError: (e
       // A compaction under way finishes its period (the engine's writer queue would run it anyway).
       await compacting;
       await round;
-      await move();
+      await serveRound();
       await store.close();
     },
   };

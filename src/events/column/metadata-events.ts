@@ -2,8 +2,8 @@
  * The column store's share of the metadata database: the SQL `events` table (migration 0001)
  * holds every lead and sale, written in the caller's transaction (conversions.ts), so a lead
  * commits with its customer, the unique index `events_invoice` refuses a second sale of an
- * invoice id, and the conversion look-ups read them in that transaction. It also holds, for a
- * moment, imported clicks, until they are copied (feed.ts). No rollups are written here: the
+ * invoice id, and the conversion look-ups read them in that transaction. No click is written here
+ * (an earlier version's import left some: ../upgrades/metadata-clicks.ts). No rollups either: the
  * column store answers every aggregate. These are the reads and deletes of that table that the
  * feed and the store share.
  *

@@ -37,6 +37,7 @@ import { applyErasures, eraseMetadata } from './erasure.js';
 import { createLinkCounters } from '../counters.js';
 import { createSqlEventStore } from '../sql/store.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
+import { moveMetadataClicks } from '../upgrades/metadata-clicks.js';
 
 export interface ColumnEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -44,6 +45,8 @@ export interface ColumnEventStoreOptions {
   feed?: FeedOptions;
   /** How long `copied()` waits for the copies at most (default metadata-events.ts COPY_WAIT_MS). */
   copyWaitMs?: number;
+  /** The upgrade's progress line. */
+  log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 export interface ColumnEventStore extends EventLog {
@@ -51,8 +54,6 @@ export interface ColumnEventStore extends EventLog {
   readonly clickLog: ClickLog;
   /** Copies into the column store what it lacks of the metadata database's events (done at open; tests settle with it). */
   catchUp(): Promise<number>;
-  /** Moves clicks left in the metadata database (feed.ts `moveClicks`); the log thread runs it on a timer. */
-  moveClicks(): Promise<number>;
   /**
    * The metadata half of an erasure, committed with its hand-off and not applied (the crash
    * test stops between the halves; `applyErasures` finishes it).
@@ -65,8 +66,13 @@ export interface ColumnEventStore extends EventLog {
 /** Rows fetched per round while a page skips events of deleted links. */
 const PAGE_ROUND_MIN = 100;
 
-/** Opens the store and copies what a crash between a commit and its copy left behind. */
+/**
+ * Opens the store and copies what a crash between a commit and its copy left behind, after moving
+ * the clicks an earlier version left in the metadata database (upgrades/metadata-clicks.ts).
+ */
 export async function openColumnEventStore(options: ColumnEventStoreOptions): Promise<ColumnEventStore> {
+  const moved = await moveMetadataClicks(options.database.db, options.engine);
+  if (moved) options.log?.('clicks an earlier version left in the metadata database are moved into the event log', { clicks: moved });
   const store = createColumnEventStore(options);
   await store.catchUp();
   return store;
@@ -153,7 +159,6 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       await feed.drain();
       return feed.catchUp();
     },
-    moveClicks: () => feed.moveClicks(),
     eraseMetadataOnly: (target) => eraseHalf(target, true),
     applyErasures: applyAll,
     // A failed copy is retried by the feed; the committed write stands.
@@ -198,23 +203,11 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     async findClick(workspaceId, clickId) {
       // A click's event id is its click id: one look-up by id (DuckDB bounds it by the time the id spells).
       const row = await engine.eventById(clickId);
-      if (row) return row.kind === 'click' && row.workspace_id === workspaceId ? row : undefined;
-      // Not moved yet from the metadata database (feed.ts): one look-up through events_click.
-      const pending = await db.selectFrom('events').selectAll().where('click_id', '=', clickId).where('kind', '=', 'click')
-        .where('workspace_id', '=', workspaceId).limit(1).executeTakeFirst();
-      return pending ? (toEventRow(pending as unknown as Record<string, unknown>)) : undefined;
+      return row && row.kind === 'click' && row.workspace_id === workspaceId ? row : undefined;
     },
 
-    async existingClickIds(clickIds) {
-      const found = new Set(await engine.existingIds(clickIds));
-      // And those not moved yet from the metadata database (feed.ts).
-      const rest = clickIds.filter((id) => !found.has(id));
-      for (let i = 0; i < rest.length; i += ID_CHUNK) {
-        const rows = await db.selectFrom('events').select('click_id').where('kind', '=', 'click').where('click_id', 'in', rest.slice(i, i + ID_CHUNK)).execute();
-        for (const r of rows) found.add(r.click_id);
-      }
-      return [...found];
-    },
+    // A click's event id is its click id.
+    existingClickIds: (clickIds) => engine.existingIds(clickIds),
 
     async aggregate(spec, range) {
       const links = await linkIds(spec.scope);

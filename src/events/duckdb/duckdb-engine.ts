@@ -294,16 +294,16 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     batchLog: {
       id: logId,
       async after(seq) {
-        const batches = await withReader((c) => read(c, { text: 'SELECT seq FROM click_batches WHERE seq > $1::BIGINT ORDER BY seq', params: [{ type: 'int', value: seq }] }));
+        const batches = await withReader((c) => read(c, { text: 'SELECT seq, batch_id FROM click_batches WHERE seq > $1::BIGINT ORDER BY seq', params: [{ type: 'int', value: seq }] }));
         if (!batches.length) return [];
         // The rows carry their batch: zone maps on `batch` keep the read to the newest row groups.
         const rows = await withReader((c) => read(c, { text: 'SELECT * EXCLUDE (workspace_key) FROM events WHERE batch > $1::BIGINT', params: [{ type: 'int', value: seq }] }));
-        const bySeq = new Map<number, StoredEvent[]>(batches.map((b) => [Number(b.seq), []]));
+        const bySeq = new Map<number, StoredClickBatch>(batches.map((b) => [Number(b.seq), { seq: Number(b.seq), batchId: String(b.batch_id), rows: [] }]));
         for (const r of rows) {
           const { batch, ...event } = r;
-          bySeq.get(Number(batch))?.push(toEventRow(event));
+          bySeq.get(Number(batch))?.rows.push(toEventRow(event));
         }
-        return [...bySeq].map(([s, batchRows]): StoredClickBatch => ({ seq: s, rows: batchRows }));
+        return [...bySeq.values()];
       },
       forget: (upTo, before) =>
         writing(() => write('DELETE FROM click_batches WHERE seq <= $1::BIGINT AND appended_at < $2::BIGINT', [{ type: 'int', value: upTo }, { type: 'int', value: before }])),

@@ -24,13 +24,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { StoredEvent } from '../event-store.js';
-import { BATCH_ID_MEMORY_MS, type ClickLog, type StoredClickBatch } from '../click-log.js';
+import { BATCH_ID_MEMORY_MS, isImportedBatch, type ClickLog, type StoredClickBatch } from '../click-log.js';
 import { newId } from '../../ids.js';
 
 /** What one fold's listeners share. */
 export interface FoldContext {
   /** The fold's time (ms). */
   now: number;
+  /**
+   * These clicks were imported (`waymark import api --events`: batch ids `isImportedBatch`):
+   * history, counted on their links, not in the workspace's usage, and told to no subscriber.
+   */
+  imported: boolean;
   /** One event id per click, the same for every listener (an outbox row and a delivery of one click). */
   eventIdOf(row: StoredEvent): string;
 }
@@ -93,11 +98,12 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
     return run;
   };
 
-  async function countIn(trx: Kysely<Database>, rows: readonly StoredEvent[]): Promise<string[]> {
+  async function countIn(trx: Kysely<Database>, rows: readonly StoredEvent[], imported: boolean): Promise<string[]> {
     const t = now();
     const ids = new Map<StoredEvent, string>();
     const fold: FoldContext = {
       now: t,
+      imported,
       eventIdOf: (row) => {
         let id = ids.get(row);
         if (!id) ids.set(row, (id = newId('evt', t)));
@@ -105,26 +111,28 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
       },
     };
     const written: string[] = [];
+    if (!rows.length) return written;
     for (const l of listeners) if (await l.count(trx, rows, fold)) written.push(l.name);
     return written;
   }
 
-  const isUrgent = (rows: readonly StoredEvent[]) => listeners.some((l) => l.urgent?.(rows));
+  /** Imported batches wait for no one: no subscriber hears of them. */
+  const isUrgent = (batchId: string, rows: readonly StoredEvent[]) => !isImportedBatch(batchId) && listeners.some((l) => l.urgent?.(rows));
 
   return {
     async append(batchId, rows) {
       if (log.folding === 'inline') {
         let written: string[] = [];
         const stored = await log.store(batchId, rows, async (trx, stored) => {
-          written = await countIn(trx, stored);
+          written = await countIn(trx, stored, isImportedBatch(batchId));
         });
         if (stored && written.length) options.onCounted?.(written);
         return;
       }
       const seq = await log.store(batchId, rows);
       if (seq === null) return; // stored before: pending already, or read back at start
-      pending.push({ seq, rows: [...rows] });
-      if (!urgent && isUrgent(rows)) urgent = true;
+      pending.push({ seq, batchId, rows: [...rows] });
+      if (!urgent && isUrgent(batchId, rows)) urgent = true;
     },
 
     fold() {
@@ -132,18 +140,20 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         if (log.folding === 'inline' || !pending.length) return 0;
         const taking = pending;
         const upTo = taking[taking.length - 1]!.seq;
-        const rows = taking.flatMap((b) => b.rows);
+        // Visits and imported history, each counted as what it is, in the one transaction.
+        const visits = taking.filter((b) => !isImportedBatch(b.batchId)).flatMap((b) => b.rows);
+        const history = taking.filter((b) => isImportedBatch(b.batchId)).flatMap((b) => b.rows);
         const written = await db.transaction().execute(async (trx) => {
-          const out = await countIn(trx, rows);
+          const out = [...new Set([...(await countIn(trx, visits, false)), ...(await countIn(trx, history, true))])];
           await trx.insertInto('event_log_folds').values({ log_id: log.id, folded_seq: upTo })
             .onConflict((oc) => oc.column('log_id').doUpdateSet({ folded_seq: upTo })).execute();
           return out;
         });
         pending = pending.filter((b) => b.seq > upTo);
-        urgent = pending.some((b) => isUrgent(b.rows));
+        urgent = pending.some((b) => isUrgent(b.batchId, b.rows));
         if (written.length) options.onCounted?.(written);
         if (++folds % FORGET_EVERY === 0) await log.forget(upTo, now() - BATCH_ID_MEMORY_MS);
-        return rows.length;
+        return visits.length + history.length;
       });
     },
 
@@ -154,7 +164,7 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         const batches = await log.after(row ? Number(row.folded_seq) : 0);
         const known = new Set(pending.map((b) => b.seq));
         pending = [...pending, ...batches.filter((b) => !known.has(b.seq))].sort((a, b) => a.seq - b.seq);
-        urgent = pending.some((b) => isUrgent(b.rows));
+        urgent = pending.some((b) => isUrgent(b.batchId, b.rows));
         return batches.reduce((n, b) => n + b.rows.length, 0);
       });
     },

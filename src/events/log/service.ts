@@ -188,17 +188,17 @@ export function createLogService(options: LogServiceOptions): LogService {
     },
     clicksReady: () => geoReady(),
     async fold() {
-      // Clicks a transaction wrote to the metadata database are counted once in the column store.
-      await column?.moveClicks();
       await recovered;
       await folding;
       await countStored();
     },
 
     append: (events) => store.append(events),
+    // Clicks already complete (the migration's imported batches): stored and counted as the ring's are.
     async appendClicks(batchId, rows) {
       await recovered;
       await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
+      if (fold.urgent()) scheduleFold(0);
     },
     copyConversions: (ids) => store.copyConversions(ids),
     findClick: (workspaceId, clickId) => reads.run(() => store.findClick(workspaceId, clickId)),
