@@ -93,6 +93,7 @@ test('a link.clicked webhook for one chosen link is created from the form', { ti
   const made = await run.api('POST', '/links', { url: 'https://example.com/autumn', key: 'autumn-hook', title: 'Autumn hook' });
   assert.equal(made.status, 200, JSON.stringify(made.json));
   await run.api('POST', '/links', { url: 'https://example.com/other', key: 'other-hook' });
+  await run.api('POST', '/links', { url: 'https://example.com/third', key: 'third-hook' });
   await page.goto(`${ws}/settings/webhooks`);
   const scope = page.locator('fieldset[data-linkscope]');
   await page.getByLabel('Name').fill('Autumn clicks');
@@ -105,6 +106,17 @@ test('a link.clicked webhook for one chosen link is created from the form', { ti
   await page.getByLabel('The links chosen below').check();
   await picker.waitFor();
   await picker.getByLabel(/autumn-hook/).check();
+  // The shared link picker: typing narrows the links, the ticked one stays ticked; Enter sends nothing.
+  const search = picker.getByLabel('Find a link');
+  assert.equal(await picker.locator('#webhook-link-choices input[type=checkbox]').count(), 3, 'the newest links first');
+  await search.fill('other-hook');
+  await page.waitForFunction(() => document.querySelectorAll('#webhook-link-choices input[type=checkbox]').length === 2);
+  const labels = await picker.locator('#webhook-link-choices label').allInnerTexts();
+  assert.ok(/autumn-hook/.test(labels[0]!) && /other-hook/.test(labels[1]!), `the ticked link, then the match: ${labels.join(' | ')}`);
+  assert.equal(await picker.getByLabel(/autumn-hook/).isChecked(), true, 'the ticked link is kept');
+  assert.equal(await picker.getByLabel(/other-hook/).isChecked(), false);
+  await search.press('Enter');
+  assert.equal(await page.locator('li[data-webhook-id]', { hasText: 'Autumn clicks' }).count(), 0, 'Enter in the search sent nothing');
   await run.shot(page, 'webhook-link-clicked');
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await page.locator('li[data-webhook-id]', { hasText: 'Autumn clicks' }).waitFor();

@@ -9,7 +9,7 @@ import { can } from '../../users/roles.js';
 import { CopyableSecret, CsrfField, FieldError, TableWrap, workspacePath } from '../layout.js';
 import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
-import { WebhookFields, type WebhookChoices, type WebhookFormValues } from './webhook-form.js';
+import { WebhookFields, linkOptionsUrl, type WebhookChoices, type WebhookFormValues } from './webhook-form.js';
 
 export { WEBHOOK_LINK_CHOICES, type WebhookChoices, type WebhookFormValues } from './webhook-form.js';
 
@@ -197,7 +197,7 @@ export function WebhooksPage(v: {
         <form method="post" action={path(frame, 'webhooks')} class="stack webhook-form">
           <CsrfField token={frame.csrf} />
           <h3>Create a webhook</h3>
-          <WebhookFields choices={v.choices} errors={errors} values={values} />
+          <WebhookFields choices={v.choices} errors={errors} values={values} optionsUrl={linkOptionsUrl(frame)} />
           <button type="submit">Create webhook</button>
         </form>
       ) : (

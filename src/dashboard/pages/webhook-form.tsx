@@ -11,10 +11,11 @@ import type { WebhookResponse } from '../../webhooks/schema.js';
 import { CsrfField, FieldError, workspacePath } from '../layout.js';
 import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
+import { LinkPicker, type LinkChoice } from './link-picker.js';
 
 /** What the webhook form's link picker offers: the newest links and every folder. */
 export interface WebhookChoices {
-  links: { id: string; label: string }[];
+  links: LinkChoice[];
   folders: { id: string; name: string }[];
   /** More links exist than `links` lists (the newest are offered). */
   moreLinks: boolean;
@@ -38,16 +39,18 @@ const SCOPE_LABELS: Record<string, string> = {
   links: 'The links chosen below',
 };
 
+/** Where the link picker asks for the links matching what is typed. */
+export const linkOptionsUrl = (frame: WorkspaceFrame) => workspacePath(frame.workspace.slug, '/analytics/link-options');
+
 /** What a stored webhook shows in its edit form. */
 export function webhookValuesOf(w: WebhookResponse): WebhookFormValues {
   return { name: w.name, url: w.url, triggers: [...w.triggers], linkScope: w.linkScope ?? 'workspace', linkIds: [...w.linkIds], folderIds: [...w.folderIds] };
 }
 
-export function WebhookFields(v: { choices: WebhookChoices; errors: FormErrors; values: WebhookFormValues }): JSX.Element {
+export function WebhookFields(v: { choices: WebhookChoices; errors: FormErrors; values: WebhookFormValues; optionsUrl: string }): JSX.Element {
   const { choices, errors, values } = v;
   const triggers = new Set(values.triggers ?? []);
   const scope = values.linkScope ?? 'workspace';
-  const pickedLinks = new Set(values.linkIds ?? []);
   const pickedFolders = new Set(values.folderIds ?? []);
   return (
     <>
@@ -89,14 +92,9 @@ export function WebhookFields(v: { choices: WebhookChoices; errors: FormErrors; 
         </fieldset>
         <fieldset data-linkscope-for="links" class="pick-list">
           <legend>Links</legend>
-          {choices.links.length === 0 ? <p class="hint">This workspace has no links yet.</p> : ''}
-          {choices.links.map((l) => (
-            <label class="inline">
-              <input type="checkbox" name={`link_${l.id}`} value="on" checked={pickedLinks.has(l.id)} /> <span safe>{l.label}</span>
-            </label>
-          ))}
+          <LinkPicker many id="webhook-link-choices" optionsUrl={v.optionsUrl} search="" links={choices.links} selected={values.linkIds ?? []} />
           {choices.moreLinks ? (
-            <p class="hint">{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: for others, choose their folder, or name the webhook in the link (API: webhookIds).`}</p>
+            <p class="hint">{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: find others by their key or destination, or choose their folder.`}</p>
           ) : (
             ''
           )}
@@ -119,7 +117,7 @@ export function WebhookEditPage(v: { frame: WorkspaceFrame; webhook: WebhookResp
       {webhook.disabledAt ? <p class="hint">This webhook is disabled: saving the form enables it again.</p> : ''}
       <form method="post" action={at('/edit')} class="stack webhook-form">
         <CsrfField token={frame.csrf} />
-        <WebhookFields choices={v.choices} errors={errors} values={v.values ?? webhookValuesOf(webhook)} />
+        <WebhookFields choices={v.choices} errors={errors} values={v.values ?? webhookValuesOf(webhook)} optionsUrl={linkOptionsUrl(frame)} />
         <button type="submit">Save webhook</button>
       </form>
     </SettingsShell>

@@ -24,6 +24,7 @@ import { WebhookEditPage } from '../pages/webhook-form.js';
 import type { LinkService } from '../../links/service.js';
 import { ListFoldersQuery } from '../../folders/schema.js';
 import { callerOf } from './link-choices.js';
+import { linkLabel } from './analytics.js';
 import { formInput, type FormErrors } from '../form-errors.js';
 import { webhookFormInput, webhookFormValues, webhookRefusal } from '../webhook-form.js';
 import { frameOf, orShow } from './settings.js';
@@ -83,9 +84,8 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw err;
     })))).filter((l) => l !== undefined);
-    const label = (l: { domain: string; key: string; title: string | null; url: string }) => (l.title ? `${l.domain}/${l.key} · ${l.title}` : `${l.domain}/${l.key} → ${l.url}`);
     return {
-      links: [...older, ...listed].map((l) => ({ id: l.id, label: label(l) })),
+      links: [...older, ...listed].map((l) => ({ value: l.id, label: linkLabel(l) })),
       folders: folders.map((f) => ({ id: f.id, name: f.name })),
       moreLinks: newest.length > WEBHOOK_LINK_CHOICES,
     };
