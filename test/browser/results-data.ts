@@ -8,14 +8,13 @@
  * events arrive as a user's migrated history does: through the event store, counters and rollups.
  *
  * @example
- * const made = await seedMonthsOfResults(run, slug); // before any page reads analytics
+ * const made = await seedMonthsOfResults({ port: run.port, base: run.base, databaseUrl: run.database.url }, slug); // before any page reads analytics
  * made.clicks; // 80: every visit of the history, none repeated
  */
 import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/index.js';
 import { hit } from '../../src/redirect/testing.js';
 import { createTestApp } from '../../src/test-support/harness.js';
-import type { DashboardRun } from './support.js';
 import { DESKTOP_CHROME } from './support.js';
 
 const DAY = 86_400_000;
@@ -26,6 +25,15 @@ export const HISTORY_DAYS = 200;
 const SOURCE_DOMAIN = 'wm.localhost:3999';
 const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'BR'];
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
+/** The served instance the history goes into (the browser tests' run, or scripts/screenshot.mjs's server). */
+export interface SeedTarget {
+  port: number;
+  /** Its BASE_URL. */
+  base: string;
+  /** Its DATABASE_URL (the import writes there, as `waymark import api` does); it runs the SQL event store (EVENTS_URL=sql). */
+  databaseUrl: string;
+}
 
 export interface SeededResults {
   /** Keys of the links, `spring-0` … `spring-2` (titles `Spring sale 0` …). */
@@ -40,10 +48,10 @@ export interface SeededResults {
 }
 
 /**
- * Generates the history on a source app and imports it into the workspace `slug` of `run`
- * (the target must not hold links with these keys yet).
+ * Generates the history on a source app and imports it into the workspace `slug` of `target`
+ * (which must not hold links with these keys yet).
  */
-export async function seedMonthsOfResults(run: DashboardRun, slug: string): Promise<SeededResults> {
+export async function seedMonthsOfResults(target: SeedTarget, slug: string): Promise<SeededResults> {
   let clock = Date.now() - HISTORY_DAYS * DAY;
   const source = await createTestApp({ now: () => clock, env: { TRUST_PROXY: 'true', TRUST_GEO_HEADERS: 'true' } });
   try {
@@ -88,9 +96,9 @@ export async function seedMonthsOfResults(run: DashboardRun, slug: string): Prom
     clock = Date.now();
     const out: string[] = [];
     const code = await runCli(
-      ['import', 'api', '--from', base, '--token', source.key, '--workspace', slug, '--events', '--domain-map', `${SOURCE_DOMAIN}=wm.localhost:${run.port}`],
+      ['import', 'api', '--from', base, '--token', source.key, '--workspace', slug, '--events', '--domain-map', `${SOURCE_DOMAIN}=wm.localhost:${target.port}`],
       (line) => out.push(line),
-      { DATABASE_URL: run.database.url, PORT: String(run.port), BASE_URL: run.base, EVENTS_URL: 'sql', LOG_LEVEL: 'silent' },
+      { DATABASE_URL: target.databaseUrl, PORT: String(target.port), BASE_URL: target.base, EVENTS_URL: 'sql', LOG_LEVEL: 'silent' },
     );
     assert.equal(code, 0, out.join('\n'));
     assert.ok(out.includes(`clicks: ${made.clicks} copied, 0 already there, 0 rejected`), out.join('\n'));

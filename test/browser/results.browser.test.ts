@@ -50,7 +50,7 @@ before(async () => {
   context = await run.newContext();
   page = await context.newPage();
   ws = await run.setUpOwner(page, OWNER);
-  history = await seedMonthsOfResults(run, decodeURIComponent(ws.split('/').at(-1)!));
+  history = await seedMonthsOfResults({ port: run.port, base: run.base, databaseUrl: run.database.url }, decodeURIComponent(ws.split('/').at(-1)!));
   const links = (await run.api('GET', '/links?sortBy=createdAt&sortOrder=asc')).json as { id: string; key: string }[];
   for (const key of history.keys) linkIds.push(links.find((l) => l.key === key)!.id);
   for (const [i, n] of TODAY.entries()) {
