@@ -67,7 +67,7 @@ if (long.length) status = run(long, {}, 600_000) || status;
 // Test apps use the SQL event store unless a suite names one (test-support/harness.ts). On SQLite,
 // whose default is DuckDB, the suites that speak for the API's behaviour (the SDK, analytics,
 // tracking, customers, isolation, the served process) run a second time on DuckDB.
-const DUCKDB_SUITES = ['src/analytics/analytics.test.ts', 'src/analytics/events.test.ts', 'src/analytics/filters.test.ts', 'src/analytics/range.test.ts',
+const DUCKDB_SUITES = ['src/analytics/analytics.test.ts', 'src/analytics/events.test.ts', 'src/analytics/filters.test.ts', 'src/analytics/range.test.ts', 'src/analytics/all-time.test.ts',
   'src/analytics/sdk.test.ts', 'src/links/sdk.test.ts', 'src/tracking/', 'src/customers/', 'src/events/app.test.ts', 'test/server.e2e.test.ts', 'test/isolation.test.ts',
   'src/analytics/attribution.test.ts', 'src/ab-tests/routes.test.ts', 'src/journeys/'];
 const duckFiles = files.filter((f) => DUCKDB_SUITES.some((s) => f.includes(s)));

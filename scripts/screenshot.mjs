@@ -1,18 +1,25 @@
 #!/usr/bin/env node
-// Takes the README's dashboard screenshot (docs/dashboard-links.png) and docs/dashboard.md's
-// (beside it: dashboard-links-phone.png, dashboard-builder.png, dashboard-utm-templates.png):
-// starts `src/main.ts` on a temporary SQLite file, goes through the first-run setup in Debian's
-// chromium, adds a few links and a UTM template and photographs the pages.
-// Run: `node scripts/screenshot.mjs [out.png]`.
+// Takes the dashboard's screenshots in docs/ (docs/dashboard.md shows them; the README the first):
+// starts `src/main.ts` on a temporary SQLite file (the SQL event store), goes through the
+// first-run setup in Debian's chromium, adds a few links, a UTM template and a webhook, imports
+// seven months of campaign results (test/browser/results-data.ts: made on a second Waymark whose
+// clock starts 200 days ago, copied in with `waymark import api --events`) and photographs the
+// main pages at 1280×800 (phones at 390×844); then pngquant and optipng shrink them, if installed.
+// Run: `node scripts/screenshot.mjs [folder]` (default docs/).
 // Needs /usr/bin/chromium (apt-get install chromium); playwright-core never downloads a browser.
-import { spawn } from 'node:child_process';
+// `apt-get install pngquant optipng` for small files.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { tsImport } from 'tsx/esm/api';
 
-const out = process.argv[2] ?? 'docs/dashboard-links.png';
+const folder = process.argv[2] ?? 'docs';
+const step = (what) => console.error(`screenshot: ${what}`);
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
 if (!existsSync('/usr/bin/chromium')) {
   console.error('Needs /usr/bin/chromium: sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium');
   process.exit(1);
@@ -28,15 +35,18 @@ const base = `http://127.0.0.1:${port}`;
 const dir = mkdtempSync(join(tmpdir(), 'waymark-screenshot-'));
 const key = `wm_screenshot_${Date.now().toString(36)}`;
 const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  env: { ...process.env, DATABASE_URL: `file:${join(dir, 'waymark.db')}`, PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, WAYMARK_API_KEY: key, LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, DATABASE_URL: `file:${join(dir, 'waymark.db')}`, PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, WAYMARK_API_KEY: key, LOG_LEVEL: 'warn', EVENTS_URL: 'sql' },
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
 let banner = '';
 await new Promise((resolve, reject) => {
-  child.stdout.on('data', (d) => {
+  // The start banner goes to stderr (stdout stays for what a command prints); read both.
+  const read = (d) => {
     banner += d;
     if (banner.includes('/setup?token=')) resolve();
-  });
+  };
+  child.stdout.on('data', read);
+  child.stderr.on('data', read);
   child.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${banner}`)));
 });
 const setupUrl = /(http:\/\/\S+\/setup\?token=\S+)/.exec(banner)[1];
@@ -56,18 +66,54 @@ try {
   ]) {
     await api('POST', '/links', { url, key: k, title, tagIds: [tag.id] });
   }
-  const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+  const page = await browser.newPage({ viewport: DESKTOP });
   await page.goto(setupUrl);
   await page.getByLabel('Email').fill('ann@example.com');
   await page.getByLabel('Name').fill('Ann');
   await page.getByLabel('Password').fill('a long enough password');
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL(/\/links$/);
-  await page.getByRole('heading', { name: 'Links' }).waitFor();
-  await page.screenshot({ path: out });
-  const shots = [out];
-  const beside = (name) => join(dirname(out), name);
   const ws = page.url().replace(/\/links$/, '');
+  const slug = decodeURIComponent(ws.split('/').at(-1));
+  step('importing seven months of results');
+  const { seedMonthsOfResults } = await tsImport('../test/browser/results-data.ts', import.meta.url);
+  await seedMonthsOfResults({ port, base, databaseUrl: `file:${join(dir, 'waymark.db')}` }, slug);
+  const links = await api('GET', '/links?sortBy=createdAt&sortOrder=asc');
+  const spring = (i) => links.find((l) => l.key === `spring-${i}`).id;
+  const hook = await api('POST', '/webhooks', { name: 'CRM: spring clicks', url: 'https://crm.example.com/hooks/waymark', triggers: ['link.clicked', 'lead.created'], linkScope: 'links', linkIds: [spring(0), spring(1)] });
+
+  step('photographing the pages');
+  const shots = [];
+  const shoot = async (p, name) => {
+    const path = join(folder, name);
+    await p.screenshot({ path });
+    shots.push(path);
+  };
+  const chart = () => page.locator('#analytics-chart canvas').first().waitFor();
+
+  await page.goto(`${ws}/links`);
+  await page.getByRole('heading', { name: 'Links' }).waitFor();
+  await shoot(page, 'dashboard-links.png');
+
+  await page.goto(`${ws}/analytics?interval=all`);
+  await chart();
+  await shoot(page, 'dashboard-analytics.png');
+  // The cards under the chart: revenue and rates per breakdown.
+  await page.locator('section[data-group="top_links"]').scrollIntoViewIfNeeded();
+  await shoot(page, 'dashboard-analytics-cards.png');
+
+  await page.goto(`${ws}/analytics/compare?by=links&interval=all&id=${spring(0)}&id=${spring(1)}&id=${spring(2)}`);
+  await chart();
+  await shoot(page, 'dashboard-compare.png');
+
+  await page.goto(`${ws}/events?event=sales`);
+  await page.locator('table.events tbody tr').first().waitFor();
+  await shoot(page, 'dashboard-events.png');
+
+  await page.goto(`${ws}/settings/webhooks/${hook.id}/edit`);
+  await page.locator('fieldset[data-linkscope-for="links"]').waitFor();
+  await page.locator('fieldset[data-linkscope]').scrollIntoViewIfNeeded();
+  await shoot(page, 'dashboard-webhook-edit.png');
 
   // Settings → UTM templates, with one saved.
   await page.goto(`${ws}/settings/utm`);
@@ -77,29 +123,36 @@ try {
   await page.getByLabel('Campaign').fill('spring');
   await page.getByRole('button', { name: 'Save template' }).click();
   await page.getByRole('rowheader', { name: 'Spring newsletter' }).waitFor();
-  await page.screenshot({ path: beside('dashboard-utm-templates.png') });
-  shots.push(beside('dashboard-utm-templates.png'));
+  await shoot(page, 'dashboard-utm-templates.png');
 
-  // The link builder with the template chosen.
+  // The link builder with the template chosen: the destination and the UTM fields it filled.
   await page.goto(`${ws}/links/new`);
   await page.getByLabel('Destination URL').fill('https://shop.example.com/spring');
   await page.getByLabel('UTM template').selectOption({ label: 'Spring newsletter' });
-  // The destination and the UTM fields the template filled.
-  await page.setViewportSize({ width: 1100, height: 1400 });
+  await page.setViewportSize({ width: DESKTOP.width, height: 1400 });
   await page.evaluate(() => window.scrollTo(0, 0));
   const top = await page.locator('#link-builder fieldset').first().boundingBox();
   const utm = await page.locator('#link-builder fieldset.utm').boundingBox();
-  await page.screenshot({ path: beside('dashboard-builder.png'), clip: { x: 0, y: top.y - 8, width: 800, height: utm.y + utm.height - top.y + 16 } });
-  shots.push(beside('dashboard-builder.png'));
+  const builder = join(folder, 'dashboard-builder.png');
+  await page.screenshot({ path: builder, clip: { x: 0, y: top.y - 8, width: 800, height: utm.y + utm.height - top.y + 16 } });
+  shots.push(builder);
 
-  // The links list on a phone (390 px): cards.
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  // Phones (390 px): the links as cards, the events log as a list.
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   await phone.addCookies(await page.context().cookies());
   const small = await phone.newPage();
   await small.goto(`${ws}/links`);
   await small.getByRole('heading', { name: 'Links' }).waitFor();
-  await small.screenshot({ path: beside('dashboard-links-phone.png') });
-  shots.push(beside('dashboard-links-phone.png'));
+  await shoot(small, 'dashboard-links-phone.png');
+  await small.goto(`${ws}/events?event=clicks`);
+  await small.locator('table.events tbody tr').first().waitFor();
+  await shoot(small, 'dashboard-events-phone.png');
+
+  // Smaller files: a 256-colour palette (pngquant), then lossless recompression (optipng).
+  const has = (tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+  if (has('pngquant')) spawnSync('pngquant', ['--force', '--skip-if-larger', '--quality', '70-95', '--ext', '.png', ...shots], { stdio: 'inherit' });
+  else console.warn('pngquant is not installed: the screenshots are not reduced to a palette');
+  if (has('optipng')) spawnSync('optipng', ['-quiet', '-o2', ...shots], { stdio: 'inherit' });
   for (const shot of shots) console.log(`${shot}: ${statSync(shot).size} bytes`);
 } finally {
   await browser.close();

@@ -264,6 +264,8 @@ const FORMS: Record<string, Maker> = {
     await t.modules.integrations.service.setSecret(t.workspaceId, 'paddle', 'pdl_audit');
     return viaForm('integration.remove', '/dashboard/w/:slug/settings/integrations/paddle/remove');
   },
+  'POST /dashboard/w/:slug/settings/webhooks/:id/edit': async () =>
+    viaForm('webhook.update', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/edit`, { name: 'edited', url: 'http://127.0.0.1:9/edited', 'trigger_link.clicked': 'on', linkScope: 'workspace' }),
   'POST /dashboard/w/:slug/settings/webhooks/:id/disable': async () => viaForm('webhook.disable', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/disable`),
   'POST /dashboard/w/:slug/settings/webhooks/:id/delete': async () => viaForm('webhook.delete', `/dashboard/w/:slug/settings/webhooks/${await webhook()}/delete`),
   'POST /dashboard/w/:slug/links/imports/:importId/:action': async () => viaForm('links.import_undo', `/dashboard/w/:slug/links/imports/${await finishedImport()}/undo`),

@@ -189,6 +189,20 @@ describe('finding a link and seeing a whole card', () => {
     assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/link-options?linkSearch=${'x'.repeat(201)}`)).statusCode, 422);
   });
 
+  test('the same picker with checkboxes (the webhook form): matches of the search, the ticked links kept ticked', async () => {
+    const boxes = async (q: string) => {
+      const res = await viewer.get(`/dashboard/w/${slug}/analytics/link-options?as=checkboxes&${q}`, { 'hx-request': 'true' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.doesNotMatch(res.body, /<option|<html/);
+      return [...res.body.matchAll(/<input type="checkbox" name="link_([^"]+)" value="on"( checked)?\/>/g)].map((m) => `${m[1]}${m[2] ? ' ✓' : ''}`);
+    };
+    assert.deepEqual(await boxes('linkSearch=go.test/b'), ['link_b']);
+    assert.deepEqual(await boxes('linkSearch=go.test/b&link_link_a=on'), ['link_a ✓', 'link_b'], 'a ticked link stays, ticked, beside the matches');
+    assert.deepEqual(await boxes('linkSearch=nothing-matches&link_link_a=on&link_link_foreign=on'), ['link_a ✓'], "another workspace's link never shows");
+    assert.match((await viewer.get(`/dashboard/w/${slug}/analytics/link-options?as=checkboxes&linkSearch=nothing-matches`)).body, /No link found\./);
+    assert.equal((await viewer.get(`/dashboard/w/${slug}/analytics/link-options?as=table`)).statusCode, 422);
+  });
+
   test('a card with more rows than it shows gets "Show all", which shows every row and back', async () => {
     const c1 = seed.events.find((e) => e.id === 'c1')!;
     const countries = ['AR', 'AT', 'AU', 'BE', 'BR', 'CA', 'CH', 'CL', 'CN', 'CZ', 'DK', 'ES', 'FI'];

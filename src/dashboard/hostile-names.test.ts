@@ -485,7 +485,16 @@ test('settings: general, domains, tags, folders, keys, webhooks, integrations, m
     { status: 422, shows: ['webhookName', 'webhookScopeName', 'linkKey', 'linkTitle', 'folder'] },
   );
   await get(viewer, `${s}/webhooks/${enc(webhookId)}`, { status: 200, shows: ['webhookName', 'webhookUrl', 'deliveryEvent', 'deliveryError'] });
-  for (const action of ['enable', 'disable', 'delete']) await post(owner, `${s}/webhooks/${enc(V.path)}/${action}`, {}, { status: 404 });
+  // The edit page: the webhook's name and URL in its fields, the picker's links and folder; refused as typed.
+  await get(owner, `${s}/webhooks/${enc(webhookId)}/edit`, { status: 200, shows: ['webhookName', 'webhookUrl', 'linkKey', 'linkTitle', 'folder'] });
+  await post(
+    owner,
+    `${s}/webhooks/${enc(webhookId)}/edit`,
+    { name: V.webhookScopeName, url: 'https://hooks.example.com/x', 'trigger_link.clicked': 'on', linkScope: 'links', [`link_${V.path}`]: 'on' },
+    { status: 422, shows: ['webhookName', 'webhookScopeName', 'linkKey', 'linkTitle', 'folder'] },
+  );
+  for (const action of ['enable', 'disable', 'delete', 'edit']) await post(owner, `${s}/webhooks/${enc(V.path)}/${action}`, {}, { status: 404 });
+  await get(owner, `${s}/webhooks/${enc(V.path)}/edit`, { status: 404 });
   await get(owner, `${s}/webhooks/${enc(V.path)}`, { status: 404 });
 
   for (const who of [owner, viewer]) await get(who, `${s}/integrations`, { status: 200, shows: ['integrationEventId', 'integrationEventType', 'integrationMessage'] });

@@ -24,6 +24,7 @@
    - a [data-linkscope] radio group shows the [data-linkscope-for="<value>"] part of its form
      that its chosen value needs, and the whole group only while its [data-linkscope-trigger]
      checkbox is ticked (the webhook form's link.clicked);
+   - Enter in a [data-search-only] field (the webhook form's link search) does not send its form;
    - "Add tag" ([name=op][value=tag]) with no tag chosen is held, and the browser says so at the
      tag's list (the ticked links stay ticked; the server answers the same without JavaScript). */
 (function () {
@@ -174,6 +175,11 @@
       var summary = d.querySelector('summary');
       if (summary && d.contains(document.activeElement)) summary.focus();
     });
+  });
+
+  // A search field inside a form it must not send (the webhook form's link picker): Enter searches, never submits.
+  document.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter' && e.target.matches && e.target.matches('[data-search-only]')) e.preventDefault();
   });
 
   // The webhook form: the link picker follows link.clicked and the scope chosen.

@@ -123,6 +123,63 @@ test('webhooks: a link.clicked webhook for chosen links is created from the form
   assert.match((await owner.get(at('/settings/webhooks'))).body, /Clicks of 1 chosen link\./);
 });
 
+test('webhooks: the edit page shows the webhook as saved, changes it (the link picker for link.clicked), puts refusals at their fields; owners only', async () => {
+  const first = await createLink(t, { url: 'https://example.com/edit-a', key: 'edit-hook-a' });
+  const second = await createLink(t, { url: 'https://example.com/edit-b', key: 'edit-hook-b' });
+  const made = await t.inject({ method: 'POST', url: '/webhooks', payload: { name: 'Leads', url: 'https://hooks.example.com/leads', triggers: ['lead.created'] } });
+  const id = (made.json() as { id: string }).id;
+  const edit = at(`/settings/webhooks/${id}/edit`);
+  assert.match((await owner.get(at('/settings/webhooks'))).body, new RegExp(`href="${edit}"`), 'the list links to the edit page');
+  const form = await owner.get(edit);
+  assert.equal(form.statusCode, 200);
+  assert.match(form.body, /name="name" value="Leads"/);
+  assert.match(form.body, /name="url" value="https:\/\/hooks.example.com\/leads"/);
+  assert.match(form.body, /name="trigger_lead.created" value="on" checked/);
+  assert.doesNotMatch(form.body, /name="trigger_link.clicked" value="on" checked/);
+  assert.match(form.body, new RegExp(`<input type="checkbox" name="link_${second.id}" value="on"/>`), 'the link picker lists the links');
+
+  // link.clicked without a link chosen: the sentence at the link choice, the form as typed.
+  const missing = await owner.post(edit, { name: 'Clicks now', url: 'https://hooks.example.com/leads', 'trigger_link.clicked': 'on', linkScope: 'links' });
+  assert.equal(missing.statusCode, 422);
+  assert.equal(fieldError(missing.body, 'linkScope'), 'Tick at least one link whose clicks to send (or choose every link).');
+  assert.match(missing.body, /name="name" value="Clicks now"/);
+  const bad = await owner.post(edit, { name: '', url: 'http://127.0.0.1:9/x', 'trigger_lead.created': 'on' });
+  assert.equal(bad.statusCode, 422);
+  assert.equal(fieldError(bad.body, 'name'), 'Enter the name.');
+  const private_ = await owner.post(edit, { name: 'Local', url: 'http://127.0.0.1:9/x', 'trigger_lead.created': 'on' });
+  assert.equal(private_.statusCode, 422);
+  assert.match(fieldError(private_.body, 'url')!, /^This address is on a private or local network/);
+  assert.doesNotMatch(textOf(private_.body), DEVELOPER_WORDS);
+  const unchanged = (await t.inject({ method: 'GET', url: `/webhooks/${id}` })).json() as { name: string; url: string };
+  assert.deepEqual([unchanged.name, unchanged.url], ['Leads', 'https://hooks.example.com/leads'], 'a refused form changes nothing');
+
+  const saved = await owner.post(edit, { name: 'Clicks', url: 'https://hooks.example.com/clicks', 'trigger_link.clicked': 'on', linkScope: 'links', [`link_${first.id}`]: 'on', [`link_${second.id}`]: 'on' });
+  assert.equal(saved.statusCode, 303, saved.body);
+  assert.equal(saved.headers.location, at(`/settings/webhooks/${id}`));
+  const hook = (await t.inject({ method: 'GET', url: `/webhooks/${id}` })).json() as { name: string; url: string; triggers: string[]; linkScope: string; linkIds: string[] };
+  assert.deepEqual({ ...hook, linkIds: [...hook.linkIds].sort() }, { ...hook, name: 'Clicks', url: 'https://hooks.example.com/clicks', triggers: ['link.clicked'], linkScope: 'links', linkIds: [first.id, second.id].sort() });
+  const again = (await owner.get(edit)).body;
+  for (const link of [first, second]) assert.match(again, new RegExp(`name="link_${link.id}" value="on" checked`), 'the chosen links ticked');
+  assert.match(again, /name="linkScope" value="links" checked/);
+
+  // Back to every link, then off link.clicked: the scope goes with the trigger.
+  assert.equal((await owner.post(edit, { name: 'Clicks', url: 'https://hooks.example.com/clicks', 'trigger_link.clicked': 'on', linkScope: 'workspace' })).statusCode, 303);
+  assert.equal(((await t.inject({ method: 'GET', url: `/webhooks/${id}` })).json() as { linkScope: string }).linkScope, 'workspace');
+  assert.equal((await owner.post(edit, { name: 'Clicks', url: 'https://hooks.example.com/clicks', 'trigger_sale.created': 'on' })).statusCode, 303);
+  const off = (await t.inject({ method: 'GET', url: `/webhooks/${id}` })).json() as { triggers: string[]; linkScope: string | null };
+  assert.deepEqual([off.triggers, off.linkScope], [['sale.created'], null]);
+
+  // Members and viewers neither see nor send the form; an unknown webhook is a 404.
+  for (const b of [member, viewer]) {
+    assert.equal((await b.get(edit)).statusCode, 403);
+    assert.equal((await b.post(edit, { name: 'Mine', url: 'https://hooks.example.com/m', 'trigger_lead.created': 'on' })).statusCode, 403);
+  }
+  assert.doesNotMatch((await viewer.get(at('/settings/webhooks'))).body, /\/edit"/, 'no edit link for a viewer');
+  assert.equal((await owner.get(at('/settings/webhooks/wh_missing/edit'))).statusCode, 404);
+  assert.equal((await owner.post(at('/settings/webhooks/wh_missing/edit'), { name: 'X', url: 'https://hooks.example.com/x', 'trigger_lead.created': 'on' })).statusCode, 404);
+  assert.equal(((await t.inject({ method: 'GET', url: `/webhooks/${id}` })).json() as { name: string }).name, 'Clicks');
+});
+
 test('"Add tag" with no tag chosen comes back to the list with a sentence at the tag’s list, not an error page', async () => {
   const link = await createLink(t, { url: 'https://example.com/tagme', key: 'tag-me' });
   await member.get(at('/links'));

@@ -231,6 +231,46 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.deepEqual(sorted(new Map([...perHour].filter(([, n]) => n > 0).map(([k, v]) => [String(k), v]))), sorted(new Map([...want].map(([k, v]) => [String(k), v]))));
     });
 
+    test('all time over months: the oldest-first page of one names the first event, and monthly slots add up to the count', async () => {
+      // A workspace of its own (the other cases' oracle stays as it is): events over seven months
+      // (after T0, past which no other case reaches: retention expires before it), with leads and sales among the clicks.
+      const months = await f.addWorkspace();
+      await f.addLink(months, { id: 'lnk_months', domain: 'months.test', key: 'm' });
+      const D = 24 * H;
+      const history: StoredEvent[] = [];
+      for (let i = 0; i < 60; i++) history.push(contractEvent(months, 'lnk_months', { timestamp: T0 + 3 * D + i * 3.5 * D + (i % 7) * H }));
+      for (let i = 0; i < 6; i++) history.push(contractEvent(months, 'lnk_months', { kind: 'lead', timestamp: T0 + 10 * D + i * 30 * D, customer_id: `cus_m${i}`, event_name: 'Sign up' }));
+      for (let i = 0; i < 3; i++) history.push(contractEvent(months, 'lnk_months', { kind: 'sale', timestamp: T0 + 60 * D + i * 40 * D, customer_id: `cus_m${i}`, amount: 1000 * (i + 1), invoice_id: null, sale_type: 'new', event_name: 'Purchase' }));
+      await f.log.append(history);
+      await f.settle?.();
+      const scope = workspaceScope(months);
+      const now = T0 + 220 * D;
+      const [first] = await f.log.page(spec(months, scope), { from: 0, to: now + 1 }, { order: 'asc', limit: 1, offset: 0 });
+      const oldest = Math.min(...history.map((r) => r.timestamp));
+      assert.equal(Number(first?.timestamp), oldest, 'the first event of the workspace');
+      // Monthly boundaries from that event's month to now, as the analytics service asks them.
+      const boundaries: number[] = [];
+      const start = new Date(oldest);
+      for (let m = 1; ; m++) {
+        const b = Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + m, 1);
+        if (b >= now) break;
+        boundaries.push(b);
+      }
+      const span = { from: Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()), to: now + 1 };
+      const series = await f.log.aggregate(spec(months, scope, { timeseries: true }), span, boundaries);
+      const sum = { clicks: 0, leads: 0, sales: 0, sale_amount: 0 };
+      for (const r of series) {
+        assert.ok(r.slot !== undefined && r.slot >= span.from && r.slot < span.to, `slot ${r.slot} inside the range`);
+        sum.clicks += Number(r.clicks);
+        sum.leads += Number(r.leads);
+        sum.sales += Number(r.sales);
+        sum.sale_amount += Number(r.sale_amount);
+      }
+      const [count] = await f.log.aggregate(spec(months, scope), span);
+      assert.deepEqual(sum, { clicks: Number(count!.clicks), leads: Number(count!.leads), sales: Number(count!.sales), sale_amount: Number(count!.sale_amount) });
+      assert.deepEqual(sum, { clicks: 60, leads: 6, sales: 3, sale_amount: 6000 }, 'every event counted once');
+    });
+
     test('click ids: found in their workspace only, and reported as stored for a retried write', async () => {
       const click = rows[0]!;
       const found = await f.log.findClick(ws, click.click_id);

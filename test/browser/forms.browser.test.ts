@@ -7,7 +7,8 @@
  * - the slug fields' `pattern` compiles (no console error) and the browser's own validation
  *   refuses a slug with spaces before anything is sent;
  * - the webhook form creates a `link.clicked` webhook for one chosen link (the link picker shows
- *   once link.clicked is ticked and "chosen links" is picked);
+ *   once link.clicked is ticked and "chosen links" is picked), and a webhook's edit page shows
+ *   it as saved and changes it (link.clicked added for a chosen link);
  * - *Copy key* and *Copy link* put the new API key and the invitation link on the clipboard;
  * - axe finds nothing serious or critical on the pages these steps use
  *   (lists.browser.test.ts covers the others: the file stays within the runner's 2 minutes).
@@ -92,6 +93,7 @@ test('a link.clicked webhook for one chosen link is created from the form', { ti
   const made = await run.api('POST', '/links', { url: 'https://example.com/autumn', key: 'autumn-hook', title: 'Autumn hook' });
   assert.equal(made.status, 200, JSON.stringify(made.json));
   await run.api('POST', '/links', { url: 'https://example.com/other', key: 'other-hook' });
+  await run.api('POST', '/links', { url: 'https://example.com/third', key: 'third-hook' });
   await page.goto(`${ws}/settings/webhooks`);
   const scope = page.locator('fieldset[data-linkscope]');
   await page.getByLabel('Name').fill('Autumn clicks');
@@ -104,6 +106,17 @@ test('a link.clicked webhook for one chosen link is created from the form', { ti
   await page.getByLabel('The links chosen below').check();
   await picker.waitFor();
   await picker.getByLabel(/autumn-hook/).check();
+  // The shared link picker: typing narrows the links, the ticked one stays ticked; Enter sends nothing.
+  const search = picker.getByLabel('Find a link');
+  assert.equal(await picker.locator('#webhook-link-choices input[type=checkbox]').count(), 3, 'the newest links first');
+  await search.fill('other-hook');
+  await page.waitForFunction(() => document.querySelectorAll('#webhook-link-choices input[type=checkbox]').length === 2);
+  const labels = await picker.locator('#webhook-link-choices label').allInnerTexts();
+  assert.ok(/autumn-hook/.test(labels[0]!) && /other-hook/.test(labels[1]!), `the ticked link, then the match: ${labels.join(' | ')}`);
+  assert.equal(await picker.getByLabel(/autumn-hook/).isChecked(), true, 'the ticked link is kept');
+  assert.equal(await picker.getByLabel(/other-hook/).isChecked(), false);
+  await search.press('Enter');
+  assert.equal(await page.locator('li[data-webhook-id]', { hasText: 'Autumn clicks' }).count(), 0, 'Enter in the search sent nothing');
   await run.shot(page, 'webhook-link-clicked');
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await page.locator('li[data-webhook-id]', { hasText: 'Autumn clicks' }).waitFor();
@@ -124,6 +137,35 @@ test('a link.clicked webhook for one chosen link is created from the form', { ti
     await p.getByLabel('link.clicked').check();
     await p.getByLabel('Links in the folders chosen below').check();
   });
+});
+
+test('a webhook is edited from its page: the form as saved, the link picker for link.clicked', { timeout: 120_000 }, async () => {
+  const link = await run.api('POST', '/links', { url: 'https://example.com/winter', key: 'winter-hook', title: 'Winter hook' });
+  const made = await run.api('POST', '/webhooks', { name: 'Sales feed', url: 'https://hooks.example.com/sales', triggers: ['sale.created'] });
+  assert.equal(made.status, 200, JSON.stringify(made.json));
+  await page.goto(`${ws}/settings/webhooks`);
+  await page.getByRole('link', { name: 'Edit the webhook Sales feed' }).click();
+  await page.waitForURL(new RegExp(`/settings/webhooks/${made.json.id}/edit$`));
+  assert.equal(await page.getByLabel('Name').inputValue(), 'Sales feed');
+  assert.equal(await page.getByLabel('sale.created').isChecked(), true);
+  const scope = page.locator('fieldset[data-linkscope]');
+  assert.equal(await scope.isVisible(), false, 'no link choice without link.clicked');
+  await page.getByLabel('link.clicked').check();
+  await page.getByLabel('The links chosen below').check();
+  const picker = page.locator('fieldset[data-linkscope-for="links"]');
+  await picker.waitFor();
+  await picker.getByLabel(/winter-hook/).check();
+  await page.getByLabel('Name').fill('Sales and winter clicks');
+  await run.shot(page, 'webhook-edit');
+  await page.getByRole('button', { name: 'Save webhook' }).click();
+  await page.waitForURL(new RegExp(`/settings/webhooks/${made.json.id}$`));
+  const hook = (await run.api('GET', `/webhooks/${made.json.id}`)).json as { name: string; triggers: string[]; linkScope: string; linkIds: string[] };
+  assert.deepEqual({ name: hook.name, triggers: [...hook.triggers].sort(), linkScope: hook.linkScope, linkIds: hook.linkIds }, { name: 'Sales and winter clicks', triggers: ['link.clicked', 'sale.created'], linkScope: 'links', linkIds: [link.json.id] });
+  // Opened again, the picker shows the choice as saved.
+  await page.goto(`${ws}/settings/webhooks/${made.json.id}/edit`);
+  assert.equal(await picker.isVisible(), true);
+  assert.equal(await picker.getByLabel(/winter-hook/).isChecked(), true);
+  await assertAccessible(`${ws}/settings/webhooks/${made.json.id}/edit`, 'settings/webhooks/:id/edit');
 });
 
 test('Copy buttons put a new API key and an invitation link on the clipboard', { timeout: 120_000 }, async () => {

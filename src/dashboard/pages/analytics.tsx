@@ -14,6 +14,7 @@ import { BreakdownCard, Funnel, SeriesChart } from './analytics-parts.js';
 import { countryLabel } from '../countries.js';
 import { ATTRIBUTION_MODELS } from '../../attribution/models.js';
 import { MODEL_LABELS } from './journey.js';
+import { LinkPicker } from './link-picker.js';
 
 export interface AnalyticsView {
   frame: Frame & { workspace: { slug: string } };
@@ -33,23 +34,6 @@ function chipValue(param: FilterParam, value: string, linkName?: string): string
   if (param === 'country') return countryLabel(value);
   if (param === 'trigger') return value === 'qr' ? 'QR scans' : value === 'link' ? 'Link clicks' : value;
   return value;
-}
-
-/**
- * The `<option>`s of the link picker: "Any link" and the links found (the chosen one included).
- * Also the htmx fragment the search field swaps into the `<select>` as it is typed.
- */
-export function LinkOptions({ links, selected }: { links: { value: string; label: string }[]; selected?: string }): JSX.Element {
-  return (
-    <>
-      <option value="">Any link</option>
-      {links.map((c) => (
-        <option value={c.value} selected={selected === c.value} safe>
-          {c.label}
-        </option>
-      ))}
-    </>
-  );
 }
 
 const COMMON_ZONES = ['UTC', 'America/Los_Angeles', 'America/New_York', 'Europe/London', 'Europe/Berlin', 'Asia/Tokyo', 'Australia/Sydney'];
@@ -116,29 +100,7 @@ export function AnalyticsPage(v: AnalyticsView): JSX.Element {
             ))}
           </select>
         </label>
-        <label>
-          Find a link
-          <input
-            type="search"
-            name="linkSearch"
-            value={v.linkSearch}
-            maxlength="200"
-            placeholder="Key or destination"
-            autocomplete="off"
-            hx-get={`${base}/link-options`}
-            hx-trigger="input changed delay:300ms, search"
-            hx-target="#link-choices"
-            hx-swap="innerHTML"
-            hx-include="this, #link-choices"
-            aria-controls="link-choices"
-          />
-        </label>
-        <label>
-          Link
-          <select name="linkId" id="link-choices">
-            <LinkOptions links={v.choices.linkId ?? []} selected={params.linkId} />
-          </select>
-        </label>
+        <LinkPicker id="link-choices" optionsUrl={`${base}/link-options`} search={v.linkSearch} links={v.choices.linkId ?? []} selected={[params.linkId ?? '']} />
         {(['domain', 'tagIds', 'folderId'] as const).map((param) => (
           <label>
             {FILTERS.find((f) => f.param === param)!.label}

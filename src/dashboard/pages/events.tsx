@@ -8,7 +8,7 @@ import type { EventRecord } from '../../analytics/schema.js';
 import { Layout, workspacePath, type Frame } from '../layout.js';
 import { OUTSIDE_FOLDERS } from '../folder-view.js';
 import { countryLabel } from '../countries.js';
-import { LinkOptions } from './analytics.js';
+import { LinkPicker } from './link-picker.js';
 
 export const EVENT_TABS = [
   { event: 'clicks', label: 'Clicks' },
@@ -138,29 +138,7 @@ export function EventsPage(v: EventsView): JSX.Element {
       </nav>
       <form method="get" action={workspacePath(slug, '/events')} class="toolbar events-filters" aria-label="Filters">
         <input type="hidden" name="event" value={v.tab} />
-        <label>
-          Find a link
-          <input
-            type="search"
-            name="linkSearch"
-            value={v.linkSearch}
-            maxlength="200"
-            placeholder="Key or destination"
-            autocomplete="off"
-            hx-get={workspacePath(slug, '/analytics/link-options')}
-            hx-trigger="input changed delay:300ms, search"
-            hx-target="#event-link-choices"
-            hx-swap="innerHTML"
-            hx-include="this, #event-link-choices"
-            aria-controls="event-link-choices"
-          />
-        </label>
-        <label>
-          Link
-          <select name="linkId" id="event-link-choices">
-            <LinkOptions links={v.links} selected={v.linkId} />
-          </select>
-        </label>
+        <LinkPicker id="event-link-choices" optionsUrl={workspacePath(slug, '/analytics/link-options')} search={v.linkSearch} links={v.links} selected={[v.linkId]} />
         <label>
           Folder
           <select name="folderId">

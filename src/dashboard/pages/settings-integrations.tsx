@@ -3,13 +3,15 @@
  * on the answer to the form that created it; afterwards only its partial form (`wm_…abcd`).
  */
 import { escapeHtml } from '@kitajs/html';
-import { DOMAIN_EVENT_TYPES } from '../../outbox/outbox.js';
 import type { DeliveryAttemptResponse, DeliveryResponse, WebhookResponse } from '../../webhooks/schema.js';
 import { RESOURCES } from '../../workspaces/api-keys.js';
 import { can } from '../../users/roles.js';
 import { CopyableSecret, CsrfField, FieldError, TableWrap, workspacePath } from '../layout.js';
 import { invalidAttrs, type FormErrors } from '../form-errors.js';
 import { SettingsShell, type WorkspaceFrame } from './settings.js';
+import { WebhookFields, linkOptionsUrl, type WebhookChoices, type WebhookFormValues } from './webhook-form.js';
+
+export { WEBHOOK_LINK_CHOICES, type WebhookChoices, type WebhookFormValues } from './webhook-form.js';
 
 export interface KeyView {
   id: string;
@@ -128,32 +130,6 @@ export function KeysPage(v: { frame: WorkspaceFrame; keys: KeyView[]; created?: 
   );
 }
 
-/** What the webhook form's link picker offers: the newest links and every folder. */
-export interface WebhookChoices {
-  links: { id: string; label: string }[];
-  folders: { id: string; name: string }[];
-  /** More links exist than `links` lists (the newest are offered). */
-  moreLinks: boolean;
-}
-
-/** The webhook form as typed, to show it again with its errors. */
-export interface WebhookFormValues {
-  name?: string;
-  url?: string;
-  triggers?: string[];
-  linkScope?: string;
-  linkIds?: string[];
-  folderIds?: string[];
-}
-
-export const WEBHOOK_LINK_CHOICES = 200;
-
-const SCOPE_LABELS: Record<string, string> = {
-  workspace: 'Every link of the workspace',
-  folders: 'Links in the folders chosen below',
-  links: 'The links chosen below',
-};
-
 /** Which clicks a `link.clicked` webhook hears about, in words. */
 function scopeText(w: WebhookResponse): string {
   if (!w.triggers.includes('link.clicked')) return '';
@@ -169,14 +145,10 @@ export function WebhooksPage(v: {
   errors?: FormErrors;
   values?: WebhookFormValues;
 }): JSX.Element {
-  const { frame, choices } = v;
+  const { frame } = v;
   const errors = v.errors ?? {};
   const values = v.values ?? {};
   const owner = can(frame.role!, 'settings.manage');
-  const triggers = new Set(values.triggers ?? []);
-  const scope = values.linkScope ?? 'workspace';
-  const pickedLinks = new Set(values.linkIds ?? []);
-  const pickedFolders = new Set(values.folderIds ?? []);
   return (
     <SettingsShell frame={frame} current="webhooks" title="Webhooks" error={errors.form}>
       {v.webhooks.length === 0 ? <p>No webhooks yet.</p> : ''}
@@ -194,6 +166,9 @@ export function WebhooksPage(v: {
             <p>{w.disabledAt ? <span class="error" safe>{`Disabled since ${w.disabledAt}`}</span> : <span class="notice">Enabled</span>}</p>
             {owner ? (
               <>
+                <a href={path(frame, `webhooks/${encodeURIComponent(w.id)}/edit`)} aria-label={`Edit the webhook ${w.name}`}>
+                  Edit
+                </a>{' '}
                 <form method="post" action={path(frame, `webhooks/${encodeURIComponent(w.id)}/${w.disabledAt ? 'enable' : 'disable'}`)} class="inline">
                   <CsrfField token={frame.csrf} />
                   <button type="submit" class="secondary">
@@ -222,57 +197,7 @@ export function WebhooksPage(v: {
         <form method="post" action={path(frame, 'webhooks')} class="stack webhook-form">
           <CsrfField token={frame.csrf} />
           <h3>Create a webhook</h3>
-          <label>
-            Name
-            <input type="text" name="name" value={values.name ?? ''} maxlength="190" required {...invalidAttrs(errors, 'name')} />
-          </label>
-          <FieldError id="name" message={errors.name} />
-          <label>
-            URL
-            <input type="url" name="url" value={values.url ?? ''} placeholder="https://example.com/hooks/waymark" required {...invalidAttrs(errors, 'url')} />
-          </label>
-          <FieldError id="url" message={errors.url} />
-          <fieldset {...invalidAttrs(errors, 'triggers')}>
-            <legend>Triggers</legend>
-            {DOMAIN_EVENT_TYPES.map((t) => (
-              <label class="inline">
-                <input type="checkbox" name={`trigger_${t}`} value="on" checked={triggers.has(t)} data-linkscope-trigger={t === 'link.clicked' ? '' : undefined} /> {t}
-              </label>
-            ))}
-            <FieldError id="triggers" message={errors.triggers} />
-          </fieldset>
-          <fieldset data-linkscope="" class="link-scope" {...invalidAttrs(errors, 'linkScope')}>
-            <legend>Clicks of which links (for link.clicked)</legend>
-            {(['workspace', 'folders', 'links'] as const).map((s) => (
-              <label class="inline">
-                <input type="radio" name="linkScope" value={s} checked={scope === s} /> <span safe>{SCOPE_LABELS[s]}</span>
-              </label>
-            ))}
-            <FieldError id="linkScope" message={errors.linkScope} />
-            <fieldset data-linkscope-for="folders" class="pick-list">
-              <legend>Folders</legend>
-              {choices.folders.length === 0 ? <p class="hint">This workspace has no folders yet.</p> : ''}
-              {choices.folders.map((f) => (
-                <label class="inline">
-                  <input type="checkbox" name={`folder_${f.id}`} value="on" checked={pickedFolders.has(f.id)} /> <span safe>{f.name}</span>
-                </label>
-              ))}
-            </fieldset>
-            <fieldset data-linkscope-for="links" class="pick-list">
-              <legend>Links</legend>
-              {choices.links.length === 0 ? <p class="hint">This workspace has no links yet.</p> : ''}
-              {choices.links.map((l) => (
-                <label class="inline">
-                  <input type="checkbox" name={`link_${l.id}`} value="on" checked={pickedLinks.has(l.id)} /> <span safe>{l.label}</span>
-                </label>
-              ))}
-              {choices.moreLinks ? (
-                <p class="hint">{`The ${WEBHOOK_LINK_CHOICES} newest links are listed: for others, choose their folder, or name the webhook in the link (API: webhookIds).`}</p>
-              ) : (
-                ''
-              )}
-            </fieldset>
-          </fieldset>
+          <WebhookFields choices={v.choices} errors={errors} values={values} optionsUrl={linkOptionsUrl(frame)} />
           <button type="submit">Create webhook</button>
         </form>
       ) : (
@@ -328,6 +253,9 @@ export function WebhookPage(v: { frame: WorkspaceFrame; webhook: WebhookResponse
       <p class="url" safe>{webhook.url}</p>
       {owner ? (
         <>
+          <p>
+            <a href={path(frame, `webhooks/${encodeURIComponent(webhook.id)}/edit`)}>Edit this webhook</a>
+          </p>
           <p>Signing secret (every delivery is signed with it; see docs/webhooks.md):</p>
           <code class="secret" safe>
             {webhook.secret}

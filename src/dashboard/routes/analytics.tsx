@@ -26,7 +26,9 @@ import { ComparePage } from '../pages/compare.js';
 import type { GroupedRow } from '../../analytics/shape.js';
 import type { PageParams } from '../analytics/query.js';
 import { sortOf } from '../analytics/rates.js';
-import { AnalyticsPage, LinkOptions } from '../pages/analytics.js';
+import { AnalyticsPage } from '../pages/analytics.js';
+import { MAX_LIST_ITEMS } from '../../http/lists.js';
+import { LinkCheckboxes, LinkOptions, type LinkChoice } from '../pages/link-picker.js';
 import { callerOf } from './link-choices.js';
 import { ApiError } from '../../http/errors.js';
 import { parseInput } from '../../users/schema.js';
@@ -41,7 +43,17 @@ const PickerQuery = z.object({
   linkId: z.string().max(100).optional().default(''),
   show: z.enum(CARDS.map((c) => c.groupBy) as [GroupBy, ...GroupBy[]]).optional(),
   sort: z.string().max(20).optional(),
+  as: z.enum(['options', 'checkboxes']).optional(),
 });
+
+/** Most links a picker keeps ticked while it searches: as many as a webhook may name. */
+const MAX_TICKED = MAX_LIST_ITEMS;
+
+/** The `link_<id>` checkboxes ticked in a query (the webhook form's picker). */
+function tickedLinks(query: unknown): string[] {
+  const keys = Object.keys((query ?? {}) as Record<string, unknown>).filter((k) => k.startsWith('link_') && k.length <= 105);
+  return keys.slice(0, MAX_TICKED).map((k) => k.slice('link_'.length));
+}
 
 /** Choices a comparison offers: the range's top links or campaigns by clicks. */
 const COMPARE_CHOICES = 100;
@@ -60,17 +72,20 @@ export function linkLabel(l: { title: string | null; shortLink: string }): strin
  * The picker's links: matches of `search` (key or destination, as `GET /links?search=`) in every
  * folder, archived ones too, newest first; the chosen link stays listed even when it does not match.
  */
-export async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string): Promise<{ value: string; label: string }[]> {
+export async function linkChoices(links: LinkService, page: WorkspacePage, search: string, chosen: string | readonly string[]): Promise<LinkChoice[]> {
   const caller = callerOf(page);
   const found = await links.list(caller, { search: search || undefined, showArchived: true, pageSize: LINK_CHOICES, sortBy: 'createdAt', sortOrder: 'desc' }, { everyFolder: true });
   const rows = found.map((l) => ({ value: l.id, label: linkLabel(l) }));
-  if (chosen && !rows.some((r) => r.value === chosen)) {
-    const link = await links.get(caller, chosen).catch((err) => {
-      if (err instanceof ApiError && err.status === 404) return undefined;
-      throw err;
-    });
-    if (link) rows.unshift({ value: link.id, label: linkLabel(link) });
-  }
+  const missing = (typeof chosen === 'string' ? [chosen] : chosen).filter((id) => id && !rows.some((r) => r.value === id));
+  const kept = await Promise.all(
+    missing.map((id) =>
+      links.get(caller, id).catch((err) => {
+        if (err instanceof ApiError && err.status === 404) return undefined;
+        throw err;
+      }),
+    ),
+  );
+  for (const link of kept.reverse()) if (link) rows.unshift({ value: link.id, label: linkLabel(link) });
   return rows;
 }
 
@@ -145,10 +160,16 @@ export function analyticsRoutes(kit: Kit, services: PageServices, links: LinkSer
       );
     }
 
-    // The link picker's options for what is typed (htmx swaps them into the <select>).
+    // The link picker's choices for what is typed (pages/link-picker.tsx; htmx swaps them in): the
+    // <option>s of the one-link <select>, or with `as=checkboxes` the checkboxes, the ticked
+    // `link_<id>` ones kept.
     app.get<{ Params: { slug: string }; Querystring: unknown }>('/dashboard/w/:slug/analytics/link-options', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug);
       const q = parseInput(PickerQuery, request.query);
+      if (q.as === 'checkboxes') {
+        const ticked = tickedLinks(request.query);
+        return sendPage(reply, <LinkCheckboxes links={await linkChoices(links, page, q.linkSearch, ticked)} selected={ticked} />);
+      }
       return sendPage(reply, <LinkOptions links={await linkChoices(links, page, q.linkSearch, q.linkId)} selected={q.linkId} />);
     });
   };

@@ -6,7 +6,8 @@
  *   only. Owners only (`keys.manage`); other roles see the list.
  * - Webhooks: the webhooks service with the API's `CreateWebhookBody`, on the API's plan (Business
  *   or higher, `assertPlan`). Owners only (`settings.manage`). "Disable" pauses a webhook
- *   (`webhooks.disable`); "Enable" is an empty update, which re-enables as the API's PATCH does.
+ *   (`webhooks.disable`); "Enable" is an empty update, which re-enables as the API's PATCH does;
+ *   "Edit" (`…/webhooks/:id/edit`) is the create form filled in, saved as that PATCH.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -19,9 +20,11 @@ import { HIDDEN, redirect, sendPage } from '../kit.js';
 import { workspacePath } from '../layout.js';
 import { apiCallerOf, type PageServices } from '../services.js';
 import { KeysPage, WEBHOOK_LINK_CHOICES, WebhookPage, WebhooksPage, type KeyView, type WebhookChoices, type WebhookFormValues } from '../pages/settings-integrations.js';
+import { WebhookEditPage } from '../pages/webhook-form.js';
 import type { LinkService } from '../../links/service.js';
 import { ListFoldersQuery } from '../../folders/schema.js';
 import { callerOf } from './link-choices.js';
+import { linkLabel } from './analytics.js';
 import { formInput, type FormErrors } from '../form-errors.js';
 import { webhookFormInput, webhookFormValues, webhookRefusal } from '../webhook-form.js';
 import { frameOf, orShow } from './settings.js';
@@ -69,16 +72,29 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
     return sendPage(reply, <KeysPage frame={frameOf(page)} keys={keys} {...extra} />, status);
   }
 
-  async function webhookChoices(page: WorkspacePage): Promise<WebhookChoices> {
+  /** The newest links and every folder; `chosen` links (a webhook's own) are listed even when older. */
+  async function webhookChoices(page: WorkspacePage, chosen: readonly string[] = []): Promise<WebhookChoices> {
     const [newest, folders] = await Promise.all([
       links.list(callerOf(page), { pageSize: WEBHOOK_LINK_CHOICES + 1, sortBy: 'createdAt', sortOrder: 'desc' }),
       services.folders.list(page.workspace.id, ListFoldersQuery.parse({})),
     ]);
+    const listed = newest.slice(0, WEBHOOK_LINK_CHOICES);
+    const missing = chosen.filter((id) => !listed.some((l) => l.id === id));
+    const older = (await Promise.all(missing.map((id) => links.get(callerOf(page), id).catch((err) => {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    })))).filter((l) => l !== undefined);
     return {
-      links: newest.slice(0, WEBHOOK_LINK_CHOICES).map((l) => ({ id: l.id, label: l.title ? `${l.domain}/${l.key} · ${l.title}` : `${l.domain}/${l.key} → ${l.url}` })),
+      links: [...older, ...listed].map((l) => ({ value: l.id, label: linkLabel(l) })),
       folders: folders.map((f) => ({ id: f.id, name: f.name })),
       moreLinks: newest.length > WEBHOOK_LINK_CHOICES,
     };
+  }
+
+  async function showWebhookEdit(reply: FastifyReply, page: WorkspacePage, id: string, form: { errors?: FormErrors; values?: WebhookFormValues } = {}, status = 200) {
+    const webhook = await services.webhooks.get(page.workspace.id, id);
+    const choices = await webhookChoices(page, form.values?.linkIds ?? webhook.linkIds);
+    return sendPage(reply, <WebhookEditPage frame={frameOf(page)} webhook={webhook} choices={choices} {...form} />, status);
   }
 
   async function showWebhooks(reply: FastifyReply, page: WorkspacePage, form: { errors?: FormErrors; values?: WebhookFormValues } = {}, status = 200) {
@@ -136,6 +152,27 @@ export function integrationRoutes(kit: Kit, services: PageServices, workspaces: 
       const webhook = await services.webhooks.get(page.workspace.id, request.params.id);
       const deliveries = await services.webhooks.deliveries(page.workspace.id, webhook.id);
       return sendPage(reply, <WebhookPage frame={frameOf(page)} webhook={webhook} deliveries={deliveries} />);
+    });
+    // Editing: the create form's fields, filled in; saved as the API's PATCH (which also re-enables).
+    app.get<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
+      assertPlan(apiCallerOf(page), 'business', 'Webhooks');
+      return showWebhookEdit(reply, page, request.params.id);
+    });
+    app.post<{ Params: ItemParams; Body: Form }>('/dashboard/w/:slug/settings/webhooks/:id/edit', { schema: HIDDEN }, async (request, reply) => {
+      const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
+      assertPlan(apiCallerOf(page), 'business', 'Webhooks');
+      const { id } = request.params;
+      const values = webhookFormValues(request.body);
+      const checked = webhookFormInput(values);
+      if (!checked.ok) return showWebhookEdit(reply, page, id, { errors: checked.errors, values }, 422);
+      try {
+        await services.webhooks.update(page.workspace.id, id, checked.input, page.who);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) throw err;
+        return showWebhookEdit(reply, page, id, { errors: webhookRefusal(err), values }, err instanceof ApiError ? err.status : 422);
+      }
+      return redirect(reply, back(page, `webhooks/${encodeURIComponent(id)}`));
     });
     app.post<{ Params: ItemParams }>('/dashboard/w/:slug/settings/webhooks/:id/enable', { schema: HIDDEN }, async (request, reply) => {
       const page = await kit.workspacePage(request, request.params.slug, 'settings.manage');
