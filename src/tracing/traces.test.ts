@@ -106,6 +106,21 @@ test('a click batch is a span of the log thread, its fold a child; the redirect 
   assert.ok(!otlp.spans.slice(spansBefore).some((s) => s.attributes['url.path'] === '/traced-click'), 'no span per redirect');
 });
 
+test('with DuckDB the fold runs apart from the batches: its span links to the batch spans it counted', async (t) => {
+  const duck = await createTestApp({ config: { eventsUrl: 'duckdb::memory:', tracing: otlp.settings, clickFoldIntervalMs: 50 } });
+  t.after(() => duck.close());
+  const duckBase = await duck.listen();
+  const link = (await duck.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/duck', key: 'traced-duck' } })).json() as { domain: string };
+  assert.equal((await hit(duckBase, '/traced-duck', { host: link.domain })).status, 302);
+  await duck.modules.redirect.flushClicks();
+  const batch = await otlp.until((s) => s.name === 'events.append_clicks' && s.attributes['waymark.event_store'] === 'duckdb', 'a DuckDB batch span');
+  const fold = await otlp.until((s) => s.name === 'events.fold' && s.links.some((l) => l.spanId === batch.spanId), 'a fold linked to that batch');
+  assert.equal(fold.attributes['waymark.fold.mode'], 'watermark');
+  assert.equal(fold.parentSpanId, '', 'a trace of its own, linked rather than parented');
+  assert.ok(Number(fold.attributes['waymark.fold.batches']) >= 1);
+  assert.ok(Number(fold.attributes['waymark.fold.clicks']) >= 1);
+});
+
 test('an export streams in a span under its request\'s; an import is a span with its counts', async () => {
   const res = await t.inject({ method: 'GET', url: '/links/export' });
   assert.equal(res.statusCode, 200, res.body);
