@@ -12,6 +12,9 @@ import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 import { WORKSPACE_CREATION_POLICIES, type CreationRule } from './workspaces/creation.js';
+import type { TracingSettings } from './tracing/model.js';
+
+export type { TracingSettings } from './tracing/model.js';
 
 /** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
 export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
@@ -343,18 +346,6 @@ export interface Config {
   oidc?: OidcSettings;
   /** OpenTelemetry traces (src/tracing/); undefined (off) without OTEL_EXPORTER_OTLP_ENDPOINT. */
   tracing?: TracingSettings;
-}
-
-/** The OTEL_* settings (plain data: the threads that emit spans are started with it). */
-export interface TracingSettings {
-  /** Where spans are POSTed (OTLP/HTTP, JSON). */
-  url: string;
-  headers: Record<string, string>;
-  serviceName: string;
-  /** Share of new traces recorded (parent-based: a sampled caller's trace is always followed). */
-  sampleRatio: number;
-  /** How often finished spans are sent, ms. */
-  exportDelayMs: number;
 }
 
 /** The OIDC_* settings, checked together (OIDC_ISSUER needs the client and the allowed domains). */

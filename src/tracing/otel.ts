@@ -9,9 +9,8 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import type { TracingSettings } from '../config.js';
 import { VERSION } from '../version.js';
-import type { SpanAttributes, SpanKindName, SpanOptions, TraceSpan, Traces } from './traces.js';
+import type { SpanAttributes, SpanKindName, SpanOptions, TraceSpan, Traces, TracingSettings } from './model.js';
 
 const KINDS: Record<SpanKindName, SpanKind> = {
   internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER,

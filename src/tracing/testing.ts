@@ -10,7 +10,7 @@
  * await otlp.close();
  */
 import { createServer } from 'node:http';
-import type { TracingSettings } from '../config.js';
+import type { TracingSettings } from './model.js';
 
 export interface ReceivedSpan {
   name: string;

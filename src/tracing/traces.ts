@@ -12,38 +12,9 @@
  * const span = traces.start('import.run', { attributes: { 'waymark.workspace_id': ws } });
  * try { ... } catch (err) { span.fail(err); throw err; } finally { span.end(); }
  */
-import type { TracingSettings } from '../config.js';
+import type { SpanOptions, TraceSpan, Traces, TracingSettings } from './model.js';
 
-export type SpanKindName = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
-export type SpanAttributes = Record<string, string | number | boolean | undefined>;
-
-export interface SpanOptions {
-  kind?: SpanKindName;
-  attributes?: SpanAttributes;
-  /** The parent: a span of this thread, or a W3C `traceparent` (another thread's, a caller's header). */
-  parent?: TraceSpan | string;
-  /** Spans this one follows from without being their child (the batches a fold counts). */
-  links?: readonly (TraceSpan | string)[];
-  /** Epoch ms (default: now). */
-  startTime?: number;
-}
-
-export interface TraceSpan {
-  set(attributes: SpanAttributes): void;
-  /** Marks the span failed with the error's message (and records it as an exception event). */
-  fail(err: unknown): void;
-  /** Epoch ms (default: now); a second end is ignored. */
-  end(endTime?: number): void;
-  /** The W3C `traceparent` naming this span; undefined when it records nothing. */
-  readonly traceparent: string | undefined;
-}
-
-export interface Traces {
-  readonly enabled: boolean;
-  start(name: string, options?: SpanOptions): TraceSpan;
-  /** Sends what is finished and stops (a lifecycle's close). */
-  close(): Promise<void>;
-}
+export type { SpanAttributes, SpanKindName, SpanOptions, TraceSpan, Traces } from './model.js';
 
 const NO_SPAN: TraceSpan = { set() {}, fail() {}, end() {}, traceparent: undefined };
 
@@ -51,8 +22,8 @@ const NO_SPAN: TraceSpan = { set() {}, fail() {}, end() {}, traceparent: undefin
 export const NO_TRACES: Traces = { enabled: false, start: () => NO_SPAN, close: async () => {} };
 
 /**
- * The tracer of one thread (`thread` names it on every span: main, event-log, webhook-dispatch,
- * import); `NO_TRACES` without settings. Each thread that emits spans starts its own and sends to
+ * The tracer of one thread (`thread` names it on every span: main, event-log, webhook-dispatch);
+ * `NO_TRACES` without settings. Each thread that emits spans starts its own and sends to
  * the same collector.
  */
 export async function startTraces(settings: TracingSettings | undefined, thread: string): Promise<Traces> {

@@ -18,7 +18,7 @@ import { createDeliveryStore, type DeliveryStore } from './delivery-store.js';
 import { createDispatcher, dispatcherLog } from './dispatcher.js';
 import { createClickExpander, type ClickExpander } from './click-expand.js';
 import type { LinkUrlSettings } from '../links/response.js';
-import type { TracingSettings } from '../config.js';
+import type { TracingSettings } from '../tracing/model.js';
 import { startTraces } from '../tracing/traces.js';
 
 export interface DispatchWorkerData {

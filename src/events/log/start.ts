@@ -38,7 +38,7 @@ import { createClickEnricher } from './enrich.js';
 import { createGeoLocator } from '../../visitors/geo.js';
 import { createUaClassifier } from '../../visitors/visitor.js';
 import type { VisitorIpMode } from '../../visitors/visitor-ip.js';
-import type { TracingSettings } from '../../config.js';
+import type { TracingSettings } from '../../tracing/model.js';
 import { startTraces } from '../../tracing/traces.js';
 
 /** What the log thread is started with (plain data: it crosses to the worker). */
