@@ -16,6 +16,9 @@ const KINDS: Record<SpanKindName, SpanKind> = {
   internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER,
 };
 
+/** The longest a close waits for the last spans to be sent. */
+export const CLOSE_WAIT_MS = 1500;
+
 const propagator = new W3CTraceContextPropagator();
 const getter = { get: (carrier: Record<string, string>, key: string) => carrier[key], keys: (carrier: Record<string, string>) => Object.keys(carrier) };
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => void (carrier[key] = value) };
@@ -82,6 +85,12 @@ export function createOtelTraces(settings: TracingSettings, thread: string): Tra
       const span = tracer.startSpan(name, { kind: KINDS[options.kind ?? 'internal'], attributes: clean(options.attributes), links, startTime: options.startTime }, contextFor(options.parent));
       return new OtelSpan(span);
     },
-    close: () => provider.shutdown(),
+    // A collector that is down would hold the shutdown for the exporter's retries (8 s and more,
+    // past docker stop's grace): what is not sent within CLOSE_WAIT_MS is dropped.
+    close: () => {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)));
+      return Promise.race([provider.shutdown().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+    },
   };
 }

@@ -139,6 +139,18 @@ test('an export streams in a span under its request\'s; an import is a span with
   assert.equal(run.attributes['waymark.import.rejected'], 1);
 });
 
+test('a collector that is down does not hold the shutdown: close gives up on the last spans', async () => {
+  const down = await startOtlpReceiver();
+  await down.close();
+  const traces = await startTraces({ ...down.settings, exportDelayMs: 10 }, 'main');
+  for (let i = 0; i < 5; i++) traces.start(`unsent ${i}`).end();
+  await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  await traces.close();
+  // The exporter's own retries take 8 s and more; the close waits CLOSE_WAIT_MS (1.5 s) at most.
+  assert.ok(Date.now() - started < 6000, `closed in ${Date.now() - started} ms`);
+});
+
 test('off: no settings, no SDK, spans that do nothing', async () => {
   const traces = await startTraces(undefined, 'main');
   assert.equal(traces, NO_TRACES);
