@@ -7,6 +7,8 @@
  * are not counted. Sides, alternated in each round:
  * - `bare`: bench/redirect/bare-server.ts;
  * - `new`: Waymark of this tree on the default event store (DuckDB beside a SQLite file);
+ * - `traced`: the same as `new` with OpenTelemetry traces on (docs/tracing.md), sending to an
+ *   OTLP/HTTP receiver in this process (src/tracing/testing.ts; its CPU is not the side's);
  * - `old`: the same from another checkout (`BENCH_BASELINE=<dir>`, e.g. an earlier commit
  *   extracted with `git archive`), for before/after in one run on the same machine.
  *
@@ -18,7 +20,8 @@
  *
  * Settings: BENCH_RATE (3000), BENCH_DURATION (paced s per run, 20), BENCH_SATURATED (s per
  * saturated run, 10; 0 = none), BENCH_ROUNDS (3), BENCH_CONNECTIONS (60), BENCH_LINKS (10000),
- * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`), BENCH_BASELINE_NODE
+ * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`; add `traced`
+ * for tracing on against off: `BENCH_SIDES=bare,new,traced`), BENCH_BASELINE_NODE
  * (the `node` binary of the `old` side, e.g. Node 20 beside Node 24 for the same code; default: this one's).
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npm run bench -- redirect-cpu   (needs wrk)
@@ -32,6 +35,7 @@ import SQLite from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { seedLinks } from './redirect/seed.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../src/tracing/testing.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 3000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 20);
@@ -149,6 +153,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-redirect-cpu-'));
   const settings = { PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'warn' };
   const sides: Side[] = [];
+  let otlp: OtlpReceiver | undefined;
   for (const name of SIDES) {
     if (name === 'bare') sides.push(await startSide('bare', HERE, 'bare-server.ts', {}));
     else {
@@ -162,6 +167,10 @@ async function main() {
         : seedLinks;
       await seed(url, LINKS);
       const env: Record<string, string> = { ...settings, DATABASE_URL: url };
+      if (name === 'traced') {
+        otlp ??= await startOtlpReceiver();
+        env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = otlp.url;
+      }
       delete (process.env as Record<string, string | undefined>).EVENTS_URL;
       sides.push(await startSide(name, root, 'waymark-server.ts', env));
     }
@@ -222,6 +231,19 @@ async function main() {
       if (bareSat && s.name !== 'bare') line.push(`= ${fmt(mean(sat.map((r, i) => rps(r) / rps(bareSat[i]!))), 3)}× bare, p99 ${ms(mean(sat.map((r) => r.wrk.p99_us)))} ms`);
     }
     console.log(line.join('; '));
+  }
+  // Tracing on against off, the same rounds (alternated), CPU per redirect.
+  const off = paced.get('new');
+  const on = paced.get('traced');
+  if (off && on) {
+    const ratios = on.map((r, i) => perReq(r) / perReq(off[i]!));
+    console.log(`  traced/new cpu per redirect ${fmt(mean(ratios), 3)}× (${ratios.map((x) => fmt(x, 3)).join(' ')}); target ≤ 1.03`);
+  }
+  if (otlp) {
+    const named = (n: string) => otlp!.spans.filter((x) => x.name === n);
+    const batchClicks = named('events.append_clicks').reduce((n, x) => n + Number(x.attributes['waymark.batch.clicks'] ?? 0), 0);
+    console.log(`  traced: the receiver got ${otlp.spans.length} spans in ${otlp.requests()} exports: ${named('events.append_clicks').length} click batches (${batchClicks} clicks), ${named('events.fold').length} folds, ${otlp.spans.filter((x) => x.attributes['url.path'] !== undefined).length} request spans`);
+    await otlp.close();
   }
   let ok = true;
   for (const s of sides) {

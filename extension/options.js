@@ -1,6 +1,6 @@
 // The options page: the API's base URL and key (checked against the API when saved) and the UTM
 // templates the popup offers. Values are set as properties, never written as HTML.
-import { createApi } from './lib/api.js';
+import { ApiError, createApi } from './lib/api.js';
 import { MAX_TEMPLATES, MAX_UTM_VALUE, UTM_FIELDS, cleanTemplates, loadSettings, normalizeBaseUrl, saveSettings } from './lib/settings.js';
 
 const storage = chrome.storage.local;
@@ -78,6 +78,11 @@ async function main() {
       await createApi({ baseUrl: base, apiKey: key }).recentLinks(1);
       say('connection-status', 'Saved. The key works: the popup is ready.');
     } catch (err) {
+      // Unreachable without direct access: most likely a server that answers extensions without CORS headers.
+      if (err instanceof ApiError && err.code === 'network' && !(await chrome.permissions.contains({ origins: [`${new URL(base).origin}/*`] }))) {
+        say('connection-status', `Saved, but ${base} could not be reached from the extension. If it answers other clients, it sends no CORS headers for extensions (the published API does not): press “Allow direct access to this server” below, then Save and check again.`, 'error');
+        return;
+      }
       say('connection-status', `Saved, but the server refused: ${err instanceof Error ? err.message : String(err)}`, 'error');
     }
   });

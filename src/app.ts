@@ -59,6 +59,8 @@ import type { MailIntent } from './mail/intents.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './db/tables.js';
 import { createMetrics } from './metrics/module.js';
+import { startTraces } from './tracing/traces.js';
+import { traceRequests } from './tracing/requests.js';
 import { healthRoutes } from './health/routes.js';
 import { createApiAdmission } from './http/api-admission.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
@@ -89,8 +91,10 @@ export async function buildApp(options: BuildOptions) {
   const now = options.now ?? Date.now;
   const workspaces = createWorkspaceService(createWorkspaceStore(database.db), now);
   const reader = createSqlRunner(database);
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; the SDK is loaded only then (src/tracing/).
+  const traces = await startTraces(config.tracing, 'main');
   // Built before the outbox module, which registers its outbox subscriber.
-  const webhooks = createWebhooksModule({ config, database, now });
+  const webhooks = createWebhooksModule({ config, database, now, traces });
   // Mail through the outbox (src/mail/): a subscriber only when SMTP_URL is set.
   const mailer = await createMailer(config);
   const domainEvents = createOutboxModule({
@@ -142,6 +146,7 @@ export async function buildApp(options: BuildOptions) {
     reader,
     now,
     outbox: domainEvents.outbox,
+    traces,
   };
 
   // Off unless METRICS_TOKEN or METRICS_PORT is set. Built before the modules, so the event
@@ -186,7 +191,7 @@ export async function buildApp(options: BuildOptions) {
     ? createSsoModule(config.oidc, { db: database.db, baseUrl: config.baseUrl, workspaces: ctx.workspaces, now, log: (message, details) => app.log.warn(details, message) })
     : undefined;
   const imports = createImportsModule(ctx, { links, tags, domains });
-  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database });
+  const exports = createExportsModule({ links, analytics, perWorkspace: config.exportsPerWorkspace, database, traces });
   const utmTemplates = createUtmTemplatesModule(ctx);
   // Tools over the same services the routes call (src/mcp/).
   const mcp = createMcpModule({ links: links.service, domains: domains.service, tags: tags.service, customers: customers.service, analytics: analytics.service, qr: qr.renderer, docsUrl: config.docsUrl });
@@ -227,7 +232,7 @@ export async function buildApp(options: BuildOptions) {
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
   // The event log closes after the redirect (its last batches) and tracking, before the reader.
-  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle, { close: () => traces.close() }];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).
@@ -289,6 +294,7 @@ export async function buildApp(options: BuildOptions) {
   // Before authentication: a preflight carries no key (browser extensions, http/cors.ts).
   await app.register(corsPlugin);
   metrics?.instrumentRequests(app);
+  if (traces.enabled) traceRequests(app, traces);
 
   await app.register(openApiPlugin, { baseUrl: config.baseUrl });
   const limits = createRateLimits(database, {

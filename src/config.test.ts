@@ -196,3 +196,14 @@ describe('readEnvironment: secrets from <NAME>_FILE and a .env file', () => {
     }
   });
 });
+
+test('traces: off by default; OTEL_EXPORTER_OTLP_ENDPOINT turns them on with /v1/traces, headers and sampling parsed', () => {
+  assert.equal(loadConfig({}).tracing, undefined);
+  const on = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-team = links', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing;
+  assert.deepEqual(on, { url: 'http://collector:4318/v1/traces', headers: { authorization: 'Bearer abc', 'x-team': 'links' }, serviceName: 'waymark', sampleRatio: 0.25, exportDelayMs: 5000 });
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel.example/api/traces' }).tracing?.url, 'https://otel.example/api/traces');
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing, undefined);
+  assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector' }), /OTEL_EXPORTER_OTLP_ENDPOINT/);
+  assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign' }), /OTEL_EXPORTER_OTLP_HEADERS/);
+  assert.throws(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '2' }), /OTEL_TRACES_SAMPLER_ARG/);
+});

@@ -12,6 +12,9 @@ import { DOMAIN_EVENT_TYPES, type DomainEventType } from './outbox/outbox.js';
 import { VISITOR_IP_MODES, type VisitorIpMode } from './visitors/visitor-ip.js';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.js';
 import { WORKSPACE_CREATION_POLICIES, type CreationRule } from './workspaces/creation.js';
+import type { TracingSettings } from './tracing/model.js';
+
+export type { TracingSettings } from './tracing/model.js';
 
 /** The defaults of IMPORT_MAX_ROWS and IMPORT_MAX_BYTES (imports/limits.ts says them in refusals). */
 export const DEFAULT_IMPORT_MAX_ROWS = 100_000;
@@ -212,6 +215,32 @@ const EnvSchema = z.object({
   OIDC_ONLY: bool.default(false),
   /** The provider's name on the login page's button: "Sign in with <OIDC_NAME>". */
   OIDC_NAME: z.string().min(1).max(60).default('single sign-on'),
+  /** OpenTelemetry traces (src/tracing/, docs/tracing.md): the OTLP/HTTP collector's base URL (`/v1/traces` is added); unset: no traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** The whole traces URL, used as written (instead of the base URL's `/v1/traces`). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** Headers of every export, `name=value` pairs separated by commas (a collector's token). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional().transform((v, ctx) => {
+    const headers: Record<string, string> = {};
+    for (const pair of (v ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+      const at = pair.indexOf('=');
+      const name = at > 0 ? decodeURIComponent(pair.slice(0, at).trim()) : '';
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+        ctx.addIssue({ code: 'custom', message: 'must be name=value pairs separated by commas' });
+        return z.NEVER;
+      }
+      headers[name] = decodeURIComponent(pair.slice(at + 1).trim());
+    }
+    return headers;
+  }),
+  /** `service.name` of every span. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default('waymark'),
+  /** Share of new traces recorded, 0 to 1 (a request that arrives with a sampled `traceparent` follows its caller). */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** How often finished spans are sent, ms. */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** `true` turns traces off whatever the endpoint. */
+  OTEL_SDK_DISABLED: bool.default(false),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -315,6 +344,8 @@ export interface Config {
   apiAdmissionRate: number;
   /** Single sign-on with OpenID Connect (src/sso/); undefined without OIDC_ISSUER. */
   oidc?: OidcSettings;
+  /** OpenTelemetry traces (src/tracing/); undefined (off) without OTEL_EXPORTER_OTLP_ENDPOINT. */
+  tracing?: TracingSettings;
 }
 
 /** The OIDC_* settings, checked together (OIDC_ISSUER needs the client and the allowed domains). */
@@ -427,8 +458,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventReadConcurrency: e.EVENT_READ_CONCURRENCY,
     apiAdmissionRate: e.API_ADMISSION_RATE,
     oidc,
+    tracing: tracingSettings(e),
   };
   return { ...config, ...overrides };
+}
+
+/** The OTEL_* settings, or undefined (no traces) without an endpoint or with OTEL_SDK_DISABLED. */
+function tracingSettings(e: z.infer<typeof EnvSchema>): TracingSettings | undefined {
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!url || e.OTEL_SDK_DISABLED) return undefined;
+  return { url, headers: e.OTEL_EXPORTER_OTLP_HEADERS, serviceName: e.OTEL_SERVICE_NAME, sampleRatio: e.OTEL_TRACES_SAMPLER_ARG, exportDelayMs: e.OTEL_BSP_SCHEDULE_DELAY };
 }
 
 /** The OIDC_* settings, or undefined without OIDC_ISSUER; a half-configured SSO refuses the start. */

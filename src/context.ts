@@ -11,6 +11,7 @@ import type { Database } from './db/tables.js';
 import type { ConversionStore, EventLogClient, SqlRunner } from './events/index.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { ClientAddress } from './http/client-address.js';
+import type { Traces } from './tracing/traces.js';
 
 export interface AppContext {
   config: Config;
@@ -40,4 +41,6 @@ export interface AppContext {
   now: () => number;
   /** Domain events: ask `wants(type)`, `write` in the change's transaction, `nudge()` after commit (outbox/outbox.ts). */
   outbox: Outbox;
+  /** Spans of this thread (src/tracing/); `NO_TRACES`, which does nothing, unless tracing is on. */
+  traces: Traces;
 }

@@ -4,8 +4,15 @@
  * and for human visits dedup and the raw click (pushed to a no-op writer; geo, referer and UTM
  * are the flush worker's). Distinct client IPs and 10,000 cached links, as in bench/redirect.ts.
  *
+ * Then the link-in-bio check (src/bio/public.ts: `/@handle` and a chosen root are asked of the
+ * bio pages before a key is looked up): the same visits through a handler with the bio pages and
+ * one without, alternated over BENCH_BIO_ROUNDS (6) rounds, as a ratio per round.
+ *
  * Run: node --import tsx bench/redirect/handler-cost.ts
  */
+import { loadavg } from 'node:os';
+import { createBioPublic, type BioPublic } from '../../src/bio/public.js';
+import type { BioStore } from '../../src/bio/store.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRedirectHandler } from '../../src/redirect/handler.js';
 import { createLinkCache } from '../../src/redirect/link-cache.js';
@@ -26,11 +33,14 @@ const row = (key: string) =>
 const cache = createLinkCache({ findLink: async (_d, k) => row(k), findDomain: async () => undefined });
 let pushed = 0;
 const writer = { holding: false, push: () => void pushed++, pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}) } as unknown as ClickWriter;
-const handler = createRedirectHandler({
+// The bio pages over a store that has none (a visit to a key never reaches it; `/@x` would).
+const noPages = { findRoot: async () => undefined, findByHandle: async () => undefined, pageLinks: async () => [], addViews: async () => {} } as unknown as BioStore;
+const handlerWith = (bio: BioPublic | undefined) => createRedirectHandler({
   apiHosts: ['localhost'], clientAddress: clientAddressRule({ kind: 'hops', hops: 1 }).of, clickIdParam: 'waymark_id', secureCookies: false, cache, writer, classify: createUaClassifier(),
   targetingGeo: createGeoLocator({ trustHeaders: false, precision: 'country' }), trustGeoHeaders: false,
-  dedup: createClickDeduplicator(), limiter: createAttemptLimiter(), now: Date.now, random: Math.random, onError: console.error,
+  dedup: createClickDeduplicator(), limiter: createAttemptLimiter(), now: Date.now, random: Math.random, onError: console.error, bio,
 });
+let handler = handlerWith(createBioPublic(noPages));
 for (let i = 0; i < 10_000; i++) await cache.load('go.bench', 'go.bench', `k${i}`);
 
 const HUMANS = [
@@ -64,3 +74,28 @@ run(20_000, 0, false);
 console.log(`redirect handler CPU per request (no HTTP, no database), 300,000 requests each`);
 console.log(`  crawler (redirect only)           ${run(300_000, 100_000, true).toFixed(2)} µs`);
 console.log(`  human visit (redirect + click row) ${run(300_000, 500_000, false).toFixed(2)} µs  (${pushed} clicks built)`);
+
+const ROUNDS = Number(process.env.BENCH_BIO_ROUNDS ?? 6);
+// Two fresh handlers, warmed alike: each keeps its own deduplicator, whose size changes its cost.
+const withBio = handlerWith(createBioPublic(noPages));
+const withoutBio = handlerWith(undefined);
+for (const h of [withBio, withoutBio]) {
+  handler = h;
+  run(50_000, 5_000_000, false);
+}
+const ratios: number[] = [];
+console.log(`\nbio check on the redirect path: human visits to keys, with the bio pages / without, 200,000 each, alternated`);
+for (let round = 0; round < ROUNDS; round++) {
+  const cost = (h: typeof withBio, offset: number) => {
+    handler = h;
+    return run(200_000, offset, false);
+  };
+  const first = round % 2 ? withoutBio : withBio;
+  const a = cost(first, 1_000_000 + round * 400_000);
+  const b = cost(first === withBio ? withoutBio : withBio, 1_200_000 + round * 400_000);
+  const [on, off] = first === withBio ? [a, b] : [b, a];
+  ratios.push(on / off);
+  console.log(`  round ${round + 1}: with ${on.toFixed(3)} µs, without ${off.toFixed(3)} µs, ratio ${(on / off).toFixed(3)}  load ${loadavg()[0]!.toFixed(2)}`);
+}
+const sorted = [...ratios].sort((x, y) => x - y);
+console.log(`  with/without: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)}×, mean ${(ratios.reduce((x, y) => x + y, 0) / ratios.length).toFixed(3)}×`);

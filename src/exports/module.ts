@@ -9,13 +9,15 @@ import { createExportService } from './service.js';
 import { recordAlone } from '../audit/module.js';
 import type { OpenDatabase } from '../db/open.js';
 import { exportRoutes } from './routes.js';
+import type { Traces } from '../tracing/traces.js';
 
-export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule; perWorkspace: number; database: OpenDatabase }) {
+export function createExportsModule(deps: { links: LinksModule; analytics: AnalyticsModule; perWorkspace: number; database: OpenDatabase; traces?: Traces }) {
   const service = createExportService({
     links: deps.links.service,
     analytics: deps.analytics.service,
     perWorkspace: deps.perWorkspace,
     record: (who, change) => recordAlone(deps.database, who, change),
+    traces: deps.traces,
   });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(exportRoutes, { exports: service });

@@ -16,6 +16,7 @@ import type { ReadView } from '../analytics/service.js';
 import { analyticsCsv, CSV_TYPE, eventsBody, linksCsv } from './bodies.js';
 import type { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from './schema.js';
 import type { ExportService } from './service.js';
+import { spanOf } from '../tracing/requests.js';
 
 interface Download {
   type: string;
@@ -29,21 +30,28 @@ interface Download {
  */
 async function download(reply: FastifyReply, exports: ExportService, entry: ExportEntry, make: () => Promise<Download>) {
   const release = exports.admit(entry.workspaceId);
-  let d: Download;
+  // From the first read until the body closes: the request's span ends when the answer starts.
+  const span = exports.traces.start('export.stream', { parent: spanOf(reply.request), attributes: { 'waymark.workspace_id': entry.workspaceId, 'waymark.export.kind': entry.kind } });
+  let made: Download | undefined;
   try {
-    d = await make();
-  } catch (err) {
-    release();
-    throw err;
-  }
-  try {
+    made = await make();
     await exports.recordExport(entry.who, entry.workspaceId, entry.kind, entry.query);
   } catch (err) {
-    d.body.destroy();
+    made?.body.destroy();
     release();
+    span.fail(err);
+    span.end();
     throw err;
   }
-  d.body.once('close', release);
+  const d = made;
+  span.set({ 'waymark.export.type': d.type, 'waymark.export.filename': d.filename });
+  let completed = false;
+  d.body.once('end', () => (completed = true));
+  d.body.once('close', () => {
+    release();
+    span.set({ 'waymark.export.completed': completed });
+    span.end();
+  });
   return reply.header('content-type', d.type).header('content-disposition', `attachment; filename="${d.filename}"`).send(d.body);
 }
 

@@ -18,6 +18,7 @@ import type { AuthContext } from '../workspaces/service.js';
 import type { AnalyticsExportQuery, EventsExportQuery, LinksExportQuery } from './schema.js';
 import { exportedEvent, exportedLink, type ExportedEvent } from './cells.js';
 import { createExportGate } from './gate.js';
+import { NO_TRACES, type Traces } from '../tracing/traces.js';
 
 /** Links per page: the largest page `GET /links` serves. */
 const LINK_PAGE = 100;
@@ -36,11 +37,14 @@ export interface ExportDeps {
   perWorkspace?: number;
   /** Writes an export's audit entry in a transaction of its own (audit/module.ts `recordAlone`). */
   record: (who: Who | undefined, change: Change) => Promise<void>;
+  /** A span per export, from its first read until its body closes (send.ts). */
+  traces?: Traces;
 }
 
 export function createExportService(deps: ExportDeps) {
   const gate = createExportGate(deps.perWorkspace ?? Number.POSITIVE_INFINITY);
   return {
+    traces: deps.traces ?? NO_TRACES,
     /** Admits one more export of the workspace (429 past the limit); call the release when its body closes. */
     admit: (workspaceId: string) => gate.enter(workspaceId),
     /** Records who exported what (`export.links`, `export.events`, `export.analytics`), with the query's filters. */

@@ -12,6 +12,7 @@ test('isCorsOrigin: only a Chromium extension origin', () => {
   assert.equal(isCorsOrigin('null'), false);
   assert.equal(isCorsOrigin(`${EXTENSION}.evil.example`), false, 'the whole origin, not a prefix');
   assert.equal(isCorsOrigin('chrome-extension://abcdefghijklmnopabcdefghijklmnoz'), false, 'z is not in an extension id');
+  assert.equal(isCorsOrigin('moz-extension://0b6f1c2e-6d7a-4c1e-9a51-3f2d7c1b9e40'), false, 'Firefox: not the extension this service ships');
 });
 
 test('isCorsPath: the API, not the dashboard pages', () => {
@@ -35,6 +36,11 @@ test('an extension origin: the preflight is answered without a key, responses ca
   assert.equal(preflight.headers['access-control-allow-headers'], 'authorization, content-type');
   assert.equal(preflight.headers['access-control-max-age'], '600');
   assert.equal(preflight.headers['access-control-allow-credentials'], undefined, 'a bearer key, never cookies');
+
+  // The popup's reads carry the key too, so a GET is preflighted as well (docs/extension.md).
+  const read = await app.app.inject({ method: 'OPTIONS', url: '/links?pageSize=1', headers: { origin: EXTENSION, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+  assert.equal(read.statusCode, 204);
+  assert.equal(read.headers['access-control-allow-origin'], EXTENSION);
 
   const created = await app.inject({ method: 'POST', url: '/links', headers: { origin: EXTENSION }, payload: { url: 'https://example.com/a' } });
   assert.equal(created.statusCode, 200);

@@ -4,7 +4,10 @@
  * and authenticated ones are preflighted. Only extension origins are allowed, only on the API
  * (never the dashboard's cookie pages), and never with credentials: the key travels in the
  * Authorization header, no cookie is ever sent. Other origins get no CORS headers, as before, and
- * an OPTIONS request that is not an allowed preflight gets the API's 404.
+ * an OPTIONS request that is not an allowed preflight gets the API's 404. Only an extension
+ * without a host permission for this server needs it (the shipped one holds none); one granted
+ * the origin (the options' "Allow direct access", needed for the published API, which sends no
+ * CORS headers to extensions) is not preflighted at all (docs/extension.md, the browser tests).
  *
  * @example
  * await app.register(corsPlugin);          // before the auth plugin, so a preflight needs no key

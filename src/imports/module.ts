@@ -22,6 +22,7 @@ import { perWorkspace } from './limits.js';
 import { createImportJobs, createJobWriter, spoolDirOf } from './jobs.js';
 import { createJobRunner } from './job-runner.js';
 import { importJobRoutes } from './job-routes.js';
+import { inSpan, type Traces } from '../tracing/traces.js';
 
 /**
  * The import thread's nice value (Linux): the lowest. An import is bulk work nobody waits for by
@@ -37,7 +38,7 @@ export function createImportsModule(ctx: AppContext, deps: { links: LinksModule;
   const thread = database.capabilities.writerThread
     ? createImportThread({ url: database.url, pgSchema: database.pgSchema, nice: IMPORT_THREAD_NICE, config }, { bus: ctx.bus, requestLimits })
     : undefined;
-  const requests: CsvImporter = audited(perWorkspace(thread ?? service), database);
+  const requests: CsvImporter = traced(audited(perWorkspace(thread ?? service), database), ctx.traces);
   const jobs = createImportJobs(database.db, { spoolDir: spoolDirOf(config, database), staleMs: config.importStaleMs });
   const runner = createJobRunner({ jobs, importer: requests, links: deps.links.service, database });
   const routes: FastifyPluginAsync = async (app) => {
@@ -62,5 +63,23 @@ function audited(importer: CsvImporter, database: OpenDatabase): CsvImporter {
       if (!report.dryRun) await recordAlone(database, who, importEntry(ws.id, report));
       return report;
     },
+  };
+}
+
+/**
+ * A span per import sent over HTTP or resumed (`import.run`, on the main thread whether the rows
+ * are written on the import thread or here): from the first row read to the report.
+ */
+function traced(importer: CsvImporter, traces: Traces): CsvImporter {
+  if (!traces.enabled) return importer;
+  return {
+    requestLimits: importer.requestLimits,
+    importCsv: (ws, csv, options, who) =>
+      inSpan(traces, 'import.run', { attributes: { 'waymark.workspace_id': ws.id, 'waymark.import.dry_run': options.dryRun, 'waymark.import.job_id': options.job?.id, 'waymark.import.resumed': !!options.job?.resume } }, async (span) => {
+        const report = await importer.importCsv(ws, csv, options, who);
+        const { rows, created, skipped, rejected } = report.counts;
+        span.set({ 'waymark.import.layout': report.layout, 'waymark.import.rows': rows, 'waymark.import.created': created, 'waymark.import.skipped': skipped, 'waymark.import.rejected': rejected });
+        return report;
+      }),
   };
 }

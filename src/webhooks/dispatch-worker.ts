@@ -18,6 +18,8 @@ import { createDeliveryStore, type DeliveryStore } from './delivery-store.js';
 import { createDispatcher, dispatcherLog } from './dispatcher.js';
 import { createClickExpander, type ClickExpander } from './click-expand.js';
 import type { LinkUrlSettings } from '../links/response.js';
+import type { TracingSettings } from '../tracing/model.js';
+import { startTraces } from '../tracing/traces.js';
 
 export interface DispatchWorkerData {
   url: string;
@@ -38,6 +40,8 @@ export interface DispatchWorkerData {
   /** Mail the owners of a failing webhook (SMTP_URL set). */
   mailAlerts?: boolean;
   logLevel: string;
+  /** OTEL_*: a span per delivery attempt from this thread; undefined: none. */
+  tracing?: TracingSettings;
 }
 
 export type DispatchRequest = { type: 'nudge' } | { type: 'close' };
@@ -80,6 +84,7 @@ const deliveries: DeliveryStore = {
   record: (...a) => whileBusy(() => store.record(...a)),
   prune: (...a) => whileBusy(() => store.prune(...a)),
 };
+const traces = await startTraces(data.tracing, 'webhook-dispatch');
 const expander = createClickExpander({ db: database.db, settings: data.linkSettings });
 // Both write with compare-and-set in one transaction: safe to repeat.
 const clicks: ClickExpander = {
@@ -102,6 +107,7 @@ const dispatcher = createDispatcher({
   receiverBackoffMs: data.receiverBackoffMs,
   log: dispatcherLog(data.logLevel),
   onDisabled: (webhookId) => port.postMessage({ type: 'disabled', webhookId } satisfies DispatchReply),
+  traces,
 });
 dispatcher.start();
 
@@ -111,6 +117,7 @@ port.on('message', (msg: DispatchRequest) => {
   void dispatcher
     .close()
     .then(() => database.close())
+    .then(() => traces.close())
     .catch(() => undefined)
     .finally(() => port.postMessage({ type: 'closed' } satisfies DispatchReply));
 });

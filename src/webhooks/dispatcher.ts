@@ -31,6 +31,7 @@ import type { DeliveryRow } from './schema.js';
 import { CLICK_BATCHES_PER_OPEN, type ClickExpander } from './click-expand.js';
 import { createReceiverGate, planClaims, receiverOf, type Candidate } from './fairness.js';
 import { createSendAgents, send, signedHeaders, SEND_TIMEOUT_MS, MAX_SOCKETS_PER_RECEIVER } from './send.js';
+import { NO_TRACES, type Traces } from '../tracing/traces.js';
 
 /** ≈ the published schedule, min(1 day, e^(2.5·n)) s: 12 s, 2.5 min, 30 min, 6 h, then daily; 10 attempts in all. */
 export const DEFAULT_RETRY_DELAYS_MS = [12_000, 150_000, 1_800_000, 21_600_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
@@ -66,6 +67,8 @@ export interface DispatcherOptions {
   log: DispatcherLog;
   /** A webhook was disabled (20 consecutive failures): whoever caches the enabled webhooks reloads. */
   onDisabled?: (webhookId: string) => void;
+  /** A client span per attempt (`webhook.deliver`), whose `traceparent` the receiver gets. */
+  traces?: Traces;
 }
 
 export type DispatcherLog = (level: 'warn' | 'error', msg: string, fields: Record<string, unknown>) => void;
@@ -80,6 +83,7 @@ export function dispatcherLog(logLevel: string): DispatcherLog {
 
 export function createDispatcher(options: DispatcherOptions) {
   const { deliveries, webhooks, clicks, now, log } = options;
+  const traces = options.traces ?? NO_TRACES;
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const concurrency = options.concurrency ?? 64;
   const receiverConcurrency = options.receiverConcurrency ?? MAX_SOCKETS_PER_RECEIVER;
@@ -152,11 +156,23 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function attempt(d: DeliveryRow, receiver: string): Promise<void> {
     let outcome: 'answered' | 'timedOut' | 'other' = 'other';
+    const span = traces.start('webhook.deliver', {
+      kind: 'client',
+      attributes: {
+        'waymark.workspace_id': d.workspace_id, 'waymark.webhook.id': d.webhook_id, 'waymark.webhook.delivery_id': d.id,
+        'waymark.webhook.event_id': d.event_id, 'waymark.webhook.attempt': Number(d.attempts), 'server.address': receiver,
+      },
+    });
     try {
       // Read at send time: a PATCHed url or secret applies to pending deliveries too.
       const hook = await webhooks.find(d.workspace_id, d.webhook_id);
       if (!hook) return;
-      const result = await send(hook.url, d.body, signedHeaders(hook.secret, d.event_id, d.body, now()), { allowPrivate: options.allowPrivate, signal: abort.signal, agents, timeoutMs: sendTimeoutMs });
+      const headers = signedHeaders(hook.secret, d.event_id, d.body, now());
+      const traceparent = span.traceparent;
+      if (traceparent) headers.traceparent = traceparent;
+      const result = await send(hook.url, d.body, headers, { allowPrivate: options.allowPrivate, signal: abort.signal, agents, timeoutMs: sendTimeoutMs });
+      span.set({ 'http.request.method': 'POST', 'http.response.status_code': result.statusCode ?? undefined, 'waymark.webhook.latency_ms': result.latencyMs, 'waymark.webhook.timed_out': result.timedOut, 'waymark.webhook.refused': result.refused });
+      if (result.error !== null) span.fail(new Error(result.error));
       if (abort.signal.aborted) return void (await record({ kind: 'release', delivery: d }));
       outcome = result.statusCode !== null ? 'answered' : result.timedOut ? 'timedOut' : 'other';
       if (result.error === null) return void (await record({ kind: 'success', delivery: d, outcome: result }));
@@ -169,7 +185,11 @@ export function createDispatcher(options: DispatcherOptions) {
         });
         options.onDisabled?.(hook.id);
       }
+    } catch (err) {
+      span.fail(err);
+      throw err;
     } finally {
+      span.end();
       gate.end(receiver, outcome);
     }
   }

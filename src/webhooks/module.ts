@@ -22,11 +22,12 @@ import { createClickExpander } from './click-expand.js';
 import { createWebhookService } from './service.js';
 import { webhookRoutes } from './routes.js';
 import { refusedTarget } from '../outbound/request.js';
+import { NO_TRACES, type Traces } from '../tracing/traces.js';
 
 /** How often the subscription cache is reloaded for changes made by other processes. */
 const REFRESH_MS = 5_000;
 
-export function createWebhooksModule(deps: { config: Config; database: OpenDatabase; now: () => number }) {
+export function createWebhooksModule(deps: { config: Config; database: OpenDatabase; now: () => number; traces?: Traces }) {
   const { config, database, now } = deps;
   const store = createWebhookStore(database.db);
   // One writing process on a SQLite file; several on PostgreSQL, which skip each other's claims.
@@ -48,7 +49,7 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
         {
           url: database.url, pgSchema: database.pgSchema, nice: config.clickWriterNice, allowPrivate: config.webhookAllowPrivate,
           retryDelaysMs: config.webhookRetryDelaysMs, pollMs: config.webhookPollMs, leaseMs: config.webhookLeaseMs, logLevel: config.logLevel, ...fairness, linkSettings,
-          mailAlerts: !!config.smtpUrl,
+          mailAlerts: !!config.smtpUrl, tracing: config.tracing,
         },
         { onDisabled, onError: (err) => log('error', 'webhook dispatcher thread failed; it starts again at the next delivery', { err: String((err as Error)?.message ?? err) }) },
       )
@@ -64,6 +65,7 @@ export function createWebhooksModule(deps: { config: Config; database: OpenDatab
         clicks: createClickExpander({ db: database.db, settings: linkSettings }),
         log,
         onDisabled,
+        traces: deps.traces ?? NO_TRACES,
       });
   const fanout = createFanout({ webhooks: store, deliveries, now, nudge: () => dispatcher.nudge() });
   /** Reloads the cache; the dispatcher's thread starts once there is a webhook to send for. */

@@ -16,23 +16,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, privateDatabase, startServer } from '../../src/test-support/processes.js';
-import { CHROMIUM, DESKTOP_CHROME, describeViolations, requireChromium, seriousViolations } from './support.js';
+import { CHROMIUM, DESKTOP_CHROME, describeViolations, requireChromium, seriousViolations, unpackedExtensionId } from './support.js';
 
 const HOSTILE_TAG = '<img src=x onerror="document.title=1">';
 
-/** The id Chromium gives an unpacked extension: SHA-256 of its absolute path, first 32 hex digits spelled a-p. */
-export function unpackedExtensionId(path: string): string {
-  const hex = createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32);
-  return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
-}
 
 test('the extension in chromium: options, shorten a tab with domain, key, tag and UTM template, copy, QR code, clicks (issue 44)', { timeout: 150_000 }, async (t) => {
   requireChromium();

@@ -16,7 +16,8 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort, privateDatabase, startServer, type PrivateDatabase, type RunningServer } from '../../src/test-support/processes.js';
 
@@ -236,4 +237,10 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** A readable list of axe violations for an assertion message. */
 export function describeViolations(violations: AxeViolation[]): string {
   return violations.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')}: ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
+}
+
+/** The id Chromium gives an unpacked extension: SHA-256 of its absolute path, first 32 hex digits spelled a-p. */
+export function unpackedExtensionId(path: string): string {
+  const hex = createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32);
+  return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
 }

@@ -26,6 +26,15 @@ import type { Dialect } from '../../db/dialect.js';
 import type { StoredEvent } from '../event-store.js';
 import { BATCH_ID_MEMORY_MS, isImportedBatch, type ClickLog, type StoredClickBatch } from '../click-log.js';
 import { newId } from '../../ids.js';
+import { NO_TRACES, type TraceSpan, type Traces } from '../../tracing/traces.js';
+
+/** Links a fold's span keeps to the batch spans it counts (the oldest first; the rest are counted in its attributes). */
+const FOLD_SPAN_LINKS = 128;
+/** What a fold's span says it ran and what wrote (the listeners whose deliverers are told). */
+const foldAttributes = (listeners: readonly ClickListener[], written: readonly string[]) => ({
+  'waymark.fold.listeners': listeners.map((l) => l.name).join(','),
+  'waymark.fold.written': written.length ? written.join(',') : undefined,
+});
 
 /** What one fold's listeners share. */
 export interface FoldContext {
@@ -66,11 +75,13 @@ export interface ClickFoldOptions {
   /** After a fold committed: the names of the listeners that wrote something. */
   onCounted?(written: readonly string[]): void;
   now?: () => number;
+  /** A span per fold (`events.fold`): inline, a child of its batch's span; watermark, linked to the batches it counts. */
+  traces?: Traces;
 }
 
 export interface ClickFold {
   /** Stores the batch through the log (once by its id); inline, counts it in the same transaction. */
-  append(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
+  append(batchId: string, rows: readonly StoredEvent[], span?: TraceSpan): Promise<void>;
   /** Watermark: counts every batch stored and not counted yet, in one transaction; returns the clicks counted. */
   fold(): Promise<number>;
   /** Watermark, at start: the batches the store holds after the watermark. */
@@ -87,7 +98,10 @@ const FORGET_EVERY = 60;
 export function createClickFold(options: ClickFoldOptions): ClickFold {
   const { db, log, listeners } = options;
   const now = options.now ?? Date.now;
+  const traces = options.traces ?? NO_TRACES;
   let pending: StoredClickBatch[] = [];
+  // The span of each pending batch (watermark), for the fold's links.
+  const batchSpans = new Map<number, string>();
   let urgent = false;
   let folds = 0;
   // Folds run one at a time: a fold must not count rows another fold is counting.
@@ -120,17 +134,30 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
   const isUrgent = (batchId: string, rows: readonly StoredEvent[]) => !isImportedBatch(batchId) && listeners.some((l) => l.urgent?.(rows));
 
   return {
-    async append(batchId, rows) {
+    async append(batchId, rows, span) {
       if (log.folding === 'inline') {
         let written: string[] = [];
         const stored = await log.store(batchId, rows, async (trx, stored) => {
-          written = await countIn(trx, stored, isImportedBatch(batchId));
+          const foldSpan = traces.start('events.fold', { parent: span, attributes: { 'waymark.fold.mode': 'inline', 'waymark.fold.clicks': stored.length } });
+          try {
+            written = await countIn(trx, stored, isImportedBatch(batchId));
+            foldSpan.set(foldAttributes(listeners, written));
+          } catch (err) {
+            foldSpan.fail(err);
+            throw err;
+          } finally {
+            foldSpan.end();
+          }
         });
+        span?.set({ 'waymark.batch.stored': !!stored });
         if (stored && written.length) options.onCounted?.(written);
         return;
       }
       const seq = await log.store(batchId, rows);
+      span?.set({ 'waymark.batch.stored': seq !== null });
       if (seq === null) return; // stored before: pending already, or read back at start
+      const traceparent = span?.traceparent;
+      if (traceparent) batchSpans.set(seq, traceparent);
       pending.push({ seq, batchId, rows: [...rows] });
       if (!urgent && isUrgent(batchId, rows)) urgent = true;
     },
@@ -140,15 +167,28 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         if (log.folding === 'inline' || !pending.length) return 0;
         const taking = pending;
         const upTo = taking[taking.length - 1]!.seq;
+        const rows = taking.flatMap((b) => b.rows);
         // Visits and imported history, each counted as what it is, in the one transaction.
         const visits = taking.filter((b) => !isImportedBatch(b.batchId)).flatMap((b) => b.rows);
         const history = taking.filter((b) => isImportedBatch(b.batchId)).flatMap((b) => b.rows);
-        const written = await db.transaction().execute(async (trx) => {
-          const out = [...new Set([...(await countIn(trx, visits, false)), ...(await countIn(trx, history, true))])];
-          await trx.insertInto('event_log_folds').values({ log_id: log.id, folded_seq: upTo })
-            .onConflict((oc) => oc.column('log_id').doUpdateSet({ folded_seq: upTo })).execute();
-          return out;
-        });
+        const links = taking.slice(0, FOLD_SPAN_LINKS).map((b) => batchSpans.get(b.seq)).filter((t): t is string => t !== undefined);
+        const span = traces.start('events.fold', { links, attributes: { 'waymark.fold.mode': 'watermark', 'waymark.fold.clicks': rows.length, 'waymark.fold.batches': taking.length, 'waymark.fold.seq': upTo } });
+        let written: string[];
+        try {
+          written = await db.transaction().execute(async (trx) => {
+            const out = [...new Set([...(await countIn(trx, visits, false)), ...(await countIn(trx, history, true))])];
+            await trx.insertInto('event_log_folds').values({ log_id: log.id, folded_seq: upTo })
+              .onConflict((oc) => oc.column('log_id').doUpdateSet({ folded_seq: upTo })).execute();
+            return out;
+          });
+          span.set(foldAttributes(listeners, written));
+        } catch (err) {
+          span.fail(err);
+          throw err;
+        } finally {
+          span.end();
+        }
+        for (const b of taking) batchSpans.delete(b.seq);
         pending = pending.filter((b) => b.seq > upTo);
         urgent = pending.some((b) => isUrgent(b.batchId, b.rows));
         if (written.length) options.onCounted?.(written);

@@ -26,6 +26,7 @@ import { clickIdOf } from '../../visitors/click-id.js';
 import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
+import { NO_TRACES, type Traces } from '../../tracing/traces.js';
 
 export interface LogServiceOptions {
   /** The metadata database, on the log thread's own connection (the fold's transactions). */
@@ -43,6 +44,10 @@ export interface LogServiceOptions {
   /** The metadata database's refusal of a lock another connection holds (`Dialect.isBusy`): retried here. */
   isBusy(err: unknown): boolean;
   notify(notice: LogNotice): void;
+  /** This thread's spans: one per stored click batch (`events.append_clicks`) and per fold. */
+  traces?: Traces;
+  /** The store's kind, an attribute of the batch spans. */
+  kind?: string;
 }
 
 export interface LogService {
@@ -88,10 +93,12 @@ export function createLogService(options: LogServiceOptions): LogService {
     }
   }
 
+  const traces = options.traces ?? NO_TRACES;
   const fold = createClickFold({
     db: options.db,
     log: store.clickLog,
     listeners,
+    traces,
     onCounted: (written) => notify({ notice: 'counted', written: [...written] }),
   });
   const watermark = store.clickLog.folding === 'watermark';
@@ -163,19 +170,30 @@ export function createLogService(options: LogServiceOptions): LogService {
   const reads = createReadSlots(options.maxConcurrentReads ?? DEFAULT_CONCURRENT_READS);
 
   /** Completes raw clicks and stores them once by batch id. */
-  async function storeRawClicks(batchId: string, raw: () => RawClick[]): Promise<void> {
-    // Locations need the location data, read once on first use (~0.6 s).
-    await geoReady();
-    const rows = raw().map(options.enrich);
-    await recovered;
-    await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
+  async function storeRawClicks(batchId: string, raw: () => RawClick[], size: number): Promise<void> {
+    const span = traces.start('events.append_clicks', { kind: 'consumer', attributes: { 'waymark.batch.id': batchId, 'waymark.batch.clicks': size, 'waymark.event_store': options.kind } });
+    try {
+      // Locations need the location data, read once on first use (~0.6 s).
+      await geoReady();
+      const rows = raw().map(options.enrich);
+      await recovered;
+      await reads.first(() => whileBusy(() => fold.append(batchId, rows, span)));
+    } catch (err) {
+      span.fail(err);
+      throw err;
+    } finally {
+      span.end();
+    }
     if (fold.urgent()) scheduleFold(0);
   }
   let ring: RingReader | undefined;
 
   const api: LogApi = {
     describe: async () => ({ kind: stores.kind }),
-    appendRawClicks: (batchId, packed) => storeRawClicks(batchId, () => unpackClicks(packed)),
+    appendRawClicks: (batchId, packed) => {
+      const rows = unpackClicks(packed);
+      return storeRawClicks(batchId, () => rows, rows.length);
+    },
     async attachClickRing(buffer) {
       ring = createRingReader(buffer, clickIdOf);
     },
@@ -184,7 +202,7 @@ export function createLogService(options: LogServiceOptions): LogService {
       if (!reader) return Promise.reject(new Error('no click ring attached'));
       // The rows are read now, before any wait: the ring's tail stays behind them until this resolves.
       const rows = reader.read(batch);
-      return storeRawClicks(batchId, () => rows);
+      return storeRawClicks(batchId, () => rows, rows.length);
     },
     clicksReady: () => geoReady(),
     async fold() {

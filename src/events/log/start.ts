@@ -38,6 +38,8 @@ import { createClickEnricher } from './enrich.js';
 import { createGeoLocator } from '../../visitors/geo.js';
 import { createUaClassifier } from '../../visitors/visitor.js';
 import type { VisitorIpMode } from '../../visitors/visitor-ip.js';
+import type { TracingSettings } from '../../tracing/model.js';
+import { startTraces } from '../../tracing/traces.js';
 
 /** What the log thread is started with (plain data: it crosses to the worker). */
 export interface EventLogOptions extends EventLogSettings {
@@ -51,6 +53,8 @@ export interface EventLogOptions extends EventLogSettings {
   eventReadConcurrency: number;
   /** The listeners' module (a file URL's href): exports `clickListeners` (ClickListenerModule). */
   listenersModule: string;
+  /** OTEL_*: the log thread's spans (a batch, a fold) go to the same collector; undefined: none. */
+  tracing?: TracingSettings;
 }
 
 /**
@@ -76,6 +80,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     engine: options.engine,
     onFeedError: (err) => notify({ notice: 'log', level: 'warn', msg: 'events not copied to the column store yet; retried, and copied at the next start at the latest', fields: { err: String((err as Error)?.message ?? err) } }),
   });
+  const traces = await startTraces(config.tracing, 'event-log');
   const geo = createGeoLocator({ dbPath: config.geoipDb, trustHeaders: false, onError: (err, context) => notify({ notice: 'log', level: 'warn', msg: context, fields: { err: String((err as Error)?.message ?? err) } }) });
   const service = createLogService({
     db: database.db,
@@ -87,6 +92,8 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     maxConcurrentReads: config.eventReadConcurrency,
     isBusy: (err) => database.dialect.isBusy(err),
     notify,
+    traces,
+    kind: stores.kind,
   });
   const handle = (m: ToLog) => {
     if ('settings' in m) settings = m.settings;
@@ -96,6 +103,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
   port.on('message', handle);
   for (const m of early) handle(m);
   await service.closed;
+  await traces.close().catch(() => undefined);
   await runner.close();
   if (options.ownsDatabase) await database.close();
 }
@@ -145,6 +153,7 @@ export function startEventLog(options: {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
     clickWriterNice: config.clickWriterNice, eventReadConcurrency: config.eventReadConcurrency, listenersModule: options.listeners.module.href,
+    tracing: config.tracing,
   };
   const onNotice = (notice: LogNotice) => {
     if (notice.notice === 'counted') options.onCounted(notice.written);
