@@ -12,7 +12,11 @@ import { openDatabase } from './db/open.js';
 import { buildApp } from './app.js';
 import { startBanner } from './start-banner.js';
 import { createReadiness } from './health/readiness.js';
-import { listenWhileStarting } from './health/starting-server.js';
+import { listenWhileStarting, type StartingServer } from './health/starting-server.js';
+import { startFront } from './api-thread/front.js';
+import type { Config } from './config.js';
+import type { Readiness } from './health/readiness.js';
+import type { OpenDatabase } from './db/open.js';
 
 async function main(): Promise<void> {
   let config;
@@ -30,6 +34,9 @@ async function main(): Promise<void> {
   const starting = await listenWhileStarting({ port: config.port, host: config.host, docsUrl: config.docsUrl, readiness });
   readiness.enter('migrations');
   const database = await openDatabase(config.databaseUrl);
+  // API_THREAD: the API on a thread of its own behind the redirect's front (src/api-thread/); a
+  // database in memory cannot be opened from a second thread.
+  if (config.apiThread && database.capabilities.writerThread) return serveWithApiThread(config, database, readiness, starting);
   // Opens (and upgrades) the event store, starts the modules.
   readiness.enter('event store');
   const { app, ctx, modules } = await buildApp({ config, database, readiness, starting });
@@ -97,6 +104,54 @@ async function main(): Promise<void> {
   })) ?? undefined;
   // stderr: stdout carries the JSON log alone, for a log shipper or `journalctl -o cat … | jq`.
   console.error(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
+}
+
+/** The same start and shutdown with the API thread: the front holds the redirect, the thread the rest. */
+async function serveWithApiThread(config: Config, database: OpenDatabase, readiness: Readiness, starting: StartingServer): Promise<void> {
+  readiness.enter('event store');
+  const front = await startFront({ config, database, starting, issueSetupToken: true });
+  const { redirect } = front;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    readiness.stopping();
+    const graceMs = config.clickShutdownGraceMs;
+    console.error(JSON.stringify({ level: 30, time: Date.now(), msg: 'shutting down', signal, graceMs }));
+    redirect.beginShutdown(Date.now() + graceMs);
+    const timer = setTimeout(() => {
+      let code = redirect.stats().writer.lost > 0 ? 1 : 0;
+      try {
+        redirect.spillNow();
+      } catch (err) {
+        console.error('waymark: clicks could not be spilled at shutdown and are lost', err);
+        code = 1;
+      }
+      console.error(`waymark: shutdown took longer than ${graceMs} ms (CLICK_SHUTDOWN_GRACE_MS), exiting`);
+      process.exit(code);
+    }, graceMs);
+    timer.unref();
+    try {
+      await front.close();
+      await database.close();
+      process.exit(redirect.stats().writer.lost > 0 ? 1 : 0);
+    } catch (err) {
+      console.error('waymark: error during shutdown', err);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  readiness.enter('click writer');
+  await redirect.startWriter();
+  if (stopping) return;
+  readiness.enter('spill replay');
+  await redirect.replaySpilledClicks();
+  if (stopping) return;
+  starting.open();
+  readiness.started();
+  const { workspace, createdKey, setupToken } = front.boot;
+  console.error(startBanner({ config, engine: database.engine, workspace, createdKey, setupToken }));
 }
 
 main().catch((err) => {
