@@ -104,6 +104,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const socketPath = join(socketDir, 'api.sock');
   const data: ApiThreadData = {
     config,
+    databaseUrl: database.url,
     pgSchema: database.pgSchema,
     socketPath,
     nice: config.apiThreadNice,
@@ -117,6 +118,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     workerData: data,
     transferList: [logChannel.port1, changes.port2],
     preload: [...DATABASE_PACKAGES, 'fastify', 'zod'],
+    // The thread's name in /proc/<pid>/task/*/comm (bench/redirect/threads.ts).
+    name: 'api-thread',
   });
   let running = true;
   let closed: () => void = () => undefined;

@@ -17,6 +17,8 @@ export type RedirectStats = ReturnType<RedirectModule['stats']>;
 /** The API thread's start. */
 export interface ApiThreadData {
   config: Config;
+  /** The front's database (the log thread's way: its URL and schema, not DATABASE_URL). */
+  databaseUrl: string;
   pgSchema?: string;
   /** The Unix socket the API's server listens on. */
   socketPath: string;

@@ -18,7 +18,7 @@ lowerThreadPriority(data.nice);
 
 try {
   // The front migrated the database before starting this thread.
-  const database = await openDatabase(data.config.databaseUrl, { migrate: false, pgSchema: data.pgSchema });
+  const database = await openDatabase(data.databaseUrl, { migrate: false, pgSchema: data.pgSchema });
   const readiness = createReadiness('serving');
   const { app, ctx, modules } = await buildApp({
     config: data.config,
