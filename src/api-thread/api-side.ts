@@ -91,8 +91,23 @@ export function createFrontRedirect(ports: ApiThreadPorts): RedirectModule {
   } as unknown as RedirectModule;
 }
 
-/** Sends this thread's link and domain changes, and saved bio pages, to the front's caches. */
+/**
+ * Sends this thread's link and domain changes, and saved bio pages, to the front's caches; and
+ * delivers here what the front heard from other processes (PostgreSQL's change relay runs there).
+ */
 export function forwardChanges(bus: ChangeBus, port: MessagePort): { bioSaved(): void } {
-  bus.subscribe((change) => port.postMessage(change satisfies ThreadChange));
+  let fromFront = false;
+  bus.subscribe((change) => {
+    if (!fromFront) port.postMessage(change satisfies ThreadChange);
+  });
+  port.on('message', (change: ThreadChange) => {
+    if (change.type === 'bio') return;
+    fromFront = true;
+    try {
+      bus.deliver(change);
+    } finally {
+      fromFront = false;
+    }
+  });
   return { bioSaved: () => port.postMessage({ type: 'bio' } satisfies ThreadChange) };
 }

@@ -89,11 +89,22 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const logChannel = new MessageChannel();
   eventLog.events.attachClient(logChannel.port2);
   const changes = new MessageChannel();
+  let fromApi = false;
   const apply = (change: ThreadChange) => {
-    if (change.type === 'bio') bio.pages.invalidate();
+    if (change.type === 'bio') return bio.pages.invalidate();
     // Published: this thread's caches drop it, and on PostgreSQL the other processes hear it.
-    else bus.publish(change);
+    fromApi = true;
+    try {
+      bus.publish(change);
+    } finally {
+      fromApi = false;
+    }
   };
+  // What other processes changed (the change relay delivers it here) reaches the API thread's
+  // listeners too (the TLS module's allowed domains).
+  bus.subscribe((change) => {
+    if (!fromApi && running) changes.port1.postMessage(change satisfies ThreadChange);
+  });
   changes.port1.on('message', apply);
   changes.port1.unref();
   const drainChanges = () => {
