@@ -201,7 +201,7 @@ const EnvSchema = z.object({
    * that answers redirects itself and proxies the rest (src/api-thread/). A database in memory
    * cannot be shared between threads: it runs the API on the main thread whatever this says.
    */
-  API_THREAD: bool.default(false),
+  API_THREAD: bool.default(true),
   /** The API thread's nice value (0-19; thread-priority.ts): above 0, the redirect thread gets the core first. */
   API_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** OpenID Connect issuer of single sign-on (src/sso/): https, or http on a loopback address; unset: no SSO. */
