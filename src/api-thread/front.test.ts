@@ -11,6 +11,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { openTestDatabase } from '../test-support/harness.js';
 import { startFront, type Front } from './front.js';
@@ -36,6 +39,15 @@ function call(port: number, options: { method?: string; path: string; host?: str
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 async function startTestFront(env: Record<string, string> = {}) {
@@ -168,7 +180,12 @@ describe('the front and the API thread', () => {
 });
 
 test('an API thread that stopped: API requests answer 503 with the error body, redirects go on', async () => {
+  // A socket folder a killed process left behind is removed by the next start.
+  let dead = 4_000_000;
+  while (alive(dead)) dead++;
+  const stale = mkdtempSync(join(tmpdir(), `waymark-api-${dead}-`));
   const t = await startTestFront();
+  assert.equal(existsSync(stale), false);
   try {
     const link = await t.createLink({ url: 'https://example.com/alive', key: 'alive' });
     await t.front.worker.terminate();

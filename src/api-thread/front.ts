@@ -16,7 +16,7 @@
  * const front = await startFront({ config, database, starting });
  * // main.ts: front.redirect.beginShutdown(deadline); await front.close();
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,29 @@ import type { StartingServer } from '../health/starting-server.js';
 import { DATABASE_PACKAGES, startModuleWorker } from '../worker-thread.js';
 import { createApiProxy } from './proxy.js';
 import type { ApiThreadData, FromApi, ThreadChange, ToApi } from './messages.js';
+
+/** The API socket's folder: `waymark-api-<pid>-<random>`, private to this user (mkdtemp: 0700). */
+const SOCKET_DIR_PREFIX = 'waymark-api-';
+
+/** Folders left by processes that ended without closing (kill -9): removed at the next start. */
+function removeStaleSocketDirs(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(SOCKET_DIR_PREFIX.length).split('-')[0]);
+    if (!name.startsWith(SOCKET_DIR_PREFIX) || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      // ESRCH: no such process; EPERM: another user's, left alone.
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
 
 /** How often the API thread is sent the redirect's counters (its /metrics reads them). */
 const STATS_INTERVAL_MS = 1_000;
@@ -111,7 +134,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
     for (let m = receiveMessageOnPort(changes.port1); m; m = receiveMessageOnPort(changes.port1)) apply(m.message as ThreadChange);
   };
 
-  const socketDir = mkdtempSync(join(tmpdir(), 'waymark-api-'));
+  removeStaleSocketDirs();
+  const socketDir = mkdtempSync(join(tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
   const socketPath = join(socketDir, 'api.sock');
   const data: ApiThreadData = {
     config,
