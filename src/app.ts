@@ -65,6 +65,8 @@ import { healthRoutes } from './health/routes.js';
 import { createApiAdmission } from './http/api-admission.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
 import type { StartingServer } from './health/starting-server.js';
+import { connectEventLog, createFrontRedirect, forwardChanges, type ApiThreadPorts } from './api-thread/api-side.js';
+import { behindFront } from './http/client-address.js';
 
 void _unused;
 
@@ -84,6 +86,11 @@ export interface BuildOptions {
   starting?: StartingServer;
   /** Tests: the event log served on this thread, not its own (events/log/start.ts `inThread`). */
   eventLogInThread?: boolean;
+  /**
+   * Run as the API thread behind the front (src/api-thread/): the event log, the redirect and the
+   * link caches are the front's, reached over these ports; the server is the API's own.
+   */
+  apiThread?: ApiThreadPorts;
 }
 
 export async function buildApp(options: BuildOptions) {
@@ -113,7 +120,7 @@ export async function buildApp(options: BuildOptions) {
   const upgradeLines: [Record<string, unknown>, string][] = [];
   const logLines: { level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }[] | null = [];
   let appReady = false;
-  const eventLog = startEventLog({
+  const logOptions = {
     config,
     database,
     kind: eventStoreKind(config, database),
@@ -132,9 +139,11 @@ export async function buildApp(options: BuildOptions) {
       else if (level === 'info') upgradeLines.push([fields, msg]);
       else logLines?.push({ level, msg, fields });
     },
-  });
+  } satisfies Parameters<typeof startEventLog>[0];
+  const eventLog = options.apiThread ? connectEventLog(options.apiThread.log, logOptions) : startEventLog(logOptions);
   // Which X-Forwarded-For entry is the client, decided once for Fastify's routes and the redirect.
-  const clientAddress = clientAddressRule(config.trustProxy);
+  // Behind the front, one hop more: the front's (it appends the peer to X-Forwarded-For).
+  const clientAddress = options.apiThread ? behindFront(clientAddressRule(config.trustProxy)) : clientAddressRule(config.trustProxy);
   const ctx: AppContext = {
     config,
     database,
@@ -169,6 +178,8 @@ export async function buildApp(options: BuildOptions) {
   ctx.bus.subscribe((change) => {
     if (change.type === 'link') webhooks.linksChanged();
   });
+  // The redirect's caches live on the front's thread: every change goes there too.
+  const toFront = options.apiThread ? forwardChanges(ctx.bus, options.apiThread.changes) : undefined;
 
   // Modules, in dependency order (links → redirect → tracking; analytics reads what they write).
   const audit = createAuditModule({ database });
@@ -177,8 +188,8 @@ export async function buildApp(options: BuildOptions) {
   const domains = createDomainsModule(ctx);
   const links = createLinksModule(ctx);
   const customers = createCustomersModule(ctx);
-  const bio = createBioModule(ctx);
-  const redirect = createRedirectModule(ctx, { links, bio: bio.pages });
+  const bio = createBioModule(ctx, { onChange: toFront?.bioSaved });
+  const redirect = options.apiThread ? createFrontRedirect(options.apiThread) : createRedirectModule(ctx, { links, bio: bio.pages });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const integrations = createIntegrationsModule(ctx, { tracking });
   const analytics = createAnalyticsModule(ctx);
@@ -247,11 +258,14 @@ export async function buildApp(options: BuildOptions) {
       if (req.url === '/health') return fastifyHandler!(req, res);
       admission.admit(() => fastifyHandler!(req, res));
     };
+    if (options.apiThread) return apiThreadServer(handler);
     return options.starting ? options.starting.adopt(route) : createServer(route);
   };
 
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
+    // The front is this server's only client: its kept-alive connections stay open.
+    ...(options.apiThread ? { keepAliveTimeout: 600_000 } : {}),
     serverFactory,
     trustProxy: clientAddress.fastifyTrust,
     bodyLimit: 4 * 1024 * 1024,
@@ -348,4 +362,17 @@ export async function buildApp(options: BuildOptions) {
 
   await app.ready();
   return { app: app as unknown as FastifyInstance, ctx, routes, modules: { tags, folders, utmTemplates, bio, domains, links, customers, redirect, tracking, integrations, analytics, abTests, journeys, qr, events: domainEvents, webhooks, retention, users, dashboard, imports, exports, tls, metrics, audit } };
+}
+
+/**
+ * The API thread's server (src/api-thread/): no redirect before it, no admission (the redirect has
+ * a thread of its own). Its connections come from the front over a Unix socket, which has no peer
+ * address: they read as loopback, the front's, so X-Forwarded-For is walked from there.
+ */
+function apiThreadServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const server = createServer(handler);
+  server.on('connection', (socket) => {
+    if (socket.remoteAddress === undefined) Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1', configurable: true });
+  });
+  return server;
 }

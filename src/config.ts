@@ -199,6 +199,14 @@ const EnvSchema = z.object({
   EVENT_READ_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
   /** API requests started per second at most while redirects fill the redirect thread (http/api-admission.ts); 0: no bound. */
   API_ADMISSION_RATE: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  /**
+   * The API, dashboard and MCP on a worker thread of their own, behind a front on the main thread
+   * that answers redirects itself and proxies the rest (src/api-thread/). A database in memory
+   * cannot be shared between threads: it runs the API on the main thread whatever this says.
+   */
+  API_THREAD: bool.default(true),
+  /** The API thread's nice value (0-19; thread-priority.ts): above 0, the redirect thread gets the core first. */
+  API_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** OpenID Connect issuer of single sign-on (src/sso/): https, or http on a loopback address; unset: no SSO. */
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
@@ -342,6 +350,10 @@ export interface Config {
   eventReadConcurrency: number;
   /** API starts per second while redirects fill the redirect thread (http/api-admission.ts; 0: off). */
   apiAdmissionRate: number;
+  /** `API_THREAD`: the API on its own worker thread behind the redirect's front (src/api-thread/). */
+  apiThread: boolean;
+  /** `API_THREAD_NICE`. */
+  apiThreadNice: number;
   /** Single sign-on with OpenID Connect (src/sso/); undefined without OIDC_ISSUER. */
   oidc?: OidcSettings;
   /** OpenTelemetry traces (src/tracing/); undefined (off) without OTEL_EXPORTER_OTLP_ENDPOINT. */
@@ -457,6 +469,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     duckdbThreads: e.DUCKDB_THREADS,
     eventReadConcurrency: e.EVENT_READ_CONCURRENCY,
     apiAdmissionRate: e.API_ADMISSION_RATE,
+    apiThread: e.API_THREAD,
+    apiThreadNice: e.API_THREAD_NICE,
     oidc,
     tracing: tracingSettings(e),
   };

@@ -13,13 +13,44 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { buildApp } from '../../src/app.js';
 import { threadCpuNs } from './thread-cpu.js';
+import { startFront } from '../../src/api-thread/front.js';
+import type { RedirectModule } from '../../src/redirect/module.js';
+import type { AddressInfo } from 'node:net';
+
+interface Served {
+  modules: { redirect: RedirectModule; retention?: { runNow(): Promise<unknown> } };
+  listen(): Promise<AddressInfo | string | null>;
+  close(): Promise<void>;
+}
+
+async function serveApp(): Promise<Served> {
+  const { app, modules } = await buildApp({ config, database, logger: false });
+  return {
+    modules,
+    listen: async () => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return app.server.address();
+    },
+    close: () => app.close(),
+  };
+}
+
+async function serveFront(): Promise<Served> {
+  const front = await startFront({ config, database, logger: false });
+  return {
+    modules: { redirect: front.redirect },
+    listen: () => new Promise((resolve) => front.server.listen(0, '127.0.0.1', () => resolve(front.server.address()))),
+    close: () => front.close(),
+  };
+}
 
 const config = loadConfig(process.env);
 const database = await openDatabase(config.databaseUrl);
-const { app, modules } = await buildApp({ config, database, logger: false });
+// API_THREAD=1: the front (src/api-thread/) holds the redirect; retention runs on the API thread.
+const served = config.apiThread ? await serveFront() : await serveApp();
+const { modules } = served;
 await modules.redirect.geoReady();
-await app.listen({ port: 0, host: '127.0.0.1' });
-const address = app.server.address();
+const address = await served.listen();
 process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
 
 // Enabled on the first `eld` (which resets it): a 1 ms timer on the main thread costs ~14 ms of CPU
@@ -43,11 +74,11 @@ process.on('message', async (msg: { type: string }) => {
   }
   if (msg.type === 'retention') {
     const started = performance.now();
-    const result = await modules.retention.runNow().catch((err) => ({ error: String(err) }));
+    const result = modules.retention ? await modules.retention.runNow().catch((err) => ({ error: String(err) })) : { error: 'retention runs on the API thread (API_THREAD=1)' };
     process.send?.({ type: 'retained', stats: { result, ms: Math.round(performance.now() - started) } });
   }
   if (msg.type === 'close') {
-    await app.close();
+    await served.close();
     const stats = modules.redirect.stats();
     await database.close();
     process.send?.({ type: 'closed', stats }, () => process.exit(0));

@@ -8,14 +8,17 @@ import { createBioStore } from './store.js';
 import { createBioService } from './service.js';
 import { createBioPublic } from './public.js';
 
-export function createBioModule(ctx: AppContext) {
+export function createBioModule(ctx: AppContext, options: { onChange?: () => void } = {}) {
   const store = createBioStore(ctx.database.db);
   const onError = (err: unknown, context: string) => {
     if (ctx.config.logLevel === 'silent') return;
     console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: err instanceof Error ? err.message : String(err) }));
   };
   const pages = createBioPublic(store, { onError });
-  const service = createBioService(store, ctx.database.dialect, { sharedDomain: ctx.config.shortDomain, now: ctx.now, onChange: pages.invalidate });
+  const service = createBioService(store, ctx.database.dialect, { sharedDomain: ctx.config.shortDomain, now: ctx.now, onChange: () => {
+    pages.invalidate();
+    options.onChange?.();
+  } });
   return { service, pages, lifecycle: pages.lifecycle };
 }
 export type BioModule = ReturnType<typeof createBioModule>;

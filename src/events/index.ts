@@ -16,7 +16,8 @@ export { createLinkCounters, erasedTotals, linkBumps, type LinkCounters, workspa
 // The event log: its start, its client, its listeners' contract, the raw clicks it is sent.
 export { startEventLog } from './log/start.js';
 export { createConversionStore } from './conversions.js';
-export { type EventLogClient } from './log/client.js';
+export { createEventLogClient, type EventLogClient, type LogPort } from './log/client.js';
+export { type LogNotice } from './log/protocol.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
 export { IMPORTED_BATCH_PREFIX } from './click-log.js';
 export { type RawClick } from './log/raw-click.js';

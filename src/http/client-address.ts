@@ -104,6 +104,26 @@ export function clientAddressRule(setting: TrustProxy): ClientAddress {
   };
 }
 
+/**
+ * The same rule one proxy further in: behind the API thread's front (src/api-thread/), which
+ * appends the peer it received the request from to `X-Forwarded-For` and reaches the API over a
+ * private socket. Hop 0 (the front) is trusted; every later hop as `rule` trusts it one hop earlier.
+ */
+export function behindFront(rule: ClientAddress): ClientAddress {
+  const inner = rule.fastifyTrust;
+  const trust = (address: string, hop: number) => hop === 0 || (inner !== false && inner(address, hop - 1));
+  const holder = { headers: { 'x-forwarded-for': '' }, socket: { remoteAddress: '' } };
+  return {
+    setting: rule.setting,
+    fastifyTrust: trust,
+    of(peer, forwardedFor) {
+      holder.headers['x-forwarded-for'] = forwardedFor ?? '';
+      holder.socket.remoteAddress = peer ?? '';
+      return normaliseIp(proxyaddr(holder as unknown as IncomingMessage, trust) ?? '');
+    },
+  };
+}
+
 /** Decorates every Fastify request with `clientAddress`, computed by `rule` when first read. */
 export const clientAddressPlugin = fp<{ rule: ClientAddress }>(
   async (app, { rule }) => {

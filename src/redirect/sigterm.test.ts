@@ -10,11 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { TEST_ENGINE } from '../test-support/harness.js';
 import { createLink, freePort, privateDatabase, startClickLoad, startServer, type ServerProcess } from '../test-support/server-process.js';
 
-test('SIGTERM during load: the process drains, flushes and exits 0 with every answered click stored', async () => {
+for (const apiThread of ['0', '1']) test(`SIGTERM during load (API_THREAD=${apiThread}): the process drains, flushes and exits 0 with every answered click stored`, async () => {
   const db = await privateDatabase();
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
-  const server = await startServer(db.url, port, key);
+  const server = await startServer(db.url, port, key, { API_THREAD: apiThread });
   try {
     const link = await createLink(port, key, { url: 'https://example.com/from-api', key: 'term' });
     assert.equal(link.shortLink, `http://wm.localhost:${port}/term`);

@@ -10,13 +10,14 @@
  * await events.aggregate(spec, range);        // on the log thread
  */
 import type { EventLog } from '../event-store.js';
-import type { FromLog, LogApi, LogMethod, LogNotice, LogRequest, LogSettings } from './protocol.js';
+import type { FromLog, LogApi, LogAttach, LogMethod, LogNotice, LogRequest, LogSettings } from './protocol.js';
 import { packClicks, type RawClick } from './raw-click.js';
 import type { RingBatch } from './click-ring.js';
+import type { MessagePort } from 'node:worker_threads';
 
 /** A port (a worker, or one end of a MessageChannel). */
 export interface LogPort {
-  postMessage(message: unknown, transfer?: readonly ArrayBuffer[]): void;
+  postMessage(message: unknown, transfer?: readonly (ArrayBuffer | MessagePort)[]): void;
   on(event: 'message', listener: (message: FromLog) => void): unknown;
   ref?(): void;
   unref?(): void;
@@ -39,6 +40,8 @@ export interface EventLogClient extends EventLog {
   setListenerSettings(settings: unknown): void;
   /** The log thread counts what is left and closes the store; calls after this fail. */
   close(): Promise<void>;
+  /** Serves one more client on `port` (the API thread's); returns at once. */
+  attachClient(port: MessagePort): void;
 }
 
 export interface EventLogClientOptions {
@@ -99,6 +102,9 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
       if (!failed) port.postMessage({ settings } satisfies LogSettings);
     },
     close: () => call('close', []),
+    attachClient(client) {
+      if (!failed) port.postMessage({ attachClient: client } satisfies LogAttach, [client]);
+    },
 
     append: (events) => call('append', [events]),
     appendClicks: (batchId, rows) => call('appendClicks', [batchId, rows]),

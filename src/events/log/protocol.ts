@@ -64,5 +64,13 @@ export interface LogSettings<S = unknown> {
   settings: S;
 }
 
+/**
+ * Sent by the main thread, unanswered: one more client (the API thread, src/api-thread/) on its
+ * own port, served like the first; it hears the `counted` notices, not the log lines.
+ */
+export interface LogAttach {
+  attachClient: import('node:worker_threads').MessagePort;
+}
+
 export type FromLog = LogReply | LogNotice;
-export type ToLog = LogRequest | LogSettings;
+export type ToLog = LogRequest | LogSettings | LogAttach;

@@ -63,7 +63,12 @@ export interface EventLogOptions extends EventLogSettings {
  */
 export async function serveEventLog(port: MessagePort, options: { database: OpenDatabase; config: EventLogOptions; ownsDatabase: boolean; engine?: ColumnEngine }): Promise<void> {
   const { database, config } = options;
-  const notify = (notice: LogNotice) => port.postMessage(notice);
+  // Clients beside the first (the API thread's: src/api-thread/) hear what a fold wrote too.
+  const clients: MessagePort[] = [];
+  const notify = (notice: LogNotice) => {
+    port.postMessage(notice);
+    if (notice.notice === 'counted') for (const c of clients) c.postMessage(notice);
+  };
   const log = (msg: string, fields: Record<string, unknown>) => notify({ notice: 'log', level: 'info', msg, fields });
   // Until the main thread sends the first (it does at once): none.
   let settings: unknown = undefined;
@@ -95,14 +100,19 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     traces,
     kind: stores.kind,
   });
-  const handle = (m: ToLog) => {
+  const handleOn = (from: MessagePort) => (m: ToLog) => {
     if ('settings' in m) settings = m.settings;
-    else service.handle(m, (reply, transfer) => port.postMessage(reply, transfer ?? []));
+    else if ('attachClient' in m) {
+      clients.push(m.attachClient);
+      m.attachClient.on('message', handleOn(m.attachClient));
+    } else service.handle(m, (reply, transfer) => from.postMessage(reply, transfer ?? []));
   };
+  const handle = handleOn(port);
   port.off('message', onEarly);
   port.on('message', handle);
   for (const m of early) handle(m);
   await service.closed;
+  for (const c of clients) c.close();
   await traces.close().catch(() => undefined);
   await runner.close();
   if (options.ownsDatabase) await database.close();

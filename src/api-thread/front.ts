@@ -1,0 +1,235 @@
+/**
+ * `API_THREAD=1`: the main thread as a thin front. It keeps the listening socket and the redirect
+ * (the link cache, the click ring, the lag bound, the event log's thread) and proxies every other
+ * request (proxy.ts) to the API thread (worker.ts), which runs the whole app on a connection of
+ * its own. So the API's CPU (queries, serialisation, GC) no longer delays redirects in one event
+ * loop: the kernel schedules the two threads, the API's at `API_THREAD_NICE`.
+ *
+ * - Link changes made on the API thread reach the redirect's caches over a port of their own,
+ *   applied before the API's answer is passed on: a redirect after a PATCH sees the change.
+ * - The API thread reads and writes events as the log thread's second client (events/log/).
+ * - The API thread gone: its requests answer 503 with the error body; redirects go on.
+ * - `close()`: stop accepting, the API thread finishes what is in flight and closes, then the
+ *   redirect's last clicks are stored and the event log closes (main.ts, SIGTERM).
+ *
+ * @example
+ * const front = await startFront({ config, database, starting });
+ * // main.ts: front.redirect.beginShutdown(deadline); await front.close();
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import type { OpenDatabase } from '../db/open.js';
+import { createChangeBus } from '../db/change-bus.js';
+import { eventStoreKind, startEventLog } from '../events/index.js';
+import { createRedirectModule, type RedirectModule } from '../redirect/module.js';
+import { createBioModule } from '../bio/module.js';
+import { clientAddressRule } from '../http/client-address.js';
+import { clientErrorHandler } from '../http/errors.js';
+import type { StartingServer } from '../health/starting-server.js';
+import { DATABASE_PACKAGES, startModuleWorker } from '../worker-thread.js';
+import { createApiProxy } from './proxy.js';
+import type { ApiThreadData, FromApi, ThreadChange, ToApi } from './messages.js';
+
+/** The API socket's folder: `waymark-api-<pid>-<random>`, private to this user (mkdtemp: 0700). */
+const SOCKET_DIR_PREFIX = 'waymark-api-';
+
+/** Folders left by processes that ended without closing (kill -9): removed at the next start. */
+function removeStaleSocketDirs(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(SOCKET_DIR_PREFIX.length).split('-')[0]);
+    if (!name.startsWith(SOCKET_DIR_PREFIX) || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      // ESRCH: no such process; EPERM: another user's, left alone.
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
+/** How often the API thread is sent the redirect's counters (its /metrics reads them). */
+const STATS_INTERVAL_MS = 1_000;
+
+export interface FrontOptions {
+  config: Config;
+  database: OpenDatabase;
+  /** A server already listening (main.ts), adopted; otherwise `server` is new and not listening. */
+  starting?: StartingServer;
+  /** The API thread's Fastify logger (tests: false). */
+  logger?: boolean | object;
+  /** Have the API thread issue a dashboard setup address while no user exists (main.ts's banner). */
+  issueSetupToken?: boolean;
+}
+
+export interface Front {
+  server: Server;
+  redirect: RedirectModule;
+  /** What the API thread reported at start: the default workspace, a created key, a setup address. */
+  boot: Extract<FromApi, { type: 'ready' }>;
+  /** False once the API thread has stopped. */
+  apiRunning(): boolean;
+  /** The API thread, for tests that stop it. */
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+export async function startFront(options: FrontOptions): Promise<Front> {
+  const { config, database } = options;
+  const logLine = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => {
+    if (config.logLevel === 'silent' || (level === 'info' && ['warn', 'error', 'fatal'].includes(config.logLevel))) return;
+    console.error(JSON.stringify({ level: { info: 30, warn: 40, error: 50 }[level], time: Date.now(), msg, ...fields }));
+  };
+  const bus = createChangeBus();
+  const kind = eventStoreKind(config, database);
+  // The listeners' settings come from the API thread (its outbox knows who subscribes).
+  const eventLog = startEventLog({
+    config,
+    database,
+    kind,
+    listeners: { module: new URL('../click-listeners/index.js', import.meta.url), settings: () => undefined, watch: () => undefined },
+    onCounted: () => undefined,
+    onLog: logLine,
+  });
+  const clientAddress = clientAddressRule(config.trustProxy);
+  // What the redirect and the bio pages read of the app's context; the rest is the API thread's.
+  const ctx = { config, database, clientAddress, bus, events: eventLog.events, now: Date.now } as Pick<AppContext, 'config' | 'database' | 'clientAddress' | 'bus' | 'events' | 'now'> as AppContext;
+  const bio = createBioModule(ctx);
+  const redirect = createRedirectModule(ctx, { links: undefined as never, bio: bio.pages });
+  await eventLog.opened;
+  await redirect.lifecycle.start?.();
+
+  const logChannel = new MessageChannel();
+  eventLog.events.attachClient(logChannel.port2);
+  const changes = new MessageChannel();
+  let fromApi = false;
+  const apply = (change: ThreadChange) => {
+    if (change.type === 'bio') return bio.pages.invalidate();
+    // Published: this thread's caches drop it, and on PostgreSQL the other processes hear it.
+    fromApi = true;
+    try {
+      bus.publish(change);
+    } finally {
+      fromApi = false;
+    }
+  };
+  // What other processes changed (the change relay delivers it here) reaches the API thread's
+  // listeners too (the TLS module's allowed domains).
+  bus.subscribe((change) => {
+    if (!fromApi && running) changes.port1.postMessage(change satisfies ThreadChange);
+  });
+  changes.port1.on('message', apply);
+  changes.port1.unref();
+  const drainChanges = () => {
+    for (let m = receiveMessageOnPort(changes.port1); m; m = receiveMessageOnPort(changes.port1)) apply(m.message as ThreadChange);
+  };
+
+  removeStaleSocketDirs();
+  const socketDir = mkdtempSync(join(tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+  const socketPath = join(socketDir, 'api.sock');
+  const data: ApiThreadData = {
+    config,
+    databaseUrl: database.url,
+    pgSchema: database.pgSchema,
+    socketPath,
+    nice: config.apiThreadNice,
+    logPort: logChannel.port1,
+    changePort: changes.port2,
+    logger: options.logger ?? { level: config.logLevel },
+    stats: redirect.stats(),
+    issueSetupToken: options.issueSetupToken ?? false,
+  };
+  const worker = startModuleWorker(new URL('./worker.js', import.meta.url), {
+    workerData: data,
+    transferList: [logChannel.port1, changes.port2],
+    preload: [...DATABASE_PACKAGES, 'fastify', 'zod'],
+    // The thread's name in /proc/<pid>/task/*/comm (bench/redirect/threads.ts).
+    name: 'api-thread',
+  });
+  let running = true;
+  let closed: () => void = () => undefined;
+  const closedOrGone = new Promise<void>((resolve) => (closed = resolve));
+  const boot = await new Promise<Extract<FromApi, { type: 'ready' }>>((resolve, reject) => {
+    worker.on('message', (m: FromApi) => {
+      if (m.type === 'ready') resolve(m);
+      else if (m.type === 'failed') reject(new Error(`the API thread did not start: ${m.message}`));
+      else if (m.type === 'closed') closed();
+      else if (m.type === 'call') void answer(m);
+    });
+    worker.on('error', (err) => {
+      logLine('error', 'the API thread failed; API requests answer 503', { err: err.message });
+      reject(err);
+    });
+    worker.on('exit', (code) => {
+      running = false;
+      closed();
+      reject(new Error(`the API thread stopped (exit code ${code})`));
+    });
+  }).catch(async (err) => {
+    await worker.terminate();
+    await redirect.lifecycle.close?.();
+    await eventLog.close();
+    rmSync(socketDir, { recursive: true, force: true });
+    throw err;
+  });
+  const answer = async (m: Extract<FromApi, { type: 'call' }>) => {
+    const reply = (r: Omit<Extract<ToApi, { type: 'reply' }>, 'type' | 'id'>) => running && worker.postMessage({ type: 'reply', id: m.id, ...r } satisfies ToApi);
+    try {
+      const value = m.method === 'findClick' ? await redirect.clicks.findClick(m.args[0] as string, m.args[1] as string) : await redirect.flushClicks();
+      reply({ value });
+    } catch (err) {
+      reply({ error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  const statsTimer = setInterval(() => running && worker.postMessage({ type: 'stats', stats: redirect.stats() } satisfies ToApi), STATS_INTERVAL_MS);
+  statsTimer.unref();
+
+  const proxy = createApiProxy({ socketPath, docsUrl: config.docsUrl, trust: clientAddress.fastifyTrust, onAnswer: drainChanges });
+  const route = (req: IncomingMessage, res: ServerResponse) => {
+    if (!redirect.tryHandle(req, res)) proxy.forward(req, res);
+  };
+  let server: Server;
+  if (options.starting) server = options.starting.adopt(route);
+  else {
+    server = createServer(route);
+    server.on('clientError', clientErrorHandler(config.docsUrl));
+  }
+
+  return {
+    server,
+    redirect,
+    boot,
+    worker,
+    apiRunning: () => running,
+    async close() {
+      clearInterval(statsTimer);
+      const serverClosed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      if (running) worker.postMessage({ type: 'close' } satisfies ToApi);
+      await closedOrGone;
+      // The API's last answers are passed on; connections left idle close.
+      while (proxy.inFlight > 0) await new Promise((r) => setTimeout(r, 10));
+      server.closeIdleConnections();
+      await Promise.race([serverClosed, new Promise((r) => setTimeout(r, 1_000).unref())]);
+      server.closeAllConnections();
+      await serverClosed;
+      proxy.close();
+      drainChanges();
+      await redirect.lifecycle.close?.();
+      await bio.lifecycle.close();
+      await eventLog.close();
+      changes.port1.close();
+      await worker.terminate();
+      rmSync(socketDir, { recursive: true, force: true });
+    },
+  };
+}
