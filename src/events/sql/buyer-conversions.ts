@@ -2,8 +2,9 @@
  * Attribution's read on SQL (`EventLog.buyerConversions`): one statement whose CTE is the sales an
  * aggregate of the spec counts (the same scan and conditions as its raw part), and whose second
  * branch is every lead and sale of those buyers since the journey's start, found through
- * `events_customer` (workspace_id, customer_id, kind, timestamp) by an `in (select customer_id …)`
- * subquery. Only the columns the models read travel back; `sel` tells the branches apart.
+ * `events_customer` (workspace_id, customer_id, kind, timestamp, click_id, link_id, amount:
+ * covering, migration 0036) by an `in (select customer_id …)` subquery. Only the columns the
+ * models read travel back; `sel` tells the branches apart.
  *
  * @example
  * const [rows] = await runner.run([buyerConversionsQuery(db, dialect, spec, range, range.from - lookbackMs)]);
@@ -30,7 +31,9 @@ export function buyerConversionsQuery(db: Kysely<Database>, dialect: Dialect, sp
   const columns = sql.join([sql`kind, customer_id, click_id, link_id, ${sql.ref('timestamp')}, coalesce(amount, 0) as amount`, ...groups]);
   const ts = sql.ref('timestamp');
   const disabled = scopeSubquery(journeyScope(spec.workspaceId).input);
-  return sql`with sales as (select ${columns} from ${scan.from} where ${sql.join(scan.conds, sql` and `)})
+  // Materialized: read once, then probed by the second branch (SQLite otherwise ran the sales'
+  // scan again inside it: 614 against 152 ms at 250k events, bench/attribution/README.md).
+  return sql`with sales as materialized (select ${columns} from ${scan.from} where ${sql.join(scan.conds, sql` and `)})
     select 1 as sel, sales.* from sales
     union all
     select 0 as sel, ${columns} from ${dialect.indexedBy('events', 'events_customer')}
