@@ -5,13 +5,25 @@
  * HTTP stack (`inject`). bench/attribution/README.md says what it measures and why.
  *
  * Settings (environment): BENCH_EVENTS (default 1000000), BENCH_RUNS (timed runs per query,
- * default 7), BENCH_CUSTOMERS (default 60000), BENCH_SALES (default 20000).
+ * default 7), BENCH_CUSTOMERS (default 60000), BENCH_SALES (default 20000), BENCH_EVENTS_URL
+ * (the event store: `sql`, the default, or `duckdb`).
+ *
+ * Besides the HTTP figures, the read before `EventLog.buyerConversions` (two walks of full rows,
+ * bench/attribution/walk.ts) and the read now are timed side by side on the same aggregate, runs
+ * alternating, each with the load average beside it.
+ *
+ * The timed queries hold /tmp/waymark-bench.lock (acquireLock of bench/redirect/wrk.ts): run it
+ * without a flock wrapper.
  *
  * Run: npm run bench -- attribution
  */
 import { loadavg } from 'node:os';
+import { acquireLock } from './redirect/wrk.js';
 import { createTestApp } from '../src/test-support/harness.js';
-import { conversionEvent, type StoredEvent } from '../src/events/index.js';
+import { buildScope, conversionEvent, type AggregateSpec, type StoredEvent } from '../src/events/index.js';
+import { attributedRows } from '../src/analytics/attributed.js';
+import { walkedAttributedRows } from './attribution/walk.js';
+import { buyerConversionsQuery } from '../src/events/sql/buyer-conversions.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
 import { newId } from '../src/ids.js';
 import { ATTRIBUTION_MODELS } from '../src/attribution/models.js';
@@ -21,11 +33,12 @@ const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 60_000);
 const SALES = Number(process.env.BENCH_SALES ?? 20_000);
+const EVENTS_URL = process.env.BENCH_EVENTS_URL ?? 'sql';
 const LINKS = 1000;
 const DAY = 86_400_000;
 const BATCH = 10_000;
 
-const t = await createTestApp({ env: { LOG_LEVEL: 'silent' } });
+const t = await createTestApp({ env: { LOG_LEVEL: 'silent' }, config: { eventsUrl: EVENTS_URL } });
 const db = t.ctx.database.db;
 const now = Date.now();
 const start = now - 85 * DAY;
@@ -120,14 +133,61 @@ async function median(url: string): Promise<{ ms: number; rows: number }> {
   return { ms: times[Math.floor(times.length / 2)]!, rows };
 }
 
+const load = () => loadavg()[0]!.toFixed(2);
+// The timed part holds the benchmarks' lock (shared with the other benchmarks); generating does not.
+const lock = await acquireLock();
 const base = '/analytics?event=sales&groupBy=top_links&interval=90d';
+console.log(`store ${EVENTS_URL}; median of ${RUNS} runs each, after one warm-up run`);
 const plain = await median(base);
-console.log(`load average ${loadavg()[0]!.toFixed(2)}; median of ${RUNS} runs each`);
-console.log(`none (published)      ${plain.ms.toFixed(1)} ms  (${plain.rows} rows)`);
+console.log(`none (published)      ${plain.ms.toFixed(1)} ms  (${plain.rows} rows)  load ${load()}`);
 for (const model of ATTRIBUTION_MODELS) {
   const r = await median(`${base}&attribution=${model}`);
-  console.log(`${model.padEnd(21)} ${r.ms.toFixed(1)} ms  (${r.rows} rows, ${(r.ms / plain.ms).toFixed(1)} × none)`);
+  console.log(`${model.padEnd(21)} ${r.ms.toFixed(1)} ms  (${r.rows} rows, ${(r.ms / plain.ms).toFixed(2)} × none)  load ${load()}`);
 }
 const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
-console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)`);
+console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)  load ${load()}`);
+
+// Before and after, same aggregate, same process: the read of the journeys alone (the aggregate
+// itself is run once and handed to both).
+const spec: AggregateSpec = { workspaceId: t.workspaceId, kinds: ['sale'], group: ['link_id'], timeseries: false, dims: [], conversions: {}, scope: buildScope({ workspaceId: t.workspaceId, links: {}, named: false }) };
+const range = { from: Date.now() - 90 * DAY, to: Date.now() };
+const merged = await t.ctx.events.aggregate(spec, range);
+const choice = { model: 'first_click' as const, lookbackMs: 90 * DAY };
+const sides = { walk: [] as number[], query: [] as number[] };
+const sums = { walk: 0, query: 0 };
+for (let i = 0; i < RUNS + 1; i++) {
+  for (const side of ['walk', 'query'] as const) {
+    const t0 = performance.now();
+    const rows = side === 'walk' ? await walkedAttributedRows(t.ctx.events, spec, range, merged, choice) : await attributedRows(t.ctx.events, spec, range, merged, choice);
+    const ms = performance.now() - t0;
+    sums[side] = rows.reduce((s, r) => s + r.sale_amount, 0);
+    if (i > 0) sides[side].push(ms);
+  }
+}
+const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+if (sums.walk !== sums.query) throw new Error(`the two reads credit different revenue: ${sums.walk} against ${sums.query}`);
+console.log(`first_click credit, before (two walks of full rows) ${mid(sides.walk).toFixed(1)} ms, now (buyerConversions) ${mid(sides.query).toFixed(1)} ms: ` +
+  `${(mid(sides.query) / mid(sides.walk)).toFixed(3)} ×  (same revenue credited: ${sums.query})  load ${load()}`);
+const reads: number[] = [];
+let read = { sales: 0, journeys: 0 };
+for (let i = 0; i < RUNS + 1; i++) {
+  const t0 = performance.now();
+  const r = await t.ctx.events.buyerConversions(spec, range, range.from - choice.lookbackMs);
+  if (i > 0) reads.push(performance.now() - t0);
+  read = { sales: r.sales.length, journeys: r.journeys.length };
+}
+console.log(`of which the read alone (buyerConversions: ${read.sales} sales, ${read.journeys} journey rows) ${mid(reads).toFixed(1)} ms  load ${load()}`);
+if (EVENTS_URL === 'sql') {
+  // The same statement on the main thread's own connection: the engine's share, without the
+  // reader thread and the log thread's hand-offs.
+  const q = buyerConversionsQuery(db, t.ctx.database.dialect, spec, range, range.from - choice.lookbackMs);
+  const engine: number[] = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    const t0 = performance.now();
+    await db.executeQuery(q);
+    if (i > 0) engine.push(performance.now() - t0);
+  }
+  console.log(`of which SQLite runs the statement in ${mid(engine).toFixed(1)} ms  load ${load()}`);
+}
+lock.release();
 await t.close();

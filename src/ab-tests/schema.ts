@@ -45,7 +45,34 @@ export const AbTestResponse = z
       reason: z.string(),
       threshold: z.number().describe('The p-value each comparison must stay under: 0.05 / (variants − 1).'),
     }),
+    settled: z
+      .object({
+        route: z.enum(['winner', 'split', 'stop']),
+        url: z.string().nullable().describe('The winner every visit goes to (route `winner`).'),
+        decidedFor: z.string().describe('The `testCompletedAt` the route was decided for.'),
+        decidedAt: z.string(),
+      })
+      .nullable()
+      .describe('What the redirect does since the test completed: every visit to the winner, keep splitting, or stop (the link\'s own URL). Null while the test runs, and until it is decided (within a minute of `testCompletedAt`).'),
     bucketDays: z.number(),
     timeseries: z.array(z.object({ start: z.string(), variants: z.array(Counts) })),
   })
   .describe("An A/B test's figures per variant, its verdict and a series over time (Waymark; not in the published API).");
+
+export const AbTestSettingsBody = z
+  .strictObject({
+    metric: AbTestQuery.shape.metric,
+    onInconclusive: z
+      .enum(ON_INCONCLUSIVE, { error: 'Invalid onInconclusive. Valid values are: keep_splitting, stop' })
+      .optional()
+      .describe('What the redirect does when the test ends without a significant winner: `keep_splitting` (default) or `stop` (every visit to the link\'s own URL).'),
+  })
+  .describe("The link's A/B test settings; a field left out keeps its value (Waymark; not in the published API, and not on the link object).");
+
+export const AbTestSettingsResponse = z
+  .object({
+    linkId: z.string(),
+    metric: z.enum(TEST_METRICS),
+    onInconclusive: z.enum(ON_INCONCLUSIVE),
+  })
+  .describe("A link's A/B test settings: the metric its winner is decided on, and what an inconclusive test does (Waymark).");

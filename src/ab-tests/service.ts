@@ -10,7 +10,11 @@
 import { buildScope, type AggregateSpec, type EventKind, type EventRow, type EventLog } from '../events/index.js';
 import { ApiError } from '../http/errors.js';
 import { clickIdTime } from '../visitors/click-id.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/tables.js';
+import { record, type Who } from '../audit/record.js';
 import { abTestResult, type AbTestResult, type OnInconclusive, type TestMetric, type VariantFigures } from './verdict.js';
+import type { AbTestSettings, AbTestStore, SettledRoute } from './store.js';
 import { variantForms, variantIndex } from './variant-of.js';
 
 const DAY_MS = 86_400_000;
@@ -41,8 +45,19 @@ export interface SeriesPoint {
   variants: { clicks: number; leads: number; sales: number; saleAmount: number }[];
 }
 
+/** What the test settled on after `testCompletedAt`, as the API shows it. */
+export interface SettledReport {
+  route: 'winner' | 'split' | 'stop';
+  url: string | null;
+  /** The completion time it was decided for (ISO). */
+  decidedFor: string;
+  decidedAt: string;
+}
+
 export interface AbTestReport extends AbTestResult {
   linkId: string;
+  /** The route the redirect applies since the test completed; null while it runs or until decided. */
+  settled: SettledReport | null;
   testStartedAt: string | null;
   testCompletedAt: string | null;
   onInconclusive: OnInconclusive;
@@ -55,21 +70,60 @@ export interface AbTestReport extends AbTestResult {
 
 export interface AbTestServiceDeps {
   events: Pick<EventLog, 'aggregate' | 'page'>;
+  store: AbTestStore;
+  db: Kysely<Database>;
   now: () => number;
+}
+
+/** `GET`/`PATCH /links/{linkId}/ab-test/settings`. */
+export interface AbTestSettingsView extends AbTestSettings {
+  linkId: string;
+}
+
+/** The settled route as reported, when it is for the link's current completion time. */
+function settledReport(settled: SettledRoute | null, completedAt: number | null): SettledReport | null {
+  if (!settled || completedAt === null || settled.decidedFor !== completedAt) return null;
+  return {
+    route: settled.route.route,
+    url: settled.route.route === 'winner' ? settled.route.url : null,
+    decidedFor: new Date(settled.decidedFor).toISOString(),
+    decidedAt: new Date(settled.decidedAt).toISOString(),
+  };
 }
 
 const msOf = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
 export function createAbTestService(deps: AbTestServiceDeps) {
-  const { events } = deps;
+  const { events, store } = deps;
 
   return {
+    /** The link's stored settings (defaults where none are stored). */
+    async settings(workspaceId: string, linkId: string): Promise<AbTestSettingsView> {
+      return { linkId, ...(await store.get(workspaceId, linkId)).settings };
+    },
+
+    /**
+     * Stores the settings (what is not given stays), with its audit entry in the same write. A
+     * completed test is decided again under them (the decider's next pass).
+     */
+    async saveSettings(caller: { workspaceId: string; who?: Who }, linkId: string, input: Partial<AbTestSettings>): Promise<AbTestSettingsView> {
+      const current = (await store.get(caller.workspaceId, linkId)).settings;
+      const next: AbTestSettings = { metric: input.metric ?? current.metric, onInconclusive: input.onInconclusive ?? current.onInconclusive };
+      await deps.db.transaction().execute(async (trx) => {
+        await store.saveSettings(trx, caller.workspaceId, linkId, next, deps.now());
+        await record(trx, caller.who, { workspaceId: caller.workspaceId, action: 'ab_test.update', targetIds: linkId, changes: { fields: Object.keys(input).filter((k) => input[k as keyof AbTestSettings] !== undefined).sort(), ...next } });
+      });
+      return { linkId, ...next };
+    },
+
+    /** The result; `q` overrides the stored metric and inconclusive setting (what-if views). */
     async result(workspaceId: string, link: TestedLink, q: AbTestQuery = {}): Promise<AbTestReport> {
       const variants = link.testVariants ?? [];
       if (!variants.length) throw new ApiError('not_found', 'This link has no A/B test.');
       const now = deps.now();
-      const metric = q.metric ?? 'leads';
-      const onInconclusive = q.onInconclusive ?? 'keep_splitting';
+      const stored = await store.get(workspaceId, link.id);
+      const metric = q.metric ?? stored.settings.metric;
+      const onInconclusive = q.onInconclusive ?? stored.settings.onInconclusive;
       const started = msOf(link.testStartedAt) ?? Date.parse(link.createdAt);
       const completed = msOf(link.testCompletedAt);
       const from = Math.min(started, now);
@@ -133,6 +187,7 @@ export function createAbTestService(deps: AbTestServiceDeps) {
       const result = abTestResult({ variants: figures, metric, completedAt: completed, now, onInconclusive });
       return {
         linkId: link.id,
+        settled: settledReport(stored.settled, completed),
         testStartedAt: link.testStartedAt,
         testCompletedAt: link.testCompletedAt,
         onInconclusive,

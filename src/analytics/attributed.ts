@@ -5,19 +5,16 @@
  * carry them. Clicks and leads stay as counted; only `sales` and `saleAmount` move. Every
  * sale's shares add up to it, so the groups add up to the total revenue of the selected sales.
  *
- * The journeys are read from the conversions (leads and sales carry their click's link, click
- * id and dimensions): two walks of the event list, sales in the range, then the workspace's
- * leads and sales from the lookback's start.
+ * The sales and the journeys come from one read of the event log (`EventLog.buyerConversions`):
+ * the selected sales, and every lead and sale of their customers since the lookback's start
+ * (leads and sales carry their click's link, click id and dimensions), only the columns needed.
  *
  * @example
  * const rows = await attributedRows(events, spec, range, merged, { model: 'linear', lookbackMs });
  */
-import { buildScope, type AggregateSpec, type EventRow, type EventLog, type MergedRow } from '../events/index.js';
+import type { AggregateSpec, ConversionTouchRow, EventLog, MergedRow } from '../events/index.js';
 import { creditSale, type AttributionModel, DEFAULT_ATTRIBUTION } from '../attribution/models.js';
 import { conversionTouches } from '../attribution/touches.js';
-
-/** Rows read per page of the event list. */
-const PAGE = 10_000;
 
 export interface AttributionChoice {
   model: AttributionModel;
@@ -25,17 +22,6 @@ export interface AttributionChoice {
 }
 
 type Range = { from: number; to: number };
-
-async function walk(events: Pick<EventLog, 'page'>, spec: AggregateSpec, range: Range, each: (r: EventRow) => void): Promise<void> {
-  let after: { timestamp: number; id: string } | undefined;
-  for (;;) {
-    const rows = await events.page(spec, range, { order: 'asc', limit: PAGE, offset: 0, after });
-    for (const r of rows) each(r);
-    if (rows.length < PAGE) return;
-    const last = rows[rows.length - 1]!;
-    after = { timestamp: Number(last.timestamp), id: last.id };
-  }
-}
 
 const keyOf = (g: readonly string[]) => g.join('\u0000');
 
@@ -45,32 +31,19 @@ const keyOf = (g: readonly string[]) => g.join('\u0000');
  * returned as it is: the totals do not depend on the model.
  */
 export async function attributedRows(
-  events: Pick<EventLog, 'page'>,
+  events: Pick<EventLog, 'buyerConversions'>,
   spec: AggregateSpec,
   range: Range,
   merged: readonly MergedRow[],
   choice: AttributionChoice,
 ): Promise<MergedRow[]> {
   if (choice.model === 'last_click' || spec.group.length === 0 || !spec.kinds.includes('sale')) return [...merged];
-  const cols = spec.group;
-  const groupOf = (r: EventRow) => cols.map((c) => String(r[c] ?? ''));
-
-  const sales: EventRow[] = [];
-  await walk(events, { ...spec, kinds: ['sale'], timeseries: false }, range, (r) => sales.push(r));
-  const buyers = new Set(sales.map((s) => s.customer_id).filter((c): c is string => !!c));
-
-  // Every lead and sale of those customers since the lookback's start: their touches.
-  const byCustomer = new Map<string, EventRow[]>();
-  if (buyers.size) {
-    const workspace = buildScope({ workspaceId: spec.workspaceId, links: {}, named: false, everyFolder: true });
-    const only = buyers.size === 1 ? [...buyers][0] : undefined;
-    const journeys: AggregateSpec = { workspaceId: spec.workspaceId, kinds: ['lead', 'sale'], group: [], timeseries: false, dims: [], conversions: only ? { customerId: only } : {}, scope: workspace };
-    await walk(events, journeys, { from: range.from - choice.lookbackMs, to: range.to }, (r) => {
-      if (!r.customer_id || !buyers.has(r.customer_id)) return;
-      const list = byCustomer.get(r.customer_id);
-      if (list) list.push(r);
-      else byCustomer.set(r.customer_id, [r]);
-    });
+  const { sales, journeys } = await events.buyerConversions(spec, range, range.from - choice.lookbackMs);
+  const byCustomer = new Map<string, ConversionTouchRow[]>();
+  for (const r of journeys) {
+    const list = byCustomer.get(r.customer_id!);
+    if (list) list.push(r);
+    else byCustomer.set(r.customer_id!, [r]);
   }
 
   const credit = new Map<string, { g: string[]; sales: number; cents: number }>();
@@ -81,20 +54,20 @@ export async function attributedRows(
     acc.cents += cents;
     credit.set(k, acc);
   };
-  const journeyCache = new Map<string, { touches: ReturnType<typeof conversionTouches>['touches']; rows: Map<string, EventRow> }>();
+  const journeyCache = new Map<string, { touches: ReturnType<typeof conversionTouches>['touches']; rows: Map<string, ConversionTouchRow> }>();
   const options = { ...DEFAULT_ATTRIBUTION, lookbackMs: choice.lookbackMs };
   for (const sale of sales) {
-    const own = { time: Number(sale.timestamp), amount: Number(sale.amount ?? 0), linkId: sale.link_id, clickId: sale.click_id || null };
+    const own = { time: sale.timestamp, amount: sale.amount, linkId: sale.link_id, clickId: sale.click_id || null };
     // A refund (a negative sale) moves revenue, not the count of sales (docs/decisions/0006).
     const counted = own.amount >= 0 ? 1 : 0;
     const rows = sale.customer_id ? byCustomer.get(sale.customer_id) : undefined;
     if (!rows) {
-      add(groupOf(sale), counted, own.amount);
+      add(sale.g, counted, own.amount);
       continue;
     }
     let journey = journeyCache.get(sale.customer_id!);
     if (!journey) {
-      const byClick = new Map<string, EventRow>();
+      const byClick = new Map<string, ConversionTouchRow>();
       for (const r of rows) if (r.click_id && !byClick.has(r.click_id)) byClick.set(r.click_id, r);
       journey = { touches: conversionTouches(rows).touches, rows: byClick };
       journeyCache.set(sale.customer_id!, journey);
@@ -102,7 +75,7 @@ export async function attributedRows(
     for (const c of creditSale(choice.model, own, journey.touches, options)) {
       if (c.share === 0 && c.cents === 0) continue;
       const row = journey.rows.get(c.touch.clickId) ?? sale;
-      add(groupOf(row), c.share * counted, c.cents);
+      add(row.g, c.share * counted, c.cents);
     }
   }
 

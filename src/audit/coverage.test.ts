@@ -142,6 +142,7 @@ const API: Record<string, Maker> = {
   'PATCH /links/bulk': async () => viaKey('links.bulk_update', 'PATCH', '/links/bulk', { linkIds: [await link(), await link()], data: { archived: true } }),
   'DELETE /links/bulk': async () => viaKey('links.bulk_delete', 'DELETE', `/links/bulk?linkIds=${await link()},${await link()}`),
   'PATCH /links/{linkId}': async () => viaKey('link.update', 'PATCH', `/links/${await link()}`, { title: 'New title' }),
+  'PATCH /links/{linkId}/ab-test/settings': async () => viaKey('ab_test.update', 'PATCH', `/links/${await link()}/ab-test/settings`, { metric: 'sales' }),
   'DELETE /links/{linkId}': async () => viaKey('link.delete', 'DELETE', `/links/${await link()}`),
   'POST /links/import': async () => ({
     action: 'links.import',
@@ -228,6 +229,7 @@ const FORMS: Record<string, Maker> = {
   'POST /dashboard/w/:slug/links/bulk': async () => viaForm('links.bulk_update', '/dashboard/w/:slug/links/bulk', { op: 'archive', [`sel_${await link()}`]: 'on', [`sel_${await link()}`]: 'on' }),
   'POST /dashboard/w/:slug/links/new': async () => viaForm('link.create', '/dashboard/w/:slug/links/new', { url: 'https://example.com/form', key: `form-${uniq()}` }),
   'POST /dashboard/w/:slug/links/:id/edit': async () => viaForm('link.update', `/dashboard/w/:slug/links/${await link()}/edit`, { url: 'https://example.com/edited' }),
+  'POST /dashboard/w/:slug/links/:id/ab-test/settings': async () => viaForm('ab_test.update', `/dashboard/w/:slug/links/${await link()}/ab-test/settings`, { metric: 'revenue', onInconclusive: 'stop' }),
   'POST /dashboard/w/:slug/settings/general': async () => viaForm('workspace.update', '/dashboard/w/:slug/settings/general', { name: `Named ${uniq().slice(0, 4)}`, slug }),
   'POST /dashboard/w/:slug/settings/domains': async () => viaForm('domain.create', '/dashboard/w/:slug/settings/domains', { slug: `f${uniq()}.example.com` }),
   'POST /dashboard/w/:slug/settings/domains/:id': async () => viaForm('domain.update', `/dashboard/w/:slug/settings/domains/${(await domain()).slug}`, { notFoundUrl: 'https://example.com/gone' }),

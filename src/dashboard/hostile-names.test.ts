@@ -434,6 +434,9 @@ test('analytics, events, customers and public stats', async () => {
   await get(owner, `${base}/customers/${enc(V.path)}/journey`, { status: 404 });
   await get(viewer, `${base}/links/${enc(link.id)}/ab-test?metric=sales`, { status: 200, shows: ['domain', 'linkKey', 'linkVariantUrl'] });
   await get(owner, `${base}/links/${enc(V.path)}/ab-test`, { status: 404 });
+  await get(owner, `${base}/links/${enc(link.id)}/ab-test`, { status: 200, shows: ['domain', 'linkKey', 'linkVariantUrl'] });
+  await post(owner, `${base}/links/${enc(link.id)}/ab-test/settings`, { metric: V.path, onInconclusive: V.path }, { status: 422 });
+  await post(owner, `${base}/links/${enc(V.path)}/ab-test/settings`, { metric: 'sales', onInconclusive: 'stop' }, { status: 404 });
 
   const stats = `/stats/${enc(V.domain)}/${enc(V.linkKey)}`;
   await get(anonymous, `${stats}?interval=all`, { status: 200, shows: ['domain', 'linkKey', 'country', 'device', 'browser', 'referer'] });

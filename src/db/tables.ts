@@ -311,6 +311,24 @@ export interface Database {
   sale_refunds: SaleRefundsTable;
   bio_pages: BioPagesTable;
   bio_page_links: BioPageLinksTable;
+  ab_test_settings: AbTestSettingsTable;
+}
+
+/** A link's A/B test settings and the route its completed test settled on (migration 0035). */
+export interface AbTestSettingsTable {
+  link_id: string;
+  workspace_id: string;
+  /** `leads` | `clicks` | `sales` | `revenue`; null: leads. */
+  metric: string | null;
+  /** `keep_splitting` | `stop`; null: keep splitting. */
+  on_inconclusive: string | null;
+  /** `winner` | `split` | `stop`, decided once the test completed; null: not decided. */
+  route: string | null;
+  route_url: string | null;
+  /** The link's `test_completed_at` the route was decided for. */
+  decided_for: number | null;
+  decided_at: number | null;
+  updated_at: number;
 }
 
 export type { Generated };

@@ -212,6 +212,48 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.deepEqual(none, [], "another workspace's link is never in a scope");
     });
 
+    test("buyers' conversions: the sales an aggregate selects, and every lead and sale of their customers since the journey's start", async () => {
+      // A buyer with a touch on a disabled link (left out of journeys) and the same customer id
+      // in another workspace (never read).
+      const extra = [
+        contractEvent(ws, 'lnk_b', { kind: 'lead', timestamp: T0 + 4 * H, customer_id: 'cus_4', event_name: 'Sign up' }),
+        contractEvent(ws, 'lnk_off', { kind: 'lead', timestamp: T0 + 5 * H, customer_id: 'cus_4', event_name: 'Sign up' }),
+        contractEvent(ws, 'lnk_a', { kind: 'sale', timestamp: T0 + 12 * H, customer_id: 'cus_4', amount: 1200, invoice_id: null, sale_type: 'new', event_name: 'Purchase' }),
+        contractEvent(other, 'lnk_other', { kind: 'lead', timestamp: T0 + 5 * H, customer_id: 'cus_4', event_name: 'Sign up' }),
+      ];
+      await f.log.append(extra);
+      rows.push(...extra);
+      await f.settle?.();
+      const touch = (r: { kind: string; customer_id?: string | null; click_id: string; link_id: string; timestamp: number; amount?: number | null }, g: string[]) =>
+        JSON.stringify([r.kind, r.customer_id ?? null, r.click_id, r.link_id, Number(r.timestamp), Number(r.amount ?? 0), g]);
+      const group: DimColumn[] = ['country', 'utm_source'];
+      const gOf = (r: StoredEvent) => group.map((c) => String((r as unknown as Record<string, unknown>)[c] ?? ''));
+      const cases: { over: Partial<AggregateSpec>; keep: (r: StoredEvent) => boolean; since: number }[] = [
+        { over: {}, keep: () => true, since: range.from },
+        // Filters narrow the sales, never the journeys; the journey starts at `since`.
+        { over: { conversions: { saleType: 'recurring' } }, keep: (r) => r.sale_type === 'recurring', since: T0 + 5 * H + 1 },
+        { over: { dims: [{ column: 'country', filter: { op: 'in', values: ['XX'] }, mode: 'exact' }] }, keep: () => false, since: range.from },
+      ];
+      for (const c of cases) {
+        const s = spec(ws, workspaceScope(ws), { kinds: ['click', 'lead', 'sale'], group, ...c.over });
+        const got = await f.log.buyerConversions(s, range, c.since);
+        const sales = rows.filter((r) => counted(r) && r.kind === 'sale' && r.timestamp >= range.from && r.timestamp < range.to && c.keep(r));
+        const buyers = new Set(sales.map((r) => r.customer_id).filter((x) => x));
+        const journeys = rows.filter((r) => r.workspace_id === ws && r.kind !== 'click' && buyers.has(r.customer_id) && r.link_id !== 'lnk_off' && r.timestamp >= c.since && r.timestamp < range.to);
+        const label = JSON.stringify(c.over);
+        assert.deepEqual(got.sales.map((r) => touch(r, r.g)).sort(), sales.map((r) => touch(r, gOf(r))).sort(), `sales ${label}`);
+        assert.deepEqual(got.journeys.map((r) => touch(r, r.g)).sort(), journeys.map((r) => touch(r, gOf(r))).sort(), `journeys ${label}`);
+        // The sales an aggregate of the same spec counts, to the cent.
+        const [total] = await f.log.aggregate({ ...s, kinds: ['sale'], group: [] }, range);
+        assert.equal(got.sales.reduce((sum, r) => sum + r.amount, 0), Number(total?.sale_amount ?? 0), `revenue ${label}`);
+      }
+      const all = await f.log.buyerConversions(spec(ws, workspaceScope(ws), { group: [] }), range, range.from);
+      assert.ok(all.journeys.some((r) => r.customer_id === 'cus_4' && r.kind === 'lead'), "a buyer's lead is in its journey");
+      assert.ok(!all.journeys.some((r) => r.link_id === 'lnk_off'), 'no touch on a disabled link');
+      assert.ok(!all.journeys.some((r) => r.link_id === 'lnk_other'), "nothing of another workspace's customer of the same id");
+      assert.ok(!all.journeys.some((r) => r.customer_id === 'cus_9'), 'only buyers');
+    });
+
     test('timeseries rows carry the slot each event counts in, and the range is half-open', async () => {
       const from = T0 + 2 * H;
       const to = T0 + 12 * H;

@@ -185,6 +185,33 @@ export interface EventPage {
   after?: { timestamp: number; id: string };
 }
 
+/**
+ * What attribution reads of one lead or sale (`EventLog.buyerConversions`): only these columns,
+ * `g` holding the grouping's values in order ('' where a value is absent, as aggregates group).
+ */
+export interface ConversionTouchRow {
+  kind: 'lead' | 'sale';
+  customer_id: string | null;
+  click_id: string;
+  link_id: string;
+  timestamp: number;
+  /** USD cents; 0 for a lead. */
+  amount: number;
+  g: string[];
+}
+
+/** The sales an aggregate selects, and the journeys of their customers (`EventLog.buyerConversions`). */
+export interface BuyerConversions {
+  /** The sales the spec selects over the range: exactly those an aggregate of its `sale` kind counts. */
+  sales: ConversionTouchRow[];
+  /**
+   * Every lead and sale, from `since` to the range's end, of the customers among those sales,
+   * on any link of the workspace but disabled ones (whatever the spec's own link and dimension
+   * filters), in no particular order.
+   */
+  journeys: ConversionTouchRow[];
+}
+
 /** Events one erasure removed, by kind. */
 export interface ForgetCounts {
   clicks: number;
@@ -264,6 +291,12 @@ export interface EventLog {
   scopeLinkIds(input: ScopeInput, max: number): Promise<string[]>;
   /** Exact totals of the spec over the range, one row per group value (and slot). */
   aggregate(spec: AggregateSpec, range: TimeSpan, boundaries?: readonly number[]): Promise<MergedRow[]>;
+  /**
+   * Attribution's read (analytics/attributed.ts): the sales the spec selects over the range and
+   * the leads and sales of their customers since `since`, only the columns the models need, in
+   * one query (the buyers a subquery of the sales), instead of walking full rows page by page.
+   */
+  buyerConversions(spec: AggregateSpec, range: TimeSpan, since: number): Promise<BuyerConversions>;
   /** A page of the events the spec selects, newest or oldest first (ties by id); events of deleted links are left out. */
   page(spec: AggregateSpec, range: TimeSpan, page: EventPage): Promise<EventRow[]>;
 

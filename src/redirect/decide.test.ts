@@ -28,6 +28,7 @@ function link(over: Partial<LinkInfo> = {}): LinkInfo {
     testVariants: null,
     testStartedAt: null,
     testCompletedAt: null,
+    testSettled: null,
     trackConversion: false,
     partner: false,
     ...over,
@@ -166,9 +167,34 @@ const cases: { name: string; input: DecisionInput; expect: Record<string, unknow
     expect: { target: 'https://b.example/', testUrl: 'https://b.example/' },
   },
   {
-    name: 'A/B completed → destination',
-    input: input({ link: link({ testVariants: variants, testStartedAt: NOW - 10, testCompletedAt: NOW - 1 }) }),
-    expect: { reason: 'destination', testUrl: null },
+    name: 'A/B completed with a significant winner → every visit to the winner, the cookie ignored',
+    input: input({ link: link({ testVariants: variants, testStartedAt: NOW - 10, testCompletedAt: NOW - 1, testSettled: { route: 'winner', url: 'https://b.example/' } }), random: 0.1, testCookie: 'https://a.example/' }),
+    expect: { kind: 'redirect', target: 'https://b.example/', reason: 'test', track: true, testUrl: null },
+  },
+  {
+    name: 'A/B completed without a winner, stopped → destination',
+    input: input({ link: link({ testVariants: variants, testStartedAt: NOW - 10, testCompletedAt: NOW - 1, testSettled: { route: 'stop' } }), random: 0.1 }),
+    expect: { reason: 'destination', target: 'https://example.com/dest', testUrl: null },
+  },
+  {
+    name: 'A/B completed without a winner, keep splitting → weighted variant, remembered',
+    input: input({ link: link({ testVariants: variants, testStartedAt: NOW - 10, testCompletedAt: NOW - 1, testSettled: { route: 'split' } }), random: 0.9 }),
+    expect: { reason: 'test', target: 'https://b.example/', testUrl: 'https://b.example/' },
+  },
+  {
+    name: 'A/B completed, not settled yet → still splitting (no verdict guessed)',
+    input: input({ link: link({ testVariants: variants, testStartedAt: NOW - 10, testCompletedAt: NOW - 1 }), random: 0.1 }),
+    expect: { reason: 'test', target: 'https://a.example/', testUrl: 'https://a.example/' },
+  },
+  {
+    name: 'A/B winner on a rewrite link is what it frames',
+    input: input({ link: link({ rewrite: true, testVariants: variants, testCompletedAt: NOW - 1, testSettled: { route: 'winner', url: 'https://a.example/' } }), random: 0.9 }),
+    expect: { kind: 'rewrite', target: 'https://a.example/', testUrl: null },
+  },
+  {
+    name: 'A/B without a completion time never runs (published behaviour)',
+    input: input({ link: link({ testVariants: variants, testCompletedAt: null, testSettled: { route: 'split' } }) }),
+    expect: { reason: 'destination' },
   },
   {
     name: 'A/B not started yet → destination',

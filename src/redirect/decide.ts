@@ -34,6 +34,11 @@ export interface LinkInfo {
   testVariants: readonly TestVariant[] | null;
   testStartedAt: number | null;
   testCompletedAt: number | null;
+  /**
+   * What the completed test settled on, stored once per completion by ab-tests/decider.ts and
+   * read with the link (null: not settled for the current `testCompletedAt`, or no test).
+   */
+  testSettled: SettledTest | null;
   /** Link `trackConversion` or the workspace's `conversionEnabled`: pass the click id on. */
   trackConversion: boolean;
   /** Partner links (program + partner) get `via=<key>` on the destination (behaviour.md §5.4). */
@@ -44,6 +49,9 @@ export interface TestVariant {
   url: string;
   percentage: number;
 }
+
+/** A completed test's route: every visit to the winner's URL, a split as while it ran, or the link's own URL. */
+export type SettledTest = { route: 'winner'; url: string } | { route: 'split' } | { route: 'stop' };
 
 /** The parts of a domain row the redirect needs. */
 export interface DomainInfo {
@@ -129,6 +137,25 @@ export function testRunning(link: LinkInfo, now: number): boolean {
 }
 
 /**
+ * The A/B variant a visit goes to (`sticky`: remembered in the visitor's cookie), or null for the
+ * link's own destination. While the test runs, a weighted pick; once `testCompletedAt` passed,
+ * what the test settled on (docs/ab-tests.md): the winner for every visit, a split as before,
+ * or nothing (stopped). A completed test not settled yet (the decider's next pass, within a
+ * minute) keeps splitting: no visit is sent by a verdict that was not computed.
+ */
+export function testTarget(link: LinkInfo, now: number, cookie: string | null, random: number): { url: string; sticky: boolean } | null {
+  const variants = link.testVariants;
+  if (!variants || variants.length === 0 || link.testCompletedAt === null) return null;
+  if (link.testStartedAt !== null && link.testStartedAt > now) return null;
+  if (link.testCompletedAt <= now) {
+    const settled = link.testSettled;
+    if (settled?.route === 'winner') return { url: settled.url, sticky: false };
+    if (settled?.route === 'stop') return null;
+  }
+  return { url: pickVariant(variants, cookie, random), sticky: true };
+}
+
+/**
  * Weighted pick over the variants' percentages as given (not normalised, behaviour.md §5.4);
  * a cookie naming one of the variants keeps the visitor on it.
  */
@@ -188,12 +215,13 @@ export function decide(input: DecisionInput): Decision {
 
   // The A/B variant replaces the destination for the rewrite frame and the plain redirect; device
   // and geo targets still win over it (behaviour.md §5.2 #3).
-  const running = testRunning(link, now);
-  const variant = running ? pickVariant(link.testVariants!, input.testCookie, input.random) : null;
+  const target = testTarget(link, now, input.testCookie, input.random);
+  const variant = target?.url ?? null;
+  const sticky = target?.sticky ? variant : null;
   const destination = variant ?? link.url;
 
   // 5. Rewrite: frame the destination.
-  if (link.rewrite) return { kind: 'rewrite', status: 200, target: destination, noindex, testUrl: variant };
+  if (link.rewrite) return { kind: 'rewrite', status: 200, target: destination, noindex, testUrl: sticky };
 
   const status = isRoot ? 301 : 302;
   // 6. Device targets.
@@ -205,7 +233,7 @@ export function decide(input: DecisionInput): Decision {
     if (to) return redirect(status, to, 'geo', true, noindex, null);
   }
   // 8. A/B test, 9. destination.
-  if (variant !== null) return redirect(status, variant, 'test', true, noindex, variant);
+  if (variant !== null) return redirect(status, variant, 'test', true, noindex, sticky);
   return redirect(status, destination, 'destination', true, noindex, null);
 }
 

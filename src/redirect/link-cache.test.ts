@@ -248,3 +248,15 @@ test('a failed background reload keeps the stale link and is retried after a pau
   await new Promise((r) => setImmediate(r));
   assert.equal(store.reads, 3, 'retried after the pause');
 });
+
+test("toLinkInfo: a completed test's stored route counts only for the current completion time, a winner only while it is a variant", () => {
+  const variants = '[{"url":"https://a.example/","percentage":50},{"url":"https://b.example/","percentage":50}]';
+  const base = { ...row('go.test', 'a'), test_variants: variants, test_completed_at: 1_000 };
+  const settled = (over: Partial<LinkWithWorkspace>) => toLinkInfo({ ...base, ...over } as LinkWithWorkspace).testSettled;
+  assert.deepEqual(settled({ test_route: 'winner', test_route_url: 'https://b.example/', test_decided_for: 1_000 }), { route: 'winner', url: 'https://b.example/' });
+  assert.deepEqual(settled({ test_route: 'stop', test_route_url: null, test_decided_for: 1_000 }), { route: 'stop' });
+  assert.deepEqual(settled({ test_route: 'split', test_route_url: null, test_decided_for: 1_000 }), { route: 'split' });
+  assert.equal(settled({ test_route: 'stop', test_decided_for: 999 }), null, 'decided for an earlier completion time');
+  assert.equal(settled({ test_route: 'winner', test_route_url: 'https://c.example/', test_decided_for: 1_000 }), null, 'the winner is no longer a variant');
+  assert.equal(settled({}), null, 'no settings row');
+});

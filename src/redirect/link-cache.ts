@@ -20,7 +20,7 @@
  */
 import { boundedCache } from '../bounded-cache.js';
 import type { Change } from '../db/change-bus.js';
-import type { DomainInfo, LinkInfo, TestVariant } from './decide.js';
+import type { DomainInfo, LinkInfo, SettledTest, TestVariant } from './decide.js';
 import type { DomainRow, LinkWithWorkspace, RedirectStore } from './store.js';
 import { withoutPort } from './request.js';
 import { locationUrl, pageImageUrl } from '../web-url.js';
@@ -96,6 +96,7 @@ export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
     }
   }
   const n = (v: number | null) => (v === null || v === undefined ? null : Number(v));
+  const testCompletedAt = n(row.test_completed_at);
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -118,10 +119,23 @@ export function toLinkInfo(row: LinkWithWorkspace): LinkInfo {
     geo,
     testVariants: testVariants.length ? testVariants : null,
     testStartedAt: n(row.test_started_at),
-    testCompletedAt: n(row.test_completed_at),
+    testCompletedAt,
+    testSettled: settledTest(row, testCompletedAt, testVariants),
     trackConversion: row.track_conversion === 1 || Number(row.conversion_enabled) === 1,
     partner: row.program_id !== null && row.partner_id !== null,
   };
+}
+
+/**
+ * The stored route of a completed test, when it was decided for the link's current completion
+ * time; a winner only while it is still one of the variants (in its Location form).
+ */
+function settledTest(row: LinkWithWorkspace, completedAt: number | null, variants: readonly TestVariant[]): SettledTest | null {
+  if (completedAt === null || row.test_decided_for === null || row.test_decided_for === undefined || Number(row.test_decided_for) !== completedAt) return null;
+  if (row.test_route === 'split' || row.test_route === 'stop') return { route: row.test_route };
+  if (row.test_route !== 'winner') return null;
+  const url = locationUrl(row.test_route_url ?? null);
+  return url !== null && variants.some((v) => v.url === url) ? { route: 'winner', url } : null;
 }
 
 /** Row → the redirect's view of a domain; its URLs in their Location form, as in `toLinkInfo`. */

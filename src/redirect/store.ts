@@ -6,7 +6,16 @@ import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Database, DomainsTable, LinksTable } from '../db/tables.js';
 import { sqlText, type SqlTexts } from '../db/sql-texts.js';
 
-export type LinkWithWorkspace = Selectable<LinksTable> & { conversion_enabled: number };
+/**
+ * A link row with its workspace's conversion flag and what its completed A/B test settled on
+ * (`ab_test_settings`, absent when the link has no row there).
+ */
+export type LinkWithWorkspace = Selectable<LinksTable> & {
+  conversion_enabled: number;
+  test_route?: string | null;
+  test_route_url?: string | null;
+  test_decided_for?: number | null;
+};
 export type DomainRow = Selectable<DomainsTable>;
 
 export function createRedirectStore(db: Kysely<Database>) {
@@ -25,8 +34,9 @@ export function createRedirectStore(db: Kysely<Database>) {
         db
           .selectFrom('links')
           .innerJoin('workspaces', 'workspaces.id', 'links.workspace_id')
+          .leftJoin('ab_test_settings', 'ab_test_settings.link_id', 'links.id')
           .selectAll('links')
-          .select('workspaces.conversion_enabled')
+          .select(['workspaces.conversion_enabled', 'ab_test_settings.route as test_route', 'ab_test_settings.route_url as test_route_url', 'ab_test_settings.decided_for as test_decided_for'])
           .where('links.domain', 'in', domains)
           .where('links.key_lower', '=', keyLower)
           .compile().sql,

@@ -3,7 +3,8 @@
  * A link splits between two destinations; 260 visitors go through the real redirect (each pinned
  * to a variant by the test cookie, so the split is exact), a third of variant B's visitors and a
  * fifteenth of A's become leads through `/track/lead`. The owner opens the links page, follows
- * "A/B test" and reads the verdict, the variant table and the chart; axe finds no serious or
+ * "A/B test" and reads the verdict, the variant table and the chart, then stores the test's
+ * settings (metric, what an inconclusive test does) with the page's form; axe finds no serious or
  * critical violation. Each step waits on elements and responses, never on time.
  */
 import { test } from 'node:test';
@@ -102,10 +103,22 @@ test("a link's A/B test in chromium: the verdict, the variant table and the char
   await run.shot(page, 'ab-test');
 
   // Another metric from the page's select: sales, of which there are none yet.
-  await page.getByLabel('Decided on').selectOption('sales');
+  await page.getByLabel('Show as decided on').selectOption('sales');
   await page.getByRole('button', { name: 'Show' }).click();
   await page.waitForURL(/metric=sales/);
   assert.equal(await page.locator('#ab-verdict').getAttribute('data-status'), 'insufficient_data');
+
+  // The stored settings: the owner changes them on the page; the API reads them back, and the
+  // page then shows the result on the stored metric without asking for one.
+  await page.getByLabel('Decide the winner on').selectOption('sales');
+  await page.getByLabel('Without a significant winner').selectOption('stop');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.waitForURL(/saved=1/);
+  assert.equal(await page.getByLabel('Decide the winner on').inputValue(), 'sales');
+  assert.equal(await page.getByLabel('Without a significant winner').inputValue(), 'stop');
+  assert.equal(await page.locator('#ab-verdict').getAttribute('data-status'), 'insufficient_data', 'decided on sales now');
+  const stored = await run.api('GET', `/links/${link.id}/ab-test/settings`);
+  assert.deepEqual(stored.json, { linkId: link.id, metric: 'sales', onInconclusive: 'stop' });
 
   const all = await run.audit(`${ws}/links/${encodeURIComponent(link.id)}/ab-test`, owner);
   const serious = all.filter((v) => v.impact === 'serious' || v.impact === 'critical');

@@ -8,13 +8,71 @@
  */
 import { ChartArea } from './analytics-parts.js';
 import { formatCount, formatMoney } from '../format.js';
-import { Layout, workspacePath, type Frame } from '../layout.js';
-import type { AbTestReport } from '../../ab-tests/service.js';
-import { TEST_METRICS, type TestMetric } from '../../ab-tests/verdict.js';
+import { CsrfField, Layout, workspacePath, type Frame } from '../layout.js';
+import type { AbTestReport, AbTestSettingsView } from '../../ab-tests/service.js';
+import { ON_INCONCLUSIVE, TEST_METRICS, type OnInconclusive, type TestMetric } from '../../ab-tests/verdict.js';
+import { can } from '../../users/roles.js';
 
 type WorkspaceFrame = Frame & { workspace: { slug: string } };
 
 const METRIC_LABELS: Record<TestMetric, string> = { leads: 'Leads per click', clicks: 'Share of clicks', sales: 'Sales per click', revenue: 'Revenue per click' };
+const INCONCLUSIVE_LABELS: Record<OnInconclusive, string> = { keep_splitting: 'Keep splitting traffic', stop: "Stop: send everyone to the link's URL" };
+
+/** What the redirect does since the test completed, in a sentence. */
+function routeSentence(report: AbTestReport): string {
+  const s = report.settled;
+  if (!s) return report.verdict.completed ? 'Being decided: traffic keeps splitting until then (within a minute).' : 'The test is running: traffic is split between the variants.';
+  if (s.route === 'winner') return `Every visit goes to the winner, ${s.url}.`;
+  return s.route === 'stop' ? "Stopped without a winner: every visit goes to the link's URL." : 'Ended without a winner: traffic keeps splitting.';
+}
+
+/** The stored settings: a form for those who may change links, the values for viewers. */
+function SettingsForm({ frame, action, settings, saved }: { frame: WorkspaceFrame; action: string; settings: AbTestSettingsView; saved: boolean }): JSX.Element {
+  if (!can(frame.role!, 'links.write')) {
+    return (
+      <dl class="facts" id="ab-settings">
+        <dt>Decided on</dt>
+        <dd>{settings.metric}</dd>
+        <dt>Without a winner</dt>
+        <dd safe>{INCONCLUSIVE_LABELS[settings.onInconclusive]}</dd>
+      </dl>
+    );
+  }
+  return (
+    <form method="post" action={action} class="toolbar" id="ab-settings">
+      <CsrfField token={frame.csrf} />
+      <label>
+        Decide the winner on
+        <select name="metric">
+          {TEST_METRICS.map((m) => (
+            <option value={m} selected={m === settings.metric}>
+              {m}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Without a significant winner
+        <select name="onInconclusive">
+          {ON_INCONCLUSIVE.map((o) => (
+            <option value={o} selected={o === settings.onInconclusive} safe>
+              {INCONCLUSIVE_LABELS[o]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">Save settings</button>
+      {saved ? (
+        <span role="status" class="hint">
+          Saved.
+        </span>
+      ) : (
+        ''
+      )}
+    </form>
+  );
+}
+
 const STATUS_LABELS = { insufficient_data: 'Not yet significant', not_significant: 'Not significant', significant: 'Significant' } as const;
 
 /** A rate as the page prints it: a percentage, or money per click for revenue. */
@@ -40,7 +98,7 @@ export function cumulativeRates(report: AbTestReport): number[][] {
   });
 }
 
-export function AbTestPage({ frame, link, report }: { frame: WorkspaceFrame; link: { id: string; shortLink: string }; report: AbTestReport }): JSX.Element {
+export function AbTestPage({ frame, link, report, settings, saved = false }: { frame: WorkspaceFrame; link: { id: string; shortLink: string }; report: AbTestReport; settings: AbTestSettingsView; saved?: boolean }): JSX.Element {
   const slug = frame.workspace.slug;
   const base = workspacePath(slug, `/links/${encodeURIComponent(link.id)}/ab-test`);
   const v = report.verdict;
@@ -60,9 +118,12 @@ export function AbTestPage({ frame, link, report }: { frame: WorkspaceFrame; lin
       <h1>
         A/B test of <span safe>{link.shortLink}</span>
       </h1>
+      <h2>Settings</h2>
+      <SettingsForm frame={frame} action={`${base}/settings`} settings={settings} saved={saved} />
+      <h2>Result</h2>
       <form method="get" action={base} class="toolbar">
         <label>
-          Decided on
+          Show as decided on
           <select name="metric">
             {TEST_METRICS.map((m) => (
               <option value={m} selected={m === report.metric}>
@@ -83,6 +144,10 @@ export function AbTestPage({ frame, link, report }: { frame: WorkspaceFrame; lin
         <dd safe>{report.testStartedAt ?? report.window.from}</dd>
         <dt>Completes</dt>
         <dd safe>{report.testCompletedAt ?? '—'}</dd>
+        <dt>Traffic</dt>
+        <dd id="ab-route" data-route={report.settled?.route ?? ''} safe>
+          {routeSentence(report)}
+        </dd>
         <dt>Method</dt>
         <dd safe>{`Two-proportion z-test against the leader (Welch's test for revenue), p < ${v.threshold}; at least 100 clicks and 5 expected conversions per variant.`}</dd>
       </dl>

@@ -32,6 +32,8 @@ import * as m0029 from './0029-refunds-processor-ids.js';
 import * as m0034 from './0034-event-erasures.js';
 import * as m0032 from './0032-bio-pages.js';
 import * as m0033 from './0033-bio-page-links.js';
+import * as m0035 from './0035-ab-test-settings.js';
+import * as m0036 from './0036-events-customer-covering.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -64,6 +66,8 @@ const ALL: Record<string, DialectMigration> = {
   '0034-event-erasures': m0034,
   '0032-bio-pages': m0032,
   '0033-bio-page-links': m0033,
+  '0035-ab-test-settings': m0035,
+  '0036-events-customer-covering': m0036,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -231,3 +231,33 @@ export function erasedRowsQuery(d: ColumnDialect, target: { workspaceId?: string
   if (target.workspaceId !== undefined) conds.push(b.d.workspaceIs(b.text(target.workspaceId)));
   return b.done(`select ${['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id'].map((c) => b.col(c)).join(', ')} from events where ${conds.join(' and ')}`);
 }
+
+/**
+ * Attribution's read (`EventLog.buyerConversions`): the sales `aggregateQuery` of the spec's sale
+ * kind counts (a CTE), and every lead and sale since `since` of their customers on the links
+ * `journeyLinks` keeps, in one statement; `sel` tells the two apart. Only the models' columns.
+ */
+export function buyerConversionsQuery(d: ColumnDialect, spec: AggregateSpec, range: TimeSpan, links: LinkIds, journeyLinks: LinkIds, since: number): ColumnQuery {
+  const b = new Builder(d);
+  const sales: AggregateSpec = { ...spec, kinds: ['sale'], timeseries: false };
+  const conds = rawConditions(b, sales, range, links);
+  const touch = ['kind', 'customer_id', 'click_id', 'link_id', 'timestamp'].map((c) => b.col(c));
+  const columns = [...touch, `coalesce(${b.col('amount')}, 0) as amount`, ...spec.group.map((c, i) => `${b.dim(c)} as g${i}`)].join(', ');
+  const names = [...touch, 'amount', ...spec.group.map((_, i) => `g${i}`)].join(', ');
+  const ts = b.col('timestamp');
+  const customer = b.col('customer_id');
+  const journey = [
+    b.d.workspaceIs(b.text(spec.workspaceId)),
+    `${customer} is not null`,
+    `${customer} in (select ${customer} from sales where ${customer} is not null)`,
+    `${b.col('kind')} in ('lead', 'sale')`,
+    `${ts} >= ${b.int(since)}`,
+    `${ts} < ${b.int(range.to)}`,
+  ];
+  const link = linkCondition(b, journeyLinks);
+  if (link) journey.push(link);
+  return b.done(`with sales as (select ${columns} from events where ${conds.join(' and ')})
+    select 1 as sel, ${names} from sales
+    union all
+    select 0 as sel, ${columns} from events where ${journey.join(' and ')}`);
+}

@@ -30,12 +30,13 @@ import { insertEvents } from '../sql/event-writer.js';
 import { scopeSubquery } from '../sql/link-scope.js';
 import { mergeRows } from '../sql/aggregate.js';
 import { toEventRow, type ColumnEngine, type EventTarget } from './column-engine.js';
-import { aggregateQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
+import { aggregateQuery, buyerConversionsQuery, erasedRowsQuery, pageQuery, summariesAnswer, summaryQuery, type LinkIds } from './query-sql.js';
 import { createFeed, type FeedOptions } from './feed.js';
 import { COPY_WAIT_MS, ID_CHUNK } from './metadata-events.js';
 import { applyErasures, eraseMetadata } from './erasure.js';
 import { createLinkCounters } from '../counters.js';
 import { createSqlEventStore } from '../sql/store.js';
+import { journeyScope, splitBuyerRows } from '../sql/buyer-conversions.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { moveMetadataClicks } from '../upgrades/metadata-clicks.js';
 
@@ -243,6 +244,14 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
         if (kept.length >= want || rows.length < round) break;
       }
       return kept.slice(page.offset, want);
+    },
+
+    async buyerConversions(spec, range, since) {
+      const links = await linkIds(spec.scope);
+      if (!links) return { sales: [], journeys: [] };
+      const journeyLinks = (await linkIds(journeyScope(spec.workspaceId)))!;
+      const rows = await engine.query(buyerConversionsQuery(d, spec, range, links, journeyLinks, since));
+      return splitBuyerRows(rows, spec.group.length);
     },
 
     async expire(before, limit) {

@@ -114,6 +114,7 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
     scopeLinkIds: (input, max) => call('scopeLinkIds', [input, max]),
     aggregate: (spec, range, boundaries) => call('aggregate', [spec, range, boundaries]),
     page: (spec, range, page) => call('page', [spec, range, page]),
+    buyerConversions: (spec, range, since) => call('buyerConversions', [spec, range, since]),
     forgetLinks: (workspaceId, linkIds) => call('forgetLinks', [workspaceId, linkIds]),
     forgetIp: (ip) => call('forgetIp', [ip]),
     forgetClick: (clickId) => call('forgetClick', [clickId]),

@@ -224,6 +224,7 @@ export function createLogService(options: LogServiceOptions): LogService {
     scopeLinkIds: (input, max) => reads.run(() => store.scopeLinkIds(input, max)),
     aggregate: (spec, range, boundaries) => reads.run(() => store.aggregate(spec, range, boundaries)),
     page: (spec, range, page) => reads.run(() => store.page(spec, range, page)),
+    buyerConversions: (spec, range, since) => reads.run(() => store.buyerConversions(spec, range, since)),
     forgetLinks: (workspaceId, linkIds) => store.forgetLinks(workspaceId, linkIds),
     forgetIp: (ip) => store.forgetIp(ip),
     forgetClick: (clickId) => store.forgetClick(clickId),

@@ -28,7 +28,7 @@ export const LINK_INDEX_MAX = 20;
 
 type Col = (c: DimColumn) => RawBuilder<unknown>;
 
-const rawColumn: Col = (c) => (NULLABLE_COLUMNS.has(c) ? sql`coalesce(${sql.ref(c)}, '')` : sql.ref(c));
+export const rawColumn: Col = (c) => (NULLABLE_COLUMNS.has(c) ? sql`coalesce(${sql.ref(c)}, '')` : sql.ref(c));
 
 function rollupColumn(dim: RollupDim): Col {
   return (c) => sql.ref(keyColumnOf(dim, c)!);
@@ -168,7 +168,7 @@ function selectAndGroup(group: readonly DimColumn[], col: Col, slot: RawBuilder<
 }
 
 /** The raw scan of a part: its source and every condition of the spec that raw events can apply. */
-function rawScan(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, dialect: Dialect) {
+export function rawScan(spec: AggregateSpec, part: Extract<Part, { source: 'raw' }>, dialect: Dialect) {
   const source = rawSource(spec, part, dialect);
   const conds = [
     ...source.conds,

@@ -24,6 +24,7 @@ import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { aggregateParts } from './aggregate.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { scopeIdsQuery } from './link-scope.js';
+import { buyerConversionsQuery, splitBuyerRows } from './buyer-conversions.js';
 import { inProcessRunner, type SqlRunner } from './sql-runner.js';
 import { expireEvents, expireRollups } from './expire.js';
 
@@ -157,6 +158,9 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
       aggregateParts({ db, dialect, runner, useRollups }, spec, range, boundaries),
 
     page: (spec, range, page) => one<EventRow>(eventPageQuery(db, dialect, spec, range, page)),
+
+    buyerConversions: async (spec, range, since) =>
+      splitBuyerRows(await one<Record<string, unknown>>(buyerConversionsQuery(db, dialect, spec, range, since)), spec.group.length),
 
     forgetLinks: (workspaceId, linkIds) => writer.forgetLinks(db, workspaceId, linkIds),
     forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx, workspaceId, customerId),
