@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.js';
 import { DOMAIN_EVENT_TYPES } from '../outbox/outbox.js';
 import { CreateWebhookBody, LINK_SCOPES, type CreateWebhookInput } from '../webhooks/schema.js';
 import { errorsOfRefusal, parseForm, type FormErrors } from './form-errors.js';
-import type { WebhookFormValues } from './pages/settings-integrations.js';
+import type { WebhookFormValues } from './pages/webhook-form.js';
 
 type Form = Record<string, string | undefined>;
 

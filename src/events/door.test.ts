@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
+import { sourceFiles } from '../test-support/source-files.js';
 
 const EVENTS = 'src/events';
 const DOOR = `${EVENTS}/index`;
@@ -31,15 +31,6 @@ export function doorViolations(files: ReadonlyMap<string, string>): string[] {
   return wrong;
 }
 
-function sources(dir: string, out = new Map<string, string>()): Map<string, string> {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (/\.(ts|tsx|mjs)$/.test(name)) out.set(relative('.', p), readFileSync(p, 'utf8'));
-  }
-  return out;
-}
-
 test('the check finds an import past the door, and lets the door and the inside through', () => {
   const files = new Map([
     ['src/tracking/a.ts', "import { createSqlEventStore } from '../events/sql/store.js';\nimport type { StoredEvent } from '../events/index.js';"],
@@ -55,8 +46,8 @@ test('the check finds an import past the door, and lets the door and the inside 
 });
 
 test('no file outside src/events/ imports anything of it but its door', () => {
-  const files = sources('src');
-  sources('test', files);
+  const files = sourceFiles('src');
+  sourceFiles('test', files);
   assert.ok(files.has(`${DOOR}.ts`), 'run from the repository root');
   assert.ok(files.size > 300, `read ${files.size} files`);
   assert.deepEqual(doorViolations(files), []);

@@ -10,7 +10,13 @@
  * const batch = buffer.take(2000);   // in flight
  * buffer.release();                  // stored: gone
  */
-import type { ClickRow } from './click-writer.js';
+
+/** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
+export interface ClickRow {
+  id: string;
+  /** ms, on the writer's clock (`now`). */
+  timestamp: number;
+}
 
 export interface ClickBuffer<Row extends ClickRow, Payload> {
   /** True when `push` copies the row (the caller may reuse the object). */

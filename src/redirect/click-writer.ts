@@ -22,14 +22,7 @@
  */
 import type { RawClick } from '../events/index.js';
 import { createHeldAnswers } from './held-answers.js';
-import { createArrayBuffer, type ClickBuffer } from './click-buffer.js';
-
-/** What the writer needs of a row: its click id, and its time (the lag is the oldest one's age). */
-export interface ClickRow {
-  id: string;
-  /** ms, on the writer's clock (`now`). */
-  timestamp: number;
-}
+import { createArrayBuffer, type ClickBuffer, type ClickRow } from './click-buffer.js';
 
 /**
  * Where batches go: stored once by batch id (a batch id stored before adds nothing); resolves once
