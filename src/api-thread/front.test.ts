@@ -3,8 +3,8 @@
  * answered on the main thread, everything else by the API thread with its status, headers and
  * body; the client's address reaches the API's audit log; an export streams through; a link
  * changed through the API redirects to its new destination at once; an API thread gone answers
- * 503 with the error body while redirects go on; `close()` finishes a request in flight and
- * stores every click.
+ * 503 with the error body while redirects go on, and is started again on new ports; `close()`
+ * finishes a request in flight and stores every click, and ends a restart in progress.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -8,7 +8,8 @@
  * - Link changes made on the API thread reach the redirect's caches over a port of their own,
  *   applied before the API's answer is passed on: a redirect after a PATCH sees the change.
  * - The API thread reads and writes events as the log thread's second client (events/log/).
- * - The API thread gone: its requests answer 503 with the error body; redirects go on.
+ * - The API thread gone: its requests answer 503 with the error body; redirects go on. A crashed
+ *   thread is started again after a growing pause (createRestartPolicy), on new ports.
  * - `close()`: stop accepting, the API thread finishes what is in flight and closes, then the
  *   redirect's last clicks are stored and the event log closes (main.ts, SIGTERM).
  *
