@@ -3,8 +3,8 @@
  * answered on the main thread, everything else by the API thread with its status, headers and
  * body; the client's address reaches the API's audit log; an export streams through; a link
  * changed through the API redirects to its new destination at once; an API thread gone answers
- * 503 with the error body while redirects go on; `close()` finishes a request in flight and
- * stores every click.
+ * 503 with the error body while redirects go on, and is started again on new ports; `close()`
+ * finishes a request in flight and stores every click, and ends a restart in progress.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { openTestDatabase } from '../test-support/harness.js';
-import { startFront, type Front } from './front.js';
+import { createRestartPolicy, startFront, type RestartPolicyOptions } from './front.js';
 
 interface Answer {
   status: number;
@@ -50,14 +50,14 @@ function alive(pid: number): boolean {
   }
 }
 
-async function startTestFront(env: Record<string, string> = {}) {
+async function startTestFront(env: Record<string, string> = {}, restart?: RestartPolicyOptions) {
   const { database, dispose } = await openTestDatabase();
   const apiKey = `wm_${randomBytes(12).toString('hex')}`;
   const config = loadConfig(
     { PORT: '3999', BASE_URL: 'http://localhost:3999', LOG_LEVEL: 'silent', CLICK_FLUSH_INTERVAL_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex'), WAYMARK_API_KEY: apiKey, ...env },
     { eventsUrl: 'sql', apiThread: true },
   );
-  const front = await startFront({ config, database, logger: false });
+  const front = await startFront({ config, database, logger: false, restart });
   await new Promise<void>((resolve) => front.server.listen(0, '127.0.0.1', resolve));
   const port = (front.server.address() as AddressInfo).port;
   const auth = { authorization: `Bearer ${apiKey}` };
@@ -179,13 +179,15 @@ describe('the front and the API thread', () => {
   });
 });
 
-test('an API thread that stopped: API requests answer 503 with the error body, redirects go on', async () => {
+test('an API thread that stopped: API requests answer 503 with the error body, redirects go on; close() during the pause', async () => {
   // A socket folder a killed process left behind is removed by the next start.
   let dead = 4_000_000;
   while (alive(dead)) dead++;
   const stale = mkdtempSync(join(tmpdir(), `waymark-api-${dead}-`));
-  const t = await startTestFront();
+  // A pause longer than the test: the thread stays down until close() ends it.
+  const t = await startTestFront({}, { firstMs: 600_000 });
   assert.equal(existsSync(stale), false);
+  let closed = false;
   try {
     const link = await t.createLink({ url: 'https://example.com/alive', key: 'alive' });
     await t.front.worker.terminate();
@@ -196,12 +198,79 @@ test('an API thread that stopped: API requests answer 503 with the error body, r
     assert.equal(body.error.code, 'service_unavailable');
     assert.equal(typeof body.error.doc_url, 'string');
     assert.ok(!/at .*\.(ts|js)/.test(res.body), 'no stack trace');
+    const ready = await call(t.port, { path: '/ready' });
+    assert.equal(ready.status, 503);
+    assert.equal(JSON.parse(ready.body).status, 'unavailable');
+    const health = await call(t.port, { path: '/health' });
+    assert.equal(health.status, 200);
+    assert.equal(JSON.parse(health.body).api, 'restarting');
     const redirect = await call(t.port, { path: '/alive', host: link.domain });
     assert.equal(redirect.status, 302);
     assert.equal(redirect.headers.location, 'https://example.com/alive');
+    // Shutdown while a restart is pending: it is called off and close() ends.
+    closed = true;
+    await t.front.close();
+    await assert.rejects(call(t.port, { path: '/health' }), /ECONNREFUSED/);
+  } finally {
+    if (!closed) await t.front.close();
+    await t.database.close();
+    await t.dispose();
+  }
+});
+
+test('a crashed API thread is restarted: the API answers again, a PATCH reaches the redirect at once', async () => {
+  const t = await startTestFront();
+  try {
+    const link = await t.createLink({ url: 'https://example.com/r0', key: 'restarted' });
+    const first = t.front.worker;
+    // Redirects are answered throughout the crash and the restart.
+    let redirecting = true;
+    const statuses = new Set<number>();
+    const redirects = (async () => {
+      while (redirecting) statuses.add((await call(t.port, { path: '/restarted', host: link.domain })).status);
+    })();
+    await first.terminate();
+    await t.front.apiStarted();
+    redirecting = false;
+    await redirects;
+    assert.deepEqual([...statuses], [302]);
+    assert.notEqual(t.front.worker, first);
+    assert.equal(t.front.apiRunning(), true);
+    const got = await call(t.port, { path: `/links/${link.id}`, headers: t.auth });
+    assert.equal(got.status, 200, got.body);
+    assert.equal(JSON.parse(got.body).key, 'restarted');
+    assert.equal((await call(t.port, { path: '/ready' })).status, 200);
+    // The new thread's link-change port is attached: the next redirect sees the change.
+    const patched = await call(t.port, { method: 'PATCH', path: `/links/${link.id}`, headers: t.auth, body: { url: 'https://example.com/r1' } });
+    assert.equal(patched.status, 200, patched.body);
+    assert.equal((await call(t.port, { path: '/restarted', host: link.domain })).headers.location, 'https://example.com/r1');
+    // And its event-log port: the API reads the clicks the redirect stored.
+    await t.front.redirect.flushClicks();
+    const counted = await call(t.port, { path: `/analytics?event=clicks&linkId=${link.id}`, headers: t.auth });
+    assert.equal(counted.status, 200, counted.body);
+    assert.ok(JSON.parse(counted.body).clicks >= 1, counted.body);
   } finally {
     await t.front.close();
     await t.database.close();
     await t.dispose();
   }
+});
+
+test('close() while a restarted API thread is still starting ends cleanly', async () => {
+  const t = await startTestFront({}, { firstMs: 1 });
+  const first = t.front.worker;
+  await first.terminate();
+  while (t.front.worker === first) await new Promise((r) => setTimeout(r, 5));
+  await t.front.close();
+  assert.equal(t.front.apiRunning(), false);
+  await assert.rejects(call(t.port, { path: '/health' }), /ECONNREFUSED/);
+  await t.database.close();
+  await t.dispose();
+});
+
+test('the restart pauses: 100 ms doubling to 5 s, counted again after a thread ran a minute', () => {
+  const policy = createRestartPolicy();
+  assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map(() => policy.next(50)), [100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+  assert.equal(policy.next(60_000), 100);
+  assert.equal(policy.next(10), 200);
 });

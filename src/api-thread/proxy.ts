@@ -32,6 +32,8 @@ export interface ApiProxy {
   forward(req: IncomingMessage, res: ServerResponse): void;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** Answers 503 with the error body without asking the API thread (it is down). */
+  refuse(res: ServerResponse): void;
   /** Closes the kept-alive connections. */
   close(): void;
 }
@@ -78,6 +80,7 @@ export function createApiProxy(options: ApiProxyOptions): ApiProxy {
       req.on('error', () => upstream.destroy());
       req.pipe(upstream);
     },
+    refuse: unavailable,
     close: () => agent.destroy(),
   };
 }

@@ -103,8 +103,14 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
   const handleOn = (from: MessagePort) => (m: ToLog) => {
     if ('settings' in m) settings = m.settings;
     else if ('attachClient' in m) {
-      clients.push(m.attachClient);
-      m.attachClient.on('message', handleOn(m.attachClient));
+      const client = m.attachClient;
+      clients.push(client);
+      client.on('message', handleOn(client));
+      // Its thread ended (the front restarts a crashed API thread with a new port): forgotten.
+      client.once('close', () => {
+        const at = clients.indexOf(client);
+        if (at >= 0) clients.splice(at, 1);
+      });
     } else service.handle(m, (reply, transfer) => from.postMessage(reply, transfer ?? []));
   };
   const handle = handleOn(port);
