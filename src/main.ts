@@ -73,12 +73,20 @@ async function main(): Promise<void> {
   console.error(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 
+const LOG_LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+/** The front's own lines in the app's JSON log form, on stdout beside the API thread's (Fastify's logger writes there too). */
+function logInfo(config: Config, fields: Record<string, unknown>, msg: string): void {
+  if ((LOG_LEVELS[config.logLevel ?? 'info'] ?? 30) > 30) return;
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg, ...fields })}\n`);
+}
+
 /** The same start and shutdown with the API thread: the front holds the redirect, the thread the rest. */
 async function serveWithApiThread(config: Config, database: OpenDatabase, readiness: Readiness, starting: StartingServer): Promise<void> {
   readiness.enter('event store');
   const front = await startFront({ config, database, starting, issueSetupToken: true });
   const { redirect } = front;
-  const shutdown = onSignals({ config, readiness, redirect, log: (fields, msg) => console.error(JSON.stringify({ level: 30, time: Date.now(), msg, ...fields })), close: () => front.close(), database });
+  const shutdown = onSignals({ config, readiness, redirect, log: (fields, msg) => logInfo(config, fields, msg), close: () => front.close(), database });
   readiness.enter('click writer');
   await redirect.startWriter();
   if (shutdown.stopping()) return;

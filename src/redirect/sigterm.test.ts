@@ -14,7 +14,7 @@ for (const apiThread of ['0', '1']) test(`SIGTERM during load (API_THREAD=${apiT
   const db = await privateDatabase();
   const port = await freePort();
   const key = `wm_${randomBytes(12).toString('hex')}`;
-  const server = await startServer(db.url, port, key, { API_THREAD: apiThread });
+  const server = await startServer(db.url, port, key, { API_THREAD: apiThread, LOG_LEVEL: 'info' });
   try {
     const link = await createLink(port, key, { url: 'https://example.com/from-api', key: 'term' });
     assert.equal(link.shortLink, `http://wm.localhost:${port}/term`);
@@ -30,6 +30,9 @@ for (const apiThread of ['0', '1']) test(`SIGTERM during load (API_THREAD=${apiT
     const code = await server.exited;
     await load.stop();
     assert.equal(code, 0, server.output());
+    // Operators' log shippers read the JSON log on stdout: the shutdown is in it, in either mode.
+    const logged = server.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; signal?: string });
+    assert.ok(logged.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'), `no shutdown line on stdout:\n${server.stdout()}`);
     const answered = load.answered.size;
     assert.ok(answered >= 500, `answered ${answered}`);
 

@@ -60,6 +60,8 @@ export interface RunningServer {
   exited: Promise<number | null>;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
+  /** What it printed on stdout alone (the JSON log). */
+  stdout(): string;
 }
 
 /**
@@ -73,10 +75,14 @@ export function spawnServer(url: string, port: number, key: string, env: Record<
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+    stdout += d;
+  });
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, port, exited, output: () => output };
+  return { child, port, exited, output: () => output, stdout: () => stdout };
 }
 
 /** `spawnServer`, then waits until it prints that it is running. */
