@@ -112,6 +112,9 @@ async function main() {
     await saveSettings(storage, { utmTemplates: templates });
     say('templates-status', `Saved ${templates.length} ${templates.length === 1 ? 'template' : 'templates'}.`);
   });
+  // The stored settings are in the fields and the forms answer: typing or saving before this point
+  // would be overwritten by the stored values or submit the page itself.
+  document.body.dataset.ready = 'true';
 }
 
 main().catch((err) => say('connection-status', err instanceof Error ? err.message : String(err), 'error'));

@@ -47,6 +47,7 @@ async function checkFromOptions(extension: string, work: string, base: string): 
     context.setDefaultTimeout(30_000);
     const options = await context.newPage();
     await options.goto(`chrome-extension://${unpackedExtensionId(extension)}/options.html`);
+    await options.locator('body[data-ready="true"]').waitFor();
     await options.getByLabel('API base URL').fill(base);
     await options.getByLabel('API key').fill('dub_test_key');
     await options.getByRole('button', { name: 'Save and check' }).click();

@@ -84,6 +84,7 @@ test('the extension in chromium: options, shorten a tab with domain, key, tag an
   // 1. Options: base URL and key, checked against the API; a UTM template.
   const options = await context.newPage();
   await options.goto(`${origin}/options.html`);
+  await options.locator('body[data-ready="true"]').waitFor();
   await options.getByLabel('API base URL').fill(`${base}/`);
   await options.getByLabel('API key').fill(apiKey);
   await options.getByRole('button', { name: 'Save and check' }).click();
