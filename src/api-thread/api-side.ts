@@ -102,6 +102,7 @@ export function forwardChanges(bus: ChangeBus, port: MessagePort): { bioSaved():
   });
   port.on('message', (change: ThreadChange) => {
     if (change.type === 'bio') return;
+    if (change.type === 'resync') return bus.resync();
     fromFront = true;
     try {
       bus.deliver(change);

@@ -4,7 +4,8 @@
  * body; the client's address reaches the API's audit log; an export streams through; a link
  * changed through the API redirects to its new destination at once; an API thread gone answers
  * 503 with the error body while redirects go on, and is started again on new ports; `close()`
- * finishes a request in flight and stores every click, and ends a restart in progress.
+ * finishes a request in flight and stores every click, and ends a restart in progress; on
+ * PostgreSQL, the change relay's reconnect reloads the API thread's certificate allow list.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { loadConfig } from '../config.js';
 import { openTestDatabase } from '../test-support/harness.js';
 import { createRestartPolicy, startFront, type RestartPolicyOptions } from './front.js';
@@ -249,6 +251,36 @@ test('a crashed API thread is restarted: the API answers again, a PATCH reaches 
     const counted = await call(t.port, { path: `/analytics?event=clicks&linkId=${link.id}`, headers: t.auth });
     assert.equal(counted.status, 200, counted.body);
     assert.ok(JSON.parse(counted.body).clicks >= 1, counted.body);
+  } finally {
+    await t.front.close();
+    await t.database.close();
+    await t.dispose();
+  }
+});
+
+test('PostgreSQL: the change relay reconnecting reloads the API thread\'s certificate allow list (what it missed)', { skip: !/^postgres/.test(process.env.DATABASE_URL ?? '') && 'needs DATABASE_URL (PostgreSQL)' }, async () => {
+  const t = await startTestFront({ DOMAIN_VERIFICATION: 'off' });
+  try {
+    const allow = async () => (await call(t.port, { path: '/tls/allow?domain=missed.front.test' })).status;
+    // Stored without an announcement, as while the listener was away.
+    const now = Date.now();
+    await t.database.db
+      .insertInto('domains')
+      .values({ id: 'dom_missed_front', workspace_id: t.workspaceId, slug: 'missed.front.test', verified: 1, primary: 0, archived: 0, placeholder: null, expired_url: null, not_found_url: null, logo: null, asset_links: null, apple_app_site_association: null, created_at: now, updated_at: now })
+      .execute();
+    assert.equal(await allow(), 404, 'not announced: the API thread\'s list does not know it');
+    // The relay's LISTEN connection is cut; it reconnects after 200 ms.
+    const cut = await t.database.db.executeQuery<{ pid: number }>(
+      sql`select pg_terminate_backend(pid) as pid from pg_stat_activity where query = ${`listen "waymark_changes_${t.database.pgSchema}"`}`.compile(t.database.db),
+    );
+    assert.equal(cut.rows.length, 1, 'one listener');
+    const deadline = Date.now() + 5_000;
+    let status = await allow();
+    while (status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await allow();
+    }
+    assert.equal(status, 200, 'reloaded after the reconnect');
   } finally {
     await t.front.close();
     await t.database.close();

@@ -118,6 +118,7 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   let fromApi = false;
   const apply = (change: ThreadChange) => {
     if (change.type === 'bio') return bio.pages.invalidate();
+    if (change.type === 'resync') return;
     // Published: this thread's caches drop it, and on PostgreSQL the other processes hear it.
     fromApi = true;
     try {
@@ -155,6 +156,9 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   // listeners too (the TLS module's allowed domains).
   bus.subscribe((change) => {
     if (!fromApi && running) current.changes.postMessage(change satisfies ThreadChange);
+  });
+  bus.onResync(() => {
+    if (running) current.changes.postMessage({ type: 'resync' } satisfies ThreadChange);
   });
 
   const spawn = (): ApiThread => {

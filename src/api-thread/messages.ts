@@ -9,8 +9,11 @@ import type { Change } from '../db/change-bus.js';
 import type { Config } from '../config.js';
 import type { RedirectModule } from '../redirect/module.js';
 
-/** A link or domain change (the ChangeBus's), or a bio page saved (the bio pages' cache). */
-export type ThreadChange = Change | { type: 'bio' };
+/**
+ * A link or domain change (the ChangeBus's), a bio page saved (the bio pages' cache), or the
+ * bus's resync (the front's relay reconnected: the API thread's caches start over too).
+ */
+export type ThreadChange = Change | { type: 'bio' } | { type: 'resync' };
 
 export type RedirectStats = ReturnType<RedirectModule['stats']>;
 

@@ -18,6 +18,13 @@ export interface ChangeBus {
   setRemote(remote: { send(change: Change): void } | null): void;
   /** Delivers a change received from another process to local subscribers only. */
   deliver(change: Change): void;
+  /**
+   * Changes may have been missed (the relay lost its connection): every cached copy in this
+   * process, on any thread, starts over. Local only.
+   */
+  resync(): void;
+  /** Hears `resync`. */
+  onResync(listener: () => void): () => void;
 }
 
 export function createChangeBus(): ChangeBus {
@@ -38,6 +45,13 @@ export function createChangeBus(): ChangeBus {
     },
     deliver(change) {
       emitter.emit('change', change);
+    },
+    resync() {
+      emitter.emit('resync');
+    },
+    onResync(listener) {
+      emitter.on('resync', listener);
+      return () => emitter.off('resync', listener);
     },
   };
 }

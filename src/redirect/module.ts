@@ -150,7 +150,12 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           schema: database.pgSchema,
           db: database.db,
           bus: ctx.bus,
-          onReconnect: () => cache.clear(),
+          // This thread's link cache and, through the bus, every other cache (the TLS allow list,
+          // on the API thread too) start over.
+          onReconnect: () => {
+            cache.clear();
+            ctx.bus.resync();
+          },
           onError,
         });
         await relay.start();

@@ -5,9 +5,10 @@
  * - the fixed names: the API hosts the operator named and the default short domain;
  * - the workspace domains that may have one (verified, or all when DOMAIN_VERIFICATION=off),
  *   loaded at start, and again every `refreshMs` (what no change announces: `waymark domains
- *   verify` run as another process on SQLite, notifications missed while the relay reconnected);
+ *   verify` run as another process on SQLite);
  * - each domain change announced on the change bus (this process, and on PostgreSQL the others
- *   through db/change-relay.ts) reloads that one name at once.
+ *   through db/change-relay.ts) reloads that one name at once; the bus's resync (the relay
+ *   reconnected, notifications may have been missed) reloads them all at once.
  *
  * Reloads run one after another, in the order they were asked for, and each reads the database
  * when it runs: a reload asked for after a change commits sees that change, so the set ends as the
@@ -36,6 +37,8 @@ export interface TlsAllowList {
   allows(name: string): boolean;
   /** Loads the domains, then keeps reloading them every `refreshMs`. */
   start(): Promise<void>;
+  /** Changes may have been missed: reload every domain (resolves once reloaded). */
+  reload(): Promise<void>;
   /** A workspace domain changed: reload it (resolves once it is reloaded). */
   changed(slug: string): Promise<void>;
   /** Resolves once every reload asked for so far has run (tests). */
@@ -65,6 +68,7 @@ export function createTlsAllowList(options: TlsAllowListOptions): TlsAllowList {
       timer = setInterval(() => void reloadAll(), options.refreshMs ?? 60_000);
       timer.unref();
     },
+    reload: () => reloadAll(),
     changed(slug) {
       return enqueue(async () => {
         if (await options.loadOne(slug)) domains.add(slug);

@@ -30,6 +30,8 @@ export function createTlsModule(ctx: Pick<AppContext, 'config' | 'database' | 'b
   const unsubscribe = ctx.bus.subscribe((change) => {
     if (change.type === 'domain') void list.changed(change.domain.toLowerCase());
   });
+  // Domain changes may have been missed (the relay reconnected): reload the whole list now.
+  const unsubscribeResync = ctx.bus.onResync(() => void list.reload());
   // Warned once per process: at start when HTTPS is served, else at the first question.
   let warned = false;
   const httpsServed = ctx.config.shortLinkProtocol === 'https' || ctx.config.baseUrl.startsWith('https:');
@@ -56,6 +58,7 @@ export function createTlsModule(ctx: Pick<AppContext, 'config' | 'database' | 'b
     close: () => {
       list.close();
       unsubscribe();
+      unsubscribeResync();
     },
   };
   return { routes, lifecycle, list, warnIfUnverified };

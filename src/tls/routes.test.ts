@@ -94,6 +94,21 @@ test('a change another process made reaches the list through the bus (what the P
   assert.equal((await ask(off, 'elsewhere.acme.test')).statusCode, 200);
 });
 
+test('a resync (the relay reconnected: announcements may have been missed) reloads the whole list', async () => {
+  const now = Date.now();
+  await off.ctx.database.db
+    .insertInto('domains')
+    .values({ id: 'dom_missed', workspace_id: off.workspaceId, slug: 'missed.acme.test', verified: 1, primary: 0, archived: 0, placeholder: null, expired_url: null, not_found_url: null, logo: null, asset_links: null, apple_app_site_association: null, created_at: now, updated_at: now })
+    .execute();
+  await off.ctx.database.db.deleteFrom('domains').where('slug', '=', 'elsewhere.acme.test').execute();
+  assert.equal((await ask(off, 'missed.acme.test')).statusCode, 404, 'its announcement was missed');
+  assert.equal((await ask(off, 'elsewhere.acme.test')).statusCode, 200, 'its deletion was missed');
+  off.ctx.bus.resync();
+  await off.modules.tls.list.settled();
+  assert.equal((await ask(off, 'missed.acme.test')).statusCode, 200, 'added');
+  assert.equal((await ask(off, 'elsewhere.acme.test')).statusCode, 404, 'deleted');
+});
+
 test('DOMAIN_VERIFICATION=dns: only verified domains; verification and un-verification take effect', async () => {
   const t = await createTestApp({ env: { ...ENV, DOMAIN_VERIFICATION: 'dns', DOMAIN_DNS_TARGET: 'edge.waymark.test' } });
   try {
