@@ -8,9 +8,9 @@
  * default 7), BENCH_CUSTOMERS (default 60000), BENCH_SALES (default 20000), BENCH_EVENTS_URL
  * (the event store: `sql`, the default, or `duckdb`).
  *
- * Besides the HTTP figures, the read before `EventLog.buyerConversions` (two walks of full rows,
- * bench/attribution/walk.ts) and the read now are timed side by side on the same aggregate, runs
- * alternating, each with the load average beside it.
+ * Besides the HTTP figures, the time is split on the same aggregate: the credit step
+ * (`attributedRows`), the read within it (`buyerConversions`), and on the SQL store the statement
+ * alone on the main thread's connection, each with the load average beside it.
  *
  * The timed queries hold /tmp/waymark-bench.lock (acquireLock of bench/redirect/wrk.ts): run it
  * without a flock wrapper.
@@ -22,7 +22,6 @@ import { acquireLock } from './redirect/wrk.js';
 import { createTestApp } from '../src/test-support/harness.js';
 import { buildScope, conversionEvent, type AggregateSpec, type StoredEvent } from '../src/events/index.js';
 import { attributedRows } from '../src/analytics/attributed.js';
-import { walkedAttributedRows } from './attribution/walk.js';
 import { buyerConversionsQuery } from '../src/events/sql/buyer-conversions.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
 import { newId } from '../src/ids.js';
@@ -147,27 +146,24 @@ for (const model of ATTRIBUTION_MODELS) {
 const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
 console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)  load ${load()}`);
 
-// Before and after, same aggregate, same process: the read of the journeys alone (the aggregate
-// itself is run once and handed to both).
+// The split, same aggregate, same process: the credit step (read and models; the aggregate
+// itself is run once and handed to it).
 const spec: AggregateSpec = { workspaceId: t.workspaceId, kinds: ['sale'], group: ['link_id'], timeseries: false, dims: [], conversions: {}, scope: buildScope({ workspaceId: t.workspaceId, links: {}, named: false }) };
 const range = { from: Date.now() - 90 * DAY, to: Date.now() };
 const merged = await t.ctx.events.aggregate(spec, range);
 const choice = { model: 'first_click' as const, lookbackMs: 90 * DAY };
-const sides = { walk: [] as number[], query: [] as number[] };
-const sums = { walk: 0, query: 0 };
-for (let i = 0; i < RUNS + 1; i++) {
-  for (const side of ['walk', 'query'] as const) {
-    const t0 = performance.now();
-    const rows = side === 'walk' ? await walkedAttributedRows(t.ctx.events, spec, range, merged, choice) : await attributedRows(t.ctx.events, spec, range, merged, choice);
-    const ms = performance.now() - t0;
-    sums[side] = rows.reduce((s, r) => s + r.sale_amount, 0);
-    if (i > 0) sides[side].push(ms);
-  }
-}
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-if (sums.walk !== sums.query) throw new Error(`the two reads credit different revenue: ${sums.walk} against ${sums.query}`);
-console.log(`first_click credit, before (two walks of full rows) ${mid(sides.walk).toFixed(1)} ms, now (buyerConversions) ${mid(sides.query).toFixed(1)} ms: ` +
-  `${(mid(sides.query) / mid(sides.walk)).toFixed(3)} ×  (same revenue credited: ${sums.query})  load ${load()}`);
+const credits: number[] = [];
+let credited = 0;
+for (let i = 0; i < RUNS + 1; i++) {
+  const t0 = performance.now();
+  const rows = await attributedRows(t.ctx.events, spec, range, merged, choice);
+  if (i > 0) credits.push(performance.now() - t0);
+  credited = rows.reduce((s, r) => s + r.sale_amount, 0);
+}
+const published = merged.reduce((s, r) => s + r.sale_amount, 0);
+if (credited !== published) throw new Error(`first_click credits ${credited} cents of ${published}`);
+console.log(`first_click credit step (attributedRows) ${mid(credits).toFixed(1)} ms  (credits all ${credited} cents)  load ${load()}`);
 const reads: number[] = [];
 let read = { sales: 0, journeys: 0 };
 for (let i = 0; i < RUNS + 1; i++) {

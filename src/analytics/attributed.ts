@@ -13,7 +13,8 @@
  * const rows = await attributedRows(events, spec, range, merged, { model: 'linear', lookbackMs });
  */
 import type { AggregateSpec, ConversionTouchRow, EventLog, MergedRow } from '../events/index.js';
-import { creditSale, type AttributionModel, DEFAULT_ATTRIBUTION } from '../attribution/models.js';
+import type { AttributionModel } from '../attribution/models.js';
+import { saleCredits } from '../attribution/sale-credits.js';
 import { conversionTouches } from '../attribution/touches.js';
 
 export interface AttributionChoice {
@@ -55,14 +56,11 @@ export async function attributedRows(
     credit.set(k, acc);
   };
   const journeyCache = new Map<string, { touches: ReturnType<typeof conversionTouches>['touches']; rows: Map<string, ConversionTouchRow> }>();
-  const options = { ...DEFAULT_ATTRIBUTION, lookbackMs: choice.lookbackMs };
   for (const sale of sales) {
-    const own = { time: sale.timestamp, amount: sale.amount, linkId: sale.link_id, clickId: sale.click_id || null };
-    // A refund (a negative sale) moves revenue, not the count of sales (docs/decisions/0006).
-    const counted = own.amount >= 0 ? 1 : 0;
     const rows = sale.customer_id ? byCustomer.get(sale.customer_id) : undefined;
     if (!rows) {
-      add(sale.g, counted, own.amount);
+      // A refund (a negative sale) moves revenue, not the count of sales (docs/decisions/0006).
+      add(sale.g, sale.amount >= 0 ? 1 : 0, sale.amount);
       continue;
     }
     let journey = journeyCache.get(sale.customer_id!);
@@ -72,10 +70,9 @@ export async function attributedRows(
       journey = { touches: conversionTouches(rows).touches, rows: byClick };
       journeyCache.set(sale.customer_id!, journey);
     }
-    for (const c of creditSale(choice.model, own, journey.touches, options)) {
-      if (c.share === 0 && c.cents === 0) continue;
-      const row = journey.rows.get(c.touch.clickId) ?? sale;
-      add(row.g, c.share * counted, c.cents);
+    for (const c of saleCredits(choice.model, sale, journey.touches, choice.lookbackMs)) {
+      const row = journey.rows.get(c.clickId) ?? sale;
+      add(row.g, c.share, c.cents);
     }
   }
 
