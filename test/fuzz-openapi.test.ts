@@ -15,22 +15,14 @@ import { createTestApp, type TestApp } from '../src/test-support/harness.js';
 import { bodyFields, minimalValue, operations, setPath, type OpenApiDoc, type Operation } from '../src/test-support/openapi-ops.js';
 import { rawRequest, type RawResponse } from '../src/test-support/raw-http.js';
 import { ALL_ERROR_STATUS } from '../src/http/errors.js';
+import { seededRandom } from '../src/test-support/seeded-random.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 /** Hostile values tried per body field and per query parameter. */
 const PER_FIELD = 4;
 
 /** mulberry32: a small, good-enough seeded generator. */
-function generator(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(SEED);
+const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[], n: number): T[] => {
   const copy = [...items];
   const out: T[] = [];

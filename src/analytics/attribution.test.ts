@@ -6,23 +6,13 @@ import { conversionEvent, type StoredEvent } from '../events/index.js';
 import { clickIdOf } from '../visitors/click-id.js';
 import { newId } from '../ids.js';
 import { ATTRIBUTION_MODELS } from '../attribution/models.js';
+import { seededRandom } from '../test-support/seeded-random.js';
 
 let t: TestApp;
 let links: FixtureLink[];
 const DAY = 86_400_000;
 let total = 0;
 let saleCount = 0;
-
-/** A seeded generator (mulberry32): the same data set every run. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function click(link: FixtureLink, at: number, n: number): StoredEvent {
   const id = clickIdOf(at, n % 14_000_000, n);
@@ -39,7 +29,7 @@ before(async () => {
   for (let i = 0; i < 6; i++) links.push(await insertLink(t, { key: `attr-${i}` }));
   // 300 customers: 1-4 clicks on random links over 60 days, a lead on each click, then 0-2
   // sales on the latest lead's click (as /track/sale attributes them), some of them refunds.
-  const rnd = random(43);
+  const rnd = seededRandom(43);
   const rows: StoredEvent[] = [];
   const start = Date.now() - 80 * DAY;
   let n = 1;

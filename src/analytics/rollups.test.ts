@@ -14,6 +14,7 @@ import { SEED_NOW, insertLink, seedAnalytics } from './testing.js';
 import { createAnalyticsService, type AnalyticsService } from './service.js';
 import { createSqlEventStore, createSqlRunner, type StoredEvent } from '../events/index.js';
 import { AnalyticsQuery, GROUP_BYS } from './schema.js';
+import { seededRandom } from '../test-support/seeded-random.js';
 
 let t: TestApp;
 let rollups: AnalyticsService;
@@ -24,18 +25,9 @@ let randomAuth: AuthContext;
 const used = { aggregates: 0, rollup: 0 };
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let r = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function seedRandom(workspaceId: string): Promise<void> {
-  const rnd = prng(42);
+  const rnd = seededRandom(42);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const db = t.database.db;
   const links: Insertable<LinksTable>[] = [];

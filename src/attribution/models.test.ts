@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ATTRIBUTION_MODELS, creditSale, revenueByLink, shares, splitCents, touchesFor, type SaleTouch, type Touch } from './models.js';
+import { seededRandom } from '../test-support/seeded-random.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 1);
@@ -49,19 +50,8 @@ test('the window: touches after the sale or older than the lookback are left out
   assert.deepEqual(creditSale('last_click', { ...sale, linkId: 'tracked' }, journey).map((c) => c.touch.linkId), ['tracked']);
 });
 
-/** A seeded generator (mulberry32), so the data set is the same every run. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('across a generated data set, every model credits exactly the total revenue', () => {
-  const rnd = random(43);
+  const rnd = seededRandom(43);
   const links = Array.from({ length: 12 }, (_, i) => `link_${i}`);
   let total = 0;
   let saleCount = 0;

@@ -5,28 +5,18 @@ import { clickIdOf } from '../visitors/click-id.js';
 import { ATTRIBUTION_MODELS } from './models.js';
 import { allModelCredits, CREDITED_MODELS, saleCredits } from './sale-credits.js';
 import { conversionTouches } from './touches.js';
+import { seededRandom } from '../test-support/seeded-random.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 8, 1);
 const LOOKBACK = 90 * DAY;
-
-/** A seeded generator (mulberry32): the same data set every run. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const row = (kind: 'lead' | 'sale', at: number, clickId: string, linkId: string, amount = 0): ConversionTouchRow =>
   ({ kind, customer_id: 'cus', click_id: clickId, link_id: linkId, timestamp: at, amount, g: [linkId] });
 
 /** 400 customers: 1-5 leads on clicks over 120 days (some beyond the lookback), 1-3 sales, some refunds. */
 function dataSet() {
-  const rnd = random(4343);
+  const rnd = seededRandom(4343);
   const out: { rows: ConversionTouchRow[]; sales: ConversionTouchRow[] }[] = [];
   let n = 1;
   for (let c = 0; c < 400; c++) {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClickDeduplicator } from './dedup.js';
 import { clickIdOf, clickIdTime, newClickIdAt, randomClickParts, PART1_RANGE, PART2_RANGE } from '../visitors/click-id.js';
+import { seededRandom } from '../test-support/seeded-random.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -82,13 +83,7 @@ test('dedup: agrees with an exact model while the table has room, through expiri
   const dedup = createClickDeduplicator({ slots: 4096, probes: 16 });
   const model = new Map<string, { at: number; clickId: string }>();
   // A fixed pseudo-random walk (mulberry32), so a failure can be replayed.
-  let state = 42;
-  const rand = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = seededRandom(42);
   let now = T0;
   for (let step = 0; step < 20_000; step++) {
     now += Math.floor(rand() * 2_000); // ~16 s a step on average: entries expire and slots are reused
