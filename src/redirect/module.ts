@@ -59,6 +59,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const store = createRedirectStore(database.db);
   const cache = createLinkCache(store, { onError });
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
+  // Changes may have been missed (the relay reconnected): the cache starts over.
+  const unsubscribeResync = ctx.bus.onResync(() => cache.clear());
   const classify = createUaClassifier();
   // Clicks go to the event log's thread as raw clicks (events/log/): it completes them (geo, user
   // agent, referer, UTM), stores each batch once and counts it (link counters, usage, outbox rows,
@@ -150,12 +152,9 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
           schema: database.pgSchema,
           db: database.db,
           bus: ctx.bus,
-          // This thread's link cache and, through the bus, every other cache (the TLS allow list,
-          // on the API thread too) start over.
-          onReconnect: () => {
-            cache.clear();
-            ctx.bus.resync();
-          },
+          // Every cache that listens to the bus starts over: the link cache, the TLS allow list (on
+          // the API thread too).
+          onReconnect: () => ctx.bus.resync(),
           onError,
         });
         await relay.start();
@@ -172,6 +171,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
       await relay?.close();
       relay = null;
       unsubscribe();
+      unsubscribeResync();
     },
   };
 
