@@ -18,6 +18,7 @@ import type { Config } from './config.js';
 import type { Readiness } from './health/readiness.js';
 import type { OpenDatabase } from './db/open.js';
 import type { RedirectModule } from './redirect/module.js';
+import { createLineLogger } from './log-line.js';
 
 async function main(): Promise<void> {
   let config;
@@ -73,12 +74,9 @@ async function main(): Promise<void> {
   console.error(startBanner({ config, engine: database.engine, workspace: boot.workspace, createdKey: boot.createdKey, setupToken }));
 }
 
-const LOG_LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
-
 /** The front's own lines in the app's JSON log form, on stdout beside the API thread's (Fastify's logger writes there too). */
 function logInfo(config: Config, fields: Record<string, unknown>, msg: string): void {
-  if ((LOG_LEVELS[config.logLevel ?? 'info'] ?? 30) > 30) return;
-  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, msg, ...fields })}\n`);
+  createLineLogger(config.logLevel, (line) => process.stdout.write(line), { pid: process.pid })('info', msg, fields);
 }
 
 /** The same start and shutdown with the API thread: the front holds the redirect, the thread the rest. */

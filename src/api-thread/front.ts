@@ -36,6 +36,7 @@ import type { StartingServer } from '../health/starting-server.js';
 import { DATABASE_PACKAGES, startModuleWorker } from '../worker-thread.js';
 import { createApiProxy } from './proxy.js';
 import type { ApiThreadData, FromApi, ThreadChange, ToApi } from './messages.js';
+import { createLineLogger, toStderr } from '../log-line.js';
 
 /** The API socket's folder: `waymark-api-<pid>-<random>`, private to this user (mkdtemp: 0700). */
 const SOCKET_DIR_PREFIX = 'waymark-api-';
@@ -92,10 +93,7 @@ export interface Front {
 
 export async function startFront(options: FrontOptions): Promise<Front> {
   const { config, database } = options;
-  const logLine = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown>) => {
-    if (config.logLevel === 'silent' || (level === 'info' && ['warn', 'error', 'fatal'].includes(config.logLevel))) return;
-    console.error(JSON.stringify({ level: { info: 30, warn: 40, error: 50 }[level], time: Date.now(), msg, ...fields }));
-  };
+  const logLine = createLineLogger(config.logLevel, toStderr);
   const bus = createChangeBus();
   const kind = eventStoreKind(config, database);
   // The listeners' settings come from the API thread (its outbox knows who subscribes).

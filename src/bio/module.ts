@@ -7,13 +7,12 @@ import type { AppContext } from '../context.js';
 import { createBioStore } from './store.js';
 import { createBioService } from './service.js';
 import { createBioPublic } from './public.js';
+import { createLineLogger, toStderr } from '../log-line.js';
 
 export function createBioModule(ctx: AppContext, options: { onChange?: () => void } = {}) {
   const store = createBioStore(ctx.database.db);
-  const onError = (err: unknown, context: string) => {
-    if (ctx.config.logLevel === 'silent') return;
-    console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: err instanceof Error ? err.message : String(err) }));
-  };
+  const log = createLineLogger(ctx.config.logLevel, toStderr);
+  const onError = (err: unknown, context: string) => log('error', context, { err: err instanceof Error ? err.message : String(err) });
   const pages = createBioPublic(store, { onError });
   const service = createBioService(store, ctx.database.dialect, { sharedDomain: ctx.config.shortDomain, now: ctx.now, onChange: () => {
     pages.invalidate();

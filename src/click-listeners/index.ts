@@ -9,7 +9,7 @@
  * startEventLog({ ..., listeners: { module: new URL('./click-listeners/index.js', import.meta.url), settings: () => ({ clicks }), watch } });
  */
 import type { Dialect } from '../db/dialect.js';
-import { createLinkCounters, linkBumps, workspaceBumps, type ClickListener, type ClickListenerModule } from '../events/index.js';
+import { createLinkCounters, type ClickListener, type ClickListenerModule } from '../events/index.js';
 import { clickFilter, clickOutboxEntries, NO_CLICK_SUBSCRIPTIONS, writeOutbox, type ClickSubscriptions } from '../outbox/outbox.js';
 import { clickRouter, writeClickWebhookBatch } from '../webhooks/click-batches.js';
 
@@ -42,22 +42,24 @@ export function clickListeners(options: { dialect: Dialect; settings: () => unkn
   return [
     {
       name: 'counters',
-      async count(trx, rows, fold) {
+      async count(trx, clicks, fold) {
         // Imported clicks are history: the workspace's monthly usage (what it is billed for) stays.
-        await counters.addClicks(trx, linkBumps(rows), fold.imported ? [] : workspaceBumps(rows));
+        // Counted from the columns: no row per click.
+        await counters.addClicks(trx, clicks.linkBumps(), fold.imported ? [] : clicks.workspaceBumps());
         return false;
       },
     },
     {
       name: 'outbox',
-      urgent: (rows) => {
+      urgent: (clicks) => {
         const { wanted: w } = current();
-        return !!w && rows.some(w);
+        return !!w && clicks.some(w);
       },
-      async count(trx, rows, fold) {
+      async count(trx, clicks, fold) {
         const { wanted: w } = current();
         if (!w || fold.imported) return false;
-        const entries = clickOutboxEntries(rows.filter(w), fold.now, fold.eventIdOf);
+        // Rows only of the clicks someone subscribed to.
+        const entries = clickOutboxEntries(clicks.rowsWhere(w), fold.now, fold.eventIdOf);
         if (!entries.length) return false;
         await writeOutbox(trx, entries);
         return true;
@@ -65,13 +67,15 @@ export function clickListeners(options: { dialect: Dialect; settings: () => unkn
     },
     {
       name: 'webhooks',
-      urgent: (rows) => {
+      urgent: (clicks) => {
         const { route: r } = current();
-        return !!r && rows.some((row) => r(row).length > 0);
+        return !!r && clicks.some((link) => r({ kind: 'click', ...link }).length > 0);
       },
-      async count(trx, rows, fold) {
+      async count(trx, clicks, fold) {
         const { route: r } = current();
         if (!r || fold.imported) return false;
+        const rows = clicks.rowsWhere((link) => r({ kind: 'click', ...link }).length > 0);
+        if (!rows.length) return false;
         // One row of webhook work per fold, whatever the webhooks (webhooks/click-batches.ts).
         return (await writeClickWebhookBatch(trx, rows, r, { now: fold.now, idOf: fold.eventIdOf })) > 0;
       },

@@ -15,7 +15,7 @@ import { CreateTagBody } from '../tags/schema.js';
 import { errorsOfRefusal, parseForm } from './form-errors.js';
 import { webhookFormInput, webhookFormValues, webhookRefusal } from './webhook-form.js';
 import { insertClick, insertLink } from '../test-support/conversions.js';
-import { addUser, createLink, logIn, slugOf, type Browser } from './testing.js';
+import { signInEveryRole, createLink, type Browser } from './testing.js';
 
 /** A developer's wording that must never reach a page. */
 const DEVELOPER_WORDS = /WEBHOOK_ALLOW_PRIVATE|ENOTFOUND|getaddrinfo|linkScope|tagId:|refused:|Too small|expected string/;
@@ -73,10 +73,7 @@ let member: Browser;
 let viewer: Browser;
 before(async () => {
   t = await createTestApp();
-  slug = await slugOf(t);
-  owner = await logIn(t, await addUser(t, 'owner'));
-  member = await logIn(t, await addUser(t, 'member'));
-  viewer = await logIn(t, await addUser(t, 'viewer'));
+  ({ slug, owner, member, viewer } = await signInEveryRole(t));
 });
 after(() => t.close());
 const at = (rest: string) => `/dashboard/w/${slug}${rest}`;

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../test-support/harness.js';
-import { addUser, logIn, slugOf, type Browser } from './testing.js';
+import { signInEveryRole, slugOf, type Browser } from './testing.js';
 
 let t: TestApp;
 let slug: string;
@@ -17,10 +17,7 @@ let viewer: Browser;
 
 before(async () => {
   t = await createTestApp();
-  slug = await slugOf(t);
-  owner = await logIn(t, await addUser(t, 'owner'));
-  member = await logIn(t, await addUser(t, 'member'));
-  viewer = await logIn(t, await addUser(t, 'viewer'));
+  ({ slug, owner, member, viewer } = await signInEveryRole(t));
 });
 after(() => t.close());
 

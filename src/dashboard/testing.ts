@@ -85,6 +85,28 @@ export async function slugOf(t: TestApp, workspaceId = t.workspaceId): Promise<s
   return (await t.ctx.workspaces.findWorkspace(workspaceId))!.slug;
 }
 
+/** A workspace's slug and a signed-in browser for each role: the setup the dashboard's page tests share. */
+export interface EveryRole {
+  slug: string;
+  owner: Browser;
+  member: Browser;
+  viewer: Browser;
+}
+
+/**
+ * Signs in an owner, a member and a viewer of the test app's workspace.
+ *
+ * @example
+ * before(async () => { t = await createTestApp(); ({ slug, owner, member, viewer } = await signInEveryRole(t)); });
+ */
+export async function signInEveryRole(t: TestApp): Promise<EveryRole> {
+  const slug = await slugOf(t);
+  const owner = await logIn(t, await addUser(t, 'owner'));
+  const member = await logIn(t, await addUser(t, 'member'));
+  const viewer = await logIn(t, await addUser(t, 'viewer'));
+  return { slug, owner, member, viewer };
+}
+
 /** A link as `GET /links/{id}` answers it (200 asserted). */
 export async function apiLink(t: TestApp, id: string, headers = t.headers) {
   const res = await t.app.inject({ method: 'GET', url: `/links/${id}`, headers });

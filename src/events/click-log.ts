@@ -15,18 +15,18 @@
  *
  * @example
  * const log = store.clickLog;
- * if (log.folding === 'inline') await log.store(batchId, rows, (trx, stored) => countClicks(trx, stored));
- * else { const seq = await log.store(batchId, rows); … later: await log.after(watermark) }
+ * if (log.folding === 'inline') await log.store(batchId, columns, (trx, stored) => countClicks(trx, stored));
+ * else { const seq = await log.store(batchId, columns); … later: await log.after(watermark) }
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
-import type { StoredEvent } from './event-store.js';
+import type { ClickColumns } from './batch/click-columns.js';
 
-/** A stored click batch as the fold reads it back: its number in the store's log, its id and its rows. */
+/** A stored click batch as the fold reads it back: its number in the store's log, its id and its clicks. */
 export interface StoredClickBatch {
   seq: number;
   batchId: string;
-  rows: StoredEvent[];
+  clicks: ClickColumns;
 }
 
 /**
@@ -38,7 +38,7 @@ export const IMPORTED_BATCH_PREFIX = 'imp_';
 export const isImportedBatch = (batchId: string): boolean => batchId.startsWith(IMPORTED_BATCH_PREFIX);
 
 /** The counting of stored clicks, in the metadata database's transaction that records it. */
-export type CountClicks = (trx: Kysely<Database>, rows: readonly StoredEvent[]) => Promise<void>;
+export type CountClicks = (trx: Kysely<Database>, clicks: ClickColumns) => Promise<void>;
 
 export type ClickLog =
   | {
@@ -47,7 +47,7 @@ export type ClickLog =
        * Stores the batch once: false when its id was stored before (nothing added, nothing counted
        * again). `count` runs in the transaction that stores it.
        */
-      store(batchId: string, rows: readonly StoredEvent[], count?: CountClicks): Promise<boolean>;
+      store(batchId: string, clicks: ClickColumns, count?: CountClicks): Promise<boolean>;
       /** Forgets the ids of batches stored before `before` (ms): a retry comes within seconds. */
       forgetBatchIds(before: number): Promise<void>;
     }
@@ -56,8 +56,8 @@ export type ClickLog =
       /** The log's own id, under which the fold keeps its watermark in the metadata database. */
       readonly id: string;
       /** Stores the batch once; returns its number, or null when its id was stored before. */
-      store(batchId: string, rows: readonly StoredEvent[]): Promise<number | null>;
-      /** The batches numbered after `seq`, in order, with their rows. */
+      store(batchId: string, clicks: ClickColumns): Promise<number | null>;
+      /** The batches numbered after `seq`, in order, with their clicks. */
       after(seq: number): Promise<StoredClickBatch[]>;
       /** Forgets batches numbered up to `upTo` (counted) and stored before `before` (ms). */
       forget(upTo: number, before: number): Promise<void>;

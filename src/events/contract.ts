@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import type { AggregateSpec, ConversionStore, DimColumn, EventKind, EventLog, EventRow, LinkScope, MergedRow, StoredEvent } from './event-store.js';
 import { buildScope, MAX_INLINE_IDS } from './link-scope.js';
 import { clickEvent, conversionEvent } from './rows.js';
+import { columnsOf } from './batch/wide-rows.js';
 
 export interface ContractLink {
   id: string;
@@ -329,24 +330,24 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       const before = actual(await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
       const batchId = uid('batch');
       const batch = [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H }), contractEvent(ws, 'lnk_b', { timestamp: T0 + 12 * H + 1 }), contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 2 })];
-      await f.log.appendClicks(batchId, batch);
+      await f.log.appendClicks(batchId, columnsOf(batch));
       rows.push(...batch);
       // Acknowledged means stored: no settle before these reads.
       for (const c of batch) assert.equal((await f.log.findClick(ws, c.click_id))?.id, c.id, 'visible once acknowledged');
       assert.deepEqual([...(await f.log.existingClickIds(batch.map((c) => c.click_id)))].sort(), batch.map((c) => c.click_id).sort());
       // The same batch again (a retry after a commit whose answer was lost) adds nothing, even
       // with other rows in it: the id decides.
-      await f.log.appendClicks(batchId, batch);
-      await f.log.appendClicks(batchId, [contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 3 })]);
+      await f.log.appendClicks(batchId, columnsOf(batch));
+      await f.log.appendClicks(batchId, columnsOf([contractEvent(ws, 'lnk_a', { timestamp: T0 + 12 * H + 3 })]));
       await f.settle?.();
       const after = actual(await f.log.aggregate(spec(ws, workspaceScope(ws), { kinds: ['click'] }), range), ['click']);
       assert.deepEqual(sorted(after), sorted(expected(rows, ['click'], [], counted)), 'each click counted once');
       assert.notDeepEqual(after, before);
       // Another batch id stores its own rows; an empty batch is stored and adds nothing.
       const next = [contractEvent(other, 'lnk_other', { timestamp: T0 + 12 * H + 4 })];
-      await f.log.appendClicks(uid('batch'), next);
+      await f.log.appendClicks(uid('batch'), columnsOf(next));
       rows.push(...next);
-      await f.log.appendClicks(uid('batch'), []);
+      await f.log.appendClicks(uid('batch'), columnsOf([]));
       assert.equal((await f.log.findClick(other, next[0]!.click_id))?.id, next[0]!.id);
       assert.equal(await f.log.findClick(ws, next[0]!.click_id), undefined, "another workspace's click is not found");
     });
@@ -355,10 +356,10 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       const batchId = uid('batch');
       const good = contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H });
       const broken = { ...contractEvent(ws, 'lnk_b', { timestamp: T0 + 13 * H + 1 }), link_id: null, workspace_id: null } as unknown as StoredEvent;
-      await assert.rejects(f.log.appendClicks(batchId, [good, broken]));
+      await assert.rejects(f.log.appendClicks(batchId, columnsOf([good, broken])));
       assert.equal(await f.log.findClick(ws, good.click_id), undefined, 'nothing of the refused batch');
       assert.deepEqual(await f.log.existingClickIds([good.click_id]), []);
-      await f.log.appendClicks(batchId, [good]);
+      await f.log.appendClicks(batchId, columnsOf([good]));
       rows.push(good);
       assert.equal((await f.log.findClick(ws, good.click_id))?.id, good.id, 'the id was not recorded by the refused attempt');
     });

@@ -22,6 +22,7 @@
  */
 
 import type { EventsTable } from '../db/tables.js';
+import type { ClickColumns } from './batch/click-columns.js';
 
 export type EventKind = EventsTable['kind'];
 
@@ -273,9 +274,10 @@ export interface EventLog {
    * whose answer was lost). The whole batch is visible (to `findClick`, aggregates, pages) when
    * this resolves, or none of it: what resolved is stored. The click writer's batches come this
    * way (through the log thread: log/), and the migration's imported clicks (batch ids
-   * `IMPORTED_BATCH_PREFIX`: counted on their links only, ../click-log.ts).
+   * `IMPORTED_BATCH_PREFIX`: counted on their links only, ../click-log.ts). The clicks come in
+   * columns (batch/click-columns.ts; from wide rows: batch/wide-rows.ts `columnsOf`).
    */
-  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<void>;
+  appendClicks(batchId: string, clicks: ClickColumns): Promise<void>;
   /**
    * Copies in the leads and sales with these ids that the metadata database committed,
    * idempotently by id, and resolves once aggregates and pages read them (within a bound; a copy

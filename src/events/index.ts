@@ -21,7 +21,10 @@ export { type LogNotice } from './log/protocol.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
 export { IMPORTED_BATCH_PREFIX } from './click-log.js';
 export { type RawClick } from './log/raw-click.js';
-export { type ClickRing, type ClickRingOptions, createClickRing, createRingReader, type RingBatch } from './log/click-ring.js';
+export { type ClickRing, type ClickRingOptions, createClickRing, type RingBatch } from './log/click-ring.js';
+export { createRingReader } from './log/ring-reader.js';
+export { type ClickColumns } from './batch/click-columns.js';
+export { columnsOf, rowsOf } from './batch/wide-rows.js';
 
 // Which store EVENTS_URL selects; opening it.
 export { eventStoreKind, eventsUrlFor, isDuckDbLocked } from './store-kind.js';

@@ -23,7 +23,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/tables.js';
 import type { OpenDatabase } from '../db/open.js';
 import { createHash } from 'node:crypto';
-import { clickEvent, conversionEvent, createLinkCounters, IMPORTED_BATCH_PREFIX, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
+import { clickEvent, columnsOf, conversionEvent, createLinkCounters, IMPORTED_BATCH_PREFIX, type ConversionStore, type EventLog, type StoredEvent } from '../events/index.js';
 import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
@@ -203,7 +203,8 @@ export function createEventCopier(deps: EventCopierDeps) {
     const held = new Set(await log.existingClickIds(rows.map((r) => r.id)));
     const fresh = rows.filter((r) => !held.has(r.id));
     if (!fresh.length) return fresh;
-    await log.appendClicks(importedBatchId(workspaceId, fresh), fresh);
+    // Imported clicks arrive as rows: columns at this edge.
+    await log.appendClicks(importedBatchId(workspaceId, fresh), columnsOf(fresh));
     return fresh;
   }
 

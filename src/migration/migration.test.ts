@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, databaseUrlOf, TEST_ENGINE, type TestApp } from '../test-support/harness.js';
-import { buildScope, foldClicksLeftUnfolded, type StoredEvent } from '../events/index.js';
+import { buildScope, columnsOf, foldClicksLeftUnfolded, type StoredEvent } from '../events/index.js';
 import { hit } from '../redirect/testing.js';
 import { runApiImport, type ImportSummary } from './run.js';
 import { importedBatchId } from './events.js';
@@ -234,7 +234,7 @@ describe('import api between two Waymark instances', () => {
     // The workspace's view leaves out the folder's and the disabled link's: the page of the 6 others.
     assert.equal(rows.length, 6);
     // The page as the import writes it, past the look-up of stored ids: the same batch id, so nothing is stored or counted twice.
-    await target.ctx.events.appendClicks(importedBatchId(target.workspaceId, rows), rows);
+    await target.ctx.events.appendClicks(importedBatchId(target.workspaceId, rows), columnsOf(rows));
     await target.ctx.events.fold();
     assert.deepEqual(await snapshot(target), want);
   });

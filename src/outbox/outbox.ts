@@ -117,7 +117,7 @@ export interface ClickSubscriptions {
 export const NO_CLICK_SUBSCRIPTIONS: ClickSubscriptions = { all: false, workspaces: [], links: [] };
 
 /** The test of a click row against the subscriptions; null when no click is wanted at all. */
-export function clickFilter(s: ClickSubscriptions): ((row: StoredEvent) => boolean) | null {
+export function clickFilter(s: ClickSubscriptions): ((row: Pick<StoredEvent, 'workspace_id' | 'link_id'>) => boolean) | null {
   if (s.all) return () => true;
   if (!s.workspaces.length && !s.links.length) return null;
   const workspaces = new Set(s.workspaces);

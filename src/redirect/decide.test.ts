@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, pickVariant, testRunning, type DecisionInput, type DomainInfo, type LinkInfo } from './decide.js';
+import { decide, pickVariant, type DecisionInput, type DomainInfo, type LinkInfo } from './decide.js';
 
 const NOW = Date.UTC(2026, 5, 1);
 
@@ -255,11 +255,4 @@ test('pickVariant: draws follow the weights', () => {
   let b = 0;
   for (let i = 0; i < 1000; i++) if (pickVariant(variants, null, i / 1000) === 'https://b.example/') b++;
   assert.equal(b, 700);
-});
-
-test('testRunning needs variants, a start in the past (or none) and a completion ahead', () => {
-  assert.equal(testRunning(link({ testVariants: variants, testCompletedAt: NOW + 1 }), NOW), true);
-  assert.equal(testRunning(link({ testVariants: variants, testCompletedAt: null }), NOW), false);
-  assert.equal(testRunning(link({ testVariants: [], testCompletedAt: NOW + 1 }), NOW), false);
-  assert.equal(testRunning(link({ testVariants: variants, testStartedAt: NOW + 1, testCompletedAt: NOW + 2 }), NOW), false);
 });

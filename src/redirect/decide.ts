@@ -128,14 +128,6 @@ export type Decision =
   /** `rewrite` links: a page framing the destination (a click). */
   | { kind: 'rewrite'; status: 200; target: string; noindex: boolean; testUrl: string | null };
 
-/** True while an A/B test runs: variants set, started (or no start), completion in the future. */
-export function testRunning(link: LinkInfo, now: number): boolean {
-  if (!link.testVariants || link.testVariants.length === 0) return false;
-  if (link.testStartedAt !== null && link.testStartedAt > now) return false;
-  // The published service runs a test only while `testCompletedAt` lies ahead (behaviour.md §10.13).
-  return link.testCompletedAt !== null && link.testCompletedAt > now;
-}
-
 /**
  * The A/B variant a visit goes to (`sticky`: remembered in the visitor's cookie), or null for the
  * link's own destination. While the test runs, a weighted pick; once `testCompletedAt` passed,

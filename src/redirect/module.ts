@@ -25,6 +25,7 @@ import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler, type RedirectHandlerDeps } from './handler.js';
 import { createChangeRelay, type ChangeRelay } from '../db/change-relay.js';
 import { freeBytesOf, replaySpilledClicks, spillDirFor, spillSharesVolume, warnOfSpillVolume, writeSpillFile } from './click-spill.js';
+import { createLineLogger, toStderr } from '../log-line.js';
 
 /**
  * The end of the shutdown grace kept for after the last store attempt: the spill file (write and
@@ -46,15 +47,9 @@ export interface ClickLookup {
 
 export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModule; bio?: RedirectHandlerDeps['bio'] }) {
   const { config, database } = ctx;
-  const onError = (err: unknown, context: string) => {
-    if (config.logLevel === 'silent') return;
-    const message = err instanceof Error ? err.message : String(err);
-    console.error(JSON.stringify({ level: 50, time: Date.now(), msg: context, err: message }));
-  };
-  const warn = (msg: string, fields: Record<string, unknown>) => {
-    if (['silent', 'fatal', 'error'].includes(config.logLevel)) return;
-    console.error(JSON.stringify({ level: 40, time: Date.now(), msg, ...fields }));
-  };
+  const log = createLineLogger(config.logLevel, toStderr);
+  const onError = (err: unknown, context: string) => log('error', context, { err: err instanceof Error ? err.message : String(err) });
+  const warn = (msg: string, fields: Record<string, unknown>) => log('warn', msg, fields);
 
   const store = createRedirectStore(database.db);
   const cache = createLinkCache(store, { onError });

@@ -32,8 +32,8 @@ export type ClickRouter = (row: StoredEvent) => readonly string[];
 
 const NONE: readonly string[] = [];
 
-/** The router of the subscriptions' `routes`; null when no webhook takes clicks. */
-export function clickRouter(s: ClickSubscriptions): ClickRouter | null {
+/** The router of the subscriptions' `routes`; null when no webhook takes clicks. It reads a click's kind, workspace and link only: the fold asks it once per link of a batch. */
+export function clickRouter(s: ClickSubscriptions): ((row: Pick<StoredEvent, 'kind' | 'workspace_id' | 'link_id'>) => readonly string[]) | null {
   const r = s.routes;
   if (!r || (!Object.keys(r.workspaces).length && !Object.keys(r.links).length)) return null;
   const workspaces = new Map(Object.entries(r.workspaces));

@@ -32,6 +32,7 @@ import { CLICK_BATCHES_PER_OPEN, type ClickExpander } from './click-expand.js';
 import { createReceiverGate, planClaims, receiverOf, type Candidate } from './fairness.js';
 import { createSendAgents, send, signedHeaders, SEND_TIMEOUT_MS, MAX_SOCKETS_PER_RECEIVER } from './send.js';
 import { NO_TRACES, type Traces } from '../tracing/traces.js';
+import { createLineLogger, toStderr } from '../log-line.js';
 
 /** ≈ the published schedule, min(1 day, e^(2.5·n)) s: 12 s, 2.5 min, 30 min, 6 h, then daily; 10 attempts in all. */
 export const DEFAULT_RETRY_DELAYS_MS = [12_000, 150_000, 1_800_000, 21_600_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
@@ -75,10 +76,8 @@ export type DispatcherLog = (level: 'warn' | 'error', msg: string, fields: Recor
 
 /** The dispatcher's log lines (JSON, pino's levels, on stderr) at LOG_LEVEL `logLevel`. */
 export function dispatcherLog(logLevel: string): DispatcherLog {
-  return (level, msg, fields) => {
-    if (logLevel === 'silent' || (level === 'warn' && ['fatal', 'error'].includes(logLevel))) return;
-    console.error(JSON.stringify({ level: level === 'warn' ? 40 : 50, time: Date.now(), msg, ...fields }));
-  };
+  const log = createLineLogger(logLevel, toStderr);
+  return (level, msg, fields) => log(level, msg, fields);
 }
 
 export function createDispatcher(options: DispatcherOptions) {

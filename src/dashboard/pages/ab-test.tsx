@@ -26,6 +26,19 @@ function routeSentence(report: AbTestReport): string {
   return s.route === 'stop' ? "Stopped without a winner: every visit goes to the link's URL." : 'Ended without a winner: traffic keeps splitting.';
 }
 
+/** The metrics a test can be decided on, as the `metric` field of a form (the settings form and the result view). */
+function MetricSelect({ selected }: { selected: TestMetric }): JSX.Element {
+  return (
+    <select name="metric">
+      {TEST_METRICS.map((m) => (
+        <option value={m} selected={m === selected}>
+          {m}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /** The stored settings: a form for those who may change links, the values for viewers. */
 function SettingsForm({ frame, action, settings, saved }: { frame: WorkspaceFrame; action: string; settings: AbTestSettingsView; saved: boolean }): JSX.Element {
   if (!can(frame.role!, 'links.write')) {
@@ -43,13 +56,7 @@ function SettingsForm({ frame, action, settings, saved }: { frame: WorkspaceFram
       <CsrfField token={frame.csrf} />
       <label>
         Decide the winner on
-        <select name="metric">
-          {TEST_METRICS.map((m) => (
-            <option value={m} selected={m === settings.metric}>
-              {m}
-            </option>
-          ))}
-        </select>
+        <MetricSelect selected={settings.metric} />
       </label>
       <label>
         Without a significant winner
@@ -124,13 +131,7 @@ export function AbTestPage({ frame, link, report, settings, saved = false }: { f
       <form method="get" action={base} class="toolbar">
         <label>
           Show as decided on
-          <select name="metric">
-            {TEST_METRICS.map((m) => (
-              <option value={m} selected={m === report.metric}>
-                {m}
-              </option>
-            ))}
-          </select>
+          <MetricSelect selected={report.metric} />
         </label>
         <button type="submit" class="secondary">
           Show

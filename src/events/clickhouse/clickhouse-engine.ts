@@ -21,6 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../event-store.js';
+import { rowsOf } from '../batch/wide-rows.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventTarget, type Expired,
 } from '../column/column-engine.js';
@@ -151,8 +152,10 @@ export async function openClickHouseEngine(options: ClickHouseEngineOptions): Pr
     // One INSERT per batch (a batch is at most the click writer's 2,000 rows), deduplicated by the
     // batch id within the table's window (schema.ts): a retry after an unheard insert adds nothing.
     // ReplacingMergeTree and FINAL reads keep a copy that slipped past the window counted once.
-    appendClicks(batchId, rows) {
+    appendClicks(batchId, clicks) {
       return exclusive(async () => {
+        // Wide rows from the columns: LowCardinality columns (schema.ts) do the dictionaries' job.
+        const rows = rowsOf(clicks);
         // A null where the table holds none refuses the batch, as the other stores' NOT NULL does
         // (ClickHouse would store an empty value in its place).
         for (const row of rows) {

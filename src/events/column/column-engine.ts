@@ -16,6 +16,7 @@
  */
 import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
+import type { ClickColumns } from '../batch/click-columns.js';
 import type { ColumnDialect, ColumnQuery } from './dialect.js';
 
 /** What identifies an event, and where a store looks for it. */
@@ -68,7 +69,7 @@ export interface ColumnEngine {
    * `duplicate` true when the id was recorded before (nothing added). Without one (ClickHouse) the
    * insert itself is deduplicated by the batch id, within the engine's window: `seq` is null.
    */
-  appendClicks(batchId: string, rows: readonly StoredEvent[]): Promise<{ seq: number | null; duplicate: boolean }>;
+  appendClicks(batchId: string, clicks: ClickColumns): Promise<{ seq: number | null; duplicate: boolean }>;
   /**
    * The engine's log of click batches, numbered in commit order (one process owns the store):
    * the fold counts the batches after a watermark (../click-log.ts, `watermark`). Absent: the store

@@ -18,7 +18,7 @@
  *
  * @example
  * const events = await openColumnEventStore({ database, engine: await openDuckDbEngine({ path }) });
- * await events.appendClicks('b1', clickRows);                  // column store only
+ * await events.appendClicks('b1', columnsOf(clickRows));       // column store only
  * await events.copyConversions(['evt_1']);                     // committed in the metadata database
  */
 import { sql, type Kysely } from 'kysely';
@@ -130,8 +130,8 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     ? {
         folding: 'watermark',
         id: batchLog.id,
-        store: async (batchId, rows) => {
-          const r = await engine.appendClicks(batchId, rows);
+        store: async (batchId, clicks) => {
+          const r = await engine.appendClicks(batchId, clicks);
           return r.duplicate ? null : r.seq;
         },
         after: (seq) => batchLog.after(seq),
@@ -139,12 +139,12 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       }
     : {
         folding: 'inline',
-        store: (batchId, rows, count) =>
+        store: (batchId, clicks, count) =>
           db.transaction().execute(async (trx) => {
             if (!(await recordBatchOnce(trx, batchId))) return false;
-            await count?.(trx, rows);
+            await count?.(trx, clicks);
             // The last step: the engine deduplicates a batch whose insert landed while this commit failed.
-            await engine.appendClicks(batchId, rows);
+            await engine.appendClicks(batchId, clicks);
             return true;
           }),
         async forgetBatchIds(before) {
@@ -197,8 +197,8 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       }
     },
 
-    async appendClicks(batchId, rows) {
-      await clickLog.store(batchId, rows);
+    async appendClicks(batchId, clicks) {
+      await clickLog.store(batchId, clicks);
     },
 
     async findClick(workspaceId, clickId) {

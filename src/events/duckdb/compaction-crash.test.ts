@@ -29,6 +29,7 @@ test('kill -9 during a compaction: seeded events and acknowledged click batches 
       script,
       `import { openDuckDbEngine } from ${JSON.stringify(resolve('src/events/duckdb/duckdb-engine.ts'))};
 import { contractEvent } from ${JSON.stringify(resolve('src/events/contract.ts'))};
+import { columnsOf } from ${JSON.stringify(resolve('src/events/batch/wide-rows.ts'))};
 const engine = await openDuckDbEngine({ path: ${JSON.stringify(file)} });
 const WEEK = ${WEEK};
 for (let from = 0; from < ${SEEDED}; from += 50000) {
@@ -42,7 +43,7 @@ const appending = (async () => {
   for (;;) {
     const id = 'b' + ++n;
     const now = Date.now();
-    await engine.appendClicks(id, Array.from({ length: ${BATCH} }, (_, i) => contractEvent('ws_1', 'lnk_new', { id: 'evt_' + id + '_' + i, click_id: 'evt_' + id + '_' + i, timestamp: now })));
+    await engine.appendClicks(id, columnsOf(Array.from({ length: ${BATCH} }, (_, i) => contractEvent('ws_1', 'lnk_new', { id: 'evt_' + id + '_' + i, click_id: 'evt_' + id + '_' + i, timestamp: now }))));
     console.log('acked ' + id);
   }
 })();
@@ -87,7 +88,7 @@ await appending;
       // Each recorded batch whole, and read back whole by the fold.
       const batches = await engine.batchLog!.after(0);
       assert.equal(batches.length, recorded.size);
-      for (const b of batches) assert.equal(b.rows.length, BATCH, `batch ${b.seq} whole`);
+      for (const b of batches) assert.equal(b.clicks.length, BATCH, `batch ${b.seq} whole`);
       assert.equal(await one(`SELECT count(*) AS n FROM events WHERE link_id = 'lnk_new'`), recorded.size * BATCH, 'no click outside a recorded batch');
     } finally {
       await engine.close();

@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { contractEvent } from '../contract.js';
+import { columnsOf, rowsOf } from '../batch/wide-rows.js';
 import { clickIdOf } from '../../visitors/click-id.js';
 import { eventsCsv } from '../upgrades/legacy-journal.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
@@ -62,22 +63,22 @@ test('click batches: appended once by batch id, numbered in commit order, read b
   const engine = await openDuckDbEngine({ path: ':memory:' });
   try {
     const a = clicks(10, 0);
-    assert.deepEqual(await engine.appendClicks('b1', a), { seq: 1, duplicate: false });
-    assert.deepEqual(await engine.appendClicks('b1', a), { seq: 1, duplicate: true }, 'the same batch id again adds nothing');
+    assert.deepEqual(await engine.appendClicks('b1', columnsOf(a)), { seq: 1, duplicate: false });
+    assert.deepEqual(await engine.appendClicks('b1', columnsOf(a)), { seq: 1, duplicate: true }, 'the same batch id again adds nothing');
     const b = clicks(5, 1000);
-    assert.deepEqual(await engine.appendClicks('b2', b), { seq: 2, duplicate: false });
+    assert.deepEqual(await engine.appendClicks('b2', columnsOf(b)), { seq: 2, duplicate: false });
     assert.equal(await count(engine), 15);
 
     // A refused batch leaves neither rows nor its id, and no gap in the numbers.
     const broken = { ...clicks(1, 5000)[0]!, workspace_id: null } as unknown as StoredEvent;
-    await assert.rejects(engine.appendClicks('b3', [...clicks(3, 4000), broken]));
+    await assert.rejects(engine.appendClicks('b3', columnsOf([...clicks(3, 4000), broken])));
     assert.equal(await count(engine), 15);
-    assert.deepEqual(await engine.appendClicks('b3', clicks(3, 4000)), { seq: 3, duplicate: false });
+    assert.deepEqual(await engine.appendClicks('b3', columnsOf(clicks(3, 4000))), { seq: 3, duplicate: false });
 
     const after1 = await engine.batchLog.after(1);
-    assert.deepEqual(after1.map((x) => [x.seq, x.rows.length]), [[2, 5], [3, 3]]);
-    assert.deepEqual(after1[0]!.rows.map((r) => r.id), b.map((r) => r.id));
-    assert.equal(after1[0]!.rows[0]!.link_id, 'lnk_e');
+    assert.deepEqual(after1.map((x) => [x.seq, x.clicks.length]), [[2, 5], [3, 3]]);
+    assert.deepEqual(rowsOf(after1[0]!.clicks).map((r) => r.id), b.map((r) => r.id));
+    assert.equal(rowsOf(after1[0]!.clicks)[0]!.link_id, 'lnk_e');
 
     assert.equal(await engine.batchLog.forget(2, Date.now() - 60_000), 0, 'recent batches are kept');
     assert.equal(await engine.batchLog.forget(2, Date.now() + 1), 2);

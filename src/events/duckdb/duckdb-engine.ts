@@ -19,6 +19,7 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
+import { columnsOf, rowsOf } from '../batch/wide-rows.js';
 import {
   EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
 } from '../column/column-engine.js';
@@ -271,7 +272,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       });
     },
 
-    appendClicks(batchId, rows) {
+    appendClicks(batchId, clicks) {
+      const rows = rowsOf(clicks);
       return writing(() =>
         transaction(async () => {
           // Serialised on the writer: no other append can record this batch between the look and the insert.
@@ -298,12 +300,12 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         if (!batches.length) return [];
         // The rows carry their batch: zone maps on `batch` keep the read to the newest row groups.
         const rows = await withReader((c) => read(c, { text: 'SELECT * EXCLUDE (workspace_key) FROM events WHERE batch > $1::BIGINT', params: [{ type: 'int', value: seq }] }));
-        const bySeq = new Map<number, StoredClickBatch>(batches.map((b) => [Number(b.seq), { seq: Number(b.seq), batchId: String(b.batch_id), rows: [] }]));
+        const bySeq = new Map<number, { seq: number; batchId: string; rows: StoredEvent[] }>(batches.map((b) => [Number(b.seq), { seq: Number(b.seq), batchId: String(b.batch_id), rows: [] }]));
         for (const r of rows) {
           const { batch, ...event } = r;
           bySeq.get(Number(batch))?.rows.push(toEventRow(event));
         }
-        return [...bySeq.values()];
+        return [...bySeq.values()].map((b): StoredClickBatch => ({ seq: b.seq, batchId: b.batchId, clicks: columnsOf(b.rows) }));
       },
       forget: (upTo, before) =>
         writing(() => write('DELETE FROM click_batches WHERE seq <= $1::BIGINT AND appended_at < $2::BIGINT', [{ type: 'int', value: upTo }, { type: 'int', value: before }])),

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClickRing, createRingReader, InternTable, intToIpv4, ipv4ToInt, NONE, ROW_BYTES } from './click-ring.js';
+import { createClickRing, InternTable, intToIpv4, ipv4ToInt, NONE, ROW_BYTES } from './click-ring.js';
 import type { RawClick } from './raw-click.js';
+import { createRingReader } from './ring-reader.js';
 import { clickIdOf, clickIdParts } from '../../visitors/click-id.js';
 
 const T0 = 1_764_000_000_000;

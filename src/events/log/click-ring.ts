@@ -22,18 +22,18 @@
  * const ring = createClickRing({ capacity: 65_536 });           // redirect thread
  * const seq = ring.write(click, tail);                           // undefined: the ring is full
  * const batch = ring.batch(from, to);                            // → log thread, with ring.buffer once
- * readRingClicks(reader, batch);                                 // log thread: RawClick[]
+ * createRingReader(ring.buffer, clickIdOf).columns(batch, enrich); // log thread (ring-reader.ts)
  */
 import type { GeoResult } from '../../visitors/geo.js';
 import type { RawClick } from './raw-click.js';
 
 export const ROW_BYTES = 48;
-const ROW_WORDS = ROW_BYTES / 4;
+export const ROW_WORDS = ROW_BYTES / 4;
 /** An id that names no value (no referer, no location, a value that could not be interned). */
 export const NONE = 0xffffffff;
-const FLAG_QR = 1;
-const FLAG_IPV6 = 2;
-const GEN_SHIFT = 8;
+export const FLAG_QR = 1;
+export const FLAG_IPV6 = 2;
+export const GEN_SHIFT = 8;
 
 /** The ring's dictionaries, in the order of `RingBatch.entries`. */
 export const RING_TABLES = ['link', 'url', 'ip', 'ua', 'referer', 'geo'] as const;
@@ -339,63 +339,4 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
     },
   };
   return ring;
-}
-
-/** The log thread's side: the ring's rows in place, and the dictionaries of two generations. */
-export interface RingReader {
-  /** Applies a batch's new values, then spells its rows as raw clicks. */
-  read(batch: RingBatch): RawClick[];
-}
-
-export function createRingReader(buffer: SharedArrayBuffer, clickIdOf: ClickIdOf): RingReader {
-  const capacity = buffer.byteLength / ROW_BYTES;
-  const words = new Uint32Array(buffer);
-  const times = new Float64Array(buffer);
-  // dictionaries[parity][table][id]; a link's entry kept split into its four fields.
-  const dictionaries: string[][][] = [RING_TABLES.map(() => []), RING_TABLES.map(() => [])];
-  const splitLinks: string[][][] = [[], []];
-  const generations = [-1, -1];
-  return {
-    read(batch) {
-      for (const d of batch.dictionaries) {
-        const parity = d.generation & 1;
-        if (d.fresh && generations[parity] !== d.generation) {
-          dictionaries[parity] = RING_TABLES.map(() => []);
-          splitLinks[parity] = [];
-        }
-        generations[parity] = d.generation;
-        const dict = dictionaries[parity]!;
-        d.entries.forEach((entries, t) => {
-          for (let i = 0; i < entries.length; i += 2) dict[t]![entries[i] as number] = entries[i + 1] as string;
-        });
-        const linkEntries = d.entries[0]!;
-        for (let i = 0; i < linkEntries.length; i += 2) splitLinks[parity]![linkEntries[i] as number] = (linkEntries[i + 1] as string).split('\n');
-      }
-      const out: RawClick[] = [];
-      for (let seq = batch.from; seq < batch.to; seq++) {
-        const w = (seq % capacity) * ROW_WORDS;
-        const flags = words[w + 10]!;
-        const parity = (flags >>> GEN_SHIFT) & 1;
-        const d = dictionaries[parity]!;
-        const text = (t: number, id: number) => (id === NONE ? '' : (d[t]![id] ?? ''));
-        const [linkId = '', workspaceId = '', domain = '', key = ''] = splitLinks[parity]![words[w + 4]!] ?? [];
-        const geo = words[w + 9]!;
-        out.push({
-          id: clickIdOf(times[w / 2]!, words[w + 2]!, words[w + 3]!),
-          timestamp: times[w / 2]!,
-          linkId,
-          workspaceId,
-          domain,
-          key,
-          url: text(1, words[w + 5]!),
-          ip: flags & FLAG_IPV6 ? text(2, words[w + 6]!) : intToIpv4(words[w + 6]!),
-          ua: text(3, words[w + 7]!),
-          referer: text(4, words[w + 8]!),
-          qr: (flags & FLAG_QR) !== 0,
-          geo: geo === NONE ? null : (JSON.parse(text(5, geo)) as GeoResult),
-        });
-      }
-      return out;
-    },
-  };
 }

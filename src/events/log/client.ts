@@ -107,7 +107,7 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
     },
 
     append: (events) => call('append', [events]),
-    appendClicks: (batchId, rows) => call('appendClicks', [batchId, rows]),
+    appendClicks: (batchId, clicks) => call('appendClicks', [batchId, clicks]),
     copyConversions: (ids) => call('copyConversions', [ids]),
     findClick: (workspaceId, clickId) => call('findClick', [workspaceId, clickId]),
     existingClickIds: (ids) => call('existingClickIds', [ids]),

@@ -17,13 +17,15 @@
  * @example
  * const fold = createClickFold({ db, log: store.clickLog, listeners: [counters, outbox, webhooks] });
  * await fold.recover();           // at start: the batches stored and not counted
- * await fold.append('b1', rows);  // stored (and, inline, counted)
+ * await fold.append('b1', columns); // stored (and, inline, counted)
  * await fold.fold();              // watermark: counts what was stored since
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { StoredEvent } from '../event-store.js';
+import type { ClickColumns } from '../batch/click-columns.js';
+import { foldClicks, type FoldClicks } from '../batch/fold-clicks.js';
 import { BATCH_ID_MEMORY_MS, isImportedBatch, type ClickLog, type StoredClickBatch } from '../click-log.js';
 import { newId } from '../../ids.js';
 import { NO_TRACES, type TraceSpan, type Traces } from '../../tracing/traces.js';
@@ -52,10 +54,13 @@ export interface FoldContext {
 /** One side effect of stored clicks, run in the fold's transaction. */
 export interface ClickListener {
   readonly name: string;
-  /** Writes what these stored clicks set off; true when it wrote anything (its deliverers are told after the commit). */
-  count(trx: Kysely<Database>, rows: readonly StoredEvent[], fold: FoldContext): Promise<boolean>;
+  /**
+   * Writes what these stored clicks set off; true when it wrote anything (its deliverers are told
+   * after the commit). The clicks are columns: rows only of the links a listener asks for.
+   */
+  count(trx: Kysely<Database>, clicks: FoldClicks, fold: FoldContext): Promise<boolean>;
   /** True when some of these clicks should be counted at once (a subscriber waits for them). */
-  urgent?(rows: readonly StoredEvent[]): boolean;
+  urgent?(clicks: FoldClicks): boolean;
 }
 
 /**
@@ -81,7 +86,7 @@ export interface ClickFoldOptions {
 
 export interface ClickFold {
   /** Stores the batch through the log (once by its id); inline, counts it in the same transaction. */
-  append(batchId: string, rows: readonly StoredEvent[], span?: TraceSpan): Promise<void>;
+  append(batchId: string, clicks: ClickColumns, span?: TraceSpan): Promise<void>;
   /** Watermark: counts every batch stored and not counted yet, in one transaction; returns the clicks counted. */
   fold(): Promise<number>;
   /** Watermark, at start: the batches the store holds after the watermark. */
@@ -112,7 +117,8 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
     return run;
   };
 
-  async function countIn(trx: Kysely<Database>, rows: readonly StoredEvent[], imported: boolean): Promise<string[]> {
+  async function countIn(trx: Kysely<Database>, batches: readonly ClickColumns[], imported: boolean): Promise<string[]> {
+    const clicks = foldClicks(batches);
     const t = now();
     const ids = new Map<StoredEvent, string>();
     const fold: FoldContext = {
@@ -125,22 +131,26 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
       },
     };
     const written: string[] = [];
-    if (!rows.length) return written;
-    for (const l of listeners) if (await l.count(trx, rows, fold)) written.push(l.name);
+    if (!clicks.length) return written;
+    for (const l of listeners) if (await l.count(trx, clicks, fold)) written.push(l.name);
     return written;
   }
 
   /** Imported batches wait for no one: no subscriber hears of them. */
-  const isUrgent = (batchId: string, rows: readonly StoredEvent[]) => !isImportedBatch(batchId) && listeners.some((l) => l.urgent?.(rows));
+  const isUrgent = (batchId: string, batch: ClickColumns) => {
+    if (isImportedBatch(batchId) || !listeners.some((l) => l.urgent)) return false;
+    const clicks = foldClicks([batch]);
+    return listeners.some((l) => l.urgent?.(clicks));
+  };
 
   return {
-    async append(batchId, rows, span) {
+    async append(batchId, clicks, span) {
       if (log.folding === 'inline') {
         let written: string[] = [];
-        const stored = await log.store(batchId, rows, async (trx, stored) => {
+        const stored = await log.store(batchId, clicks, async (trx, stored) => {
           const foldSpan = traces.start('events.fold', { parent: span, attributes: { 'waymark.fold.mode': 'inline', 'waymark.fold.clicks': stored.length } });
           try {
-            written = await countIn(trx, stored, isImportedBatch(batchId));
+            written = await countIn(trx, [stored], isImportedBatch(batchId));
             foldSpan.set(foldAttributes(listeners, written));
           } catch (err) {
             foldSpan.fail(err);
@@ -153,13 +163,13 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         if (stored && written.length) options.onCounted?.(written);
         return;
       }
-      const seq = await log.store(batchId, rows);
+      const seq = await log.store(batchId, clicks);
       span?.set({ 'waymark.batch.stored': seq !== null });
       if (seq === null) return; // stored before: pending already, or read back at start
       const traceparent = span?.traceparent;
       if (traceparent) batchSpans.set(seq, traceparent);
-      pending.push({ seq, batchId, rows: [...rows] });
-      if (!urgent && isUrgent(batchId, rows)) urgent = true;
+      pending.push({ seq, batchId, clicks });
+      if (!urgent && isUrgent(batchId, clicks)) urgent = true;
     },
 
     fold() {
@@ -167,12 +177,12 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         if (log.folding === 'inline' || !pending.length) return 0;
         const taking = pending;
         const upTo = taking[taking.length - 1]!.seq;
-        const rows = taking.flatMap((b) => b.rows);
+        const clicks = taking.reduce((n, b) => n + b.clicks.length, 0);
         // Visits and imported history, each counted as what it is, in the one transaction.
-        const visits = taking.filter((b) => !isImportedBatch(b.batchId)).flatMap((b) => b.rows);
-        const history = taking.filter((b) => isImportedBatch(b.batchId)).flatMap((b) => b.rows);
+        const visits = taking.filter((b) => !isImportedBatch(b.batchId)).map((b) => b.clicks);
+        const history = taking.filter((b) => isImportedBatch(b.batchId)).map((b) => b.clicks);
         const links = taking.slice(0, FOLD_SPAN_LINKS).map((b) => batchSpans.get(b.seq)).filter((t): t is string => t !== undefined);
-        const span = traces.start('events.fold', { links, attributes: { 'waymark.fold.mode': 'watermark', 'waymark.fold.clicks': rows.length, 'waymark.fold.batches': taking.length, 'waymark.fold.seq': upTo } });
+        const span = traces.start('events.fold', { links, attributes: { 'waymark.fold.mode': 'watermark', 'waymark.fold.clicks': clicks, 'waymark.fold.batches': taking.length, 'waymark.fold.seq': upTo } });
         let written: string[];
         try {
           written = await db.transaction().execute(async (trx) => {
@@ -190,10 +200,10 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         }
         for (const b of taking) batchSpans.delete(b.seq);
         pending = pending.filter((b) => b.seq > upTo);
-        urgent = pending.some((b) => isUrgent(b.batchId, b.rows));
+        urgent = pending.some((b) => isUrgent(b.batchId, b.clicks));
         if (written.length) options.onCounted?.(written);
         if (++folds % FORGET_EVERY === 0) await log.forget(upTo, now() - BATCH_ID_MEMORY_MS);
-        return visits.length + history.length;
+        return clicks;
       });
     },
 
@@ -204,12 +214,12 @@ export function createClickFold(options: ClickFoldOptions): ClickFold {
         const batches = await log.after(row ? Number(row.folded_seq) : 0);
         const known = new Set(pending.map((b) => b.seq));
         pending = [...pending, ...batches.filter((b) => !known.has(b.seq))].sort((a, b) => a.seq - b.seq);
-        urgent = pending.some((b) => isUrgent(b.batchId, b.rows));
-        return batches.reduce((n, b) => n + b.rows.length, 0);
+        urgent = pending.some((b) => isUrgent(b.batchId, b.clicks));
+        return batches.reduce((n, b) => n + b.clicks.length, 0);
       });
     },
 
-    pending: () => pending.reduce((n, b) => n + b.rows.length, 0),
+    pending: () => pending.reduce((n, b) => n + b.clicks.length, 0),
     urgent: () => urgent,
   };
 }

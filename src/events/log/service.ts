@@ -21,7 +21,10 @@ import { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from '../duckdb/compaction
 import { createClickFold, nextFoldDelay, type ClickListener } from './fold.js';
 import { unpackClicks, type RawClick } from './raw-click.js';
 import { createReadSlots } from './read-slots.js';
-import { createRingReader, type RingReader } from './click-ring.js';
+import { createRingReader, type RingReader } from './ring-reader.js';
+import type { ColumnEnricher } from './column-enrich.js';
+import { checkColumns, type ClickColumns } from '../batch/click-columns.js';
+import { columnsOf } from '../batch/wide-rows.js';
 import { clickIdOf } from '../../visitors/click-id.js';
 import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protocol.js';
 import type { Kysely } from 'kysely';
@@ -32,8 +35,10 @@ export interface LogServiceOptions {
   /** The metadata database, on the log thread's own connection (the fold's transactions). */
   db: Kysely<Database>;
   stores: EventStores;
-  /** Raw click → stored click row. */
+  /** Raw click → stored click row (packed raw clicks: a spill's replay, the array buffer's batches). */
   enrich: (raw: RawClick) => StoredEvent;
+  /** The ring's clicks, enriched once per distinct value into columns. */
+  enrichColumns: ColumnEnricher;
   /** The location data the enricher reads (loaded on first use). */
   geo: Pick<GeoLocator, 'start' | 'ready'>;
   listeners: readonly ClickListener[];
@@ -169,15 +174,15 @@ export function createLogService(options: LogServiceOptions): LogService {
   // while an append runs, no waiting read starts.
   const reads = createReadSlots(options.maxConcurrentReads ?? DEFAULT_CONCURRENT_READS);
 
-  /** Completes raw clicks and stores them once by batch id. */
-  async function storeRawClicks(batchId: string, raw: () => RawClick[], size: number): Promise<void> {
+  /** Completes clicks (once the location data is read) and stores them once by batch id. */
+  async function storeClicks(batchId: string, complete: () => ClickColumns, size: number): Promise<void> {
     const span = traces.start('events.append_clicks', { kind: 'consumer', attributes: { 'waymark.batch.id': batchId, 'waymark.batch.clicks': size, 'waymark.event_store': options.kind } });
     try {
       // Locations need the location data, read once on first use (~0.6 s).
       await geoReady();
-      const rows = raw().map(options.enrich);
+      const clicks = complete();
       await recovered;
-      await reads.first(() => whileBusy(() => fold.append(batchId, rows, span)));
+      await reads.first(() => whileBusy(() => fold.append(batchId, clicks, span)));
     } catch (err) {
       span.fail(err);
       throw err;
@@ -192,7 +197,7 @@ export function createLogService(options: LogServiceOptions): LogService {
     describe: async () => ({ kind: stores.kind }),
     appendRawClicks: (batchId, packed) => {
       const rows = unpackClicks(packed);
-      return storeRawClicks(batchId, () => rows, rows.length);
+      return storeClicks(batchId, () => columnsOf(rows.map(options.enrich)), rows.length);
     },
     async attachClickRing(buffer) {
       ring = createRingReader(buffer, clickIdOf);
@@ -200,9 +205,10 @@ export function createLogService(options: LogServiceOptions): LogService {
     appendClickRing(batchId, batch) {
       const reader = ring;
       if (!reader) return Promise.reject(new Error('no click ring attached'));
-      // The rows are read now, before any wait: the ring's tail stays behind them until this resolves.
-      const rows = reader.read(batch);
-      return storeRawClicks(batchId, () => rows, rows.length);
+      // The values are taken now, in the batches' order; the rows stay in the ring (its tail
+      // behind them until this resolves) and are read once the location data is.
+      reader.accept(batch);
+      return storeClicks(batchId, () => reader.columns(batch, options.enrichColumns), batch.to - batch.from);
     },
     clicksReady: () => geoReady(),
     async fold() {
@@ -213,9 +219,10 @@ export function createLogService(options: LogServiceOptions): LogService {
 
     append: (events) => store.append(events),
     // Clicks already complete (the migration's imported batches): stored and counted as the ring's are.
-    async appendClicks(batchId, rows) {
+    async appendClicks(batchId, clicks) {
+      checkColumns(clicks);
       await recovered;
-      await reads.first(() => whileBusy(() => fold.append(batchId, rows)));
+      await reads.first(() => whileBusy(() => fold.append(batchId, clicks)));
       if (fold.urgent()) scheduleFold(0);
     },
     copyConversions: (ids) => store.copyConversions(ids),

@@ -35,6 +35,7 @@ import { createLogService } from './service.js';
 import { createEventLogClient, type EventLogClient, type LogPort } from './client.js';
 import type { LogNotice, ToLog } from './protocol.js';
 import { createClickEnricher } from './enrich.js';
+import { createColumnEnricher } from './column-enrich.js';
 import { createGeoLocator } from '../../visitors/geo.js';
 import { createUaClassifier } from '../../visitors/visitor.js';
 import type { VisitorIpMode } from '../../visitors/visitor-ip.js';
@@ -91,6 +92,7 @@ export async function serveEventLog(port: MessagePort, options: { database: Open
     db: database.db,
     stores,
     enrich: createClickEnricher({ geo, classify: createUaClassifier(), ipMode: config.visitorIp }),
+    enrichColumns: createColumnEnricher({ geo, classify: createUaClassifier(), ipMode: config.visitorIp }),
     geo,
     listeners: (await importListeners(config.listenersModule)).clickListeners({ dialect: database.dialect, settings: () => settings }),
     foldIntervalMs: config.clickFoldIntervalMs,

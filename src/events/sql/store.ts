@@ -21,6 +21,7 @@ import type { OpenDatabase } from '../../db/open.js';
 import type { ConversionStore, EventLog, EventRow, StoredEvent } from '../event-store.js';
 import { createEventWriter } from './event-writer.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
+import { rowsOf } from '../batch/wide-rows.js';
 import { aggregateParts } from './aggregate.js';
 import { eventPageQuery } from './aggregate-sql.js';
 import { scopeIdsQuery } from './link-scope.js';
@@ -66,11 +67,12 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
 
   const clickLog: SqlEventStore['clickLog'] = {
     folding: 'inline',
-    store: (batchId, rows, count) =>
+    store: (batchId, clicks, count) =>
       db.transaction().execute(async (trx) => {
         if (!(await recordBatchOnce(trx, batchId))) return false;
-        await writer.append(trx, rows);
-        await count?.(trx, rows);
+        // This store keeps wide rows: written from the columns.
+        await writer.append(trx, rowsOf(clicks));
+        await count?.(trx, clicks);
         return true;
       }),
     async forgetBatchIds(before) {
@@ -85,8 +87,8 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
       await writer.append(tx ?? db, events);
     },
 
-    async appendClicks(batchId, rows) {
-      await clickLog.store(batchId, rows);
+    async appendClicks(batchId, clicks) {
+      await clickLog.store(batchId, clicks);
     },
     afterCommit: async () => undefined,
     copyConversions: async () => undefined,
