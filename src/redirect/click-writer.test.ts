@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClickWriter, type ClickAppender } from './click-writer.js';
+import { createClickWriter, nextFlushDelay, type ClickAppender } from './click-writer.js';
 import type { RawClick } from '../events/index.js';
 
 function click(id: string): RawClick {
@@ -280,4 +280,22 @@ test('spillNow() writes every row in memory to the spill once; without a spill t
   lost.push(click('x'));
   await lost.close({ deadline: Date.now() + 50 });
   assert.equal(lost.stats().lost, 1);
+});
+
+test('the next flush is due an interval after its oldest click, not after the write that ended', () => {
+  const base = { intervalMs: 100, failures: 0, full: false, holding: false };
+  // Clicks that waited 70 ms behind a write go 30 ms later; those that waited the interval or more, at once.
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 70 }), 30);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 100 }), 0);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 450 }), 0);
+  // A fresh click waits the whole interval; a clock set back never makes it wait longer.
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 0 }), 100);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: -5_000 }), 100);
+  // A full batch and held answers go at once, whatever the age.
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 1, full: true }), 0);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 1, holding: true }), 0);
+  // Failures back off, doubling up to 2 s, even for old clicks.
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 1 }), 200);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 3 }), 800);
+  assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 9 }), 2_000);
 });

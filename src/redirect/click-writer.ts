@@ -126,6 +126,22 @@ export interface ClickWriter<Row extends ClickRow = RawClick> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The wait before the next flush once a write ended. Failures back off (up to 2 s); a full batch
+ * or held answers go at once; otherwise the waiting clicks are due `intervalMs` after the oldest
+ * of them arrived, not after the write ended: they have waited for that write already, and a
+ * click's time to commit (what the lag bound measures) would otherwise be write + interval + write.
+ *
+ * @example
+ * nextFlushDelay({ intervalMs: 100, failures: 0, full: false, holding: false, oldestAgeMs: 70 }); // → 30
+ * nextFlushDelay({ intervalMs: 100, failures: 2, full: false, holding: false, oldestAgeMs: 70 }); // → 400
+ */
+export function nextFlushDelay(o: { intervalMs: number; failures: number; full: boolean; holding: boolean; oldestAgeMs: number }): number {
+  if (o.failures > 0) return Math.min(2_000, o.intervalMs * 2 ** o.failures);
+  if (o.full || o.holding) return 0;
+  return Math.min(o.intervalMs, Math.max(0, o.intervalMs - o.oldestAgeMs));
+}
+
 /** A batch: its id, sent again with it on every retry, its rows (the buffer's payload) and their count. */
 interface Batch<Payload> {
   id: string;
@@ -265,10 +281,14 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         running = null;
         checkLag();
         if ((current || queue.waiting > 0 || overflow.length > 0) && !closed) {
-          // Back off on failures (up to 2 s); otherwise go on at once when a full batch waits or
-          // answers are held.
-          const delay = consecutiveFailures > 0 ? Math.min(2_000, intervalMs * 2 ** consecutiveFailures) : queue.waiting >= maxRows || writer.holding ? 0 : intervalMs;
-          schedule(delay);
+          const oldest = queue.oldest();
+          schedule(nextFlushDelay({
+            intervalMs,
+            failures: consecutiveFailures,
+            full: queue.waiting >= maxRows,
+            holding: writer.holding,
+            oldestAgeMs: oldest === undefined ? 0 : now() - oldest,
+          }));
         }
       }
     })();
