@@ -222,3 +222,22 @@ process.exit(0);
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('click batches under ids with quotes are stored once, and a failed commit call leaves no open transaction', async () => {
+  const engine = await openDuckDbEngine({ path: ':memory:' });
+  try {
+    // The id goes into SQL text (BEGIN and the look-up in one call): a quote must stay a quote.
+    assert.deepEqual(await engine.appendClicks("it's-1", columnsOf(clicks(4, 0))), { seq: 1, duplicate: false });
+    assert.deepEqual(await engine.appendClicks("it's-1", columnsOf(clicks(4, 0))), { seq: 1, duplicate: true });
+    assert.deepEqual(await engine.appendClicks("x'); DROP TABLE events; --", columnsOf(clicks(2, 100))), { seq: 2, duplicate: false });
+    assert.equal(await count(engine), 6);
+    // A refused batch rolls back; the next one starts a transaction of its own and commits.
+    const broken = { ...clicks(1, 500)[0]!, workspace_id: null } as unknown as StoredEvent;
+    await assert.rejects(engine.appendClicks('b-bad', columnsOf([broken])));
+    assert.deepEqual(await engine.appendClicks('b-next', columnsOf(clicks(3, 900))), { seq: 3, duplicate: false });
+    assert.equal(await count(engine), 9);
+    assert.deepEqual((await engine.batchLog.after(0)).map((b) => [b.seq, b.batchId, b.clicks.length]), [[1, "it's-1", 4], [2, "x'); DROP TABLE events; --", 2], [3, 'b-next', 3]]);
+  } finally {
+    await engine.close();
+  }
+});

@@ -77,6 +77,9 @@ const CLICK_ID = /^[0-9A-Za-z]{16}$/;
 /** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
 const CLICK_TIME_SLACK_MS = 86_400_000;
 
+/** A string as an SQL literal (for the few statements sent without parameters, in one call with others). */
+const textLiteral = (value: string): string => `'${value.replaceAll("'", "''")}'`;
+
 /** The placeholders and parameters that restrict a query of `events` to a span. */
 function spanWhere(span: EventSpan, first: number): { text: string; params: ColumnParam[] } {
   return {
@@ -274,23 +277,32 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     appendClicks(batchId, clicks) {
       const rows = rowsOf(clicks);
-      return writing(() =>
-        transaction(async () => {
+      const id = textLiteral(batchId);
+      // Three calls into DuckDB (each a hop to the pool and back to this thread's loop), not
+      // nine: statements without parameters go in one call, so BEGIN rides with the look-up and
+      // the batch's row with COMMIT (bench/mixed-load/README.md: under a mixed load each hop
+      // waits for the loop, and the lag bound waits for the commit).
+      return writing(async () => {
+        try {
           // Serialised on the writer: no other append can record this batch between the look and the insert.
-          const known = await read(writer, { text: 'SELECT seq FROM click_batches WHERE batch_id = $1::VARCHAR', params: [{ type: 'text', value: batchId }] });
-          if (known.length) return { seq: Number(known[0]!.seq), duplicate: true };
+          const known = (await writer.runAndReadAll(`BEGIN TRANSACTION; SELECT seq FROM click_batches WHERE batch_id = ${id}`)).getRowObjectsJS();
+          if (known.length) {
+            await writer.run('ROLLBACK');
+            return { seq: Number(known[0]!.seq), duplicate: true };
+          }
           const seq = lastSeq + 1;
           if (rows.length) await appendInTransaction(rows, seq);
-          await write('INSERT INTO click_batches VALUES ($1::BIGINT, $2::VARCHAR, $3::BIGINT, $4::BIGINT)', [
-            { type: 'int', value: seq }, { type: 'text', value: batchId }, { type: 'int', value: Date.now() }, { type: 'int', value: rows.length },
-          ]);
-          return { seq, duplicate: false };
-        }).then((r) => {
+          await writer.run(`INSERT INTO click_batches VALUES (${seq}, ${id}, ${Date.now()}, ${rows.length}); COMMIT`);
           // Numbered once committed: a rolled-back batch leaves no gap that the fold would wait for.
-          if (!r.duplicate) lastSeq = r.seq!;
-          return r;
-        }),
-      );
+          lastSeq = seq;
+          return { seq, duplicate: false };
+        } catch (err) {
+          // The INSERT … COMMIT call may have failed before its COMMIT: roll back whatever is open
+          // (a ROLLBACK without a transaction fails, and is ignored).
+          await writer.run('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      });
     },
 
     batchLog: {
