@@ -8,9 +8,10 @@
  * const rows = await readers.withReader((c) => readers.readPrepared(c, { text: 'SELECT 1', params: [] }));
  */
 import {
-  BIGINT, DuckDBConnection, LIST, VARCHAR, listValue,
-  type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+  BIGINT, DuckDBConnection, JSDuckDBValueConverter, LIST, VARCHAR, listValue,
+  type DuckDBInstance, type DuckDBMaterializedResult, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
+import { setImmediate as turn } from 'node:timers/promises';
 import type { ColumnParam, ColumnQuery } from '../column/dialect.js';
 import type { DiskRoom } from './disk-room.js';
 
@@ -35,11 +36,44 @@ export function bindings(params: readonly ColumnParam[]): { values: DuckDBValue[
   return { values, types };
 }
 
+/** Longest a result's conversion holds this thread's loop before letting other work in (ms). */
+const CONVERT_SLICE_MS = 4;
+/** Rows converted between looks at the clock. */
+const ROWS_PER_LOOK = 128;
+
+/**
+ * A result as row objects, as `getRowObjectsJS` makes them, but letting the loop turn every few
+ * milliseconds: the log thread's appends continue on this loop (each DuckDB call comes back
+ * through it), and a large result converted in one go held them for tens of milliseconds, past
+ * the lag bound under a mixed load (bench/mixed-load/README.md).
+ */
+export async function rowObjects(result: DuckDBMaterializedResult): Promise<Record<string, unknown>[]> {
+  const names = result.deduplicatedColumnNames();
+  const out: Record<string, unknown>[] = [];
+  let since = performance.now();
+  const chunks = result.chunkCount;
+  for (let i = 0; i < chunks; i++) {
+    const chunk = result.getChunk(i);
+    const count = chunk.rowCount;
+    for (let r = 0; r < count; r++) {
+      const row: Record<string, unknown> = {};
+      chunk.visitRowValues(r, (value, _row, column, type) => {
+        row[names[column]!] = JSDuckDBValueConverter(value, type, JSDuckDBValueConverter);
+      });
+      out.push(row);
+      if (r % ROWS_PER_LOOK === ROWS_PER_LOOK - 1 && performance.now() - since >= CONVERT_SLICE_MS) {
+        await turn();
+        since = performance.now();
+      }
+    }
+  }
+  return out;
+}
+
 /** One query on one connection, prepared anew. */
 export async function read(connection: DuckDBConnection, q: ColumnQuery): Promise<Record<string, unknown>[]> {
   const { values, types } = bindings(q.params);
-  const result = await connection.runAndReadAll(q.text, values, types);
-  return result.getRowObjectsJS() as Record<string, unknown>[];
+  return rowObjects(await connection.run(q.text, values, types));
 }
 
 export async function openReaders(instance: DuckDBInstance, count: number) {
@@ -79,8 +113,7 @@ export async function openReaders(instance: DuckDBInstance, count: number) {
       }
       const { values, types } = bindings(q.params);
       statement.bind(values, types);
-      const result = await statement.runAndReadAll();
-      return result.getRowObjectsJS() as Record<string, unknown>[];
+      return rowObjects(await statement.run());
     },
     /**
      * Refuses new reads and waits for those in flight: a connection closed while it runs a query
