@@ -107,6 +107,9 @@ const EnvSchema = z.object({
   /** Nice value of the click writer's thread (Linux): while the cores are busy, redirects run
    * first and the writer takes the rest; 0 leaves it at the process's priority. */
   CLICK_WRITER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** Nice value of libuv's pool threads (Linux), which run every DuckDB call, analytics queries
+   * among them: above 0, redirects take the core first under a mixed load; 0 leaves them. */
+  WORKER_POOL_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Age of the oldest click not yet committed past which answers of new clicks wait for the writer
    * (the clicks a crash can lose stay within this many ms of clicks); 0 never holds an answer. */
   CLICK_MAX_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(250),
@@ -292,6 +295,8 @@ export interface Config {
   clickBufferMax: number;
   /** Nice value of the event log's thread (src/event-log-thread.ts; 0: unchanged). */
   clickWriterNice: number;
+  /** `WORKER_POOL_NICE`. */
+  workerPoolNice: number;
   /** Lag bound of the click writer in ms (0: off); click-writer.ts. */
   clickMaxLagMs: number;
   /** Longest an answer waits for the click writer, ms. */
@@ -433,6 +438,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickFoldIntervalMs: e.CLICK_FOLD_INTERVAL_MS,
     clickBufferMax: e.CLICK_BUFFER_MAX,
     clickWriterNice: e.CLICK_WRITER_NICE,
+    workerPoolNice: e.WORKER_POOL_NICE,
     clickMaxLagMs: e.CLICK_MAX_LAG_MS,
     clickMaxHoldMs: e.CLICK_MAX_HOLD_MS,
     clickShutdownGraceMs: e.CLICK_SHUTDOWN_GRACE_MS,

@@ -50,6 +50,8 @@ export interface EventLogOptions extends EventLogSettings {
   clickFoldIntervalMs: number;
   /** `CLICK_WRITER_NICE`: the log thread's nice value (Linux), below the redirect thread's. */
   clickWriterNice: number;
+  /** `WORKER_POOL_NICE`: the nice value of libuv's pool threads (thread-priority.ts `lowerPoolPriority`); 0 or absent leaves them. */
+  workerPoolNice?: number;
   /** `EVENT_READ_CONCURRENCY`: read queries at once (read-slots.ts; 0: unbounded). */
   eventReadConcurrency: number;
   /** The listeners' module (a file URL's href): exports `clickListeners` (ClickListenerModule). */
@@ -170,7 +172,7 @@ export function startEventLog(options: {
   const logOptions: EventLogOptions = {
     eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
-    clickWriterNice: config.clickWriterNice, eventReadConcurrency: config.eventReadConcurrency, listenersModule: options.listeners.module.href,
+    clickWriterNice: config.clickWriterNice, workerPoolNice: config.workerPoolNice, eventReadConcurrency: config.eventReadConcurrency, listenersModule: options.listeners.module.href,
     tracing: config.tracing,
   };
   const onNotice = (notice: LogNotice) => {
