@@ -16,14 +16,18 @@
  * BENCH_ANALYTICS (3), BENCH_EXPORTS (1), BENCH_WARMUP (s, 10), BENCH_SERVER_ARGS (node
  * arguments for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_SERVER_ENV
  * (`K=V,K=V` settings for the server), BENCH_COMPARE (`K=V,…`: a second server with these
- * settings, measured side by side in each round, the order alternating).
+ * settings, measured side by side in each round, the order alternating), BENCH_BASELINE (a
+ * checkout of another commit with its node_modules: a second server from that tree, side by
+ * side in the same rounds, e.g. `git worktree add /tmp/wm-base main && ln -s
+ * $PWD/node_modules /tmp/wm-base/`).
  *
  * Run: npm run bench -- mixed-load   (needs wrk: apt-get install -y wrk)
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
@@ -193,16 +197,22 @@ interface Server {
 }
 
 /** A seeded SQLite file, an API key, and Waymark on it in its own process. */
-async function startServer(label: string, extra: Record<string, string>): Promise<Server> {
+async function startServer(label: string, extra: Record<string, string>, root?: string): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'waymark-bench-mixed-'));
   const url = `file:${join(dir, 'bench.db')}`;
-  const workspaceId = await seedLinks(url, LINKS);
-  const database = await openDatabase(url);
-  const { key } = await createWorkspaceService(createWorkspaceStore(database.db)).createKey(workspaceId, { name: 'bench' });
+  // Another tree's database is made by that tree's code (its migrations).
+  const from = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root!, path)).href)) as T;
+  const seed = root ? (await from<{ seedLinks: typeof seedLinks }>('bench/redirect/seed.ts')).seedLinks : seedLinks;
+  const open = root ? (await from<{ openDatabase: typeof openDatabase }>('src/db/open.ts')).openDatabase : openDatabase;
+  const service = root ? (await from<{ createWorkspaceService: typeof createWorkspaceService }>('src/workspaces/service.ts')).createWorkspaceService : createWorkspaceService;
+  const store = root ? (await from<{ createWorkspaceStore: typeof createWorkspaceStore }>('src/workspaces/store.ts')).createWorkspaceStore : createWorkspaceStore;
+  const workspaceId = await seed(url, LINKS);
+  const database = await open(url);
+  const { key } = await service(store(database.db)).createKey(workspaceId, { name: 'bench' });
   await database.close();
   const settings = { PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '10000000', ANALYTICS_RATE_LIMIT_PER_SECOND: '1000000', ...extra };
   const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-  const { child, port } = await startServerChild('waymark-server.ts', settings, serverArgs);
+  const { child, port } = await startServerChild('waymark-server.ts', settings, serverArgs, root);
   return { label, child, port, key, dir, ratios: [] };
 }
 
@@ -211,6 +221,10 @@ async function main() {
   // One server, or two side by side (BENCH_COMPARE: the second one's settings), measured in turn each round.
   const sides = [await startServer(process.env.BENCH_SERVER_ENV ?? 'defaults', settingsOf(process.env.BENCH_SERVER_ENV ?? ''))];
   if (process.env.BENCH_COMPARE) sides.push(await startServer(process.env.BENCH_COMPARE, settingsOf(process.env.BENCH_COMPARE)));
+  if (process.env.BENCH_BASELINE) {
+    const root = resolve(process.env.BENCH_BASELINE);
+    sides.push(await startServer(`baseline ${root}`, settingsOf(process.env.BENCH_SERVER_ENV ?? ''), root));
+  }
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${load()}`);
   console.log(`redirects: wrk ${CONNECTIONS} connections, ${RATE > 0 ? `paced at ${RATE} req/s` : 'saturating'}, every request a new click; mix: ${WRITERS} write loops, ${ANALYTICS} analytics loops, ${EXPORTS} export stream(s); ${ROUNDS} rounds of (alone, mix), ${DURATION} s each; servers: ${sides.map((s) => s.label).join(' | ')}\n`);
 

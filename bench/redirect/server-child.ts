@@ -12,9 +12,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Forks `script` (a file of bench/redirect/) under tsx and resolves once it reports its port. */
-export function startServerChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(join(here, script), [], {
+/**
+ * Forks `script` (a file of bench/redirect/) under tsx and resolves once it reports its port.
+ * `root`: another checkout (with its node_modules) whose script to run, for a side-by-side
+ * comparison with an older tree.
+ */
+export function startServerChild(script: string, env: Record<string, string>, nodeArgs: string[] = [], root?: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(root ? join(root, 'bench/redirect', script) : join(here, script), [], {
+    ...(root ? { cwd: root } : {}),
     execArgv: ['--import', 'tsx', ...nodeArgs],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
