@@ -27,6 +27,7 @@ import { quoteIdent, type ColumnParam } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import { createDiskRoom } from './disk-room.js';
+import { readDuckDbMemory, type DuckDbMemory } from './memory.js';
 import { bindings, openReaders, read, writerQueue } from './connections.js';
 import { compactPeriods, markCompacted, type Compacted } from './compact.js';
 import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
@@ -97,6 +98,8 @@ export interface DuckDbEngine extends ColumnEngine {
   backupTo(file: string): Promise<number>;
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
+  /** What DuckDB's buffer manager holds against its memory limit (memory.ts), read on a reader. */
+  memory(): Promise<DuckDbMemory>;
   /**
    * Rewrites the UTC days that end at or before `before` never compacted, or with more rows than at
    * their last compaction (late events; deletions, by retention or erasure, leave the order as it
@@ -412,6 +415,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     // Only with room for the log's rows in the file (disk-room.ts); else a no-op until there is.
+    memory: () => withReader(readDuckDbMemory),
     checkpoint: () => writing(async () => void (room.fits(walBytes()) && (await writer.run('CHECKPOINT')))),
 
     markCompacted: (before, periodDays) => markCompacted(compaction, before, periodDays),
