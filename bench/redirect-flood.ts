@@ -9,7 +9,8 @@
  * each thread's V8 heap and what DuckDB holds (`memory`: bench/redirect/waymark-server.ts), printed
  * as a timeline after the side's line.
  *
- * Settings: BENCH_DURATION (60), BENCH_CONNECTIONS (50), BENCH_LINKS (10000), BENCH_SIDES, BENCH_SAMPLE_S.
+ * Settings: BENCH_DURATION (60), BENCH_CONNECTIONS (50), BENCH_LINKS (10000), BENCH_SIDES, BENCH_SAMPLE_S,
+ * BENCH_GC (1: heaps after a full collection), BENCH_NODE_ARGS (the server's node flags).
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npx tsx bench/redirect-flood.ts   (needs wrk)
  */
@@ -22,7 +23,7 @@ import SQLite from 'better-sqlite3';
 import { seedLinks } from './redirect/seed.js';
 import { acquireLock, requireWrk, runWrk } from './redirect/wrk.js';
 import { ask } from './redirect/server-child.js';
-import { rssMb } from './redirect/proc.js';
+import { processCpuUs, rssMb } from './redirect/proc.js';
 import type { ThreadsMemory } from '../src/api-thread/front.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 60);
@@ -74,7 +75,8 @@ async function runSide(name: string, dir: string, octet: number) {
   const child = fork(join(root, 'bench/redirect/waymark-server.ts'), [], {
     cwd: root,
     // BENCH_GC=1: the heaps reported after a full collection (live objects, not garbage yet to collect).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : [])],
+    // BENCH_NODE_ARGS: node's flags for the server, e.g. "--max-old-space-size=256" (every thread's heap).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     env: { ...process.env, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -84,6 +86,7 @@ async function runSide(name: string, dir: string, octet: number) {
   });
   const pid = child.pid!;
   const start = rssMb(pid);
+  const cpuBefore = processCpuUs(pid);
   const samples: number[] = [];
   const timer = setInterval(() => samples.push(rssMb(pid)), 250);
   const began = Date.now();
@@ -102,6 +105,7 @@ async function runSide(name: string, dir: string, octet: number) {
   await ask(child, 'settle', 'settled');
   clearInterval(timer);
   const settled = rssMb(pid);
+  const cpuUs = processCpuUs(pid) - cpuBefore;
   await sample();
   printTimeline(timeline);
   const stats = (await ask(child, 'close', 'closed')) as { humanAnswers: number; writer?: { dropped: number; heldTooLong: number } };
@@ -109,7 +113,7 @@ async function runSide(name: string, dir: string, octet: number) {
   const counted = Number((sqlite.prepare('select coalesce(sum(clicks), 0) as n from links').get() as { n: number }).n);
   sqlite.close();
   const rps = wrk.requests / (wrk.duration_us / 1e6);
-  console.log(`${name.padEnd(4)} ${Math.round(rps)} req/s, p99 ${(wrk.p99_us / 1000).toFixed(1)} ms, max ${(wrk.max_us / 1000).toFixed(0)} ms; RSS ${start.toFixed(0)} MB at start, max ${Math.max(...samples).toFixed(0)} MB during, ${atEnd.toFixed(0)} MB at the end, ${settled.toFixed(0)} MB settled; ${stats.humanAnswers} answered, ${counted} counted${stats.humanAnswers === counted ? '' : ' MISMATCH'}; load ${loadavg()[0]!.toFixed(2)}`);
+  console.log(`${name.padEnd(4)} ${Math.round(rps)} req/s, p99 ${(wrk.p99_us / 1000).toFixed(1)} ms, max ${(wrk.max_us / 1000).toFixed(0)} ms; RSS ${start.toFixed(0)} MB at start, max ${Math.max(...samples).toFixed(0)} MB during, ${atEnd.toFixed(0)} MB at the end, ${settled.toFixed(0)} MB settled; ${stats.humanAnswers} answered, ${counted} counted${stats.humanAnswers === counted ? '' : ' MISMATCH'}; CPU ${(cpuUs / Math.max(1, counted)).toFixed(1)} µs a click (every thread, until settled); load ${loadavg()[0]!.toFixed(2)}`);
   return stats.humanAnswers === counted;
 }
 

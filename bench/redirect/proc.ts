@@ -1,6 +1,6 @@
 /**
  * What the redirect benchmarks read of a server process from /proc (Linux): its resident memory
- * (every thread's) and the CPU time of its process group. One place for both, so each benchmark
+ * (every thread's), its CPU time and that of its process group. One place for both, so each benchmark
  * reads them the same way (bench/redirect-flood.ts, bench/mixed-load.ts, bench/redirect-cpu.ts).
  *
  * @example
@@ -15,6 +15,13 @@ const TICK_US = 1e6 / 100; // USER_HZ
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU time (µs) of process `pid`, all its threads (utime + stime of /proc/<pid>/stat). */
+export function processCpuUs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
 
 /** CPU time (µs) of every process in the group `pgid`, all threads, from /proc/<pid>/stat. */

@@ -39,9 +39,18 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
   threads?: number;
+  /**
+   * DuckDB's `checkpoint_threshold` in MB (`DUCKDB_CHECKPOINT_MB`): the write-ahead log's size past
+   * which it is written into the file. The rows appended since the last checkpoint are held in
+   * memory too, about 1.5 × the log's size (bench/redirect-flood/README.md): this bounds that share.
+   */
+  checkpointMb?: number;
   /** Told about the one-time rebuild of a file an earlier version made (schema.ts `rebuildEventsTable`). */
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
+
+/** `checkpoint_threshold` unless told (config.ts `DUCKDB_CHECKPOINT_MB` has the app's default). */
+export const DEFAULT_CHECKPOINT_MB = 64;
 
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
@@ -125,6 +134,7 @@ export { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './compaction.js';
 export type { Compacted } from './compact.js';
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
+  const checkpointMb = options.checkpointMb ?? DEFAULT_CHECKPOINT_MB;
   const instance = await DuckDBInstance.create(options.path, {
     memory_limit: options.memoryLimit ?? '512MB',
     threads: String(options.threads ?? 2),
@@ -135,7 +145,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     // appends frequent checkpoints cost more than the appends: at 700,000 clicks in batches of
     // 2,000, 23.9 µs of CPU per click with the default, 16.5 with 256 MB (BENCHMARKS.md). The cost:
     // a replay of up to 256 MB of log after a kill -9 (seconds), and close() checkpoints anyway.
-    checkpoint_threshold: '256MB',
+    checkpoint_threshold: `${checkpointMb}MB`,
   });
   const writer = await DuckDBConnection.create(instance);
   for (const statement of tableStatements()) await writer.run(statement);
@@ -162,7 +172,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   // A full volume: the log's budget follows the free space, and no write is tried without room
   // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
   const file = options.path === ':memory:' ? undefined : resolve(options.path);
-  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`) });
+  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`), maxBudgetMb: checkpointMb });
   const { exclusive, writing, transaction } = writerQueue(writer, room);
   const readers = await openReaders(instance, options.threads ?? 2);
   const { withReader, readPrepared } = readers;
