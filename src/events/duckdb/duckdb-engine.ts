@@ -141,10 +141,11 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     // Scans need not keep row order; DuckDB then streams groupings with less memory.
     preserve_insertion_order: 'false',
     // DuckDB checkpoints its write-ahead log into the file once it reaches this size (16 MB by
-    // default). Each checkpoint rewrites the newest row group and the id index, so with small
-    // appends frequent checkpoints cost more than the appends: at 700,000 clicks in batches of
-    // 2,000, 23.9 µs of CPU per click with the default, 16.5 with 256 MB (BENCHMARKS.md). The cost:
-    // a replay of up to 256 MB of log after a kill -9 (seconds), and close() checkpoints anyway.
+    // default). Each checkpoint rewrites the newest row group, so with small appends frequent
+    // checkpoints cost more than the appends (with the id index of that time: 23.9 µs of CPU per
+    // click at 16 MB, 16.5 at 256 MB). But the rows since the last checkpoint stay in memory too,
+    // ~1.5 × the log (IN_MEMORY_TABLE in duckdb_memory()): 256 MB let a flood hold ~370 MB
+    // (bench/redirect-flood/README.md), hence 64 MB. After a kill -9 the log is replayed (seconds).
     checkpoint_threshold: `${checkpointMb}MB`,
   });
   const writer = await DuckDBConnection.create(instance);
