@@ -10,12 +10,13 @@
  * as a timeline after the side's line.
  *
  * Settings: BENCH_DURATION (60), BENCH_CONNECTIONS (50), BENCH_LINKS (10000), BENCH_SIDES, BENCH_SAMPLE_S,
- * BENCH_GC (1: heaps after a full collection), BENCH_NODE_ARGS (the server's node flags).
+ * BENCH_GC (1: heaps after a full collection), BENCH_NODE_ARGS (the server's node flags; default
+ * those of `npm start`), MALLOC_MMAP_THRESHOLD_ (default 131072, as the image and the unit set it).
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npx tsx bench/redirect-flood.ts   (needs wrk)
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +33,8 @@ const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 const SIDES = (process.env.BENCH_SIDES ?? (BASELINE ? 'old,new' : 'new')).split(',').filter(Boolean);
 const HERE = resolve(import.meta.dirname, '..');
+/** The node flags of `npm start` (package.json), which the image and the systemd unit share (test/build-if-stale.test.ts). */
+const PRODUCTION_NODE_ARGS = /node ([^&]*)dist\/main\.js/.exec(JSON.parse(readFileSync(join(HERE, 'package.json'), 'utf8')).scripts.start)?.[1]?.trim() ?? '';
 
 const SAMPLE_S = Number(process.env.BENCH_SAMPLE_S ?? Math.max(5, Math.round(DURATION / 15)));
 const MB = 1024 * 1024;
@@ -75,9 +78,10 @@ async function runSide(name: string, dir: string, octet: number) {
   const child = fork(join(root, 'bench/redirect/waymark-server.ts'), [], {
     cwd: root,
     // BENCH_GC=1: the heaps reported after a full collection (live objects, not garbage yet to collect).
-    // BENCH_NODE_ARGS: node's flags for the server, e.g. "--max-old-space-size=256" (every thread's heap).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
-    env: { ...process.env, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url },
+    // BENCH_NODE_ARGS: node's flags for the server; by default those the server is started with (npm start).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : []), ...(process.env.BENCH_NODE_ARGS ?? PRODUCTION_NODE_ARGS).split(' ').filter(Boolean)],
+    // glibc's mmap threshold as the image and the systemd unit set it, unless this run's environment sets it.
+    env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((ok, fail) => {

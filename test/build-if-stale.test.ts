@@ -1,8 +1,6 @@
 /**
  * `npm start` builds only when dist/ is stale (scripts/build-if-stale.mjs): a tree of its own
- * with a counting build stands in for tsc, so the decision is tested without a 15 s build. And
- * the three ways to start the server (npm start, the image, the systemd unit) carry the same
- * memory settings (bench/redirect-flood/README.md).
+ * with a counting build stands in for tsc, so the decision is tested without a 15 s build.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,15 +69,3 @@ test('npm start runs the staleness check, and npm run build records its sources 
   assert.match(scripts.build!, /&& node scripts\/build-if-stale\.mjs --record$/);
 });
 
-test('npm start, the container image and the systemd unit start the server with the same heap bound; the image and unit fix glibc\'s mmap threshold (the flood memory bound)', () => {
-  const flag = (text: string) => /--max-old-space-size=(\d+)/.exec(text)?.[1];
-  const scripts = (JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const image = readFileSync(resolve('Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('CMD '))!;
-  const unit = readFileSync(resolve('deploy/waymark.service'), 'utf8').split('\n').find((l) => l.startsWith('ExecStart='))!;
-  assert.equal(flag(scripts.start!), '384');
-  assert.equal(flag(image), '384', image);
-  assert.equal(flag(unit), '384', unit);
-  // glibc's fixed mmap threshold, in the image's environment and the unit's.
-  assert.match(readFileSync(resolve('Dockerfile'), 'utf8'), /^\s+MALLOC_MMAP_THRESHOLD_=131072$/m);
-  assert.match(readFileSync(resolve('deploy/waymark.service'), 'utf8'), /^Environment=MALLOC_MMAP_THRESHOLD_=131072$/m);
-});
