@@ -1,9 +1,13 @@
 /**
  * What the DuckDB engine reports of its memory (memory.ts): the limit it was opened with, and the
- * rows it holds in memory, by tag, summing to the total.
+ * rows it holds in memory, by tag, summing to the total; and `checkpointMb`, which bounds the
+ * write-ahead log and with it the rows held since the last checkpoint.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { contractEvent } from '../contract.js';
 import { clickIdOf } from '../../visitors/click-id.js';
 import { openDuckDbEngine } from './duckdb-engine.js';
@@ -27,5 +31,38 @@ test('memory: the limit set at open, and appended rows held in memory, the tags 
     assert.equal(after.temporaryBytes, 0);
   } finally {
     await engine.close();
+  }
+});
+
+test('checkpointMb bounds the write-ahead log (and so the rows held in memory since the last checkpoint)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-checkpoint-'));
+  const walMb = (file: string) => (existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size / 1_048_576 : 0);
+  try {
+    const sizes: number[] = [];
+    const held: number[] = [];
+    for (const checkpointMb of [1, 256]) {
+      const file = join(dir, `c${checkpointMb}.duckdb`);
+      const engine = await openDuckDbEngine({ path: file, checkpointMb });
+      try {
+        // 10 appends of 2,000 rows with 200-character agents: ~4 MB of log.
+        for (let b = 0; b < 10; b++) {
+          const rows = Array.from({ length: 2_000 }, (_, i) => {
+            const n = b * 2_000 + i;
+            return contractEvent('ws_c', 'lnk_c', { id: clickIdOf(T + n, n, 5), click_id: clickIdOf(T + n, n, 5), timestamp: T + n, ua: `agent ${n} ${'y'.repeat(200)}` });
+          });
+          await engine.append(rows);
+        }
+        sizes.push(walMb(file));
+        held.push((await engine.memory()).byTag.IN_MEMORY_TABLE ?? 0);
+      } finally {
+        await engine.close();
+      }
+    }
+    const [small, large] = sizes as [number, number];
+    assert.ok(large > 2, `at 256 MB the log keeps every append: ${large.toFixed(1)} MB`);
+    assert.ok(small < 1.5, `at 1 MB it is checkpointed on the way: ${small.toFixed(1)} MB`);
+    assert.ok(held[0]! < held[1]! / 2, `rows held in memory since the last checkpoint: ${held[0]} bytes at 1 MB, ${held[1]} at 256 MB`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
