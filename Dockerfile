@@ -42,7 +42,12 @@ ENV NODE_ENV=production \
     DATABASE_URL=file:/data/waymark.db \
     # The image serves HTTPS deployments (compose.yaml): a custom domain is verified only once its
     # DNS points at this service (DOMAIN_DNS_TARGET, default BASE_URL's host; docs/domains.md).
-    DOMAIN_VERIFICATION=dns
+    DOMAIN_VERIFICATION=dns \
+    # glibc's allocator hands blocks of 128 KiB and more straight back to the system when freed
+    # (a fixed threshold: by default it rises with the first such free, and the freed blocks of
+    # DuckDB's checkpoints then stay resident). Measured: a 90 s flood peaked at 1,121 MB with it,
+    # 1,236 without (bench/redirect-flood/README.md).
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
@@ -60,4 +65,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # SIGTERM: unready, finish requests, commit or spill buffered clicks, exit within
 # CLICK_SHUTDOWN_GRACE_MS (8 s, under docker stop's 10 s).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# Each thread's JavaScript heap at most 384 MB of old space (the flag reaches the worker threads
+# too): under a flood of new visitors V8 otherwise lets garbage take ~400 MB per thread before it
+# collects (bench/redirect-flood/README.md). The same flag as `npm start` and deploy/waymark.service.
+CMD ["node", "--max-old-space-size=384", "dist/main.js"]

@@ -24,7 +24,7 @@
  * Run: npm run bench -- mixed-load   (needs wrk: apt-get install -y wrk)
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,6 +35,7 @@ import { seedLinks } from './redirect/seed.js';
 import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 import { threadDelta, threadTimes } from './redirect/threads.js';
+import { rssMb } from './redirect/proc.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 20);
@@ -48,10 +49,6 @@ const LINKS = 10_000;
 const GROUPINGS = ['count', 'timeseries', 'countries', 'browsers', 'devices', 'referers', 'top_links', 'cities'];
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
-const rssMb = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-};
 
 interface MixCounts {
   writes: number;

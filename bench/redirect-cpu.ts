@@ -27,13 +27,14 @@
  * Run: BENCH_BASELINE=/tmp/wm-baseline npm run bench -- redirect-cpu   (needs wrk)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { seedLinks } from './redirect/seed.js';
+import { groupCpuUs } from './redirect/proc.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../src/tracing/testing.js';
 
@@ -46,25 +47,6 @@ const LINKS = Number(process.env.BENCH_LINKS ?? 10_000);
 const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 const SIDES = (process.env.BENCH_SIDES ?? (BASELINE ? 'bare,new,old' : 'bare,new')).split(',').filter(Boolean);
 const HERE = resolve(import.meta.dirname, '..');
-const TICK_US = 1e6 / 100; // USER_HZ
-
-/** CPU time (µs) of every process in the group `pgid`, all threads, from /proc/<pid>/stat. */
-function groupCpuUs(pgid: number): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the command name (which may hold spaces): state is field 3, pgrp 5, utime 14, stime 15.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]);
-  }
-  return ticks * TICK_US;
-}
 
 interface Side {
   name: string;

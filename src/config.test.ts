@@ -84,7 +84,8 @@ test('privacy settings: addresses anonymized, events and rollups kept forever, a
 
 test('EVENTS_URL: unset by default (chosen by the database), DuckDB beside the database or at a path; DuckDB sized for a small machine', () => {
   const c = loadConfig({});
-  assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads], [undefined, '512MB', 2]);
+  assert.deepEqual([c.eventsUrl, c.duckdbMemoryLimit, c.duckdbThreads, c.duckdbCheckpointMb], [undefined, '512MB', 2, 64]);
+  assert.equal(loadConfig({ DUCKDB_CHECKPOINT_MB: '256' }).duckdbCheckpointMb, 256);
   assert.equal(eventsUrlFor(undefined, { singleProcess: true }), 'duckdb', 'SQLite: one process');
   assert.equal(eventsUrlFor(undefined, { singleProcess: false }), 'sql', 'PostgreSQL deployments may run several processes');
   assert.equal(eventsUrlFor('sql', { singleProcess: true }), 'sql');
@@ -92,7 +93,7 @@ test('EVENTS_URL: unset by default (chosen by the database), DuckDB beside the d
   assert.equal(loadConfig({ EVENTS_URL: 'duckdb:/var/lib/waymark/events.duckdb' }).eventsUrl, 'duckdb:/var/lib/waymark/events.duckdb');
   assert.equal(loadConfig({ DUCKDB_MEMORY_LIMIT: '2GB', DUCKDB_THREADS: '4' }).duckdbMemoryLimit, '2GB');
   assert.equal(loadConfig({ EVENTS_URL: 'clickhouse://localhost' }).eventsUrl, 'clickhouse://localhost');
-  for (const [name, value] of [['EVENTS_URL', 'mysql://localhost'], ['EVENTS_URL', 'duckdb:'], ['DUCKDB_MEMORY_LIMIT', "1GB'; drop"], ['DUCKDB_THREADS', '0']]) {
+  for (const [name, value] of [['EVENTS_URL', 'mysql://localhost'], ['EVENTS_URL', 'duckdb:'], ['DUCKDB_MEMORY_LIMIT', "1GB'; drop"], ['DUCKDB_THREADS', '0'], ['DUCKDB_CHECKPOINT_MB', '0'], ['DUCKDB_CHECKPOINT_MB', '64MB']]) {
     assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name!));
   }
 });

@@ -197,6 +197,12 @@ const EnvSchema = z.object({
   DUCKDB_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'must be a size such as 512MB or 2GB').default('512MB'),
   /** DuckDB's worker threads (the column event store's scans). */
   DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).default(2),
+  /**
+   * DuckDB's checkpoint threshold, MB: its write-ahead log is written into the event file past this
+   * size. The rows since the last checkpoint are held in memory too (~1.5 × the log): the event
+   * store's memory under a flood is about 1.5 × this plus what it caches (≤ DUCKDB_MEMORY_LIMIT).
+   */
+  DUCKDB_CHECKPOINT_MB: z.coerce.number().int().min(1).max(4096).default(64),
   /** Event log read queries (analytics, event pages, exports) run at once; the rest wait, so click
    * appends find a thread of libuv's pool (4, shared by the process) free. 0: unbounded. */
   EVENT_READ_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
@@ -351,6 +357,7 @@ export interface Config {
   eventsUrl?: string;
   duckdbMemoryLimit: string;
   duckdbThreads: number;
+  duckdbCheckpointMb: number;
   /** Event log reads at once on the log thread (events/log/read-slots.ts; 0: unbounded). */
   eventReadConcurrency: number;
   /** API starts per second while redirects fill the redirect thread (http/api-admission.ts; 0: off). */
@@ -473,6 +480,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsUrl: e.EVENTS_URL,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     duckdbThreads: e.DUCKDB_THREADS,
+    duckdbCheckpointMb: e.DUCKDB_CHECKPOINT_MB,
     eventReadConcurrency: e.EVENT_READ_CONCURRENCY,
     apiAdmissionRate: e.API_ADMISSION_RATE,
     apiThread: e.API_THREAD,

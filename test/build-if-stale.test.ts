@@ -65,6 +65,7 @@ test('npm start builds when dist/ is missing or the sources changed, and not whe
 
 test('npm start runs the staleness check, and npm run build records its sources (so the build npm ci runs counts)', () => {
   const scripts = (JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  assert.match(scripts.start!, /^node scripts\/build-if-stale\.mjs && node dist\/main\.js$/);
+  assert.match(scripts.start!, /^node scripts\/build-if-stale\.mjs && node --max-old-space-size=384 dist\/main\.js$/);
   assert.match(scripts.build!, /&& node scripts\/build-if-stale\.mjs --record$/);
 });
+

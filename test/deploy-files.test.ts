@@ -1,7 +1,9 @@
 /**
  * The files of deploy/ agree with each other and with the settings Waymark accepts: the example
  * environment file loads, systemd waits longer than the shutdown grace, Caddy reaches Waymark on
- * its port, and (with caddy installed) the shipped Caddyfile is valid as it is.
+ * its port, and (with caddy installed) the shipped Caddyfile is valid as it is. The three ways to
+ * start the server (npm start, the image, the unit) carry the same memory settings
+ * (bench/redirect-flood/README.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,4 +75,17 @@ test('compose.yaml runs deploy/Caddyfile against the waymark service on the port
   assert.equal(json.apps.tls.automation.on_demand.ask, 'http://waymark:3000/tls/allow');
   assert.match(adapted.stdout, /"dial":"waymark:3000"/);
   assert.match(adapted.stdout, /"email":"ops@example.org"/);
+});
+
+test('npm start, the container image and the systemd unit start the server with the same heap bound; the image and unit fix glibc\'s mmap threshold (the flood memory bound)', () => {
+  const flag = (text: string) => /--max-old-space-size=(\d+)/.exec(text)?.[1];
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const image = readFileSync('Dockerfile', 'utf8').split('\n').find((l) => l.startsWith('CMD '))!;
+  const execStart = unit.split('\n').find((l) => l.startsWith('ExecStart='))!;
+  assert.equal(flag(scripts.start!), '384');
+  assert.equal(flag(image), '384', image);
+  assert.equal(flag(execStart), '384', execStart);
+  // glibc's fixed mmap threshold, in the image's environment and the unit's.
+  assert.match(readFileSync('Dockerfile', 'utf8'), /^\s+MALLOC_MMAP_THRESHOLD_=131072$/m);
+  assert.match(unit, /^Environment=MALLOC_MMAP_THRESHOLD_=131072$/m);
 });

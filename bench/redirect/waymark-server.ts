@@ -6,27 +6,36 @@
  * the result and milliseconds of a retention pass started now (bench/retention.ts), and `close`
  * by shutting down the way SIGTERM does (app.close() flushes), and `eld` with the event loop's
  * delay since the last `eld` (max and p99, ms: how long a redirect could wait behind other work),
- * and `memory` with process.memoryUsage().
+ * and `memory` with process.memoryUsage() and each thread's heap and DuckDB's memory (ThreadsMemory).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open.js';
 import { buildApp } from '../../src/app.js';
 import { threadCpuNs } from './thread-cpu.js';
-import { startFront } from '../../src/api-thread/front.js';
 import type { RedirectModule } from '../../src/redirect/module.js';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
+import { collectIfExposed, heapFigures } from '../../src/heap-figures.js';
+import { startFront, type ThreadsMemory } from '../../src/api-thread/front.js';
 
 interface Served {
+  /** Each thread's heap and DuckDB's memory (the flood benchmark). */
+  memory(collect: boolean): Promise<ThreadsMemory>;
   modules: { redirect: RedirectModule; retention?: { runNow(): Promise<unknown> } };
   listen(): Promise<AddressInfo | string | null>;
   close(): Promise<void>;
 }
 
 async function serveApp(): Promise<Served> {
-  const { app, modules } = await buildApp({ config, database, logger: false });
+  const { app, modules, ctx } = await buildApp({ config, database, logger: false });
   return {
     modules,
+    // The API runs on the main thread here.
+    memory: async (collect) => {
+      if (collect) collectIfExposed();
+      return { main: heapFigures(getHeapStatistics()), log: await ctx.events.memory(collect) };
+    },
     listen: async () => {
       await app.listen({ port: 0, host: '127.0.0.1' });
       return app.server.address();
@@ -39,6 +48,7 @@ async function serveFront(): Promise<Served> {
   const front = await startFront({ config, database, logger: false });
   return {
     modules: { redirect: front.redirect },
+    memory: (collect) => front.memory(collect),
     listen: () => new Promise((resolve) => front.server.listen(0, '127.0.0.1', () => resolve(front.server.address()))),
     close: () => front.close(),
   };
@@ -58,6 +68,9 @@ process.send?.({ type: 'ready', port: typeof address === 'object' && address ? a
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 let measuringDelay = false;
 
+// BENCH_GC=1 (with node's --expose-gc): `memory` reports the heaps after a full collection.
+const collect = process.env.BENCH_GC === '1';
+
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'eld') {
     if (!measuringDelay) loopDelay.enable();
@@ -66,7 +79,7 @@ process.on('message', async (msg: { type: string }) => {
     loopDelay.reset();
   }
   if (msg.type === 'stats') process.send?.({ type: 'stats', stats: modules.redirect.stats() });
-  if (msg.type === 'memory') process.send?.({ type: 'memory', stats: process.memoryUsage() });
+  if (msg.type === 'memory') process.send?.({ type: 'memory', stats: { process: process.memoryUsage(), threads: await served.memory(collect) } });
   if (msg.type === 'cpu') process.send?.({ type: 'cpu', stats: { ...process.cpuUsage(), threads: threadCpuNs() } });
   if (msg.type === 'settle') {
     await modules.redirect.flushClicks();

@@ -83,6 +83,16 @@ describe('the front and the API thread', () => {
     await t.dispose();
   });
 
+  test('memory(): a heap for each of the three threads; no DuckDB figures on the SQL event store', async () => {
+    const m = await t.front.memory();
+    for (const [name, heap] of [['main', m.main], ['api', m.api], ['log', m.log.heap]] as const) {
+      assert.ok(heap, `${name} reported`);
+      // Each thread's heap holds at least its loaded modules: megabytes, within what it reserved.
+      assert.ok(heap.usedBytes > 1_000_000 && heap.usedBytes <= heap.totalBytes, `${name}: ${heap.usedBytes} of ${heap.totalBytes}`);
+    }
+    assert.equal(m.log.duckDb, undefined);
+  });
+
   test('a redirect is answered on the main thread, counted by its redirect module', async () => {
     const link = await t.createLink({ url: 'https://example.com/front', key: 'front' });
     const before = t.front.redirect.stats().humanAnswers;

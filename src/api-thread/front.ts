@@ -37,6 +37,16 @@ import { DATABASE_PACKAGES, startModuleWorker } from '../worker-thread.js';
 import { createApiProxy } from './proxy.js';
 import type { ApiThreadData, FromApi, ThreadChange, ToApi } from './messages.js';
 import { createLineLogger, toStderr } from '../log-line.js';
+import { getHeapStatistics } from 'node:v8';
+import { collectIfExposed, heapFigures, type HeapFigures } from '../heap-figures.js';
+import type { LogMemory } from '../events/log/protocol.js';
+
+/** The front's answer to `memory()`: the heap of each thread, the log thread's DuckDB. */
+export interface ThreadsMemory {
+  main: HeapFigures;
+  api?: HeapFigures;
+  log: LogMemory;
+}
 
 /** The API socket's folder: `waymark-api-<pid>-<random>`, private to this user (mkdtemp: 0700). */
 const SOCKET_DIR_PREFIX = 'waymark-api-';
@@ -88,6 +98,12 @@ export interface Front {
   apiStarted(): Promise<void>;
   /** The API thread now serving (a restart replaces it), for tests that stop it. */
   readonly worker: Worker;
+  /**
+   * Each thread's heap (the API thread's while it runs) and the log thread's DuckDB
+   * (bench/redirect-flood.ts); `collect`: the front's and the log thread's after a full collection,
+   * where `--expose-gc` allows one.
+   */
+  memory(collect?: boolean): Promise<ThreadsMemory>;
   close(): Promise<void>;
 }
 
@@ -280,6 +296,11 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       return current.worker;
     },
     apiRunning: () => running,
+    async memory(collect) {
+      if (collect) collectIfExposed();
+      const api = running ? heapFigures(await current.worker.getHeapStatistics()) : undefined;
+      return { main: heapFigures(getHeapStatistics()), ...(api ? { api } : {}), log: await eventLog.events.memory(collect) };
+    },
     apiStarted: async () => {
       while (!running && !closing) await new Promise((r) => setTimeout(r, 20));
     },

@@ -39,6 +39,8 @@ export interface EventLogSettings {
   /** `DUCKDB_MEMORY_LIMIT`, `DUCKDB_THREADS`. */
   duckdbMemoryLimit: string;
   duckdbThreads: number;
+  /** `DUCKDB_CHECKPOINT_MB` (the engine's default when absent). */
+  duckdbCheckpointMb?: number;
 }
 
 /** The event log's store, as the log thread (or a command-line tool) holds it: the interface plus its click batches. */
@@ -98,7 +100,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     ensureFolder(path);
     const [{ openDuckDbEngine }, { replayClickJournal }] = await Promise.all([import('./duckdb/duckdb-engine.js'), import('./upgrades/journal-replay.js')]);
     try {
-      duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, log: options.log });
+      duckDb = await openDuckDbEngine({ path, memoryLimit: config.duckdbMemoryLimit, threads: config.duckdbThreads, checkpointMb: config.duckdbCheckpointMb, log: options.log });
     } catch (err) {
       if (isDuckDbLocked(err)) {
         throw new Error(`the event file ${path} is in use by another process (a running Waymark?): DuckDB lets one process open it; stop that process and try again`);

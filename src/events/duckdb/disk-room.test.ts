@@ -21,6 +21,22 @@ test('the log budget is a quarter of the free space, within 1 and 256 MB', () =>
   assert.equal(walBudgetMb(40 * MB), 10);
   assert.equal(walBudgetMb(1024 * MB), 256);
   assert.equal(walBudgetMb(100 * 1024 * MB), 256);
+  // The engine's own threshold (DUCKDB_CHECKPOINT_MB) caps it instead.
+  assert.equal(walBudgetMb(100 * 1024 * MB, 64), 64);
+  assert.equal(walBudgetMb(40 * MB, 64), 10);
+});
+
+test('with room on the disk the budget stays at the engine threshold: nothing is set; a fuller disk lowers it', async () => {
+  let free = 100 * 1024 * MB;
+  const budgets: number[] = [];
+  const room = createDiskRoom({ dir: '/data', freeBytes: () => free, setBudget: async (mb) => void budgets.push(mb), maxBudgetMb: 64 });
+  await room.before();
+  assert.deepEqual(budgets, [], 'the instance opened at 64 MB: not raised to 256');
+  free = 100 * MB;
+  await room.before();
+  free = 100 * 1024 * MB;
+  await room.before();
+  assert.deepEqual(budgets, [25, 64], 'back to the threshold, not above it');
 });
 
 test('no-space errors are recognised in Node, DuckDB and SQLite wordings, nothing else', () => {

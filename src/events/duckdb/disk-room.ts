@@ -6,7 +6,8 @@
  * before each write the engine asks `before()`:
  *
  * - the log's budget (`checkpoint_threshold`, past which DuckDB checkpoints the log into the file
- *   and empties it) follows the free space: a quarter of it, between 1 MB and 256 MB. Measured on a
+ *   and empties it) follows the free space: a quarter of it, between 1 MB and the engine's
+ *   threshold (`DUCKDB_CHECKPOINT_MB`; this file's measurement was at 256 MB). Measured on a
  *   32 MB tmpfs under a click flood: at the fixed 256 MB the log took back ~4-5 MB a second of
  *   freed space (about 400 bytes per click) and filled the volume again; a checkpoint needs room
  *   for the log's rows in the file, compressed, well under the log's own size, so a log kept to a
@@ -23,12 +24,12 @@ import { statfsSync } from 'node:fs';
 /** Below this much free space on the volume, DuckDB is not asked to write. */
 export const MIN_FREE_BYTES = 4 * 1024 * 1024;
 const MB = 1024 * 1024;
-/** The log's budget when the disk has room (the engine's default, BENCHMARKS.md). */
+/** The log's budget when the disk has room, unless the engine is given another (`DUCKDB_CHECKPOINT_MB`). */
 export const MAX_WAL_BUDGET_MB = 256;
 
-/** The write-ahead log's budget in whole MB for a volume with `freeBytes` free: a quarter, within [1, 256]. */
-export function walBudgetMb(freeBytes: number): number {
-  return Math.max(1, Math.min(MAX_WAL_BUDGET_MB, Math.floor(freeBytes / 4 / MB)));
+/** The write-ahead log's budget in whole MB for a volume with `freeBytes` free: a quarter, within [1, maxMb]. */
+export function walBudgetMb(freeBytes: number, maxMb = MAX_WAL_BUDGET_MB): number {
+  return Math.max(1, Math.min(maxMb, Math.floor(freeBytes / 4 / MB)));
 }
 
 /** Whether an error says the disk is full (Node's ENOSPC, DuckDB's and SQLite's wordings). */
@@ -54,10 +55,17 @@ export interface DiskRoom {
   fits(walBytes: number): boolean;
 }
 
-export function createDiskRoom(options: { dir: string | undefined; setBudget: (mb: number) => Promise<unknown>; freeBytes?: (dir: string) => number }): DiskRoom {
+export function createDiskRoom(options: {
+  dir: string | undefined;
+  setBudget: (mb: number) => Promise<unknown>;
+  freeBytes?: (dir: string) => number;
+  /** The budget with room on the disk: the `checkpoint_threshold` the instance was opened with, MB. */
+  maxBudgetMb?: number;
+}): DiskRoom {
   const { dir, setBudget } = options;
   const free = options.freeBytes ?? freeBytesAt;
-  let budget = MAX_WAL_BUDGET_MB;
+  const maxMb = options.maxBudgetMb ?? MAX_WAL_BUDGET_MB;
+  let budget = maxMb;
   return {
     async before() {
       if (!dir) return;
@@ -65,7 +73,7 @@ export function createDiskRoom(options: { dir: string | undefined; setBudget: (m
       if (bytes < MIN_FREE_BYTES) {
         throw Object.assign(new Error(`No space left on device: ${Math.floor(bytes / 1024)} KB free beside the event file, ${MIN_FREE_BYTES / MB} MB needed to write`), { code: 'ENOSPC' });
       }
-      const next = walBudgetMb(bytes);
+      const next = walBudgetMb(bytes, maxMb);
       if (next !== budget) {
         await setBudget(next);
         budget = next;

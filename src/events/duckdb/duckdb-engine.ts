@@ -27,6 +27,7 @@ import { quoteIdent, type ColumnParam } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
 import { duckDbDialect } from './dialect.js';
 import { createDiskRoom } from './disk-room.js';
+import { readDuckDbMemory, type DuckDbMemory } from './memory.js';
 import { bindings, openReaders, read, writerQueue } from './connections.js';
 import { compactPeriods, markCompacted, type Compacted } from './compact.js';
 import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
@@ -38,9 +39,18 @@ export interface DuckDbEngineOptions {
   memoryLimit?: string;
   /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
   threads?: number;
+  /**
+   * DuckDB's `checkpoint_threshold` in MB (`DUCKDB_CHECKPOINT_MB`): the write-ahead log's size past
+   * which it is written into the file. The rows appended since the last checkpoint are held in
+   * memory too, about 1.5 × the log's size (bench/redirect-flood/README.md): this bounds that share.
+   */
+  checkpointMb?: number;
   /** Told about the one-time rebuild of a file an earlier version made (schema.ts `rebuildEventsTable`). */
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
+
+/** `checkpoint_threshold` unless told (config.ts `DUCKDB_CHECKPOINT_MB` has the app's default). */
+export const DEFAULT_CHECKPOINT_MB = 64;
 
 /** Ids per look-up of stored ids. */
 const ID_CHUNK = 2000;
@@ -100,6 +110,8 @@ export interface DuckDbEngine extends ColumnEngine {
   backupTo(file: string): Promise<number>;
   /** Writes the write-ahead log into the file now (benchmarks measure the file after it). */
   checkpoint(): Promise<void>;
+  /** What DuckDB's buffer manager holds against its memory limit (memory.ts), read on a reader. */
+  memory(): Promise<DuckDbMemory>;
   /**
    * Rewrites the UTC days that end at or before `before` never compacted, or with more rows than at
    * their last compaction (late events; deletions, by retention or erasure, leave the order as it
@@ -125,17 +137,19 @@ export { COMPACTION_HOLD_MS, COMPACTION_PERIOD_DAYS } from './compaction.js';
 export type { Compacted } from './compact.js';
 
 export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<DuckDbEngine> {
+  const checkpointMb = options.checkpointMb ?? DEFAULT_CHECKPOINT_MB;
   const instance = await DuckDBInstance.create(options.path, {
     memory_limit: options.memoryLimit ?? '512MB',
     threads: String(options.threads ?? 2),
     // Scans need not keep row order; DuckDB then streams groupings with less memory.
     preserve_insertion_order: 'false',
     // DuckDB checkpoints its write-ahead log into the file once it reaches this size (16 MB by
-    // default). Each checkpoint rewrites the newest row group and the id index, so with small
-    // appends frequent checkpoints cost more than the appends: at 700,000 clicks in batches of
-    // 2,000, 23.9 µs of CPU per click with the default, 16.5 with 256 MB (BENCHMARKS.md). The cost:
-    // a replay of up to 256 MB of log after a kill -9 (seconds), and close() checkpoints anyway.
-    checkpoint_threshold: '256MB',
+    // default). Each checkpoint rewrites the newest row group, so with small appends frequent
+    // checkpoints cost more than the appends (with the id index of that time: 23.9 µs of CPU per
+    // click at 16 MB, 16.5 at 256 MB). But the rows since the last checkpoint stay in memory too,
+    // ~1.5 × the log (IN_MEMORY_TABLE in duckdb_memory()): 256 MB let a flood hold ~370 MB
+    // (bench/redirect-flood/README.md), hence 64 MB. After a kill -9 the log is replayed (seconds).
+    checkpoint_threshold: `${checkpointMb}MB`,
   });
   const writer = await DuckDBConnection.create(instance);
   for (const statement of tableStatements()) await writer.run(statement);
@@ -162,7 +176,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   // A full volume: the log's budget follows the free space, and no write is tried without room
   // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
   const file = options.path === ':memory:' ? undefined : resolve(options.path);
-  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`) });
+  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`), maxBudgetMb: checkpointMb });
   const { exclusive, writing, transaction } = writerQueue(writer, room);
   const readers = await openReaders(instance, options.threads ?? 2);
   const { withReader, readPrepared } = readers;
@@ -424,6 +438,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     },
 
     // Only with room for the log's rows in the file (disk-room.ts); else a no-op until there is.
+    memory: () => withReader(readDuckDbMemory),
     checkpoint: () => writing(async () => void (room.fits(walBytes()) && (await writer.run('CHECKPOINT')))),
 
     markCompacted: (before, periodDays) => markCompacted(compaction, before, periodDays),

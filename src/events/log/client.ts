@@ -10,7 +10,7 @@
  * await events.aggregate(spec, range);        // on the log thread
  */
 import type { EventLog } from '../event-store.js';
-import type { FromLog, LogApi, LogAttach, LogMethod, LogNotice, LogRequest, LogSettings } from './protocol.js';
+import type { FromLog, LogApi, LogAttach, LogMemory, LogMethod, LogNotice, LogRequest, LogSettings } from './protocol.js';
 import { packClicks, type RawClick } from './raw-click.js';
 import type { RingBatch } from './click-ring.js';
 import type { MessagePort } from 'node:worker_threads';
@@ -36,6 +36,8 @@ export interface EventLogClient extends EventLog {
   clicksReady(): Promise<void>;
   /** Counts every click stored so far now (link counters, usage, deliveries). */
   fold(): Promise<void>;
+  /** The log thread's heap and DuckDB's memory (protocol.ts `LogMemory`). */
+  memory(collect?: boolean): Promise<LogMemory>;
   /** The listeners' settings changed (whose clicks someone subscribes to). */
   setListenerSettings(settings: unknown): void;
   /** The log thread counts what is left and closes the store; calls after this fail. */
@@ -98,6 +100,7 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
     appendClickRing: (batchId, batch) => call('appendClickRing', [batchId, batch]),
     clicksReady: () => call('clicksReady', []),
     fold: () => call('fold', []),
+    memory: (collect) => call('memory', [collect]),
     setListenerSettings(settings) {
       if (!failed) port.postMessage({ settings } satisfies LogSettings);
     },

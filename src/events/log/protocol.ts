@@ -15,6 +15,8 @@
 import type { EventLog } from '../event-store.js';
 import type { EventStoreKind } from '../store-kind.js';
 import type { RingBatch } from './click-ring.js';
+import type { HeapFigures } from '../../heap-figures.js';
+import type { DuckDbMemory } from '../duckdb/memory.js';
 
 /**
  * What the log thread answers: the `EventLog` (every call of it is served here, none joins a
@@ -34,8 +36,19 @@ export interface LogApi extends EventLog {
   clicksReady(): Promise<void>;
   /** Counts every click stored so far (the fold, now); resolves after its commit. */
   fold(): Promise<void>;
+  /**
+   * This thread's heap and, on DuckDB, what DuckDB holds (bench/redirect-flood.ts, the memory
+   * bound); `collect`: after a full collection, where `--expose-gc` allows one.
+   */
+  memory(collect?: boolean): Promise<LogMemory>;
   /** Stops the timers, counts what is left, closes the store. */
   close(): Promise<void>;
+}
+
+/** The log thread's memory: its V8 heap, and DuckDB's buffer manager when the store is DuckDB. */
+export interface LogMemory {
+  heap: HeapFigures;
+  duckDb?: DuckDbMemory;
 }
 
 export type LogMethod = keyof LogApi;

@@ -30,6 +30,8 @@ import type { FromLog, LogApi, LogError, LogNotice, LogRequest } from './protoco
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { NO_TRACES, type Traces } from '../../tracing/traces.js';
+import { getHeapStatistics } from 'node:v8';
+import { collectIfExposed, heapFigures } from '../../heap-figures.js';
 
 export interface LogServiceOptions {
   /** The metadata database, on the log thread's own connection (the fold's transactions). */
@@ -211,6 +213,10 @@ export function createLogService(options: LogServiceOptions): LogService {
       return storeClicks(batchId, () => reader.columns(batch, options.enrichColumns), batch.to - batch.from);
     },
     clicksReady: () => geoReady(),
+    memory: async (collect) => {
+      if (collect) collectIfExposed();
+      return { heap: heapFigures(getHeapStatistics()), ...(duckDb ? { duckDb: await duckDb.memory() } : {}) };
+    },
     async fold() {
       await recovered;
       await folding;

@@ -170,7 +170,7 @@ export function startEventLog(options: {
 }): StartedEventLog {
   const { config, database } = options;
   const logOptions: EventLogOptions = {
-    eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads,
+    eventsUrl: config.eventsUrl, duckdbMemoryLimit: config.duckdbMemoryLimit, duckdbThreads: config.duckdbThreads, duckdbCheckpointMb: config.duckdbCheckpointMb,
     geoipDb: config.geoipDb, visitorIp: config.visitorIp, clickFoldIntervalMs: config.clickFoldIntervalMs,
     clickWriterNice: config.clickWriterNice, workerPoolNice: config.workerPoolNice, eventReadConcurrency: config.eventReadConcurrency, listenersModule: options.listeners.module.href,
     tracing: config.tracing,
