@@ -40,6 +40,11 @@ export function randomClickParts(): [number, number] {
   return [randomBelow(PART1_RANGE), randomBelow(PART2_RANGE)];
 }
 
+/** The first random part alone (the redirect's visitor table draws the two without a tuple). */
+export const randomPart1 = (): number => randomBelow(PART1_RANGE);
+/** The second random part alone. */
+export const randomPart2 = (): number => randomBelow(PART2_RANGE);
+
 let prefixMs = -1;
 let prefix = '';
 
