@@ -1,7 +1,7 @@
 /**
  * The agent table (agents.ts) on the redirect path: the classifier runs once per distinct user
  * agent, bots stay bots and repeats stay repeats through a flood of distinct agents past the
- * table's bound, and the row handed to the writer names the agent by its id and text.
+ * table's bound (across its epochs), and the row handed to the writer names the agent by its id and text.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,7 +64,7 @@ test('redirect agents: one classification per distinct agent; repeats and bots d
   for (const r of t.rows) assert.equal(r.id.length, 16);
 });
 
-test('redirect agents: a flood of distinct agents past the bound keeps bots out and repeats of the current epoch deduplicated', async () => {
+test('redirect agents: a flood of distinct agents past the bound keeps bots out and repeats deduplicated, across epochs', async () => {
   const t = await setup(8);
   const flood = (i: number) => t.visit(`FloodBrowser/${i} (X11; Linux x86_64)`, `10.1.${i >> 8}.${i & 255}`);
   // 1,001 agents, 8 an epoch: the last epoch holds one of them.
@@ -81,8 +81,11 @@ test('redirect agents: a flood of distinct agents past the bound keeps bots out 
   // The last agent of the flood, same address, same epoch: a repeat, not a new click.
   flood(1000);
   assert.equal(t.stats().clicksRecorded, 1001);
-  // An agent of an epoch gone is a new agent (docs/redirects.md): its visit counts again.
+  // An agent of an epoch long gone has another id now, but the same key: still a repeat.
   flood(0);
+  assert.equal(t.stats().clicksRecorded, 1001);
+  // The same agent from another address is a new visitor.
+  t.visit('FloodBrowser/0 (X11; Linux x86_64)', '10.8.8.8');
   assert.equal(t.stats().clicksRecorded, 1002);
-  assert.equal(t.stats().humanAnswers, 1003);
+  assert.equal(t.stats().humanAnswers, 1004);
 });

@@ -96,3 +96,30 @@ test('agents: a header longer than the whole table is never interned, classified
   assert.equal(agents.chars, 0);
   assert.equal(agents.epoch, 0, 'nothing was forgotten for it');
 });
+
+test('agents: an agent\'s key is the same in every epoch, and distinct agents have distinct keys', () => {
+  const { classify } = counting();
+  const agents = createAgentTable({ classify, maxEntries: 2, maxChars: 1000 });
+  const first = agents.key(agents.id('agent a'));
+  agents.id('agent b');
+  agents.id('agent c'); // a new epoch
+  assert.equal(agents.epoch, 1);
+  const again = agents.id('agent a');
+  assert.equal(agents.key(again), first, 'same text, same key, whatever the id');
+  const keys = new Set<number>();
+  for (let i = 0; i < 20_000; i++) keys.add(agents.key(agents.id(`agent ${i}`)));
+  assert.ok(keys.size >= 19_990, `${keys.size} keys for 20,000 agents`);
+  for (const k of keys) assert.ok(Number.isInteger(k) && k >= 0 && k <= 0xffffffff);
+  // A header too long to intern still has its key (computed each time).
+  const long = 'z'.repeat(2000);
+  assert.equal(agents.id(long), UNINTERNED);
+  const k1 = agents.key(UNINTERNED);
+  agents.id('agent x');
+  assert.equal(agents.id(long), UNINTERNED);
+  assert.equal(agents.key(UNINTERNED), k1);
+  // Another table has another seed: keys are not chosen from outside the process.
+  const other = createAgentTable({ classify });
+  let same = 0;
+  for (let i = 0; i < 100; i++) if (other.key(other.id(`agent ${i}`)) === agents.key(agents.id(`agent ${i}`))) same++;
+  assert.ok(same < 5, `${same} of 100 keys equal across tables`);
+});

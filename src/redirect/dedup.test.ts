@@ -4,15 +4,15 @@ import { createClickDeduplicator, type ClickDeduplicator } from './dedup.js';
 import { clickIdOf, clickIdTime, newClickIdAt, randomClickParts, PART1_RANGE, PART2_RANGE } from '../visitors/click-id.js';
 import { seededRandom } from '../test-support/seeded-random.js';
 
-// User agents by their id in the agent table (agents.ts), epoch 0.
+// User agents by their key in the agent table (agents.ts).
 const CHROME = 0;
 const IPHONE = 1;
 const HOUR = 3_600_000;
 const T0 = 1_763_000_000_000;
 
 /** One check, read back as the answer it gives the redirect. */
-function seenBy(dedup: ClickDeduplicator, linkId: string, ip: string, agent: number, now: number, epoch = 0) {
-  const isNew = dedup.check(linkId, ip, agent, epoch, now);
+function seenBy(dedup: ClickDeduplicator, linkId: string, ip: string, agent: number, now: number) {
+  const isNew = dedup.check(linkId, ip, agent, now);
   return { clickId: dedup.clickId(), isNew };
 }
 
@@ -111,34 +111,32 @@ test('dedup: agrees with an exact model while the table has room, through expiri
 test('dedup: the result is read from the table, not an object: time and parts of the first click', () => {
   let n = 0;
   const dedup = createClickDeduplicator({ random: () => [++n, 100 + n] });
-  assert.equal(dedup.check('link', '1.2.3.4', CHROME, 0, T0), true);
+  assert.equal(dedup.check('link', '1.2.3.4', CHROME, T0), true);
   assert.deepEqual([dedup.time, dedup.part1, dedup.part2], [T0, 1, 101]);
-  assert.equal(dedup.check('link', '1.2.3.5', CHROME, 0, T0 + 7), true);
+  assert.equal(dedup.check('link', '1.2.3.5', CHROME, T0 + 7), true);
   assert.deepEqual([dedup.time, dedup.part1, dedup.part2], [T0 + 7, 2, 102]);
-  assert.equal(dedup.check('link', '1.2.3.4', CHROME, 0, T0 + 50), false);
+  assert.equal(dedup.check('link', '1.2.3.4', CHROME, T0 + 50), false);
   assert.deepEqual([dedup.time, dedup.part1, dedup.part2], [T0, 1, 101], 'the first click\'s, for a repeat');
   assert.equal(dedup.clickId(), clickIdOf(T0, 1, 101));
 });
 
-test('dedup: the agent table\'s epoch is part of the key (an id names another agent in the next epoch)', () => {
+test('dedup: agents are told apart by their key, whole 32-bit values included', () => {
   const dedup = createClickDeduplicator();
-  assert.equal(dedup.check('link', '1.1.1.1', 3, 0, T0), true);
-  assert.equal(dedup.check('link', '1.1.1.1', 3, 0, T0 + 1), false);
-  assert.equal(dedup.check('link', '1.1.1.1', 3, 1, T0 + 2), true, 'id 3 of epoch 1 is another agent');
-  assert.equal(dedup.check('link', '1.1.1.1', 3, 0, T0 + 3), false, 'epoch 0 is still remembered');
-  assert.equal(dedup.check('link', '1.1.1.1', 4, 0, T0 + 4), true, 'another id');
+  const keys = [0, 1, 2, 0x7fffffff, 0x80000000, 0xffffffff];
+  for (const k of keys) assert.equal(dedup.check('link', '1.1.1.1', k, T0), true, `key ${k} is new`);
+  for (const k of keys) assert.equal(dedup.check('link', '1.1.1.1', k, T0 + 1), false, `key ${k} repeats`);
 });
 
 test('dedup: IPv6 addresses and IPv4 integers are told apart; IPv6 by its full text', () => {
   const dedup = createClickDeduplicator();
-  assert.equal(dedup.check('link', '2001:db8::1', CHROME, 0, T0), true);
-  assert.equal(dedup.check('link', '2001:db8::2', CHROME, 0, T0), true, 'same /48, another address');
-  assert.equal(dedup.check('link', '2001:db8::1', CHROME, 0, T0 + 1), false);
-  assert.equal(dedup.check('link', '0.0.0.0', CHROME, 0, T0), true);
-  assert.equal(dedup.check('link', '255.255.255.255', CHROME, 0, T0), true);
-  assert.equal(dedup.check('link', '0.0.0.0', CHROME, 0, T0 + 1), false);
-  assert.equal(dedup.check('link', '::ffff:1.2.3.4', CHROME, 0, T0), true);
-  assert.equal(dedup.check('link', '1.2.3.4', CHROME, 0, T0), true, 'the mapped IPv6 form is another key');
+  assert.equal(dedup.check('link', '2001:db8::1', CHROME, T0), true);
+  assert.equal(dedup.check('link', '2001:db8::2', CHROME, T0), true, 'same /48, another address');
+  assert.equal(dedup.check('link', '2001:db8::1', CHROME, T0 + 1), false);
+  assert.equal(dedup.check('link', '0.0.0.0', CHROME, T0), true);
+  assert.equal(dedup.check('link', '255.255.255.255', CHROME, T0), true);
+  assert.equal(dedup.check('link', '0.0.0.0', CHROME, T0 + 1), false);
+  assert.equal(dedup.check('link', '::ffff:1.2.3.4', CHROME, T0), true);
+  assert.equal(dedup.check('link', '1.2.3.4', CHROME, T0), true, 'the mapped IPv6 form is another key');
 });
 
 test('dedup: visitors that share a slot are never taken for each other (one slot, one probe)', () => {
@@ -156,10 +154,10 @@ test('dedup: visitors that share a slot are never taken for each other (one slot
 
 test('dedup: a repeat expires at exactly the window, a repeat keeps the first click\'s time (it does not extend the window)', () => {
   const dedup = createClickDeduplicator({ windowMs: 1000 });
-  assert.equal(dedup.check('link', '1.1.1.1', CHROME, 0, T0), true);
-  assert.equal(dedup.check('link', '1.1.1.1', CHROME, 0, T0 + 600), false);
-  assert.equal(dedup.check('link', '1.1.1.1', CHROME, 0, T0 + 999), false);
+  assert.equal(dedup.check('link', '1.1.1.1', CHROME, T0), true);
+  assert.equal(dedup.check('link', '1.1.1.1', CHROME, T0 + 600), false);
+  assert.equal(dedup.check('link', '1.1.1.1', CHROME, T0 + 999), false);
   assert.equal(dedup.time, T0);
-  assert.equal(dedup.check('link', '1.1.1.1', CHROME, 0, T0 + 1000), true, 'a window after the first click, not after the repeat');
+  assert.equal(dedup.check('link', '1.1.1.1', CHROME, T0 + 1000), true, 'a window after the first click, not after the repeat');
   assert.equal(dedup.time, T0 + 1000);
 });

@@ -3,20 +3,20 @@
  * first click's id and is not counted again (behaviour.md §5.5).
  *
  * Kept in process memory as a fixed-size open-addressing table of typed arrays: a visitor is a
- * 64-bit hash of (link, address, agent id) with the time and random parts of its click id. The
- * user agent comes as its id in the redirect's agent table (agents.ts) with that table's epoch,
- * not as text, and an IPv4 address as its integer: a check mixes the link id's characters and
- * four integers, reads a few array slots and allocates nothing (the result is read from `time`,
- * `part1` and `part2`; `clickId()` spells it when the answer needs the string). Memory stays flat
- * (24 bytes a slot, 24 MiB by default). A key is looked for in `probes` consecutive slots; when all
- * of them hold visitors of the last hour, the oldest gives way, so beyond about `slots` distinct
- * visitors an hour a repeat may be counted again. So may one after the agent table started a new
- * epoch (a flood of more distinct user agents than it holds): the epoch is part of the key, as an
- * agent id of one epoch names another agent in the next. Each process remembers its own visitors.
+ * 64-bit hash of (link, address, agent) with the time and random parts of its click id. The user
+ * agent comes as its key in the redirect's agent table (agents.ts: a 32-bit hash of its text made
+ * once per distinct agent, read by id), not as text, and an IPv4 address as its integer: a check
+ * mixes the link id's characters and a few integers, reads a few array slots and allocates nothing
+ * (the result is read from `time`, `part1` and `part2`; `clickId()` spells it when the answer
+ * needs the string). Memory stays flat (24 bytes a slot, 24 MiB by default). A key is looked for in
+ * `probes` consecutive slots; when all of them hold visitors of the last hour, the oldest gives
+ * way, so beyond about `slots` distinct visitors an hour a repeat may be counted again. Two agents
+ * of one key from one address on one link would be taken for one visitor (one pair in 2^32).
+ * Each process remembers its own visitors.
  *
  * @example
  * const dedup = createClickDeduplicator();
- * if (dedup.check(link.id, ip, agentId, agents.epoch, now)) { … new click at dedup.time, parts dedup.part1, dedup.part2 }
+ * if (dedup.check(link.id, ip, agents.key(agentId), now)) { … new click at dedup.time, parts dedup.part1, dedup.part2 }
  * dedup.clickId(); // '1BGXw4ka8Zq02LmN': the same for an hour
  */
 import { randomInt } from 'node:crypto';
@@ -25,11 +25,11 @@ import { ipv4ToInt } from '../events/log/click-ring.js';
 
 export interface ClickDeduplicator {
   /**
-   * True when the visitor (link, address, agent id of `epoch`) is new on the link within the
+   * True when the visitor (link, address, agent key) is new on the link within the
    * window: it is remembered from `now`, with new random parts. False for a repeat. Either way
    * `time`, `part1` and `part2` are then the click's (the first click's, for a repeat).
    */
-  check(linkId: string, ip: string, agent: number, epoch: number, now: number): boolean;
+  check(linkId: string, ip: string, agent: number, now: number): boolean;
   /** The time (ms) of the click of the last `check`. */
   readonly time: number;
   readonly part1: number;
@@ -81,7 +81,7 @@ export function createClickDeduplicator(options: DedupOptions = {}): ClickDedupl
   let part2 = 0;
 
   return {
-    check(linkId, ip, agent, epoch, now) {
+    check(linkId, ip, agent, now) {
       const { at, words } = (table ??= allocate());
       let h1 = 0xdeadbeef ^ seed;
       let h2 = 0x41c6ce57 ^ seed;
@@ -113,8 +113,6 @@ export function createClickDeduplicator(options: DedupOptions = {}): ClickDedupl
       }
       h1 = Math.imul(h1 ^ agent, 2654435761);
       h2 = Math.imul(h2 ^ agent, 1597334677);
-      h1 = Math.imul(h1 ^ epoch, 2654435761);
-      h2 = Math.imul(h2 ^ epoch, 1597334677);
       h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
       h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
       const a = h1 >>> 0;

@@ -25,13 +25,6 @@ const SAFE_COOKIE_PATH = /^\/[A-Za-z0-9\-._~%!$&'()*+=:@/]*$/;
 /** The cookies of most visits: none (shared, never written to). */
 const NO_COOKIES: string[] = [];
 
-/** A 32-bit hash of a text (FNV-1a), for the rare agent the table does not hold. */
-function hashText(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
 /** The `respond` step of the handler; counts its answers in `stats`. */
 export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectStats, guard: RequestGuard) {
   const prefix = deps.clickIdParam.replace(/_id$/, '');
@@ -116,9 +109,8 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
     let clickId: string | null = null;
     let isNew = false;
     if (record) {
-      // An agent too long to intern is told apart by its text (never with the default bounds: a
-      // header that long is refused by node:http first).
-      isNew = agent === UNINTERNED ? deps.dedup.check(l.id, ip, hashText(ua), 0xffffffff, now) : deps.dedup.check(l.id, ip, agent, agents.epoch, now);
+      // By the agent's key, not its id: the key stays when the agent table starts over.
+      isNew = deps.dedup.check(l.id, ip, agents.key(agent), now);
       clickId = deps.dedup.clickId();
     }
     finalUrlOptions.clickId = l.trackConversion ? clickId : null;
