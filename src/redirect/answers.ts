@@ -12,7 +12,9 @@ import type { Req } from './handler-types.js';
 
 export const NOINDEX: Readonly<Record<string, string>> = Object.freeze({ 'x-robots-tag': 'noindex' });
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-const NO_COOKIES: readonly string[] = Object.freeze([]);
+// A plain array and an indexed loop below: with a frozen one and `for…of`, a bot's redirect cost
+// ~0.1 µs more (bench/redirect/handler-cost.ts: 0.74-0.81 against 0.67-0.71 µs; 0.73-0.75 after).
+const NO_COOKIES: readonly string[] = [];
 
 export function sendHtml(res: ServerResponse, status: number, page: HtmlPage, headers: Readonly<Record<string, string | string[]>> = NO_HEADERS) {
   res.writeHead(status, {
@@ -52,7 +54,7 @@ export function wellKnown(r: Req, domain: DomainInfo | null) {
 export function untrackedRedirect(res: ServerResponse, status: number, target: string, noindex: boolean, cookies: readonly string[] = NO_COOKIES) {
   const raw = ['location', headerSafe(target), 'cache-control', 'no-store', 'content-length', '0'];
   if (noindex) raw.push('x-robots-tag', 'noindex');
-  for (const cookie of cookies) raw.push('set-cookie', cookie);
+  for (let i = 0; i < cookies.length; i++) raw.push('set-cookie', cookies[i]!);
   res.writeHead(status, raw);
   res.end();
 }
