@@ -16,6 +16,7 @@ import { classifyUa, type UaTraits } from '../visitors/visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter } from './password.js';
 import { clientAddressRule } from '../http/client-address.js';
+import { clickIdOf } from '../visitors/click-id.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -60,8 +61,8 @@ test('redirect agents: one classification per distinct agent; repeats and bots d
   assert.equal(t.stats().botAnswers, 100);
   assert.ok(t.statuses.every((s) => s === 302));
   assert.deepEqual(t.rows.map((r) => [r.ua, r.agent, r.agentEpoch]), [[CHROME, 0, 0], [IPHONE, 1, 0]]);
-  // The row's parts are the click id's.
-  for (const r of t.rows) assert.equal(r.id.length, 16);
+  // The row's parts are the click id's: the ring spells the id from them.
+  for (const r of t.rows) assert.equal(clickIdOf(r.timestamp, r.part1!, r.part2!), r.id);
 });
 
 test('redirect agents: a flood of distinct agents past the bound keeps bots out and repeats deduplicated, across epochs', async () => {
