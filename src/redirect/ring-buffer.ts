@@ -20,8 +20,9 @@ import type { ClickBuffer } from './click-buffer.js';
 /**
  * A click as the redirect hands it to the ring, with what it already knows as integers: the click
  * id's random parts (so `id` is not parsed again) and the agent's id in the redirect's agent table
- * with its epoch (redirect/agents.ts). Each is optional: a row without them (a replayed or an
- * overflowed copy keeps them, a test's may not) is read from its text.
+ * with its epoch (redirect/agents.ts). Each is optional: a row without them (a test's, any
+ * caller's that has only the text) is read from its text; a copy kept beside a full ring keeps
+ * them.
  */
 export interface RingRow extends RawClick {
   part1?: number;
