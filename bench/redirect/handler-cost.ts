@@ -4,6 +4,9 @@
  * and for human visits dedup and the raw click (pushed to a no-op writer; geo, referer and UTM
  * are the flush worker's). Distinct client IPs and 10,000 cached links, as in bench/redirect.ts.
  *
+ * Then the same human visits written into a real click ring (ring-buffer.ts over click-ring.ts:
+ * interning, the row, a batch's dictionaries), each batch released at once (no log thread).
+ *
  * Then the link-in-bio check (src/bio/public.ts: `/@handle` and a chosen root are asked of the
  * bio pages before a key is looked up): the same visits through a handler with the bio pages and
  * one without, alternated over BENCH_BIO_ROUNDS (6) rounds, as a ratio per round.
@@ -23,6 +26,9 @@ import { createUaClassifier } from '../../src/visitors/visitor.js';
 import { createClickDeduplicator } from '../../src/redirect/dedup.js';
 import { createAttemptLimiter } from '../../src/redirect/password.js';
 import { clientAddressRule } from '../../src/http/client-address.js';
+import { createClickRing, type RawClick } from '../../src/events/index.js';
+import { createRingBuffer } from '../../src/redirect/ring-buffer.js';
+import { clickIdOf } from '../../src/visitors/click-id.js';
 
 const row = (key: string) =>
   ({
@@ -35,8 +41,8 @@ let pushed = 0;
 const writer = { holding: false, push: () => void pushed++, pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}) } as unknown as ClickWriter;
 // The bio pages over a store that has none (a visit to a key never reaches it; `/@x` would).
 const noPages = { findRoot: async () => undefined, findByHandle: async () => undefined, pageLinks: async () => [], addViews: async () => {} } as unknown as BioStore;
-const handlerWith = (bio: BioPublic | undefined) => createRedirectHandler({
-  apiHosts: ['localhost'], clientAddress: clientAddressRule({ kind: 'hops', hops: 1 }).of, clickIdParam: 'waymark_id', secureCookies: false, cache, writer, classify: createUaClassifier(),
+const handlerWith = (bio: BioPublic | undefined, clickWriter: ClickWriter = writer) => createRedirectHandler({
+  apiHosts: ['localhost'], clientAddress: clientAddressRule({ kind: 'hops', hops: 1 }).of, clickIdParam: 'waymark_id', secureCookies: false, cache, writer: clickWriter, classify: createUaClassifier(),
   targetingGeo: createGeoLocator({ trustHeaders: false, precision: 'country' }), trustGeoHeaders: false,
   dedup: createClickDeduplicator(), limiter: createAttemptLimiter(), now: Date.now, random: Math.random, onError: console.error, bio,
 });
@@ -74,6 +80,26 @@ run(20_000, 0, false);
 console.log(`redirect handler CPU per request (no HTTP, no database), 300,000 requests each`);
 console.log(`  crawler (redirect only)           ${run(300_000, 100_000, true).toFixed(2)} µs`);
 console.log(`  human visit (redirect + click row) ${run(300_000, 500_000, false).toFixed(2)} µs  (${pushed} clicks built)`);
+
+// The same human visits with the click written into a real click ring (the app's writer path on
+// the redirect thread: interning, the row, a batch's dictionaries every 2,000 rows), the log
+// thread's part left out (each batch counts as committed at once).
+const ringBuffer = createRingBuffer(createClickRing({ capacity: 65_536, clickIdOf }));
+const ringWriter = {
+  holding: false,
+  copiesRows: true,
+  push(row: RawClick) {
+    if (!ringBuffer.push(row)) throw new Error('ring full');
+    if (ringBuffer.waiting >= 2_000) {
+      ringBuffer.take(ringBuffer.waiting);
+      ringBuffer.release();
+    }
+  },
+  pending: () => undefined, flush: async () => {}, close: async () => {}, stats: () => ({}),
+} as unknown as ClickWriter;
+handler = handlerWith(undefined, ringWriter);
+run(50_000, 2_000_000, false);
+console.log(`  human visit through the click ring  ${run(300_000, 2_100_000, false).toFixed(2)} µs  (${ringBuffer.ring.head} rows written)`);
 
 const ROUNDS = Number(process.env.BENCH_BIO_ROUNDS ?? 6);
 // Two fresh handlers, warmed alike: each keeps its own deduplicator, whose size changes its cost.

@@ -12,6 +12,9 @@ import type { Req } from './handler-types.js';
 
 export const NOINDEX: Readonly<Record<string, string>> = Object.freeze({ 'x-robots-tag': 'noindex' });
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+// A plain array and an indexed loop below: with a frozen one and `for…of`, a bot's redirect cost
+// ~0.1 µs more (bench/redirect/handler-cost.ts: 0.74-0.81 against 0.67-0.71 µs; 0.73-0.75 after).
+const NO_COOKIES: readonly string[] = [];
 
 export function sendHtml(res: ServerResponse, status: number, page: HtmlPage, headers: Readonly<Record<string, string | string[]>> = NO_HEADERS) {
   res.writeHead(status, {
@@ -41,10 +44,17 @@ export function wellKnown(r: Req, domain: DomainInfo | null) {
   r.res.end(body);
 }
 
-/** A redirect that records nothing (a domain's not-found, expired or placeholder URL). */
-export function untrackedRedirect(res: ServerResponse, status: number, target: string, noindex: boolean) {
+/**
+ * A redirect that records nothing (a domain's not-found, expired or placeholder URL), and, with
+ * `cookies`, the redirect of a visit (`answer`). A flat [name, value, …] list: node writes it as
+ * given, without the per-call object shapes a headers object costs (measured in the redirect
+ * profile). Browsers must come back for every visit (a cached 301 would skip the click), hence
+ * no-store.
+ */
+export function untrackedRedirect(res: ServerResponse, status: number, target: string, noindex: boolean, cookies: readonly string[] = NO_COOKIES) {
   const raw = ['location', headerSafe(target), 'cache-control', 'no-store', 'content-length', '0'];
   if (noindex) raw.push('x-robots-tag', 'noindex');
+  for (let i = 0; i < cookies.length; i++) raw.push('set-cookie', cookies[i]!);
   res.writeHead(status, raw);
   res.end();
 }
@@ -55,14 +65,5 @@ export function answer(res: ServerResponse, decision: Extract<Decision, { kind: 
     const headers: Record<string, string | string[]> = { ...robots };
     if (cookies.length) headers['set-cookie'] = cookies;
     sendHtml(res, 200, rewritePage(l, finalUrl), headers);
-  } else {
-    // A flat [name, value, …] list: node writes it as given, without the per-call object
-    // shapes a headers object costs (measured in the redirect profile). Browsers must come back
-    // for every visit (a cached 301 would skip the click), hence no-store.
-    const raw = ['location', headerSafe(finalUrl), 'cache-control', 'no-store', 'content-length', '0'];
-    if (decision.noindex) raw.push('x-robots-tag', 'noindex');
-    for (const cookie of cookies) raw.push('set-cookie', cookie);
-    res.writeHead(decision.status, raw);
-    res.end();
-  }
+  } else untrackedRedirect(res, decision.status, finalUrl, decision.noindex, cookies);
 }

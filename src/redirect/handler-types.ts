@@ -28,7 +28,10 @@ export interface RedirectHandlerDeps {
   clickIdCookieSeconds?: number;
   cache: LinkCache;
   writer: ClickWriter;
+  /** User-agent traits; called once per distinct agent (agents.ts keeps them by id). */
   classify: (ua: string) => UaTraits;
+  /** Bounds of the agent table (agents.ts defaults). */
+  agentTable?: { maxEntries?: number; maxChars?: number };
   /** Country lookups for geo-targeted links (loaded on the first such visit). */
   targetingGeo: GeoLocator;
   /** Take the visitor's location from CDN headers (`TRUST_GEO_HEADERS`). */

@@ -16,10 +16,10 @@ import { startCheckpointing, type Checkpointer } from '../db/checkpointer.js';
 import { createRedirectStore } from './store.js';
 import { createLinkCache } from './link-cache.js';
 import { createClickWriter } from './click-writer.js';
-import { createRingBuffer } from './ring-buffer.js';
+import { createRingBuffer, type RingRow } from './ring-buffer.js';
 import { clickIdOf } from '../visitors/click-id.js';
 import { createGeoLocator } from '../visitors/geo.js';
-import { createUaClassifier } from '../visitors/visitor.js';
+import { classifyUa } from '../visitors/visitor.js';
 import { createClickDeduplicator } from './dedup.js';
 import { createAttemptLimiter } from './password.js';
 import { createRedirectHandler, type RedirectHandlerDeps } from './handler.js';
@@ -56,7 +56,6 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const unsubscribe = ctx.bus.subscribe((change) => cache.invalidate(change));
   // Changes may have been missed (the relay reconnected): the cache starts over.
   const unsubscribeResync = ctx.bus.onResync(() => cache.clear());
-  const classify = createUaClassifier();
   // Clicks go to the event log's thread as raw clicks (events/log/): it completes them (geo, user
   // agent, referer, UTM), stores each batch once and counts it (link counters, usage, outbox rows,
   // webhook deliveries), so neither the 130 MB of city data nor the database's writes burden the
@@ -69,7 +68,7 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
   const ringRows = Math.min(CLICK_RING_ROWS, config.clickBufferMax);
   const buffer = createRingBuffer(createClickRing({ capacity: ringRows, clickIdOf }));
   void events.attachClickRing(buffer.ring.buffer).catch((err) => onError(err, 'sharing the click ring with the event log failed; clicks are not stored'));
-  const writer = createClickWriter<RawClick, RingBatch>({
+  const writer = createClickWriter<RingRow, RingBatch>({
     log: { appendRawClicks: (batchId, batch) => events.appendClickRing(batchId, batch) },
     buffer,
     overflow: config.clickBufferMax - ringRows,
@@ -99,7 +98,8 @@ export function createRedirectModule(ctx: AppContext, _deps: { links: LinksModul
     clickIdCookieSeconds: config.clickIdCookieSeconds,
     cache,
     writer,
-    classify,
+    // Called once per distinct user agent: the handler's agent table (agents.ts) keeps the traits.
+    classify: classifyUa,
     targetingGeo,
     trustGeoHeaders: config.trustGeoHeaders,
     dedup: createClickDeduplicator(),

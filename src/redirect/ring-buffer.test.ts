@@ -134,3 +134,32 @@ test('ring writer: the lag bound holds answers as with the array buffer', async 
   assert.equal(writer.holding, false);
   assert.equal(log.ids().length, 2);
 });
+
+test('ring buffer: a row with its click id\'s parts and agent id is written from them; a full ring overflows its copy, which keeps them', async () => {
+  const { buffer, log, writer } = setup(2, { overflow: 10 });
+  const release = log.hold();
+  // One reused object, as the redirect pushes it (visit.ts): parts and agent as integers.
+  const row: RawClick & { part1?: number; part2?: number; agent?: number; agentEpoch?: number } = { ...click(T0) };
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    row.timestamp = T0 + i;
+    row.part1 = 100 + i;
+    row.part2 = 200 + i;
+    row.id = clickIdOf(row.timestamp, row.part1, row.part2);
+    row.ua = i % 2 ? 'agent odd' : 'agent even';
+    row.agent = i % 2;
+    row.agentEpoch = 0;
+    ids.push(row.id);
+    writer.push(row);
+  }
+  // Two rows in the ring, three beside it (their answers held).
+  assert.equal(buffer.ring.head, 2);
+  assert.deepEqual(writer.pending(ids[4]!)?.ua, 'agent even');
+  release();
+  await writer.flush();
+  await writer.flush();
+  const stored = [...log.stored.values()].flat();
+  assert.deepEqual(stored.map((c) => c.id), ids, 'each id spelled from the parts, in order, none twice');
+  assert.deepEqual(stored.map((c) => c.ua), ['agent even', 'agent odd', 'agent even', 'agent odd', 'agent even']);
+  await writer.close();
+});

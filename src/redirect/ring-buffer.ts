@@ -17,7 +17,21 @@ import type { ClickRing, RawClick, RingBatch } from '../events/index.js';
 import { clickIdParts } from '../visitors/click-id.js';
 import type { ClickBuffer } from './click-buffer.js';
 
-export interface RingBuffer extends ClickBuffer<RawClick, RingBatch> {
+/**
+ * A click as the redirect hands it to the ring, with what it already knows as integers: the click
+ * id's random parts (so `id` is not parsed again) and the agent's id in the redirect's agent table
+ * with its epoch (redirect/agents.ts). Each is optional: a row without them (a test's, any
+ * caller's that has only the text) is read from its text; a copy kept beside a full ring keeps
+ * them.
+ */
+export interface RingRow extends RawClick {
+  part1?: number;
+  part2?: number;
+  agent?: number;
+  agentEpoch?: number;
+}
+
+export interface RingBuffer extends ClickBuffer<RingRow, RingBatch> {
   readonly ring: ClickRing;
   /** The first row not yet stored. */
   readonly tail: number;
@@ -39,6 +53,7 @@ export function createRingBuffer(ring: ClickRing): RingBuffer {
       return sent - tail;
     },
     push(row) {
+      if (row.part1 !== undefined && row.part2 !== undefined) return ring.write(row, row.part1, row.part2, tail, row.agent, row.agentEpoch) !== undefined;
       const parts = clickIdParts(row.id);
       // The ring spells the id again from the row's time and the two random parts.
       if (!parts || parts[0] !== Math.max(0, Math.floor(row.timestamp))) throw new Error(`not the click id of a click at ${row.timestamp}: ${row.id}`);

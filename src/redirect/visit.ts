@@ -4,15 +4,16 @@
  * new human click, the raw click (events/log/raw-click.ts) pushed to the writer after the answer
  * was handed to the socket (or the answer held while the writer catches up, click-writer.ts).
  */
-import { decide, type DomainInfo, type LinkInfo } from './decide.js';
+import { decide, type DecisionInput, type DomainInfo, type LinkInfo } from './decide.js';
 import { buildFinalUrl, possibleDestinations, queryHasNoTrack } from './final-url.js';
-import type { RawClick } from '../events/index.js';
+import type { RingRow } from './ring-buffer.js';
 import { geoFromHeaders } from '../visitors/geo.js';
 import { expiredPage, notFoundPage, passwordPage, proxyPage } from './pages.js';
 import { passwordCookieName, passwordProof } from './password.js';
 import { readCookie } from './request.js';
 import { memoize } from '../memo.js';
 import { NOINDEX, NO_HEADERS, answer, sendHtml, untrackedRedirect } from './answers.js';
+import { createAgentTable, UNINTERNED } from './agents.js';
 import { attemptKey, createPasswordCheck } from './password-check.js';
 import type { RequestGuard } from './guard.js';
 import type { Req, RedirectHandlerDeps, RedirectStats } from './handler-types.js';
@@ -21,6 +22,8 @@ import type { Req, RedirectHandlerDeps, RedirectStats } from './handler-types.js
 const INTERN_MAX = 10_000;
 const QR_TRIGGER = /(?:^|&)qr=1(?:&|$)/;
 const SAFE_COOKIE_PATH = /^\/[A-Za-z0-9\-._~%!$&'()*+=:@/]*$/;
+/** The cookies of most visits: none (shared, never written to). */
+const NO_COOKIES: string[] = [];
 
 /** The `respond` step of the handler; counts its answers in `stats`. */
 export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectStats, guard: RequestGuard) {
@@ -34,7 +37,14 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
   // (twice, when it outlives two scavenges). Its user agent and Referer are fresh strings on every
   // request, though few distinct values recur: the click keeps the first instance of each instead.
   const internHeader = memoize((value: string) => value, INTERN_MAX);
-  const scratch: RawClick = { id: '', timestamp: 0, linkId: '', workspaceId: '', domain: '', key: '', url: '', ip: '', ua: '', referer: '', qr: false, geo: null };
+  const scratch: RingRow = { id: '', timestamp: 0, linkId: '', workspaceId: '', domain: '', key: '', url: '', ip: '', ua: '', referer: '', qr: false, geo: null, part1: 0, part2: 0, agent: 0, agentEpoch: 0 };
+  // Each distinct user agent classified once and known by a small id (agents.ts): the bot
+  // decision, the OS and the repeat-visit check read the id, not the string.
+  const agents = createAgentTable({ classify: deps.classify, ...deps.agentTable });
+  // decide()'s input, filled per request (decide keeps nothing of it): no object per visit.
+  const visitor = { bot: false, os: '', country: null as string | null };
+  const input: DecisionInput = { link: null, domain: null, isRoot: false, now: 0, visitor, password: 'none', testCookie: null, random: 0 };
+  const finalUrlOptions = { clickIdParam: deps.clickIdParam, clickId: null as string | null, viaKey: null as string | null };
 
   function respond(r: Req, link: LinkInfo | null, domain: DomainInfo | null, now: number, posted: string | undefined) {
     const { req, res } = r;
@@ -44,23 +54,25 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
       return;
     }
     const ua = r.headers.userAgent;
-    const traits = deps.classify(ua);
-    const bot = traits.bot || r.method === 'HEAD';
+    const agent = agents.id(ua);
+    const bot = agents.bot(agent) || r.method === 'HEAD';
     const ip = deps.clientAddress(req.socket.remoteAddress, r.headers.forwardedFor);
     const geo = link?.geo ? deps.targetingGeo.locate(ip, req.headers) : null;
     const password = link?.password ? checkPassword(r, link, ip, now, posted) : 'none';
     const testCookie = link?.testVariants ? readCookie(r.headers.cookie, testCookieName) : null;
 
-    const decision = decide({
-      link,
-      domain,
-      isRoot: r.isRoot,
-      now,
-      visitor: { bot, os: traits.os, country: geo && geo.country !== 'Unknown' ? geo.country : null },
-      password,
-      testCookie,
-      random: link?.testVariants ? deps.random() : 0,
-    });
+    visitor.bot = bot;
+    visitor.os = agents.traits(agent).os;
+    visitor.country = geo && geo.country !== 'Unknown' ? geo.country : null;
+    input.link = link;
+    input.domain = domain;
+    input.isRoot = r.isRoot;
+    input.now = now;
+    input.password = password;
+    input.testCookie = testCookie;
+    input.random = link?.testVariants ? deps.random() : 0;
+    const decision = decide(input);
+    input.link = input.domain = null;
 
     const robots: Record<string, string> = decision.noindex ? NOINDEX : NO_HEADERS;
     switch (decision.kind) {
@@ -97,27 +109,26 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
     let clickId: string | null = null;
     let isNew = false;
     if (record) {
-      const seen = deps.dedup.seen(l.id, ip, ua, now);
-      clickId = seen.clickId;
-      isNew = seen.isNew;
+      // By the agent's key, not its id: the key stays when the agent table starts over.
+      isNew = deps.dedup.check(l.id, ip, agents.key(agent), now);
+      clickId = deps.dedup.clickId();
     }
-    const target = decision.target;
-    const finalUrl = buildFinalUrl(target, r.query, {
-      clickIdParam: deps.clickIdParam,
-      clickId: l.trackConversion ? clickId : null,
-      viaKey: l.partner ? l.key : null,
-    });
+    finalUrlOptions.clickId = l.trackConversion ? clickId : null;
+    finalUrlOptions.viaKey = l.partner ? l.key : null;
+    const finalUrl = buildFinalUrl(decision.target, r.query, finalUrlOptions);
 
-    const cookies: string[] = [];
+    let cookies: string[] = NO_COOKIES;
     // The cookie path is the link's own path; anything that could break the header falls back to `/`.
     const cookiePath = r.isRoot || !SAFE_COOKIE_PATH.test(r.path) ? '/' : r.path;
     if (l.trackConversion && clickId !== null) {
-      cookies.push(`${deps.clickIdParam}=${clickId}; Path=${cookiePath}; Max-Age=${clickIdMaxAge}; SameSite=Lax${secure}`);
+      cookies = [`${deps.clickIdParam}=${clickId}; Path=${cookiePath}; Max-Age=${clickIdMaxAge}; SameSite=Lax${secure}`];
     }
     if (decision.testUrl !== null) {
+      if (cookies === NO_COOKIES) cookies = [];
       cookies.push(`${testCookieName}=${encodeURIComponent(decision.testUrl)}; Path=${cookiePath}; Max-Age=604800; SameSite=Lax${secure}`);
     }
     if (posted !== undefined && password === 'ok') {
+      if (cookies === NO_COOKIES) cookies = [];
       cookies.push(`${passwordCookieName(prefix, l.id)}=${passwordProof(l.id, l.password!)}; Path=${cookiePath}; Max-Age=86400; HttpOnly; SameSite=Lax${secure}`);
     }
     // Past the click writer's lag bound, a new click's answer waits until the writer has caught up
@@ -134,8 +145,13 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
     stats.clicksRecorded++;
     // A writer that copies the row (the click ring) gets the same object every time: no object per click.
     const copies = deps.writer.copiesRows;
-    const row = copies ? scratch : ({} as RawClick);
+    const row = copies ? scratch : ({} as RingRow);
     row.id = clickId;
+    // The click id's parts and the agent as integers: the ring reads them, not the text.
+    row.part1 = deps.dedup.part1;
+    row.part2 = deps.dedup.part2;
+    row.agent = agent;
+    row.agentEpoch = agents.epoch;
     row.timestamp = now;
     row.linkId = l.id;
     row.workspaceId = l.workspaceId;
@@ -144,7 +160,7 @@ export function createVisitResponder(deps: RedirectHandlerDeps, stats: RedirectS
     row.url = finalUrl;
     row.ip = ip;
     // Kept in memory until stored as objects, a click keeps the first instance of each header value.
-    row.ua = copies ? ua : internHeader(ua);
+    row.ua = copies || agent === UNINTERNED ? ua : agents.value(agent);
     row.referer = r.headers.referer ? (copies ? r.headers.referer : internHeader(r.headers.referer)) : '';
     row.qr = r.query !== '' && QR_TRIGGER.test(r.query);
     row.geo = deps.trustGeoHeaders ? geoFromHeaders(req.headers) : null;

@@ -154,3 +154,53 @@ test('addresses: IPv4 as an integer both ways; anything else is not one; click i
   assert.equal(clickIdParts('c1'), undefined);
   assert.equal(clickIdParts('!!!!!!!!!!!!!!!!'), undefined);
 });
+
+test('click ring: rows written with the redirect\'s agent ids read the same agents as by text, across ring generations and agent epochs', () => {
+  // Small bounds on both sides: the ring's user-agent table starts new generations, the agent
+  // table (redirect/agents.ts, modelled here: text → id, starting over when full) new epochs.
+  const ring = createClickRing({ capacity: 16, clickIdOf, tables: { ua: { maxEntries: 5, maxChars: 4096 } } });
+  const reader = createRingReader(ring.buffer, clickIdOf);
+  let agentIds = new Map<string, number>();
+  let epoch = 0;
+  const agentOf = (ua: string): number => {
+    let id = agentIds.get(ua);
+    if (id === undefined) {
+      if (agentIds.size >= 7) {
+        agentIds = new Map();
+        epoch++;
+      }
+      agentIds.set(ua, (id = agentIds.size));
+    }
+    return id;
+  };
+  let tail = 0;
+  for (let b = 0; b < 40; b++) {
+    const from = ring.head;
+    const rows: RawClick[] = [];
+    for (let i = 0; i < 8; i++) {
+      const n = b * 8 + i;
+      // A few agents recur, new ones keep coming: both tables fill and start over.
+      const c = click(n, { ua: n % 3 === 0 ? `agent new ${n}` : `agent ${n % 4}` });
+      assert.notEqual(ring.write(c, c.r1, c.r2, tail, agentOf(c.ua), epoch), undefined);
+      rows.push(plain(c));
+    }
+    assert.deepEqual(reader.read(ring.batch(from, ring.head)), rows, `batch ${b}`);
+    for (let seq = from; seq < ring.head; seq++) assert.equal(ring.read(seq).ua, rows[seq - from]!.ua);
+    tail = ring.head;
+  }
+  assert.ok(ring.generation >= 10, `ring generations: ${ring.generation}`);
+  assert.ok(epoch >= 10, `agent epochs: ${epoch}`);
+  assert.equal(ring.notInterned, 0);
+});
+
+test('click ring: an agent id is a hint for one epoch only: the same id of another epoch is read by its text', () => {
+  const ring = createClickRing({ capacity: 8, clickIdOf });
+  const reader = createRingReader(ring.buffer, clickIdOf);
+  const a = click(1, { ua: 'first agent' });
+  const b = click(2, { ua: 'second agent' });
+  ring.write(a, a.r1, a.r2, 0, 0, 0);
+  ring.write(b, b.r1, b.r2, 0, 0, 1); // id 0 again, of epoch 1: another agent
+  ring.write(a, a.r1, a.r2, 0, 0, 0); // an overflowed row of epoch 0 arriving late
+  const rows = reader.read(ring.batch(0, ring.head));
+  assert.deepEqual(rows.map((r) => r.ua), ['first agent', 'second agent', 'first agent']);
+});

@@ -180,9 +180,11 @@ export interface ClickRing {
   readonly generation: number;
   /**
    * Writes `click` as row `head` unless the ring is full (`head - tail` = capacity): then
-   * undefined and nothing is written. `tail`: the first row not yet committed.
+   * undefined and nothing is written. `tail`: the first row not yet committed. `agent`, when
+   * given: the user agent's id in the redirect's agent table (redirect/agents.ts) and that table's
+   * epoch; the ring then finds the agent's id of its own by that integer, not by the text.
    */
-  write(click: RawClick, random1: number, random2: number, tail: number): number | undefined;
+  write(click: RawClick, random1: number, random2: number, tail: number, agent?: number, agentEpoch?: number): number | undefined;
   /** The batch message for rows [from, to), with every value first named since the last one. */
   batch(from: number, to: number): RingBatch;
   /** Row `seq` spelled back as the raw click (it must still be in the ring). */
@@ -214,6 +216,24 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
   // A link's id in this generation by link id, with the fields it was interned with: a click of a
   // known link costs one lookup, not a joined string (a link's domain or key may change: compared).
   let links = new Map<string, { id: number; workspaceId: string; domain: string; key: string }>();
+  // The ring's user-agent id by the redirect's agent id, for one generation of the ring and one
+  // epoch of the agent table (either starting over empties it); bounded by the agent table.
+  let uaByAgent: number[] = [];
+  let mapGeneration = 0;
+  let mapEpoch = 0;
+  const agentUa = (click: RawClick, agent: number, agentEpoch: number, tail: number): number => {
+    if (agentEpoch !== mapEpoch || generation !== mapGeneration) {
+      uaByAgent = [];
+      mapEpoch = agentEpoch;
+      mapGeneration = generation;
+    }
+    const known = uaByAgent[agent];
+    if (known !== undefined) return known;
+    const id = intern(uaTable, click.ua, tail);
+    // Not kept when interning it began a new generation (this pass is then written again).
+    if (id !== NONE && generation === mapGeneration) uaByAgent[agent] = id;
+    return id;
+  };
   const takeDictionary = (): RingDictionary => {
     const out = { generation, fresh, entries: RING_TABLES.map((t) => tables[t].takeEntries()) };
     fresh = false;
@@ -255,7 +275,7 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
       return generation;
     },
 
-    write(click, random1, random2, tail) {
+    write(click, random1, random2, tail, agent, agentEpoch) {
       if (head - tail >= capacity) return undefined;
       const v4 = ipv4ToInt(click.ip);
       let link = 0, url = 0, ip = 0, ua = 0, referer = 0, geo = 0;
@@ -271,7 +291,7 @@ export function createClickRing(options: ClickRingOptions & { clickIdOf: ClickId
         }
         url = intern(urlTable, click.url, tail);
         ip = v4 ?? intern(ipTable, click.ip, tail);
-        ua = intern(uaTable, click.ua, tail);
+        ua = agent !== undefined && agent >= 0 ? agentUa(click, agent, agentEpoch ?? 0, tail) : intern(uaTable, click.ua, tail);
         referer = click.referer === '' ? NONE : intern(refererTable, click.referer, tail);
         geo = click.geo === null ? NONE : intern(geoTable, JSON.stringify(click.geo), tail);
         if (generation === started) break;
