@@ -4,8 +4,8 @@
  * idempotent and how look-ups by id stay fast without one), and the hourly per-link
  * `event_summaries` of expired events. No rollups: groupings are scans.
  *
- * Appends go through the appender with whole data chunks (up to 2,048 rows each) inside one
- * transaction, so a batch is visible entirely or not at all. Writes take a connection of their
+ * Appends go through DuckDB's Appender (row-appender.ts) inside one transaction, so a batch is
+ * visible entirely or not at all; stored ids are looked up without an index (id-lookups.ts). Writes take a connection of their
  * own, serialised here (a DuckDB connection holds one transaction); reads take one of a few
  * connections (one per thread), since a connection runs one statement at a time.
  *
@@ -13,7 +13,7 @@
  * const engine = await openDuckDbEngine({ path: 'data/events.duckdb', memoryLimit: '512MB', threads: 2 });
  * await engine.append(rows);
  */
-import { DuckDBConnection, DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -21,7 +21,7 @@ import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
 import { columnsOf, rowsOf } from '../batch/wide-rows.js';
 import {
-  EVENT_COLUMNS, INTEGER_COLUMNS, SUMMARY_BUCKET_MS, spanOf, toEventRow, type ColumnEngine, type EventKey, type EventSpan, type EventTarget, type Expired,
+  SUMMARY_BUCKET_MS, toEventRow, type ColumnEngine, type EventTarget, type Expired,
 } from '../column/column-engine.js';
 import { quoteIdent, type ColumnParam } from '../column/dialect.js';
 import { clickIdTime } from '../../visitors/click-id.js';
@@ -30,7 +30,9 @@ import { createDiskRoom } from './disk-room.js';
 import { readDuckDbMemory, type DuckDbMemory } from './memory.js';
 import { bindings, openReaders, read, writerQueue } from './connections.js';
 import { compactPeriods, markCompacted, type Compacted } from './compact.js';
-import { rebuildEventsTable, tableStatements, upgradeEventsTable, workspaceKey } from './schema.js';
+import { rebuildEventsTable, tableStatements, upgradeEventsTable } from './schema.js';
+import { existingIds, storedAmong } from './id-lookups.js';
+import { createRowAppender } from './row-appender.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -52,36 +54,6 @@ export interface DuckDbEngineOptions {
 /** `checkpoint_threshold` unless told (config.ts `DUCKDB_CHECKPOINT_MB` has the app's default). */
 export const DEFAULT_CHECKPOINT_MB = 64;
 
-/** Ids per look-up of stored ids. */
-const ID_CHUNK = 2000;
-
-/** Per event column, in table order: whether it is an integer. */
-const INTEGER = EVENT_COLUMNS.map((c) => INTEGER_COLUMNS.has(c));
-
-/**
- * Appends `rows` to an appender on `events`, value by value in table order: the columns of
- * `EventRow`, the workspace key (`keys`, computed by DuckDB: schema.ts) and the click batch the
- * row came in (null for rows appended by value). Typed appends, without the intermediate values a
- * data chunk is built from (bench/log-append/README.md).
- */
-function appendRows(appender: DuckDBAppender, rows: readonly StoredEvent[], keys: ReadonlyMap<string, bigint>, batch: bigint | null): void {
-  for (const row of rows) {
-    const r = row as unknown as Record<string, unknown>;
-    for (let c = 0; c < EVENT_COLUMNS.length; c++) {
-      const v = r[EVENT_COLUMNS[c]!];
-      if (v == null) {
-        if (EVENT_COLUMNS[c] === 'amount') appender.appendBigInt(0n);
-        else appender.appendNull();
-      } else if (INTEGER[c]) appender.appendBigInt(BigInt(Math.trunc(Number(v))));
-      else appender.appendVarchar(v as string);
-    }
-    appender.appendBigInt(keys.get(row.workspace_id)!);
-    if (batch === null) appender.appendNull();
-    else appender.appendBigInt(batch);
-    appender.endRow();
-  }
-}
-
 /** A click id: 16 characters of the key alphabet, the first 7 its millisecond (visitors/click-id.ts). */
 const CLICK_ID = /^[0-9A-Za-z]{16}$/;
 /** How far from the time in a click id its event's timestamp is looked for (they are the same instant). */
@@ -89,14 +61,6 @@ const CLICK_TIME_SLACK_MS = 86_400_000;
 
 /** A string as an SQL literal (for the few statements sent without parameters, in one call with others). */
 const textLiteral = (value: string): string => `'${value.replaceAll("'", "''")}'`;
-
-/** The placeholders and parameters that restrict a query of `events` to a span. */
-function spanWhere(span: EventSpan, first: number): { text: string; params: ColumnParam[] } {
-  return {
-    text: `"timestamp" >= $${first}::BIGINT AND "timestamp" <= $${first + 1}::BIGINT AND workspace_id IN (SELECT unnest($${first + 2}::VARCHAR[]))`,
-    params: [{ type: 'int', value: span.from }, { type: 'int', value: span.to }, { type: 'texts', value: span.workspaces }],
-  };
-}
 
 export interface DuckDbEngine extends ColumnEngine {
   readonly batchLog: NonNullable<ColumnEngine['batchLog']>;
@@ -180,6 +144,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   const { exclusive, writing, transaction } = writerQueue(writer, room);
   const readers = await openReaders(instance, options.threads ?? 2);
   const { withReader, readPrepared } = readers;
+  const appendInTransaction = createRowAppender(writer);
   const walBytes = (): number => {
     try {
       return file ? statSync(`${file}.wal`).size : 0;
@@ -187,74 +152,6 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
       return 0;
     }
   };
-  async function existingIds(ids: readonly string[], connection: DuckDBConnection): Promise<string[]> {
-    const out: string[] = [];
-    for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      const part = ids.slice(i, i + ID_CHUNK);
-      // Ids are time-ordered (click ids, evt_ ids) and rows arrive in time order: the bounds let
-      // zone maps skip most row groups. Only for ASCII ids, where JavaScript's order is DuckDB's (UTF-8 bytes).
-      let low = part[0]!;
-      let high = part[0]!;
-      let ascii = true;
-      for (const id of part) {
-        if (id < low) low = id;
-        if (id > high) high = id;
-        if (ascii && !/^[\x00-\x7f]*$/.test(id)) ascii = false;
-      }
-      const list: ColumnParam = { type: 'texts', value: part };
-      const rows = await read(connection, ascii
-        ? { text: 'SELECT DISTINCT id FROM events WHERE id >= $2::VARCHAR AND id <= $3::VARCHAR AND id IN (SELECT unnest($1::VARCHAR[]))', params: [list, { type: 'text', value: low }, { type: 'text', value: high }] }
-        : { text: 'SELECT DISTINCT id FROM events WHERE id IN (SELECT unnest($1::VARCHAR[]))', params: [list] });
-      for (const r of rows) out.push(String(r.id));
-    }
-    return out;
-  }
-
-  /** Which of these rows' ids are stored, looked for only among events of their workspaces and time span. */
-  async function storedAmong(rows: readonly EventKey[], connection: DuckDBConnection): Promise<Set<string>> {
-    const out = new Set<string>();
-    for (let i = 0; i < rows.length; i += ID_CHUNK) {
-      const part = rows.slice(i, i + ID_CHUNK);
-      const span = spanWhere(spanOf(part), 2);
-      const found = await read(connection, {
-        text: `SELECT id FROM events WHERE ${span.text} AND id IN (SELECT unnest($1::VARCHAR[]))`,
-        params: [{ type: 'texts', value: part.map((r) => r.id) }, ...span.params],
-      });
-      for (const r of found) out.add(String(r.id));
-    }
-    return out;
-  }
-
-  // Workspace keys by workspace id, computed by DuckDB (schema.ts) the first time one is seen.
-  const keys = new Map<string, bigint>();
-  async function keysOf(rows: readonly StoredEvent[]): Promise<void> {
-    const missing = [...new Set(rows.map((r) => r.workspace_id))].filter((w) => !keys.has(w));
-    if (!missing.length) return;
-    const found = await read(writer, { text: `SELECT w, ${workspaceKey('w')} AS k FROM unnest($1::VARCHAR[]) t(w)`, params: [{ type: 'texts', value: missing }] });
-    for (const r of found) keys.set(String(r.w), BigInt(r.k as bigint));
-  }
-
-  /** Appends rows inside the caller's transaction on the writer, tagged with `batch` (null: by value). */
-  async function appendInTransaction(rows: readonly StoredEvent[], batch: number | null): Promise<void> {
-    await keysOf(rows);
-    const appender = await writer.createAppender('events');
-    // The first failure is the one to report: closing after a refused flush fails again, on the
-    // aborted transaction.
-    let failure: unknown;
-    try {
-      appendRows(appender, rows, keys, batch === null ? null : BigInt(batch));
-      appender.flushSync();
-    } catch (err) {
-      failure = err;
-    }
-    try {
-      appender.closeSync();
-    } catch (err) {
-      failure ??= err;
-    }
-    if (failure) throw failure;
-  }
-
   const targetWhere = (target: EventTarget): { text: string; params: ColumnParam[] } => {
     const params: ColumnParam[] = [{ type: 'texts', value: target.values }];
     let text = `${quoteIdent(target.column)} IN (SELECT unnest($1::VARCHAR[]))`;
