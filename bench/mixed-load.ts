@@ -13,7 +13,8 @@
  *
  * Settings (environment): BENCH_ROUNDS (2), BENCH_DURATION (s per side, 20), BENCH_CONNECTIONS
  * (20), BENCH_RATE (req/s offered in all; 0, the default, saturates), BENCH_WRITERS (4),
- * BENCH_ANALYTICS (3), BENCH_EXPORTS (1), BENCH_WARMUP (s, 10), BENCH_SERVER_ARGS (node
+ * BENCH_ANALYTICS (3), BENCH_EXPORTS (1), BENCH_CLIENT_NICE (0: the nice value of the API clients'
+ * process, mixed-load/clients.ts), BENCH_WARMUP (s, 10), BENCH_SERVER_ARGS (node
  * arguments for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_SERVER_ENV
  * (`K=V,K=V` settings for the server), BENCH_COMPARE (`K=V,…`: a second server with these
  * settings, measured side by side in each round, the order alternating), BENCH_BASELINE (a
@@ -23,11 +24,11 @@
  *
  * Run: npm run bench -- mixed-load   (needs wrk: apt-get install -y wrk)
  */
-import type { ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openDatabase } from '../src/db/open.js';
 import { createWorkspaceService } from '../src/workspaces/service.js';
 import { createWorkspaceStore } from '../src/workspaces/store.js';
@@ -35,7 +36,10 @@ import { seedLinks } from './redirect/seed.js';
 import { ask, startServerChild } from './redirect/server-child.js';
 import { acquireLock, requireWrk, runWrk, type WrkResult } from './redirect/wrk.js';
 import { threadDelta, threadTimes } from './redirect/threads.js';
-import { rssMb } from './redirect/proc.js';
+import { processCpuUs, rssMb } from './redirect/proc.js';
+import type { MixCounts } from './mixed-load/clients.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_DURATION ?? 20);
@@ -46,77 +50,26 @@ const ANALYTICS = Number(process.env.BENCH_ANALYTICS ?? 3);
 const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 1);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const LINKS = 10_000;
-const GROUPINGS = ['count', 'timeseries', 'countries', 'browsers', 'devices', 'referers', 'top_links', 'cities'];
+/** Nice value of the mix's API clients (0: as the server; above 0 they stand in for callers on other machines). */
+const CLIENT_NICE = Number(process.env.BENCH_CLIENT_NICE ?? 0);
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-interface MixCounts {
-  writes: number;
-  analytics: number;
-  exports: number;
-  exportBytes: number;
-  errors: number;
-  slowestApiMs: number;
-}
-
-/** The API side of the mix: loops that run until `stop()` and count what they did. */
-function startMix(base: string, key: string, round: number): { stop(): Promise<MixCounts> } {
-  const counts: MixCounts = { writes: 0, analytics: 0, exports: 0, exportBytes: 0, errors: 0, slowestApiMs: 0 };
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  let running = true;
-  const timed = async (fn: () => Promise<void>) => {
-    const t0 = performance.now();
-    try {
-      await fn();
-    } catch {
-      counts.errors++;
-    }
-    counts.slowestApiMs = Math.max(counts.slowestApiMs, performance.now() - t0);
-  };
-  const writer = async (w: number) => {
-    for (let i = 0; running; i++) {
-      await timed(async () => {
-        const res = await fetch(`${base}/links`, { method: 'POST', headers, body: JSON.stringify({ url: `https://example.com/mix/${round}/${w}/${i}`, key: `m${round}-${w}-${i}`, tags: [] }) });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`POST /links ${res.status}`);
-        counts.writes++;
-      });
-    }
-  };
-  const analyst = async (a: number) => {
-    for (let i = a; running; i++) {
-      await timed(async () => {
-        const res = await fetch(`${base}/analytics?groupBy=${GROUPINGS[i % GROUPINGS.length]}&interval=24h`, { headers });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`GET /analytics ${res.status}`);
-        counts.analytics++;
-      });
-    }
-  };
-  const exporter = async () => {
-    while (running) {
-      await timed(async () => {
-        const res = await fetch(`${base}/events/export?event=clicks&interval=24h`, { headers });
-        if (res.status !== 200) throw new Error(`GET /events/export ${res.status}`);
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          counts.exportBytes += chunk.byteLength;
-          if (!running) break;
-        }
-        counts.exports++;
-      });
-    }
-  };
-  const loops = [
-    ...Array.from({ length: WRITERS }, (_, w) => writer(w)),
-    ...Array.from({ length: ANALYTICS }, (_, a) => analyst(a)),
-    ...Array.from({ length: EXPORTS }, () => exporter()),
-  ];
+/** The API side of the mix, in a process of its own (mixed-load/clients.ts) at `BENCH_CLIENT_NICE`. */
+function startMix(base: string, key: string, round: number): { pid: number; stop(): Promise<MixCounts> } {
+  const child = fork(join(here, 'mixed-load/clients.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, MIX_BASE: base, MIX_KEY: key, MIX_ROUND: String(round), MIX_WRITERS: String(WRITERS), MIX_ANALYTICS: String(ANALYTICS), MIX_EXPORTS: String(EXPORTS), MIX_NICE: String(CLIENT_NICE) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return {
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      return counts;
-    },
+    pid: child.pid!,
+    stop: () =>
+      new Promise<MixCounts>((resolve, reject) => {
+        child.once('message', (m: { type: string; counts: MixCounts }) => (m.type === 'stopped' ? resolve(m.counts) : reject(new Error('bad message'))));
+        child.once('exit', (code) => reject(new Error(`the mix's clients exited with ${code}`)));
+        child.send({ type: 'stop' });
+      }),
   };
 }
 
@@ -159,7 +112,8 @@ async function side(child: ChildProcess, port: number, key: string, withMix: boo
   const seconds = (performance.now() - started) / 1000;
   const threads = threadDelta(t0, threadTimes(pid));
   const client = process.cpuUsage(client0);
-  const clientCpuPct = ((client.user + client.system) / 1e6 / seconds) * 100;
+  const mixCpuUs = mix ? processCpuUs(mix.pid) : 0;
+  const clientCpuPct = ((client.user + client.system + mixCpuUs) / 1e6 / seconds) * 100;
   clearInterval(statsPoll);
   const counts = await mix?.stop();
   clearInterval(sampler);
@@ -223,7 +177,7 @@ async function main() {
     sides.push(await startServer(`baseline ${root}`, settingsOf(process.env.BENCH_SERVER_ENV ?? ''), root));
   }
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${load()}`);
-  console.log(`redirects: wrk ${CONNECTIONS} connections, ${RATE > 0 ? `paced at ${RATE} req/s` : 'saturating'}, every request a new click; mix: ${WRITERS} write loops, ${ANALYTICS} analytics loops, ${EXPORTS} export stream(s); ${ROUNDS} rounds of (alone, mix), ${DURATION} s each; servers: ${sides.map((s) => s.label).join(' | ')}\n`);
+  console.log(`redirects: wrk ${CONNECTIONS} connections, ${RATE > 0 ? `paced at ${RATE} req/s` : 'saturating'}, every request a new click; mix: ${WRITERS} write loops, ${ANALYTICS} analytics loops, ${EXPORTS} export stream(s) (clients at nice ${CLIENT_NICE}); ${ROUNDS} rounds of (alone, mix), ${DURATION} s each; servers: ${sides.map((s) => s.label).join(' | ')}\n`);
 
   const lock = await acquireLock();
   try {
