@@ -254,6 +254,9 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       return splitBuyerRows(rows, spec.group.length);
     },
 
+    // The credits are the metadata database's, beside the leads and sales it keeps (sql/credits.ts).
+    creditAggregate: (spec, range, model) => sqlReads.creditAggregate(spec, range, model),
+
     async expire(before, limit) {
       const { count, conversionIds } = await engine.expire(before, limit);
       // The expired leads and sales leave the metadata database too (the look-ups read them there).
