@@ -272,6 +272,15 @@ export interface CreditsTable {
   cents: number;
 }
 
+/** How far the credits' backfill came (migration 0038, attribution/backfill.ts). */
+export interface CreditBackfillTable {
+  name: string;
+  after_workspace_id: string | null;
+  after_timestamp: number | null;
+  after_id: string | null;
+  done_at: number | null;
+}
+
 /**
  * Where an earlier version left how far its click fold had counted (migration 0008; SQLite, which
  * folded clicks into rollups and counters a second at a time). Read once by the SQL store's
@@ -326,6 +335,7 @@ export interface Database {
   customers: CustomersTable;
   events: EventsTable;
   credits: CreditsTable;
+  credit_backfill: CreditBackfillTable;
   rate_limit_counters: RateLimitCountersTable;
   outbox: OutboxTable;
   outbox_deliveries: OutboxDeliveriesTable;

@@ -220,6 +220,12 @@ export interface BuyerConversions {
  */
 export type StoredCredit = CreditsTable;
 
+/** Where the credits' backfill stands: after this sale (none: from the start), finished or not. */
+export interface CreditBackfillState {
+  after: { workspaceId: string; timestamp: number; id: string } | null;
+  done: boolean;
+}
+
 /** Events one erasure removed, by kind. */
 export interface ForgetCounts {
   clicks: number;
@@ -271,6 +277,11 @@ export interface ConversionStore<Tx> {
    * rows): written in the transaction that appends the sale.
    */
   replaceCredits(saleIds: readonly string[], credits: readonly StoredCredit[], tx: Tx): Promise<void>;
+  /** Up to `limit` sales of every workspace after `after`, in (workspace, time, id) order: the backfill's pages. */
+  salesAfter(after: CreditBackfillState['after'], limit: number, tx?: Tx): Promise<EventRow[]>;
+  /** The backfill's saved state (none saved: from the start, not done). */
+  creditBackfill(tx?: Tx): Promise<CreditBackfillState>;
+  saveCreditBackfill(state: CreditBackfillState, now: number, tx: Tx): Promise<void>;
 
   /**
    * Deletes the customer's leads and sales in `tx` (and what summarises them: rollups, and the

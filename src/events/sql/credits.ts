@@ -18,7 +18,7 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { AggregateSpec, DimColumn, EventRow, MergedRow, StoredCredit, TimeSpan } from '../event-store.js';
+import type { AggregateSpec, CreditBackfillState, DimColumn, EventRow, MergedRow, StoredCredit, TimeSpan } from '../event-store.js';
 import { rawScan } from './aggregate-sql.js';
 import { scopeSubquery } from './link-scope.js';
 import { journeyScope, salesOf } from './buyer-conversions.js';
@@ -39,6 +39,33 @@ export function customerJourney(handle: Kysely<Database>, dialect: Dialect, work
 export async function replaceCredits(tx: Kysely<Database>, saleIds: readonly string[], credits: readonly StoredCredit[]): Promise<void> {
   for (let i = 0; i < saleIds.length; i += CHUNK) await tx.deleteFrom('credits').where('sale_id', 'in', saleIds.slice(i, i + CHUNK)).execute();
   for (let i = 0; i < credits.length; i += CHUNK) await tx.insertInto('credits').values(credits.slice(i, i + CHUNK)).execute();
+}
+
+/** The backfill's page: sales after `after` in the clustered key's order (workspace, time, id). */
+export async function salesAfter(handle: Kysely<Database>, after: CreditBackfillState['after'], limit: number): Promise<EventRow[]> {
+  const ts = sql.ref('timestamp');
+  const past = after ? sql`(workspace_id, ${ts}, id) > (${after.workspaceId}, ${after.timestamp}, ${after.id}) and ` : sql``;
+  const rows = await sql<EventRow>`select * from events where ${past}kind = 'sale' order by workspace_id, ${ts}, id limit ${limit}`.execute(handle);
+  return rows.rows.map((r) => ({ ...r, timestamp: Number(r.timestamp), amount: Number(r.amount ?? 0) }));
+}
+
+const BACKFILL = 'credits';
+
+export async function creditBackfill(handle: Kysely<Database>): Promise<CreditBackfillState> {
+  const row = await handle.selectFrom('credit_backfill').selectAll().where('name', '=', BACKFILL).executeTakeFirst();
+  if (!row) return { after: null, done: false };
+  const after = row.after_id === null ? null : { workspaceId: row.after_workspace_id!, timestamp: Number(row.after_timestamp), id: row.after_id };
+  return { after, done: row.done_at !== null };
+}
+
+export async function saveCreditBackfill(tx: Kysely<Database>, state: CreditBackfillState, now: number): Promise<void> {
+  const values = {
+    after_workspace_id: state.after?.workspaceId ?? null,
+    after_timestamp: state.after?.timestamp ?? null,
+    after_id: state.after?.id ?? null,
+    done_at: state.done ? now : null,
+  };
+  await tx.insertInto('credit_backfill').values({ name: BACKFILL, ...values }).onConflict((oc) => oc.column('name').doUpdateSet(values)).execute();
 }
 
 /** Deletes the credit rows of these sales (their sale erased or expired). */

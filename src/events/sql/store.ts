@@ -28,7 +28,7 @@ import { scopeIdsQuery } from './link-scope.js';
 import { buyerConversionsQuery, splitBuyerRows } from './buyer-conversions.js';
 import { inProcessRunner, type SqlRunner } from './sql-runner.js';
 import { expireEvents, expireRollups } from './expire.js';
-import { creditAggregateQuery, creditRows, customerJourney, replaceCredits } from './credits.js';
+import { creditAggregateQuery, creditBackfill, creditRows, customerJourney, replaceCredits, salesAfter, saveCreditBackfill } from './credits.js';
 
 export interface SqlEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -155,6 +155,9 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
 
     customerJourney: (workspaceId, customerId, since, tx) => customerJourney(tx ?? db, dialect, workspaceId, customerId, since),
     replaceCredits: (saleIds, credits, tx) => replaceCredits(tx, saleIds, credits),
+    salesAfter: (after, limit, tx) => salesAfter(tx ?? db, after, limit),
+    creditBackfill: (tx) => creditBackfill(tx ?? db),
+    saveCreditBackfill: (state, now, tx) => saveCreditBackfill(tx, state, now),
 
     async scopeLinkIds(input, max) {
       return (await one<{ id: string }>(scopeIdsQuery(db, input, max))).map((r) => r.id);
