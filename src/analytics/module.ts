@@ -13,14 +13,19 @@ import { analyticsRoutes } from './routes.js';
 
 export function createAnalyticsModule(ctx: AppContext, deps: { onError?: (err: unknown, context: string) => void } = {}) {
   const { db } = ctx.database;
-  const backfill = createCreditBackfill({ conversions: ctx.conversions, transaction: (fn) => db.transaction().execute(fn), now: ctx.now });
+  const backfill = createCreditBackfill({
+    conversions: ctx.conversions,
+    transaction: (fn) => db.transaction().execute(fn),
+    now: ctx.now,
+    onError: (err) => deps.onError?.(err, 'credits recomputation failed; analytics with a model read the raw path meanwhile'),
+  });
   const service = createAnalyticsService({
     db,
     reader: ctx.reader,
     events: ctx.events,
     now: ctx.now,
     linkSettings: ctx.config,
-    creditsReady: () => backfill.done(),
+    creditsReady: () => backfill.ready(),
   });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(analyticsRoutes, { analytics: service });

@@ -272,6 +272,13 @@ export interface CreditsTable {
   cents: number;
 }
 
+/** Sales whose credits are to be written again (migration 0038, attribution/backfill.ts). */
+export interface CreditRecomputeTable {
+  sale_id: string;
+  workspace_id: string;
+  queued_at: number;
+}
+
 /** How far the credits' backfill came (migration 0038, attribution/backfill.ts). */
 export interface CreditBackfillTable {
   name: string;
@@ -336,6 +343,7 @@ export interface Database {
   events: EventsTable;
   credits: CreditsTable;
   credit_backfill: CreditBackfillTable;
+  credit_recompute: CreditRecomputeTable;
   rate_limit_counters: RateLimitCountersTable;
   outbox: OutboxTable;
   outbox_deliveries: OutboxDeliveriesTable;

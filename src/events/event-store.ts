@@ -282,6 +282,16 @@ export interface ConversionStore<Tx> {
   /** The backfill's saved state (none saved: from the start, not done). */
   creditBackfill(tx?: Tx): Promise<CreditBackfillState>;
   saveCreditBackfill(state: CreditBackfillState, now: number, tx: Tx): Promise<void>;
+  /**
+   * Queues for recomputation, in `tx`, the sales of these customers stamped at or after `since`
+   * (their journey gained earlier events: an import), but those of `except` (credited in `tx`
+   * already), deleting their credit rows.
+   */
+  queueRecompute(workspaceId: string, customerIds: readonly string[], since: number, tx: Tx, except?: readonly string[]): Promise<number>;
+  /** Up to `limit` queued sales (their rows), and the queued ids whose sale is gone. */
+  queuedRecomputes(limit: number, tx?: Tx): Promise<{ sales: EventRow[]; gone: string[] }>;
+  /** Takes these sales off the queue, in `tx` (after their credits were written in it). */
+  dequeueRecomputes(saleIds: readonly string[], tx: Tx): Promise<void>;
 
   /**
    * Deletes the customer's leads and sales in `tx` (and what summarises them: rollups, and the

@@ -9,7 +9,8 @@
  * stores keep their conversions there too), so one table and one statement serve all four.
  * Clustered on (workspace_id, model, timestamp, sale_id, click_id): analytics read one model of
  * one workspace over a time range. `credits_sale` finds a sale's rows (a rewrite replaces them,
- * an erasure or expiry deletes them); `credits_customer` a customer's (erasure, recomputation).
+ * an erasure or expiry deletes them); `credits_customer` a customer's (erasure); `credits_click`
+ * the sales a touch's erasure changes.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.js';
@@ -38,5 +39,6 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (dialect.clusteredTableSuffix) table = table.modifyEnd(dialect.clusteredTableSuffix);
   await table.execute();
   await db.schema.createIndex('credits_sale').on('credits').column('sale_id').execute();
+  await db.schema.createIndex('credits_click').on('credits').column('click_id').execute();
   await db.schema.createIndex('credits_customer').on('credits').columns(['workspace_id', 'customer_id']).where(sql.ref('customer_id'), 'is not', null).execute();
 }

@@ -68,6 +68,9 @@ export function createColumnConversions(options: ColumnConversionsOptions): Conv
     salesAfter: metadata.salesAfter,
     creditBackfill: metadata.creditBackfill,
     saveCreditBackfill: metadata.saveCreditBackfill,
+    queueRecompute: metadata.queueRecompute,
+    queuedRecomputes: metadata.queuedRecomputes,
+    dequeueRecomputes: metadata.dequeueRecomputes,
     // A customer's events are its leads and sales, all of them here: the column store's half is
     // a delete by customer id, no read of it needed for the counters.
     async forgetCustomer(workspaceId, customerId, tx) {

@@ -113,3 +113,72 @@ export function creditRows(rows: readonly Record<string, unknown>[], groupSize: 
     return { g, clicks: 0, leads: 0, sales: Number(r.sales ?? 0), sale_amount: Number(r.sale_amount ?? 0) };
   });
 }
+
+/** What an erasure removed, as far as credits care: ids, kinds, click ids. */
+export interface ErasedForCredits {
+  id: string;
+  workspace_id: string;
+  kind: string;
+  click_id?: string | null;
+}
+
+/**
+ * The credits' share of an erasure, in its transaction: the erased sales' rows go; the sales that
+ * kept a credit on an erased touch (a click, or a lead or sale naming it) lose their rows and are
+ * queued for recomputation (attribution/backfill.ts), since their shares move to the touches left.
+ */
+export async function eraseCredits(trx: Kysely<Database>, erased: readonly ErasedForCredits[], now: number): Promise<void> {
+  const sales = erased.filter((r) => r.kind === 'sale').map((r) => r.id);
+  await deleteCreditsOf(trx, sales);
+  const clicks = [...new Set(erased.map((r) => r.click_id).filter((c): c is string => !!c))];
+  const touched = new Map<string, string>();
+  for (let i = 0; i < clicks.length; i += CHUNK * 10) {
+    const rows = await trx.selectFrom('credits').select(['sale_id', 'workspace_id']).distinct().where('click_id', 'in', clicks.slice(i, i + CHUNK * 10)).execute();
+    for (const r of rows) touched.set(r.sale_id, r.workspace_id);
+  }
+  if (!touched.size) return;
+  await deleteCreditsOf(trx, [...touched.keys()]);
+  await enqueue(trx, [...touched].map(([sale_id, workspace_id]) => ({ sale_id, workspace_id, queued_at: now })));
+}
+
+async function enqueue(trx: Kysely<Database>, rows: { sale_id: string; workspace_id: string; queued_at: number }[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK * 5) {
+    await trx.insertInto('credit_recompute').values(rows.slice(i, i + CHUNK * 5)).onConflict((oc) => oc.column('sale_id').doNothing()).execute();
+  }
+}
+
+/** `ConversionStore.queueRecompute`: the customers' sales since `since`, rows deleted and queued. */
+export async function queueRecompute(trx: Kysely<Database>, workspaceId: string, customerIds: readonly string[], since: number, now: number, except: readonly string[] = []): Promise<number> {
+  let n = 0;
+  const skip = new Set(except);
+  for (let i = 0; i < customerIds.length; i += CHUNK * 5) {
+    const sales = await trx.selectFrom('events').select('id').where('workspace_id', '=', workspaceId).where('customer_id', 'in', customerIds.slice(i, i + CHUNK * 5))
+      .where('kind', '=', 'sale').where('timestamp', '>=', since).execute();
+    const ids = sales.map((s) => s.id).filter((id) => !skip.has(id));
+    await deleteCreditsOf(trx, ids);
+    await enqueue(trx, ids.map((sale_id) => ({ sale_id, workspace_id: workspaceId, queued_at: now })));
+    n += ids.length;
+  }
+  return n;
+}
+
+export async function queuedRecomputes(handle: Kysely<Database>, limit: number): Promise<{ sales: EventRow[]; gone: string[] }> {
+  const queued = await handle.selectFrom('credit_recompute').select(['sale_id', 'workspace_id']).orderBy('queued_at').orderBy('sale_id').limit(limit).execute();
+  if (!queued.length) return { sales: [], gone: [] };
+  const found = await handle.selectFrom('events').selectAll().where('kind', '=', 'sale').where('id', 'in', queued.map((q) => q.sale_id)).execute();
+  const have = new Set(found.map((r) => r.id));
+  return {
+    sales: found.map((r) => ({ ...r, timestamp: Number(r.timestamp), amount: Number(r.amount ?? 0) })),
+    gone: queued.map((q) => q.sale_id).filter((id) => !have.has(id)),
+  };
+}
+
+export async function dequeueRecomputes(trx: Kysely<Database>, saleIds: readonly string[]): Promise<void> {
+  for (let i = 0; i < saleIds.length; i += CHUNK * 10) await trx.deleteFrom('credit_recompute').where('sale_id', 'in', saleIds.slice(i, i + CHUNK * 10)).execute();
+}
+
+/** Retention: the credits of sales stamped before `before`, one (workspace, model) key range at a time. */
+export async function expireCredits(db: Kysely<Database>, before: number): Promise<void> {
+  const keys = await db.selectFrom('workspaces').select('id').execute();
+  for (const { id } of keys) await db.deleteFrom('credits').where('workspace_id', '=', id).where('model', 'in', ['first_click', 'linear', 'time_decay', 'position_based']).where('timestamp', '<', before).execute();
+}

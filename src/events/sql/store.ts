@@ -28,7 +28,7 @@ import { scopeIdsQuery } from './link-scope.js';
 import { buyerConversionsQuery, splitBuyerRows } from './buyer-conversions.js';
 import { inProcessRunner, type SqlRunner } from './sql-runner.js';
 import { expireEvents, expireRollups } from './expire.js';
-import { creditAggregateQuery, creditBackfill, creditRows, customerJourney, replaceCredits, salesAfter, saveCreditBackfill } from './credits.js';
+import { creditAggregateQuery, creditBackfill, creditRows, customerJourney, dequeueRecomputes, queuedRecomputes, queueRecompute, replaceCredits, salesAfter, saveCreditBackfill } from './credits.js';
 
 export interface SqlEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -158,6 +158,9 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
     salesAfter: (after, limit, tx) => salesAfter(tx ?? db, after, limit),
     creditBackfill: (tx) => creditBackfill(tx ?? db),
     saveCreditBackfill: (state, now, tx) => saveCreditBackfill(tx, state, now),
+    queueRecompute: (workspaceId, customerIds, since, tx, except) => queueRecompute(tx, workspaceId, customerIds, since, Date.now(), except),
+    queuedRecomputes: (limit, tx) => queuedRecomputes(tx ?? db, limit),
+    dequeueRecomputes: (saleIds, tx) => dequeueRecomputes(tx, saleIds),
 
     async scopeLinkIds(input, max) {
       return (await one<{ id: string }>(scopeIdsQuery(db, input, max))).map((r) => r.id);
