@@ -76,7 +76,7 @@ type CreditStore<Tx> = Pick<ConversionStore<Tx>, 'customerJourney' | 'replaceCre
  * `tx` sees it (the sale itself appended before). A sale without a customer is credited to its
  * own click alone, as the read-time path does.
  */
-export async function writeCredits<Tx>(conversions: CreditStore<Tx>, sales: readonly (Sale & Partial<Dims>)[], tx: Tx): Promise<number> {
+export async function writeCredits<Tx>(conversions: CreditStore<Tx>, sales: readonly (Sale & Partial<Dims>)[], tx: Tx, options: { fresh?: boolean } = {}): Promise<number> {
   const rows: StoredCredit[] = [];
   for (const sale of sales) {
     if (sale.kind !== 'sale') continue;
@@ -86,12 +86,13 @@ export async function writeCredits<Tx>(conversions: CreditStore<Tx>, sales: read
     rows.push(...creditRowsOf(sale, journey));
   }
   const ids = sales.filter((s) => s.kind === 'sale').map((s) => s.id);
-  if (ids.length) await conversions.replaceCredits(ids, rows, tx);
+  // Sales appended in `tx` have no rows to replace.
+  if (ids.length) await conversions.replaceCredits(options.fresh ? [] : ids, rows, tx);
   return rows.length;
 }
 
 /** Appends leads and sales in `tx` and writes the sales' credits in it: what every road calls. */
 export async function appendWithCredits<Tx>(conversions: Pick<ConversionStore<Tx>, 'append' | 'customerJourney' | 'replaceCredits'>, events: readonly StoredEvent[], tx: Tx): Promise<void> {
   await conversions.append(events, tx);
-  await writeCredits(conversions, events, tx);
+  await writeCredits(conversions, events, tx, { fresh: true });
 }

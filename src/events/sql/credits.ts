@@ -15,7 +15,8 @@
  * await replaceCredits(trx, ['evt_1'], rows);
  * const [rows] = await runner.run([creditAggregateQuery(db, dialect, spec, range, 'linear')]);
  */
-import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
 import type { Database } from '../../db/tables.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { AggregateSpec, CreditBackfillState, DimColumn, EventRow, MergedRow, StoredCredit, TimeSpan } from '../event-store.js';
@@ -35,10 +36,32 @@ export function customerJourney(handle: Kysely<Database>, dialect: Dialect, work
     order by ${sql.ref('timestamp')}, id`.execute(handle).then((r) => r.rows.map((row) => ({ ...row, timestamp: Number(row.timestamp), amount: Number(row.amount ?? 0) })));
 }
 
-/** Deletes the credit rows of `saleIds` and writes `credits`, in `tx`. */
+const CREDIT_COLUMNS = [
+  'workspace_id', 'model', 'timestamp', 'sale_id', 'click_id', 'customer_id', 'sale_link_id', 'link_id', 'domain', 'url', 'utm_source', 'utm_medium',
+  'utm_campaign', 'utm_term', 'utm_content', 'continent', 'country', 'region', 'city', 'device', 'browser', 'os', 'trigger', 'referer', 'referer_url', 'share', 'cents',
+] as const satisfies readonly (keyof StoredCredit)[];
+/** Rows per insert statement, largest first (27 columns × 32 rows: far below both engines' bound-value limits). */
+const INSERT_SIZES = [32, 8, 4, 1];
+/** Insert texts compiled once per size (a sale writes 4-12 rows; Kysely's compile cost more than the insert). */
+const texts: SqlTexts = new Map();
+
+/** Deletes the credit rows of `saleIds` (none for sales appended in `tx`) and writes `credits`, in `tx`. */
 export async function replaceCredits(tx: Kysely<Database>, saleIds: readonly string[], credits: readonly StoredCredit[]): Promise<void> {
   for (let i = 0; i < saleIds.length; i += CHUNK) await tx.deleteFrom('credits').where('sale_id', 'in', saleIds.slice(i, i + CHUNK)).execute();
-  for (let i = 0; i < credits.length; i += CHUNK) await tx.insertInto('credits').values(credits.slice(i, i + CHUNK)).execute();
+  let i = 0;
+  for (const size of INSERT_SIZES) {
+    for (; credits.length - i >= size; i += size) {
+      const part = credits.slice(i, i + size);
+      // Keyed by the engine's adapter too: the placeholders differ (`?` on SQLite, `$n` on PostgreSQL).
+      const text = sqlText(texts, `credits:${size}:${tx.getExecutor().adapter.constructor.name}`, () => {
+        const full = part.map((c) => Object.fromEntries(CREDIT_COLUMNS.map((col) => [col, c[col] ?? null])) as unknown as StoredCredit);
+        return tx.insertInto('credits').values(full).compile().sql;
+      });
+      const values: unknown[] = [];
+      for (const c of part) for (const col of CREDIT_COLUMNS) values.push(c[col] ?? null);
+      await tx.executeQuery(CompiledQuery.raw(text, values));
+    }
+  }
 }
 
 /** The backfill's page: sales after `after` in the clustered key's order (workspace, time, id). */
