@@ -55,7 +55,9 @@ export async function replaceCredits(tx: Kysely<Database>, saleIds: readonly str
       // Keyed by the engine's adapter too: the placeholders differ (`?` on SQLite, `$n` on PostgreSQL).
       const text = sqlText(texts, `credits:${size}:${tx.getExecutor().adapter.constructor.name}`, () => {
         const full = part.map((c) => Object.fromEntries(CREDIT_COLUMNS.map((col) => [col, c[col] ?? null])) as unknown as StoredCredit);
-        return tx.insertInto('credits').values(full).compile().sql;
+        // A row already there is the same row (credits are a function of the journey): two
+        // processes backfilling or recomputing one sale at once must not fail each other.
+        return tx.insertInto('credits').values(full).onConflict((oc) => oc.doNothing()).compile().sql;
       });
       const values: unknown[] = [];
       for (const c of part) for (const col of CREDIT_COLUMNS) values.push(c[col] ?? null);
