@@ -192,7 +192,7 @@ export async function buildApp(options: BuildOptions) {
   const redirect = options.apiThread ? createFrontRedirect(options.apiThread) : createRedirectModule(ctx, { links, bio: bio.pages });
   const tracking = createTrackingModule(ctx, { links, customers, redirect });
   const integrations = createIntegrationsModule(ctx, { tracking });
-  const analytics = createAnalyticsModule(ctx);
+  const analytics = createAnalyticsModule(ctx, { onError: (err, context) => app.log.warn({ err }, context) });
   const abTests = createAbTestsModule(ctx, { links, onError: (err, context) => app.log.warn({ err }, context) });
   const journeys = createJourneysModule(ctx, { customers });
   const qr = createQrModule(ctx);
@@ -243,7 +243,7 @@ export async function buildApp(options: BuildOptions) {
   // Webhooks start first: the registry's answers (which events anyone wants) are loaded before
   // anything is written.
   // The event log closes after the redirect (its last batches) and tracking, before the reader.
-  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, abTests.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle, { close: () => traces.close() }];
+  const lifecycles: Lifecycle[] = [...(metrics ? [metrics.lifecycle] : []), webhooks.lifecycle, retention.lifecycle, analytics.lifecycle, abTests.lifecycle, redirect.lifecycle, tls.lifecycle, tracking.lifecycle, qr.lifecycle, imports.lifecycle, bio.lifecycle, { close: () => eventLog.close() }, { close: () => reader.close() }, domainEvents.lifecycle, { close: () => traces.close() }];
 
   // Short-link hosts are answered before Fastify's routing: the redirect is the hot path and
   // skips every hook, parser and schema of the API (issue 4).

@@ -9,8 +9,12 @@
  * the selected sales, and every lead and sale of their customers since the lookback's start
  * (leads and sales carry their click's link, click id and dimensions), only the columns needed.
  *
+ * With the default lookback the credits written with each sale answer instead (`creditedRows`,
+ * docs/decisions/0015): one aggregate of the stored rows, the same figures to the cent.
+ *
  * @example
  * const rows = await attributedRows(events, spec, range, merged, { model: 'linear', lookbackMs });
+ * const same = await creditedRows(events, spec, range, merged, 'linear'); // lookback 90 days
  */
 import type { AggregateSpec, ConversionTouchRow, EventLog, MergedRow } from '../events/index.js';
 import type { AttributionModel } from '../attribution/models.js';
@@ -47,7 +51,7 @@ export async function attributedRows(
     else byCustomer.set(r.customer_id!, [r]);
   }
 
-  const credit = new Map<string, { g: string[]; sales: number; cents: number }>();
+  const credit: Credit = new Map();
   const add = (g: string[], share: number, cents: number) => {
     const k = keyOf(g);
     const acc = credit.get(k) ?? { g, sales: 0, cents: 0 };
@@ -76,6 +80,27 @@ export async function attributedRows(
     }
   }
 
+  return withCredit(merged, credit);
+}
+
+/** `merged` with `sales` and `sale_amount` from the credits stored for `model` (default lookback). */
+export async function creditedRows(
+  events: Pick<EventLog, 'creditAggregate'>,
+  spec: AggregateSpec,
+  range: Range,
+  merged: readonly MergedRow[],
+  model: AttributionModel,
+): Promise<MergedRow[]> {
+  if (model === 'last_click' || spec.group.length === 0 || !spec.kinds.includes('sale')) return [...merged];
+  const credit: Credit = new Map();
+  for (const r of await events.creditAggregate(spec, range, model)) credit.set(keyOf(r.g), { g: r.g, sales: Number(r.sales), cents: Number(r.sale_amount) });
+  return withCredit(merged, credit);
+}
+
+type Credit = Map<string, { g: string[]; sales: number; cents: number }>;
+
+/** The aggregate's rows with the credit per group; groups only credits reach are added. */
+function withCredit(merged: readonly MergedRow[], credit: Credit): MergedRow[] {
   const out: MergedRow[] = [];
   for (const m of merged) {
     const c = credit.get(keyOf(m.g));

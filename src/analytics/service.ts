@@ -19,7 +19,7 @@ import { toEventRecord } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, webhookIdsByLink, webhookIdsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
-import { attributedRows } from './attributed.js';
+import { attributedRows, creditedRows } from './attributed.js';
 
 const DAY_MS = 86_400_000;
 /** The attribution window when `lookbackDays` is absent: the published click cookie's 90 days. */
@@ -32,6 +32,8 @@ export interface AnalyticsServiceDeps {
   events: EventLog;
   now: () => number;
   linkSettings: LinkUrlSettings;
+  /** Whether the credits written with the sales cover every sale (attribution/backfill.ts); absent: never. */
+  creditsReady?: () => Promise<boolean>;
 }
 
 
@@ -227,8 +229,13 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       const boundaries = timeseries ? bucketStarts(range).slice(1) : undefined;
       let merged = await events.aggregate(spec, range, boundaries);
       if (q.attribution && q.attribution !== 'last_click') {
-        const lookbackMs = (q.lookbackDays ?? DEFAULT_LOOKBACK_DAYS) * DAY_MS;
-        merged = await attributedRows(events, spec, range, merged, { model: q.attribution, lookbackMs });
+        // The default lookback reads the credits written with the sales (docs/decisions/0015);
+        // a query's own lookbackDays, or credits not backfilled yet, the read-time path.
+        if (q.lookbackDays === undefined && (await deps.creditsReady?.())) merged = await creditedRows(events, spec, range, merged, q.attribution);
+        else {
+          const lookbackMs = (q.lookbackDays ?? DEFAULT_LOOKBACK_DAYS) * DAY_MS;
+          merged = await attributedRows(events, spec, range, merged, { model: q.attribution, lookbackMs });
+        }
       }
 
       if (groupBy === 'count') return reported(event, merged[0] ?? empty);

@@ -233,6 +233,62 @@ export interface EventsTable {
 }
 
 /**
+ * Attribution credits written with the sale (migration 0037, docs/decisions/0015): one row per
+ * (sale, model, touch), the touch's dimensions copied as a lead copies its click's.
+ */
+export interface CreditsTable {
+  workspace_id: string;
+  model: string;
+  /** The sale's time (ms). */
+  timestamp: number;
+  sale_id: string;
+  /** The touch's click id. */
+  click_id: string;
+  customer_id: string | null;
+  /** The sale's own link: a link scope applies to the sale. */
+  sale_link_id: string;
+  /** The touch's link. */
+  link_id: string;
+  domain: string | null;
+  url: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  continent: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  trigger: string | null;
+  referer: string | null;
+  referer_url: string | null;
+  /** Fraction of the sale counted for the touch (0 for a refund). */
+  share: number;
+  /** USD cents credited to the touch. */
+  cents: number;
+}
+
+/** Sales whose credits are to be written again (migration 0038, attribution/backfill.ts). */
+export interface CreditRecomputeTable {
+  sale_id: string;
+  workspace_id: string;
+  queued_at: number;
+}
+
+/** How far the credits' backfill came (migration 0038, attribution/backfill.ts). */
+export interface CreditBackfillTable {
+  name: string;
+  after_workspace_id: string | null;
+  after_timestamp: number | null;
+  after_id: string | null;
+  done_at: number | null;
+}
+
+/**
  * Where an earlier version left how far its click fold had counted (migration 0008; SQLite, which
  * folded clicks into rollups and counters a second at a time). Read once by the SQL store's
  * upgrade (events/upgrades/fold-clicks.ts), which counts what was left and clears it.
@@ -285,6 +341,9 @@ export interface Database {
   link_tags: LinkTagsTable;
   customers: CustomersTable;
   events: EventsTable;
+  credits: CreditsTable;
+  credit_backfill: CreditBackfillTable;
+  credit_recompute: CreditRecomputeTable;
   rate_limit_counters: RateLimitCountersTable;
   outbox: OutboxTable;
   outbox_deliveries: OutboxDeliveriesTable;

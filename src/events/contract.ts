@@ -16,6 +16,7 @@ import type { AggregateSpec, ConversionStore, DimColumn, EventKind, EventLog, Ev
 import { buildScope, MAX_INLINE_IDS } from './link-scope.js';
 import { clickEvent, conversionEvent } from './rows.js';
 import { columnsOf } from './batch/wide-rows.js';
+import { creditContract } from './contract-credits.js';
 
 export interface ContractLink {
   id: string;
@@ -254,6 +255,9 @@ export function describeEventStoreContract<Tx>(name: string, open: () => Promise
       assert.ok(!all.journeys.some((r) => r.link_id === 'lnk_other'), "nothing of another workspace's customer of the same id");
       assert.ok(!all.journeys.some((r) => r.customer_id === 'cus_9'), 'only buyers');
     });
+
+    test("credits: the journey read in the sale's write, a sale's rows replaced in it, one model aggregated by the touch's columns with the spec applied to the sale", () =>
+      creditContract(f, spec, contractEvent));
 
     test('timeseries rows carry the slot each event counts in, and the range is half-open', async () => {
       const from = T0 + 2 * H;

@@ -21,7 +21,7 @@
  * const rows = await log.aggregate(spec, { from, to });
  */
 
-import type { EventsTable } from '../db/tables.js';
+import type { CreditsTable, EventsTable } from '../db/tables.js';
 import type { ClickColumns } from './batch/click-columns.js';
 
 export type EventKind = EventsTable['kind'];
@@ -213,6 +213,19 @@ export interface BuyerConversions {
   journeys: ConversionTouchRow[];
 }
 
+/**
+ * One attribution credit as stored (docs/decisions/0015, migration 0037): a (sale, model, touch)
+ * with the sale's time, id, customer and link, the touch's click id, link and dimensions, and the
+ * model's `share` (0 for a refund) and `cents` of the sale. Built by attribution/credit-writer.ts.
+ */
+export type StoredCredit = CreditsTable;
+
+/** Where the credits' backfill stands: after this sale (none: from the start), finished or not. */
+export interface CreditBackfillState {
+  after: { workspaceId: string; timestamp: number; id: string } | null;
+  done: boolean;
+}
+
 /** Events one erasure removed, by kind. */
 export interface ForgetCounts {
   clicks: number;
@@ -252,6 +265,33 @@ export interface ConversionStore<Tx> {
   hasSaleOnLink(workspaceId: string, customerId: string, linkId: string, tx?: Tx): Promise<boolean>;
   /** True when `err` is the refusal of a sale whose invoice id was already recorded. */
   isDuplicateInvoice(err: unknown): boolean;
+
+  /**
+   * The customer's leads and sales stamped at or after `since` (ms), on any link of the workspace
+   * but disabled ones (the journey the read-time attribution reads), in time order: what the
+   * credits of a sale are computed from (attribution/credit-writer.ts).
+   */
+  customerJourney(workspaceId: string, customerId: string, since: number, tx?: Tx): Promise<EventRow[]>;
+  /**
+   * Replaces the credit rows of these sales by `credits` in `tx` (a rerun for a sale replaces its
+   * rows): written in the transaction that appends the sale.
+   */
+  replaceCredits(saleIds: readonly string[], credits: readonly StoredCredit[], tx: Tx): Promise<void>;
+  /** Up to `limit` sales of every workspace after `after`, in (workspace, time, id) order: the backfill's pages. */
+  salesAfter(after: CreditBackfillState['after'], limit: number, tx?: Tx): Promise<EventRow[]>;
+  /** The backfill's saved state (none saved: from the start, not done). */
+  creditBackfill(tx?: Tx): Promise<CreditBackfillState>;
+  saveCreditBackfill(state: CreditBackfillState, now: number, tx: Tx): Promise<void>;
+  /**
+   * Queues for recomputation, in `tx`, the sales of these customers stamped at or after `since`
+   * (their journey gained earlier events: an import), but those of `except` (credited in `tx`
+   * already), deleting their credit rows.
+   */
+  queueRecompute(workspaceId: string, customerIds: readonly string[], since: number, tx: Tx, except?: readonly string[]): Promise<number>;
+  /** Up to `limit` queued sales (their rows), and the queued ids whose sale is gone. */
+  queuedRecomputes(limit: number, tx?: Tx): Promise<{ sales: EventRow[]; gone: string[] }>;
+  /** Takes these sales off the queue, in `tx` (after their credits were written in it). */
+  dequeueRecomputes(saleIds: readonly string[], tx: Tx): Promise<void>;
 
   /**
    * Deletes the customer's leads and sales in `tx` (and what summarises them: rollups, and the
@@ -299,6 +339,13 @@ export interface EventLog {
    * one query (the buyers a subquery of the sales), instead of walking full rows page by page.
    */
   buyerConversions(spec: AggregateSpec, range: TimeSpan, since: number): Promise<BuyerConversions>;
+  /**
+   * Attribution from the stored credits (docs/decisions/0015): the credit rows of `model` for the
+   * sales the spec selects over the range (its scope, filters and conversion filters apply to the
+   * sale), grouped by the spec's columns as the touches carry them; `sales` the sum of shares,
+   * `sale_amount` of cents, `clicks` and `leads` 0. No slots (a timeseries' totals do not move).
+   */
+  creditAggregate(spec: AggregateSpec, range: TimeSpan, model: string): Promise<MergedRow[]>;
   /** A page of the events the spec selects, newest or oldest first (ties by id); events of deleted links are left out. */
   page(spec: AggregateSpec, range: TimeSpan, page: EventPage): Promise<EventRow[]>;
 

@@ -8,7 +8,7 @@
  */
 
 // Events: rows, reads and the two interfaces (the log's, the conversions').
-export { type AggregateSpec, type BuyerConversions, type ConversionTouchRow, type DimColumn, type DimFilter, type EventKind, type ConversionStore, type EventLog, type EventRow, type ForgetResult, type LinkFilters, type LinkScope, type MatchMode, type MergedRow, type MetadataMatch, type Metrics, type StoredEvent, type ValueFilter } from './event-store.js';
+export { type AggregateSpec, type BuyerConversions, type CreditBackfillState, type ConversionTouchRow, type DimColumn, type DimFilter, type EventKind, type ConversionStore, type EventLog, type EventRow, type ForgetResult, type LinkFilters, type LinkScope, type MatchMode, type MergedRow, type MetadataMatch, type Metrics, type StoredCredit, type StoredEvent, type ValueFilter } from './event-store.js';
 export { type AttributionSource, clickEvent, conversionEvent, dimensionsOf, EVENT_DIMENSIONS, type EventDimensions } from './rows.js';
 export { buildScope, hasLinkFilter, MAX_INLINE_IDS } from './link-scope.js';
 export { createLinkCounters, erasedTotals, linkBumps, type LinkCounters, workspaceBumps } from './counters.js';

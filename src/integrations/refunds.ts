@@ -11,6 +11,7 @@ import type { EventRow } from '../events/index.js';
 import { conversionEvent } from '../events/index.js';
 import { newId } from '../ids.js';
 import type { TrackDeps } from '../tracking/deps.js';
+import { appendWithCredits } from '../attribution/credit-writer.js';
 
 export interface RefundStep {
   /** Newly refunded, in the sale's smallest currency unit and in US cents. */
@@ -74,7 +75,8 @@ export async function recordRefund(
       sale_type: sale.sale_type,
       metadata: JSON.stringify({ refundOf: sale.id, invoiceId: sale.invoice_id, reference: input.reference }),
     });
-    await deps.conversions.append([row], trx);
+    // A refund's credits: negative cents, zero shares, over the same journey (docs/decisions/0015).
+    await appendWithCredits(deps.conversions, [row], trx);
     await deps.counters.addRefund(trx, workspaceId, sale.link_id, step.usdCents);
     if (sale.customer_id) await deps.customers(trx).addRefund(workspaceId, sale.customer_id, step.usdCents, now);
     await trx.updateTable('sale_refunds')

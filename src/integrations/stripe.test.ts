@@ -126,6 +126,13 @@ test('charge.refunded: partial, then the rest, then more than the sale; counters
   const events = await h.t.inject({ method: 'GET', url: `/events?event=sales&interval=all&linkId=${link.id}` });
   assert.equal(events.statusCode, 200, events.body);
   assert.deepEqual(events.json().map((e: { sale: { amount: number } }) => e.sale.amount).sort((a: number, b: number) => a - b), [-7500, -2500, 10_000]);
+  // Credits were written with the sale and each refund (docs/decisions/0015): per model, the
+  // sale's share 1 and its cents, each refund's share 0 and its negative cents, netting to 0.
+  const credits = await h.t.ctx.database.db.selectFrom('credits').selectAll().where('sale_link_id', '=', link.id).execute();
+  for (const model of ['first_click', 'linear', 'time_decay', 'position_based']) {
+    const mine = credits.filter((c) => c.model === model);
+    assert.deepEqual(mine.map((c) => [Number(c.share), Number(c.cents)]).sort((x, y) => x[1]! - y[1]!), [[0, -7500], [0, -2500], [1, 10_000]], model);
+  }
 });
 
 test('a refund larger than the sale in one event is stopped at the sale amount', async () => {

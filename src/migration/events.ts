@@ -28,6 +28,7 @@ import { lookupKey, normaliseDomain } from '../links/keys.js';
 import { utmOf } from '../redirect/final-url.js';
 import { msOf } from './target.js';
 import type { MigrationStore } from './store.js';
+import { appendWithCredits } from '../attribution/credit-writer.js';
 
 
 export type CopiedKind = 'click' | 'lead' | 'sale';
@@ -230,7 +231,12 @@ export function createEventCopier(deps: EventCopierDeps) {
   async function writeConversions(trx: Kysely<Database>, kind: 'lead' | 'sale', rows: StoredEvent[]): Promise<StoredEvent[]> {
     const fresh = await freshConversions(trx, kind, rows);
     if (!fresh.length) return fresh;
-    await events.append(fresh, trx);
+    // Imported sales get their attribution credits in the page's write; the customers' later
+    // sales already stored are recomputed, their journey having gained earlier touches
+    // (docs/decisions/0015).
+    await appendWithCredits(events, fresh, trx);
+    const buyers = [...new Set(fresh.map((r) => r.customer_id).filter((c): c is string => !!c))];
+    if (buyers.length) await events.queueRecompute(workspaceId, buyers, Math.min(...fresh.map((r) => Number(r.timestamp))), trx, fresh.map((r) => r.id));
     for (const r of fresh) {
       if (kind === 'lead') {
         await counters.addLeads(trx, workspaceId, r.link_id, 1);

@@ -123,6 +123,11 @@ async function snapshot(t: TestApp) {
     analytics[`${event}/link:deal`] = await ok(t, 'GET', `/analytics?event=${event}&interval=all&domain=promo.src.test&key=deal`);
     for (const folder of folders) analytics[`${event}/folder:${folder.name}`] = await ok(t, 'GET', `/analytics?event=${event}&interval=all&folderId=${folder.id}`);
   }
+  // Under each model (the credits written with the source's sales and with the imported ones).
+  for (const model of ['first_click', 'linear', 'time_decay', 'position_based']) {
+    const rows = (await ok(t, 'GET', `/analytics?event=sales&groupBy=top_links&interval=all&attribution=${model}`)) as Record<string, unknown>[];
+    analytics[`sales/top_links/${model}`] = rows.map((r) => ({ ...pick(r, ['sales', 'saleAmount']), link: linkName.get((r.id ?? r.link) as string) }));
+  }
   return {
     tags: tags.map(({ name, color }) => ({ name, color })).sort((a, b) => a.name.localeCompare(b.name)),
     folders: folders.map(({ id: _id, ...f }) => f),
@@ -153,6 +158,10 @@ describe('import api between two Waymark instances', () => {
     assert.deepEqual(want.analytics['composite/link:deal'], { clicks: 2, leads: 1, sales: 1, saleAmount: 300 });
     assert.equal((want.analytics['clicks/folder:Campaigns'] as { clicks: number }).clicks, 3);
     assert.deepEqual(got, want);
+    // The imported sales were credited in the import's writes, as the source's were on /track/sale.
+    const creditCount = async (t: TestApp) => Number((await t.ctx.database.db.selectFrom('credits').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    assert.ok((await creditCount(source)) > 0);
+    assert.equal(await creditCount(target), await creditCount(source));
 
     // Domains arrive unverified, with their settings.
     const domains = (await ok(target, 'GET', '/domains')) as { slug: string; verified: boolean; placeholder: string | null }[];

@@ -24,6 +24,7 @@ import { upsertCustomer } from './lead.js';
 import type { CurrencyConverter } from './currency.js';
 import type { TrackSaleBody, TrackSaleResponse } from './schema.js';
 import { conversionOutboxEntry, type Outbox } from '../outbox/outbox.js';
+import { appendWithCredits } from '../attribution/credit-writer.js';
 
 /** Retries after a unique violation that was not the invoice (another process created the customer). */
 const UNIQUE_RACE_RETRIES = 3;
@@ -132,7 +133,8 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
           }),
         );
         // A duplicate invoice id fails here (events_invoice) and rolls back everything above.
-        await deps.conversions.append(rows, trx);
+        // The sale's attribution credits are written with it (docs/decisions/0015).
+        await appendWithCredits(deps.conversions, rows, trx);
         await deps.counters.addSale(trx, workspaceId, source.link_id, amountUsdCents, firstOnLink);
         await outbox?.write(trx, [conversionOutboxEntry(rows[rows.length - 1]!, now)]);
         sale = {
@@ -143,7 +145,7 @@ export function createSaleService(deps: TrackDeps, fx: CurrencyConverter, outbox
           metadata: body.metadata ?? null,
         };
       } else {
-        await deps.conversions.append(rows, trx);
+        await appendWithCredits(deps.conversions, rows, trx);
       }
       if (direct) await deps.counters.addLeads(trx, workspaceId, source.link_id, 1);
       if (!sale) return noSale;

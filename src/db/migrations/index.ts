@@ -34,6 +34,8 @@ import * as m0032 from './0032-bio-pages.js';
 import * as m0033 from './0033-bio-page-links.js';
 import * as m0035 from './0035-ab-test-settings.js';
 import * as m0036 from './0036-events-customer-covering.js';
+import * as m0037 from './0037-credits.js';
+import * as m0038 from './0038-credit-backfill.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -68,6 +70,8 @@ const ALL: Record<string, DialectMigration> = {
   '0033-bio-page-links': m0033,
   '0035-ab-test-settings': m0035,
   '0036-events-customer-covering': m0036,
+  '0037-credits': m0037,
+  '0038-credit-backfill': m0038,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

@@ -62,6 +62,15 @@ export function createColumnConversions(options: ColumnConversionsOptions): Conv
     saleByInvoice: metadata.saleByInvoice,
     hasSaleOnLink: metadata.hasSaleOnLink,
     isDuplicateInvoice: metadata.isDuplicateInvoice,
+    // Credits live in the metadata database for every store (sql/credits.ts).
+    customerJourney: metadata.customerJourney,
+    replaceCredits: metadata.replaceCredits,
+    salesAfter: metadata.salesAfter,
+    creditBackfill: metadata.creditBackfill,
+    saveCreditBackfill: metadata.saveCreditBackfill,
+    queueRecompute: metadata.queueRecompute,
+    queuedRecomputes: metadata.queuedRecomputes,
+    dequeueRecomputes: metadata.dequeueRecomputes,
     // A customer's events are its leads and sales, all of them here: the column store's half is
     // a delete by customer id, no read of it needed for the counters.
     async forgetCustomer(workspaceId, customerId, tx) {

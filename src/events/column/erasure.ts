@@ -23,6 +23,7 @@ import type { LinkCounters } from '../counters.js';
 import { newId } from '../../ids.js';
 import type { EventTarget } from './column-engine.js';
 import { customerEvents } from './metadata-events.js';
+import { eraseCredits } from '../sql/credits.js';
 
 /** What the counters need of an erased event. */
 interface ErasedRow {
@@ -48,7 +49,7 @@ export async function eraseMetadata(
   now = Date.now(),
 ): Promise<ForgetCounts> {
   if (!target.values.length) return { clicks: 0, leads: 0, sales: 0 };
-  let select = trx.selectFrom('events').select(['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id']).where(target.column, 'in', [...target.values]);
+  let select = trx.selectFrom('events').select(['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id', 'click_id']).where(target.column, 'in', [...target.values]);
   let del = trx.deleteFrom('events').where(target.column, 'in', [...target.values]);
   if (target.workspaceId !== undefined) {
     select = select.where('workspace_id', '=', target.workspaceId);
@@ -64,6 +65,8 @@ export async function eraseMetadata(
     });
   }
   const erased = [...rows.values()];
+  // The credits (metadata database for every store): erased sales' go, sales credited to an erased touch are recomputed.
+  await eraseCredits(trx, [...columnRows, ...metadataRows].map((r) => ({ id: String(r.id), workspace_id: String(r.workspace_id), kind: String(r.kind), click_id: r.click_id == null ? null : String(r.click_id) })), now);
   if (counters && erased.length) {
     await counters.subtractEvents(trx, erased);
     // A link's `conversions` counts customers with a sale on it: one less for each whose last sale there went.

@@ -229,7 +229,7 @@ export function erasedRowsQuery(d: ColumnDialect, target: { workspaceId?: string
   const b = new Builder(d);
   const conds = [d.inList(b.col(target.column), b.p({ type: 'texts', value: target.values }))];
   if (target.workspaceId !== undefined) conds.push(b.d.workspaceIs(b.text(target.workspaceId)));
-  return b.done(`select ${['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id'].map((c) => b.col(c)).join(', ')} from events where ${conds.join(' and ')}`);
+  return b.done(`select ${['id', 'workspace_id', 'link_id', 'kind', 'amount', 'customer_id', 'click_id'].map((c) => b.col(c)).join(', ')} from events where ${conds.join(' and ')}`);
 }
 
 /**

@@ -37,6 +37,7 @@ import { applyErasures, eraseMetadata } from './erasure.js';
 import { createLinkCounters } from '../counters.js';
 import { createSqlEventStore } from '../sql/store.js';
 import { journeyScope, splitBuyerRows } from '../sql/buyer-conversions.js';
+import { expireCredits } from '../sql/credits.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { moveMetadataClicks } from '../upgrades/metadata-clicks.js';
 
@@ -254,8 +255,12 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       return splitBuyerRows(rows, spec.group.length);
     },
 
+    // The credits are the metadata database's, beside the leads and sales it keeps (sql/credits.ts).
+    creditAggregate: (spec, range, model) => sqlReads.creditAggregate(spec, range, model),
+
     async expire(before, limit) {
       const { count, conversionIds } = await engine.expire(before, limit);
+      await expireCredits(db, before);
       // The expired leads and sales leave the metadata database too (the look-ups read them there).
       for (let i = 0; i < conversionIds.length; i += ID_CHUNK) {
         await db.deleteFrom('events').where('kind', '<>', 'click').where('id', 'in', conversionIds.slice(i, i + ID_CHUNK)).execute();

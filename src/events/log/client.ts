@@ -118,6 +118,7 @@ export function createEventLogClient(port: LogPort, options: EventLogClientOptio
     aggregate: (spec, range, boundaries) => call('aggregate', [spec, range, boundaries]),
     page: (spec, range, page) => call('page', [spec, range, page]),
     buyerConversions: (spec, range, since) => call('buyerConversions', [spec, range, since]),
+    creditAggregate: (spec, range, model) => call('creditAggregate', [spec, range, model]),
     forgetLinks: (workspaceId, linkIds) => call('forgetLinks', [workspaceId, linkIds]),
     forgetIp: (ip) => call('forgetIp', [ip]),
     forgetClick: (clickId) => call('forgetClick', [clickId]),

@@ -238,6 +238,7 @@ export function createLogService(options: LogServiceOptions): LogService {
     aggregate: (spec, range, boundaries) => reads.run(() => store.aggregate(spec, range, boundaries)),
     page: (spec, range, page) => reads.run(() => store.page(spec, range, page)),
     buyerConversions: (spec, range, since) => reads.run(() => store.buyerConversions(spec, range, since)),
+    creditAggregate: (spec, range, model) => reads.run(() => store.creditAggregate(spec, range, model)),
     forgetLinks: (workspaceId, linkIds) => store.forgetLinks(workspaceId, linkIds),
     forgetIp: (ip) => store.forgetIp(ip),
     forgetClick: (clickId) => store.forgetClick(clickId),

@@ -13,6 +13,7 @@ import { createLinkCounters, type LinkCounters } from '../counters.js';
 import type { Dialect } from '../../db/dialect.js';
 import { applyRollupDeltas, rollupDeltas } from './rollup-deltas.js';
 import { sqlText, type SqlTexts } from '../../db/sql-texts.js';
+import { eraseCredits } from './credits.js';
 
 export type { StoredEvent } from '../event-store.js';
 
@@ -133,6 +134,8 @@ async function forgetOne(trx: Kysely<Database>, target: ForgetTarget, texts: Sql
           .execute();
       }
     }
+    // Their credits in the same transaction: erased sales' go, sales credited to an erased touch are recomputed.
+    await eraseCredits(trx, rows, Date.now());
     for (const r of rows) {
       if (r.kind === 'click') removed.clicks++;
       else if (r.kind === 'lead') removed.leads++;

@@ -14,6 +14,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { DAY_MS, HOUR_MS } from './rollup-spec.js';
 import { ROLLUP_DIMS } from './rollup-spec.js';
+import { expireCredits } from './credits.js';
 
 /** One key range to trim: the rows of `table` matching `prefix` whose `time` is below `cut`, in key order `order`. */
 interface Range {
@@ -54,8 +55,11 @@ async function trimAll(db: Kysely<Database>, ranges: (workspaceId: string) => Ra
 }
 
 /** Deletes up to `limit` events stamped before `before`, oldest first per workspace, in one transaction. */
-export function expireEvents(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  return trimAll(db, (workspace_id) => [{ table: 'events', prefix: { workspace_id }, order: ['timestamp', 'id'], cut: before }], limit);
+export async function expireEvents(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const n = await trimAll(db, (workspace_id) => [{ table: 'events', prefix: { workspace_id }, order: ['timestamp', 'id'], cut: before }], limit);
+  // The credits of the sales before the horizon go with them (docs/decisions/0015).
+  await expireCredits(db, before);
+  return n;
 }
 
 /** Deletes up to `limit` rollup rows of buckets that end at or before `before` (hourly, then daily), in one transaction. */

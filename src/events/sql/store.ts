@@ -28,6 +28,7 @@ import { scopeIdsQuery } from './link-scope.js';
 import { buyerConversionsQuery, splitBuyerRows } from './buyer-conversions.js';
 import { inProcessRunner, type SqlRunner } from './sql-runner.js';
 import { expireEvents, expireRollups } from './expire.js';
+import { creditAggregateQuery, creditBackfill, creditRows, customerJourney, dequeueRecomputes, queuedRecomputes, queueRecompute, replaceCredits, salesAfter, saveCreditBackfill } from './credits.js';
 
 export interface SqlEventStoreOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
@@ -152,6 +153,15 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
     // One sale per invoice id and workspace is the unique index events_invoice (migration 0001).
     isDuplicateInvoice: (err) => dialect.isUniqueViolation(err),
 
+    customerJourney: (workspaceId, customerId, since, tx) => customerJourney(tx ?? db, dialect, workspaceId, customerId, since),
+    replaceCredits: (saleIds, credits, tx) => replaceCredits(tx, saleIds, credits),
+    salesAfter: (after, limit, tx) => salesAfter(tx ?? db, after, limit),
+    creditBackfill: (tx) => creditBackfill(tx ?? db),
+    saveCreditBackfill: (state, now, tx) => saveCreditBackfill(tx, state, now),
+    queueRecompute: (workspaceId, customerIds, since, tx, except) => queueRecompute(tx, workspaceId, customerIds, since, Date.now(), except),
+    queuedRecomputes: (limit, tx) => queuedRecomputes(tx ?? db, limit),
+    dequeueRecomputes: (saleIds, tx) => dequeueRecomputes(tx, saleIds),
+
     async scopeLinkIds(input, max) {
       return (await one<{ id: string }>(scopeIdsQuery(db, input, max))).map((r) => r.id);
     },
@@ -163,6 +173,11 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
 
     buyerConversions: async (spec, range, since) =>
       splitBuyerRows(await one<Record<string, unknown>>(buyerConversionsQuery(db, dialect, spec, range, since)), spec.group.length),
+
+    async creditAggregate(spec, range, model) {
+      const query = creditAggregateQuery(db, dialect, spec, range, model);
+      return query ? creditRows(await one<Record<string, unknown>>(query), spec.group.length) : [];
+    },
 
     forgetLinks: (workspaceId, linkIds) => writer.forgetLinks(db, workspaceId, linkIds),
     forgetCustomer: (workspaceId, customerId, tx) => writer.forgetCustomer(tx, workspaceId, customerId),
