@@ -39,7 +39,7 @@ import type { ApiThreadData, FromApi, ThreadChange, ToApi } from './messages.js'
 import { createLineLogger, toStderr } from '../log-line.js';
 import { getHeapStatistics } from 'node:v8';
 import { collectIfExposed, heapFigures, type HeapFigures } from '../heap-figures.js';
-import type { LogMemory } from '../events/log/protocol.js';
+import type { LogMemory } from '../events/index.js';
 
 /** The front's answer to `memory()`: the heap of each thread, the log thread's DuckDB. */
 export interface ThreadsMemory {

@@ -17,11 +17,11 @@ export { createLinkCounters, erasedTotals, linkBumps, type LinkCounters, workspa
 export { startEventLog } from './log/start.js';
 export { createConversionStore } from './conversions.js';
 export { createEventLogClient, type EventLogClient, type LogPort } from './log/client.js';
-export { type LogNotice } from './log/protocol.js';
+export { type LogMemory, type LogNotice } from './log/protocol.js';
 export { type ClickListener, type ClickListenerModule } from './log/fold.js';
 export { IMPORTED_BATCH_PREFIX } from './click-log.js';
 export { type RawClick } from './log/raw-click.js';
-export { type ClickRing, type ClickRingOptions, createClickRing, type RingBatch } from './log/click-ring.js';
+export { type ClickRing, type ClickRingOptions, createClickRing, ipv4ToInt, type RingBatch } from './log/click-ring.js';
 export { createRingReader } from './log/ring-reader.js';
 export { type ClickColumns } from './batch/click-columns.js';
 export { columnsOf, rowsOf } from './batch/wide-rows.js';

@@ -21,7 +21,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { clickIdOf, randomPart1, randomPart2 } from '../visitors/click-id.js';
-import { ipv4ToInt } from '../events/log/click-ring.js';
+import { ipv4ToInt } from '../events/index.js';
 
 export interface ClickDeduplicator {
   /**
