@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -239,5 +239,68 @@ test('click batches under ids with quotes are stored once, and a failed commit c
     assert.deepEqual((await engine.batchLog.after(0)).map((b) => [b.seq, b.batchId, b.clicks.length]), [[1, "it's-1", 4], [2, "x'); DROP TABLE events; --", 2], [3, 'b-next', 3]]);
   } finally {
     await engine.close();
+  }
+});
+
+test('the log is checkpointed beside the appends once past checkpointMb, every batch kept, without a call to checkpoint()', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-beside-'));
+  const file = join(dir, 'events.duckdb');
+  const walBytes = () => (existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size : 0);
+  const engine = await openDuckDbEngine({ path: file, checkpointMb: 1 });
+  try {
+    let peak = 0;
+    let fell = false;
+    // Batches of 500 clicks with long agents, ~0.2 MB of log each: past 1 MB within a few.
+    for (let b = 0; b < 40 && !fell; b++) {
+      const rows = clicks(500, b * 1000).map((r, i) => ({ ...r, ua: `agent ${b}-${i} ${'z'.repeat(300)}` }));
+      assert.deepEqual(await engine.appendClicks(`beside-${b}`, columnsOf(rows)), { seq: b + 1, duplicate: false });
+      const wal = walBytes();
+      if (wal < peak) fell = true;
+      peak = Math.max(peak, wal);
+    }
+    // Let a checkpoint still running finish, then the log is below what it reached.
+    for (let i = 0; i < 200 && !fell; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      if (walBytes() < peak) fell = true;
+    }
+    assert.ok(peak >= 1024 * 1024, `the log passed 1 MB (${peak} bytes)`);
+    assert.ok(fell, 'a checkpoint beside the appends shrank the log');
+    assert.ok(peak < 4 * 1024 * 1024 + 512 * 1024, `DuckDB's own backstop (4 MB) was not what checkpointed (${peak} bytes)`);
+    const batches = await engine.batchLog.after(0);
+    assert.equal(batches.reduce((n, b) => n + b.clicks.length, 0), await count(engine), 'every batch whole');
+  } finally {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file whose click_batches has the primary key of an earlier version opens without it, every batch kept and found again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waymark-unkey-'));
+  const file = join(dir, 'events.duckdb');
+  try {
+    const first = await openDuckDbEngine({ path: file });
+    assert.deepEqual(await first.appendClicks('old-1', columnsOf(clicks(3, 0))), { seq: 1, duplicate: false });
+    await first.close();
+    // The earlier layout: the same rows under `seq BIGINT PRIMARY KEY`.
+    const instance = await DuckDBInstance.create(file);
+    const c = await instance.connect();
+    await c.run('CREATE TABLE kb AS SELECT * FROM click_batches; DROP TABLE click_batches');
+    await c.run('CREATE TABLE click_batches (seq BIGINT PRIMARY KEY, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL)');
+    await c.run('INSERT INTO click_batches SELECT * FROM kb; DROP TABLE kb; CHECKPOINT');
+    c.closeSync();
+    instance.closeSync();
+
+    const engine = await openDuckDbEngine({ path: file });
+    try {
+      const keys = await engine.query({ text: "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'click_batches' AND constraint_type = 'PRIMARY KEY'", params: [] });
+      assert.equal(Number(keys[0]!.n), 0, 'no key left');
+      assert.deepEqual(await engine.appendClicks('old-1', columnsOf(clicks(3, 0))), { seq: 1, duplicate: true }, 'the batch is still known');
+      assert.deepEqual(await engine.appendClicks('new-2', columnsOf(clicks(2, 100))), { seq: 2, duplicate: false });
+      assert.equal(await count(engine), 5);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -30,7 +30,7 @@ import { createDiskRoom } from './disk-room.js';
 import { readDuckDbMemory, type DuckDbMemory } from './memory.js';
 import { bindings, openReaders, read, writerQueue } from './connections.js';
 import { compactPeriods, markCompacted, type Compacted } from './compact.js';
-import { rebuildEventsTable, tableStatements, upgradeEventsTable } from './schema.js';
+import { rebuildEventsTable, tableStatements, unkeyClickBatches, upgradeEventsTable } from './schema.js';
 import { existingIds, storedAmong } from './id-lookups.js';
 import { createRowAppender } from './row-appender.js';
 
@@ -42,17 +42,24 @@ export interface DuckDbEngineOptions {
   /** DuckDB's worker threads (default 2: a 2-core machine; queries use them, appends run on the caller's). */
   threads?: number;
   /**
-   * DuckDB's `checkpoint_threshold` in MB (`DUCKDB_CHECKPOINT_MB`): the write-ahead log's size past
-   * which it is written into the file. The rows appended since the last checkpoint are held in
-   * memory too, about 1.5 × the log's size (bench/redirect-flood/README.md): this bounds that share.
+   * The write-ahead log's size in MB (`DUCKDB_CHECKPOINT_MB`) past which it is written into the
+   * file, by a checkpoint beside the appends (DuckDB's own `checkpoint_threshold` is 4 × this).
+   * The rows appended since the last checkpoint are held in memory too, about 1.5 × the log's size (bench/redirect-flood/README.md): this bounds that share.
    */
   checkpointMb?: number;
   /** Told about the one-time rebuild of a file an earlier version made (schema.ts `rebuildEventsTable`). */
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-/** `checkpoint_threshold` unless told (config.ts `DUCKDB_CHECKPOINT_MB` has the app's default). */
+/** The log's size that starts a checkpoint beside the appends, unless told (config.ts `DUCKDB_CHECKPOINT_MB` has the app's default). */
 export const DEFAULT_CHECKPOINT_MB = 64;
+/**
+ * DuckDB's own `checkpoint_threshold`, as a multiple of the engine's: only a backstop. Its
+ * checkpoint runs inside the COMMIT that crosses it, on the one writer, and stopped every append
+ * for 0.35-0.9 s while the lag bound held the redirects (bench/mixed-load/README.md).
+ */
+const BACKSTOP_FACTOR = 4;
+const MB = 1024 * 1024;
 
 /** A click id: 16 characters of the key alphabet, the first 7 its millisecond (visitors/click-id.ts). */
 const CLICK_ID = /^[0-9A-Za-z]{16}$/;
@@ -113,13 +120,16 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     // click at 16 MB, 16.5 at 256 MB). But the rows since the last checkpoint stay in memory too,
     // ~1.5 × the log (IN_MEMORY_TABLE in duckdb_memory()): 256 MB let a flood hold ~370 MB
     // (bench/redirect-flood/README.md), hence 64 MB. After a kill -9 the log is replayed (seconds).
-    checkpoint_threshold: `${checkpointMb}MB`,
+    // The engine checkpoints at that size itself, beside the appends (`checkpointBeside`); DuckDB's
+    // own, which stops them, is the backstop.
+    checkpoint_threshold: `${checkpointMb * BACKSTOP_FACTOR}MB`,
   });
   const writer = await DuckDBConnection.create(instance);
   for (const statement of tableStatements()) await writer.run(statement);
   const started = performance.now();
   const rebuilt = await rebuildEventsTable(writer);
   await upgradeEventsTable(writer);
+  await unkeyClickBatches(writer);
   // The event file's own id: the fold's watermark in the metadata database is kept under it.
   const [identity] = (await writer.runAndReadAll('SELECT id FROM event_log LIMIT 1')).getRowObjectsJS();
   const logId = identity ? String(identity.id) : randomUUID();
@@ -140,7 +150,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   // A full volume: the log's budget follows the free space, and no write is tried without room
   // (disk-room.ts: a checkpoint that fails for room invalidates the instance).
   const file = options.path === ':memory:' ? undefined : resolve(options.path);
-  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`), maxBudgetMb: checkpointMb });
+  const room = createDiskRoom({ dir: file && dirname(file), setBudget: (mb) => writer.run(`SET checkpoint_threshold = '${mb}MB'`), maxBudgetMb: checkpointMb * BACKSTOP_FACTOR });
   const { exclusive, writing, transaction } = writerQueue(writer, room);
   const readers = await openReaders(instance, options.threads ?? 2);
   const { withReader, readPrepared } = readers;
@@ -151,6 +161,22 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
     } catch {
       return 0;
     }
+  };
+  // Checkpoints beside the appends: on a reader connection, once the log passes `checkpointMb`.
+  // Commits that only insert into tables without indexes (an append: `events`, `click_batches`)
+  // go on while it runs (DuckDB ≥ 1.5); deletions wait for it on the writer.
+  let closed = false;
+  let checkpointing = false;
+  const checkpointBeside = (): void => {
+    if (checkpointing || closed || !file) return;
+    const wal = walBytes();
+    if (wal < checkpointMb * MB || !room.fits(wal)) return;
+    checkpointing = true;
+    withReader((c) => c.run('CHECKPOINT'))
+      .catch((err: unknown) => {
+        if (!closed) options.log?.('a checkpoint beside the appends failed; the next append tries again', { err: String((err as Error)?.message ?? err) });
+      })
+      .finally(() => (checkpointing = false));
   };
   const targetWhere = (target: EventTarget): { text: string; params: ColumnParam[] } => {
     const params: ColumnParam[] = [{ type: 'texts', value: target.values }];
@@ -182,6 +208,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         const stored = await storedAmong(unique, writer);
         const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
         if (fresh.length) await transaction(() => appendInTransaction(fresh, null));
+        checkpointBeside();
         return fresh.length;
       });
     },
@@ -206,6 +233,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
           await writer.run(`INSERT INTO click_batches VALUES (${seq}, ${id}, ${Date.now()}, ${rows.length}); COMMIT`);
           // Numbered once committed: a rolled-back batch leaves no gap that the fold would wait for.
           lastSeq = seq;
+          checkpointBeside();
           return { seq, duplicate: false };
         } catch (err) {
           // The INSERT … COMMIT call may have failed before its COMMIT: roll back whatever is open
@@ -343,6 +371,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
 
     close: () =>
       exclusive(async () => {
+        closed = true;
         // Reads in flight finish first (an export whose client left may still be reading a page).
         await readers.drain();
         // Without room the log stays as it is: the next open replays it.

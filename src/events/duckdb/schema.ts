@@ -43,6 +43,8 @@ function eventColumns(): string {
 /** `events`' columns: those of `EventRow`, then the workspace key and the click batch. */
 const TABLE_COLUMNS = () => `${eventColumns()}, workspace_key BIGINT NOT NULL, batch BIGINT`;
 
+const CLICK_BATCH_COLUMNS = 'seq BIGINT NOT NULL, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL';
+
 /** Creates what is missing. */
 export function tableStatements(): string[] {
   return [
@@ -54,8 +56,11 @@ export function tableStatements(): string[] {
     `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
     // Click batches stored, numbered in commit order (`seq`), by the id the click writer gave them:
     // a batch appended again adds nothing; the fold counts those after its watermark. A row goes
-    // an hour after its batch was counted (a retry comes within seconds).
-    `CREATE TABLE IF NOT EXISTS click_batches (seq BIGINT PRIMARY KEY, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL)`,
+    // an hour after its batch was counted (a retry comes within seconds). No key: the one writer
+    // numbers the batches, and a table with an index makes every commit that appends to it wait
+    // for a running checkpoint (DuckDB ≥ 1.5 lets inserts into tables without indexes commit
+    // meanwhile: duckdb-engine.ts checkpoints beside the appends).
+    `CREATE TABLE IF NOT EXISTS click_batches (${CLICK_BATCH_COLUMNS})`,
     // The upgrade's copy batches appended, by name (upgrades/to-column-store.ts).
     `CREATE TABLE IF NOT EXISTS copied_batches (name VARCHAR PRIMARY KEY, copied_at BIGINT NOT NULL)`,
     // The file's own id, made once: the fold's watermark is kept under it in the metadata database.
@@ -102,6 +107,29 @@ export async function rebuildEventsTable(connection: DuckDBConnection): Promise<
     await connection.run('COMMIT');
     await connection.run('CHECKPOINT');
     return copied.rowsChanged;
+  } catch (err) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Rebuilds `click_batches` without the primary key an earlier version gave `seq`, in one
+ * transaction (a crash leaves the old table as it was). Returns whether it did.
+ */
+export async function unkeyClickBatches(connection: DuckDBConnection): Promise<boolean> {
+  const [row] = (await connection.runAndReadAll(
+    `SELECT count(*) AS keys FROM duckdb_constraints() WHERE table_name = 'click_batches' AND constraint_type = 'PRIMARY KEY'`,
+  )).getRowObjectsJS();
+  if (Number(row!.keys) === 0) return false;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    await connection.run(`CREATE TABLE click_batches_unkeyed (${CLICK_BATCH_COLUMNS})`);
+    await connection.run('INSERT INTO click_batches_unkeyed SELECT seq, batch_id, appended_at, clicks FROM click_batches ORDER BY seq');
+    await connection.run('DROP TABLE click_batches');
+    await connection.run('ALTER TABLE click_batches_unkeyed RENAME TO click_batches');
+    await connection.run('COMMIT');
+    return true;
   } catch (err) {
     await connection.run('ROLLBACK').catch(() => undefined);
     throw err;
