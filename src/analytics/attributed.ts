@@ -30,6 +30,10 @@ type Range = { from: number; to: number };
 
 const keyOf = (g: readonly string[]) => g.join('\u0000');
 
+/** Whether `model` changes the answer: last click is the stored sales; totals and queries without sales do not depend on it. */
+const modelChangesAnswer = (spec: AggregateSpec, model: AttributionModel): boolean =>
+  model !== 'last_click' && spec.group.length > 0 && spec.kinds.includes('sale');
+
 /**
  * `merged` (the aggregate of the query) with `sales` and `sale_amount` replaced by the model's
  * credit per group. `spec.group` names the columns; a grouping with none (count, timeseries) is
@@ -42,7 +46,7 @@ export async function attributedRows(
   merged: readonly MergedRow[],
   choice: AttributionChoice,
 ): Promise<MergedRow[]> {
-  if (choice.model === 'last_click' || spec.group.length === 0 || !spec.kinds.includes('sale')) return [...merged];
+  if (!modelChangesAnswer(spec, choice.model)) return [...merged];
   const { sales, journeys } = await events.buyerConversions(spec, range, range.from - choice.lookbackMs);
   const byCustomer = new Map<string, ConversionTouchRow[]>();
   for (const r of journeys) {
@@ -91,7 +95,7 @@ export async function creditedRows(
   merged: readonly MergedRow[],
   model: AttributionModel,
 ): Promise<MergedRow[]> {
-  if (model === 'last_click' || spec.group.length === 0 || !spec.kinds.includes('sale')) return [...merged];
+  if (!modelChangesAnswer(spec, model)) return [...merged];
   const credit: Credit = new Map();
   for (const r of await events.creditAggregate(spec, range, model)) credit.set(keyOf(r.g), { g: r.g, sales: Number(r.sales), cents: Number(r.sale_amount) });
   return withCredit(merged, credit);
