@@ -15,7 +15,6 @@
  *
  * Run: BENCH_BASELINE=/tmp/wm-baseline npx tsx bench/redirect-flood.ts   (needs wrk)
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { seedLinks } from './redirect/seed.js';
 import { acquireLock, requireWrk, runWrk } from './redirect/wrk.js';
-import { ask } from './redirect/server-child.js';
+import { ask, startServerChild } from './redirect/server-child.js';
 import { processCpuUs, rssMb } from './redirect/proc.js';
 import type { ThreadsMemory } from '../src/api-thread/front.js';
 
@@ -75,19 +74,12 @@ async function runSide(name: string, dir: string, octet: number) {
   const seed: typeof seedLinks = name === 'old' ? (await import(pathToFileURL(join(root, 'bench/redirect/seed.ts')).href)).seedLinks : seedLinks;
   await seed(url, LINKS);
   delete (process.env as Record<string, string | undefined>).EVENTS_URL;
-  const child = fork(join(root, 'bench/redirect/waymark-server.ts'), [], {
-    cwd: root,
-    // BENCH_GC=1: the heaps reported after a full collection (live objects, not garbage yet to collect).
-    // BENCH_NODE_ARGS: node's flags for the server; by default those the server is started with (npm start).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : []), ...(process.env.BENCH_NODE_ARGS ?? PRODUCTION_NODE_ARGS).split(' ').filter(Boolean)],
-    // glibc's mmap threshold as the image and the systemd unit set it, unless this run's environment sets it.
-    env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((ok, fail) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? ok(m.port) : fail(new Error('bad message'))));
-    child.once('exit', (code) => fail(new Error(`${name} exited with ${code}`)));
-  });
+  // BENCH_GC=1: the heaps reported after a full collection (live objects, not garbage yet to collect).
+  // BENCH_NODE_ARGS: node's flags for the server; by default those the server is started with (npm start).
+  const nodeArgs = [...(process.env.BENCH_GC === '1' ? ['--expose-gc'] : []), ...(process.env.BENCH_NODE_ARGS ?? PRODUCTION_NODE_ARGS).split(' ').filter(Boolean)];
+  // glibc's mmap threshold as the image and the systemd unit set it, unless this run's environment sets it.
+  const env = { ...(process.env.MALLOC_MMAP_THRESHOLD_ === undefined ? { MALLOC_MMAP_THRESHOLD_: '131072' } : {}), PORT: '3000', BASE_URL: 'http://localhost:3000', TRUST_PROXY: 'true', LOG_LEVEL: 'error', DATABASE_URL: url };
+  const { child, port } = await startServerChild('waymark-server.ts', env, nodeArgs, root);
   const pid = child.pid!;
   const start = rssMb(pid);
   const cpuBefore = processCpuUs(pid);
