@@ -27,6 +27,8 @@ test('a sale after leads on two links: one row per model and touch, shares and c
   const first = await insertClick(t, a, { timestamp: Date.now() - 3 * 86_400_000, country: 'FR' });
   const second = await insertClick(t, b, { timestamp: Date.now() - 2000 });
   await dub.track.lead({ clickId: first.click_id, eventName: 'Sign up', customerExternalId: 'cred-1', mode: 'wait' });
+  // A lead's time is when it is tracked: two in the same millisecond would be tied touches.
+  await new Promise((r) => setTimeout(r, 5));
   await dub.track.lead({ clickId: second.click_id, eventName: 'Trial', customerExternalId: 'cred-1', mode: 'wait' });
   await dub.track.sale({ customerExternalId: 'cred-1', amount: 1001, paymentProcessor: 'stripe', invoiceId: 'in_cred_1' });
   const customer = await t.ctx.database.db.selectFrom('customers').select('id').where('external_id', '=', 'cred-1').executeTakeFirstOrThrow();
