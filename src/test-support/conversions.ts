@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
 import type { EventsTable, LinksTable } from '../db/tables.js';
-import { newClickId, newId } from '../ids.js';
+import { newId } from '../ids.js';
+import { newClickIdAt } from '../visitors/click-id.js';
 import type { StoredEvent } from '../events/index.js';
 import type { TestApp } from './harness.js';
 
@@ -40,10 +41,12 @@ export async function insertLink(t: TestApp, overrides: Partial<Insertable<Links
 
 /** Appends a click on the link through the event writer (as the redirect's flush does). */
 export async function insertClick(t: TestApp, link: FixtureLink, overrides: Partial<Insertable<EventsTable>> = {}): Promise<StoredEvent> {
+  // A click id spells its click's time, which the attribution models read as the touch's time.
+  const timestamp = Number(overrides.timestamp ?? Date.now() - 1000);
   const row: StoredEvent = {
     workspace_id: link.workspace_id,
-    timestamp: Date.now() - 1000,
-    id: overrides.click_id ?? newClickId(),
+    timestamp,
+    id: overrides.click_id ?? newClickIdAt(timestamp),
     kind: 'click',
     click_id: overrides.click_id ?? '',
     link_id: link.id,
