@@ -4,7 +4,8 @@
  * idempotent and how look-ups by id stay fast without one), and the hourly per-link
  * `event_summaries` of expired events. No rollups: groupings are scans.
  *
- * Appends go through DuckDB's Appender (row-appender.ts) inside one transaction, so a batch is
+ * Appends go through DuckDB's Appender inside one transaction (row-appender.ts; a click batch's
+ * columns as data chunks, click-chunks.ts), so a batch is
  * visible entirely or not at all; stored ids are looked up without an index (id-lookups.ts). Writes take a connection of their
  * own, serialised here (a DuckDB connection holds one transaction); reads take one of a few
  * connections (one per thread), since a connection runs one statement at a time.
@@ -19,7 +20,7 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { EventRow, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
-import { columnsOf, rowsOf } from '../batch/wide-rows.js';
+import { columnsOf } from '../batch/wide-rows.js';
 import {
   SUMMARY_BUCKET_MS, toEventRow, type ColumnEngine, type EventTarget, type Expired,
 } from '../column/column-engine.js';
@@ -32,7 +33,7 @@ import { bindings, openReaders, read, writerQueue } from './connections.js';
 import { compactPeriods, markCompacted, type Compacted } from './compact.js';
 import { rebuildEventsTable, tableStatements, unkeyClickBatches, upgradeEventsTable } from './schema.js';
 import { existingIds, storedAmong } from './id-lookups.js';
-import { createRowAppender } from './row-appender.js';
+import { createEventAppender } from './row-appender.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -154,7 +155,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   const { exclusive, writing, transaction } = writerQueue(writer, room);
   const readers = await openReaders(instance, options.threads ?? 2);
   const { withReader, readPrepared } = readers;
-  const appendInTransaction = createRowAppender(writer);
+  const appendEvents = createEventAppender(writer);
   const walBytes = (): number => {
     try {
       return file ? statSync(`${file}.wal`).size : 0;
@@ -207,14 +208,13 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         // Writes are serialised here, so nothing can store one of these ids between the look and the append.
         const stored = await storedAmong(unique, writer);
         const fresh = stored.size ? unique.filter((r) => !stored.has(r.id)) : unique;
-        if (fresh.length) await transaction(() => appendInTransaction(fresh, null));
+        if (fresh.length) await transaction(() => appendEvents.rows(fresh, null));
         checkpointBeside();
         return fresh.length;
       });
     },
 
     appendClicks(batchId, clicks) {
-      const rows = rowsOf(clicks);
       const id = textLiteral(batchId);
       // Three calls into DuckDB (each a hop to the pool and back to this thread's loop), not
       // nine: statements without parameters go in one call, so BEGIN rides with the look-up and
@@ -229,8 +229,8 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
             return { seq: Number(known[0]!.seq), duplicate: true };
           }
           const seq = lastSeq + 1;
-          if (rows.length) await appendInTransaction(rows, seq);
-          await writer.run(`INSERT INTO click_batches VALUES (${seq}, ${id}, ${Date.now()}, ${rows.length}); COMMIT`);
+          await appendEvents.clicks(clicks, seq);
+          await writer.run(`INSERT INTO click_batches VALUES (${seq}, ${id}, ${Date.now()}, ${clicks.length}); COMMIT`);
           // Numbered once committed: a rolled-back batch leaves no gap that the fold would wait for.
           lastSeq = seq;
           checkpointBeside();
@@ -267,7 +267,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
         transaction(async () => {
           const known = await read(writer, { text: 'SELECT name FROM copied_batches WHERE name = $1::VARCHAR', params: [{ type: 'text', value: name }] });
           if (known.length) return 0;
-          await appendInTransaction(rows, null);
+          await appendEvents.rows(rows, null);
           await write('INSERT INTO copied_batches VALUES ($1::VARCHAR, $2::BIGINT)', [{ type: 'text', value: name }, { type: 'int', value: Date.now() }]);
           return rows.length;
         }),

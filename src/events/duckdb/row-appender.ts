@@ -3,15 +3,20 @@
  * each row's columns in table order, its workspace key (computed by DuckDB the first time a
  * workspace is seen, then kept) and the click batch it came in.
  *
+ * Click batches go in as data chunks instead (click-chunks.ts).
+ *
  * @example
- * const appendInTransaction = createRowAppender(writer);
- * await appendInTransaction(rows, 7); // within BEGIN … COMMIT on `writer`
+ * const append = createEventAppender(writer);
+ * await append.rows(rows, null);   // within BEGIN … COMMIT on `writer`
+ * await append.clicks(columns, 7); // a click batch, numbered 7
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/column-engine.js';
 import { read } from './connections.js';
 import { workspaceKey } from './schema.js';
+import { appendClickChunks } from './click-chunks.js';
+import type { ClickColumns } from '../batch/click-columns.js';
 
 /** Per event column, in table order: whether it is an integer. */
 const INTEGER = EVENT_COLUMNS.map((c) => INTEGER_COLUMNS.has(c));
@@ -40,25 +45,32 @@ function appendRows(appender: DuckDBAppender, rows: readonly StoredEvent[], keys
   }
 }
 
-/** Appends rows inside the caller's transaction on `writer`, tagged with `batch` (null: by value). */
-export function createRowAppender(writer: DuckDBConnection): (rows: readonly StoredEvent[], batch: number | null) => Promise<void> {
+/** The two ways into `events` inside the writer's open transaction, sharing the workspace keys. */
+export interface EventAppender {
+  /** Rows by value, tagged with `batch` (null: appended by value). */
+  rows(rows: readonly StoredEvent[], batch: number | null): Promise<void>;
+  /** A columnar click batch, as data chunks (click-chunks.ts). */
+  clicks(clicks: ClickColumns, batch: number): Promise<void>;
+}
+
+/** Appends inside the caller's transaction on `writer`. */
+export function createEventAppender(writer: DuckDBConnection): EventAppender {
   // Workspace keys by workspace id, computed by DuckDB (schema.ts) the first time one is seen.
   const keys = new Map<string, bigint>();
-  async function keysOf(rows: readonly StoredEvent[]): Promise<void> {
-    const missing = [...new Set(rows.map((r) => r.workspace_id))].filter((w) => !keys.has(w));
+  async function keysOf(workspaceIds: Iterable<string>): Promise<void> {
+    const missing = [...new Set(workspaceIds)].filter((w) => !keys.has(w));
     if (!missing.length) return;
     const found = await read(writer, { text: `SELECT w, ${workspaceKey('w')} AS k FROM unnest($1::VARCHAR[]) t(w)`, params: [{ type: 'texts', value: missing }] });
     for (const r of found) keys.set(String(r.w), BigInt(r.k as bigint));
   }
 
-  return async function appendInTransaction(rows: readonly StoredEvent[], batch: number | null): Promise<void> {
-    await keysOf(rows);
+  async function withAppender(fill: (appender: DuckDBAppender) => void): Promise<void> {
     const appender = await writer.createAppender('events');
     // The first failure is the one to report: closing after a refused flush fails again, on the
     // aborted transaction.
     let failure: unknown;
     try {
-      appendRows(appender, rows, keys, batch === null ? null : BigInt(batch));
+      fill(appender);
       appender.flushSync();
     } catch (err) {
       failure = err;
@@ -69,5 +81,17 @@ export function createRowAppender(writer: DuckDBConnection): (rows: readonly Sto
       failure ??= err;
     }
     if (failure) throw failure;
+  }
+
+  return {
+    async rows(rows, batch) {
+      await keysOf(rows.map((r) => r.workspace_id));
+      await withAppender((appender) => appendRows(appender, rows, keys, batch === null ? null : BigInt(batch)));
+    },
+    async clicks(clicks, batch) {
+      if (!clicks.length) return;
+      await keysOf(clicks.dictionaries.links.map((l) => l.workspace_id));
+      await withAppender((appender) => appendClickChunks(appender, clicks, keys, batch));
+    },
   };
 }
