@@ -20,6 +20,8 @@
  *
  * Settings: BENCH_RATE (3000), BENCH_DURATION (paced s per run, 20), BENCH_SATURATED (s per
  * saturated run, 10; 0 = none), BENCH_ROUNDS (3), BENCH_CONNECTIONS (60), BENCH_LINKS (10000),
+ * BENCH_NEW_ENV / BENCH_OLD_ENV (a side's own settings, `NAME=value …`, e.g.
+ * `BENCH_NEW_ENV=DUCKDB_THREADS=1` with `BENCH_BASELINE` the same tree),
  * BENCH_SIDES (`bare,new,old` where BENCH_BASELINE is set, else `bare,new`; add `traced`
  * for tracing on against off: `BENCH_SIDES=bare,new,traced`), BENCH_BASELINE_NODE
  * (the `node` binary of the `old` side, e.g. Node 20 beside Node 24 for the same code; default: this one's).
@@ -70,6 +72,12 @@ function startSide(name: string, root: string, script: string, env: Record<strin
     child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? ok({ name, root, child, port: m.port, url: env.DATABASE_URL }) : fail(new Error('bad message'))));
     child.once('exit', (code) => fail(new Error(`${name} exited with ${code}`)));
   });
+}
+
+/** A side's own settings: `BENCH_NEW_ENV` / `BENCH_OLD_ENV`, as `NAME=value NAME=value`. */
+function sideEnv(name: string): Record<string, string> {
+  const spec = process.env[`BENCH_${name.toUpperCase()}_ENV`] ?? '';
+  return Object.fromEntries(spec.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
 function ask(child: ChildProcess, type: string, reply: string): Promise<unknown> {
@@ -148,7 +156,7 @@ async function main() {
         ? (await import(pathToFileURL(join(root, 'bench/redirect/seed.ts')).href)).seedLinks
         : seedLinks;
       await seed(url, LINKS);
-      const env: Record<string, string> = { ...settings, DATABASE_URL: url };
+      const env: Record<string, string> = { ...settings, DATABASE_URL: url, ...sideEnv(name) };
       if (name === 'traced') {
         otlp ??= await startOtlpReceiver();
         env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = otlp.url;
