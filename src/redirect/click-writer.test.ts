@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClickWriter, nextFlushDelay, type ClickAppender } from './click-writer.js';
+import { createClickWriter, flushIntervalWithin, nextFlushDelay, type ClickAppender } from './click-writer.js';
 import type { RawClick } from '../events/index.js';
 
 function click(id: string): RawClick {
@@ -298,4 +298,40 @@ test('the next flush is due an interval after its oldest click, not after the wr
   assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 1 }), 200);
   assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 3 }), 800);
   assert.equal(nextFlushDelay({ ...base, oldestAgeMs: 500, failures: 9 }), 2_000);
+});
+
+test('the interval leaves the lag bound room for twice the slowest recent write, within [100 ms, the setting]', () => {
+  // Fast writes: the setting.
+  assert.equal(flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 10 }), 200);
+  assert.equal(flushIntervalWithin({ intervalMs: 100, maxLagMs: 250, slowestWriteMs: 0 }), 100);
+  // Slower writes shorten it: 250 - 2 × 40 - 20.
+  assert.equal(flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 40 }), 150);
+  // Never below 100 ms (more commits would slow the writes further), nor above a setting below that.
+  assert.equal(flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 90 }), 100);
+  assert.equal(flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 500 }), 100);
+  assert.equal(flushIntervalWithin({ intervalMs: 20, maxLagMs: 250, slowestWriteMs: 500 }), 20);
+  // Without a lag bound, the setting whatever the writes.
+  assert.equal(flushIntervalWithin({ intervalMs: 200, maxLagMs: 0, slowestWriteMs: 500 }), 200);
+});
+
+test('a writer whose writes are slow flushes sooner than its interval, so its clicks commit within the lag bound', async () => {
+  const written: number[] = [];
+  const log: ClickAppender = {
+    async appendRawClicks(_id, rows) {
+      // Each write takes 60 ms: the interval becomes max(100, 250 - 2 × 60 - 20) = 110 ms instead of a minute.
+      await new Promise((r) => setTimeout(r, 60));
+      written.push((rows as readonly RawClick[]).length);
+    },
+  };
+  const writer = createClickWriter({ log, intervalMs: 60_000, maxRows: 2, maxLagMs: 250 });
+  // A full batch goes at once, and times the write.
+  writer.push(click('a'));
+  writer.push(click('b'));
+  while (written.length < 1) await new Promise((r) => setTimeout(r, 5));
+  const started = Date.now();
+  writer.push(click('c'));
+  while (written.length < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(written, [2, 1]);
+  assert.ok(Date.now() - started < 30_000, `the lone click waited ${Date.now() - started} ms: the interval of the setting, not the one the lag bound leaves`);
+  await writer.close();
 });

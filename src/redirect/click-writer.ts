@@ -126,6 +126,36 @@ export interface ClickWriter<Row extends ClickRow = RawClick> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What the lag bound keeps free besides twice the slowest recent write. */
+const LAG_MARGIN_MS = 20;
+/**
+ * The shortest interval the lag bound makes: shorter ones mean more commits a second, each with
+ * its fixed cost, so slow writes would get slower still (measured: 1.35 × the CPU a click with a
+ * 20 ms floor under load, bench/click-append/README.md).
+ */
+const MIN_INTERVAL_MS = 100;
+/** Writes whose durations count as recent. */
+const RECENT_WRITES = 16;
+
+/**
+ * The interval a batch waits from its oldest click (pure): `intervalMs`, unless the lag bound
+ * needs less. A batch commits about `interval + write` after its oldest click, and every commit
+ * has a fixed cost (bench/click-append/README.md: most of a 300-click batch's), so the longer the
+ * interval the fewer commits; but past `maxLagMs` answers are held. So the interval is at most
+ * `maxLagMs` less twice the slowest of the recent writes and a margin, and at least 100 ms (or
+ * the setting, if lower).
+ *
+ * @example
+ * flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 10 }); // → 200
+ * flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 40 }); // → 150
+ * flushIntervalWithin({ intervalMs: 200, maxLagMs: 250, slowestWriteMs: 90 }); // → 100
+ */
+export function flushIntervalWithin(o: { intervalMs: number; maxLagMs: number; slowestWriteMs: number }): number {
+  if (o.maxLagMs <= 0) return o.intervalMs;
+  const room = o.maxLagMs - 2 * o.slowestWriteMs - LAG_MARGIN_MS;
+  return Math.min(o.intervalMs, Math.max(Math.min(MIN_INTERVAL_MS, o.intervalMs), room));
+}
+
 /**
  * The wait before the next flush once a write ended. Failures back off (up to 2 s); a full batch
  * or held answers go at once; otherwise the waiting clicks are due `intervalMs` after the oldest
@@ -150,12 +180,16 @@ interface Batch<Payload> {
 }
 
 export function createClickWriter<Row extends ClickRow = RawClick, Payload = readonly Row[]>(options: ClickWriterOptions<Row, Payload>): ClickWriter<Row> {
-  const { log, intervalMs, maxRows } = options;
+  const { log, maxRows } = options;
   // Batch ids: this writer's own prefix (random: unique across processes and restarts), then a count.
   const epoch = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   let batches = 0;
   const maxBuffered = options.maxBuffered ?? 500_000;
   const maxLagMs = options.maxLagMs ?? 0;
+  // The durations of the recent writes, ms (a ring): the interval leaves the lag bound room for them.
+  const writeMs = new Float64Array(RECENT_WRITES);
+  let writes = 0;
+  const interval = (): number => flushIntervalWithin({ intervalMs: options.intervalMs, maxLagMs, slowestWriteMs: Math.max(...writeMs) });
   const now = options.now ?? Date.now;
   const queue = options.buffer ?? (createArrayBuffer<Row>(maxBuffered) as unknown as ClickBuffer<Row, Payload>);
   const copiesRows = queue.copiesRows;
@@ -261,7 +295,9 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
     const batch = current;
     running = (async () => {
       try {
+        const started = performance.now();
         await log.appendRawClicks(batch.id, batch.payload);
+        writeMs[writes++ % RECENT_WRITES] = performance.now() - started;
         if (current === batch) {
           current = null;
           // Only now do the rows leave memory (the ring's tail moves past them).
@@ -283,7 +319,7 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         if ((current || queue.waiting > 0 || overflow.length > 0) && !closed) {
           const oldest = queue.oldest();
           schedule(nextFlushDelay({
-            intervalMs,
+            intervalMs: interval(),
             failures: consecutiveFailures,
             full: queue.waiting >= maxRows,
             holding: writer.holding,
@@ -334,7 +370,7 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         if (wasIdle) checkLag();
         if (running) return;
         if (queue.waiting >= maxRows) flushSoon();
-        else schedule(intervalMs);
+        else schedule(interval());
         return;
       }
       if (overflow.length < maxOverflow) {
