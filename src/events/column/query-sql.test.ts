@@ -100,6 +100,16 @@ describe('column store SQL', () => {
     assert.deepEqual(await slots(T + 1.5 * H, [T + 27 * H]), [[2 * H, 1], [26 * H, 1], [27 * H, 1], [50 * H, 1]], 'hour slots');
   });
 
+  test('clicks alone are counted without reading amounts; with conversions every metric is summed', async () => {
+    const clicksOnly = aggregateQuery(duckDbDialect, spec({ kinds: ['click'], group: ['country'] }), range, everyLink);
+    assert.ok(!clicksOnly.text.includes('"amount"'), clicksOnly.text);
+    const metrics = (rows: Record<string, unknown>[]) =>
+      rows.map((r) => [String(r.g0), Number(r.clicks), Number(r.leads), Number(r.sales), Number(r.sale_amount)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(metrics(await engine.query(clicksOnly)), [['CA', 1, 0, 0, 0], ['US', 2, 0, 0, 0]]);
+    const all = aggregateQuery(duckDbDialect, spec({ group: ['link_id'] }), range, everyLink);
+    assert.deepEqual(metrics(await engine.query(all)), [['lnk_1', 2, 0, 0, 0], ['lnk_2', 1, 0, 2, 300]]);
+  });
+
   test('the summaries answer counts, timeseries and link groupings only', () => {
     assert.equal(summariesAnswer(spec({ group: ['link_id'], timeseries: true })), true);
     assert.equal(summariesAnswer(spec({ group: ['country'] })), false);
