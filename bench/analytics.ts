@@ -10,8 +10,10 @@
  * Settings (environment): BENCH_EVENTS (default 5000000), BENCH_RUNS (timed runs per query,
  * default 9), BENCH_DURATION (s per wrk run, default 10), BENCH_ROUNDS (wrk rounds, default 3),
  * BENCH_REDIRECT=0 to skip the wrk part, BENCH_QUERIES=0 to skip the query timings, BENCH_DUCKDB=0 to
- * skip the same queries on the DuckDB event store (a copy of the data upgraded into a DuckDB file).
- * Heavy phases hold /tmp/waymark-bench.lock (flock), shared with the other benchmarks.
+ * skip the same queries on the DuckDB event store (a copy of the data upgraded into a DuckDB file),
+ * BENCH_SQL=0 to skip the SQL store's query timings, BENCH_DUCKDB_DIR=<dir> to keep the upgraded
+ * copy there and reuse it in later runs (no second upgrade).
+ * The generation and the timed phases hold /tmp/waymark-bench.lock (flock), shared with the other benchmarks.
  *
  * Run: npm run bench -- analytics
  */
