@@ -94,12 +94,18 @@ export function regroup<T extends ApiMetrics>(rows: readonly T[], keyOf: (r: T) 
   return [...out.values()];
 }
 
-/** Drops rows without events for `event`, orders them (ties by key, for stable pages) and caps them. */
+/**
+ * Drops rows without events for `event`, orders them (ties by key, for stable pages) and caps them.
+ * Each row's key is made once: made inside the comparison, a column grouping's key (entries,
+ * filtered and joined) was ~0.9 ms of a 6 ms request for 199 countries (bench/analytics/README.md).
+ */
 export function finish<T extends ApiMetrics>(event: AnalyticsEvent, rows: readonly T[], keyOf: (r: T) => string): T[] {
   return rows
     .filter((r) => hasEvents(event, r))
-    .sort((a, b) => rankOf(event, b) - rankOf(event, a) || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0))
-    .slice(0, MAX_GROUP_ROWS);
+    .map((r) => ({ r, rank: rankOf(event, r), key: keyOf(r) }))
+    .sort((a, b) => b.rank - a.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, MAX_GROUP_ROWS)
+    .map((x) => x.r);
 }
 
 const unknown = (v: string) => v === '' || v === 'Unknown';

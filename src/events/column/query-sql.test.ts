@@ -9,7 +9,7 @@ import { buildScope } from '../link-scope.js';
 import { contractEvent } from '../contract.js';
 import { openDuckDbEngine, type DuckDbEngine } from '../duckdb/duckdb-engine.js';
 import { duckDbDialect } from '../duckdb/dialect.js';
-import { aggregateQuery, pageQuery, summariesAnswer, type LinkIds } from './query-sql.js';
+import { aggregateQuery, pageQuery, RAW_SLOT_MS, slotSize, summariesAnswer, type LinkIds } from './query-sql.js';
 
 const WS = 'ws_sql';
 const T = Date.parse('2025-06-01T00:00:00Z');
@@ -76,6 +76,38 @@ describe('column store SQL', () => {
   test('absent UTM values group as the empty string; timeseries slots are quarter hours', async () => {
     const grouped = await engine.query(aggregateQuery(duckDbDialect, spec({ kinds: ['click'], group: ['utm_source'], timeseries: true }), range, everyLink));
     assert.deepEqual(grouped.map((r) => [r.g0, Number(r.slot), Number(r.clicks)]), [['', T, 3]]);
+  });
+
+  test('timeseries slots are as coarse as the bucket boundaries allow: days, hours, else quarter hours', () => {
+    const H = 3_600_000;
+    assert.equal(slotSize(undefined), RAW_SLOT_MS);
+    assert.equal(slotSize([]), 24 * H, 'one bucket: any slot lies inside it');
+    assert.equal(slotSize([T + 24 * H, T + 48 * H]), 24 * H, 'UTC days');
+    assert.equal(slotSize([T + 28 * H, T + 53 * H]), H, 'days in a zone of whole hours (a DST change included)');
+    assert.equal(slotSize([T + 24 * H + 30 * 60_000]), RAW_SLOT_MS, 'days in a zone of half hours');
+  });
+
+  test('day slots of a range that starts mid-day: the first slot starts at the range, every event in the bucket of its own time', async () => {
+    const H = 3_600_000;
+    const ws = 'ws_slots';
+    await engine.append([1, 2, 26, 27, 50].map((h, i) => contractEvent(ws, 'lnk_s', { id: `evt_slot${i}`, timestamp: T + h * H })));
+    const s = { ...spec({ kinds: ['click'], timeseries: true }), workspaceId: ws, scope: buildScope({ workspaceId: ws, links: {}, named: false }) };
+    const slots = async (from: number, boundaries: number[]) =>
+      (await engine.query(aggregateQuery(duckDbDialect, s, { from, to: T + 72 * H }, everyLink, boundaries)))
+        .map((r) => [Number(r.slot) - T, Number(r.clicks)])
+        .sort((a, b) => a[0]! - b[0]!);
+    assert.deepEqual(await slots(T + 1.5 * H, [T + 24 * H, T + 48 * H]), [[1.5 * H, 1], [24 * H, 2], [48 * H, 1]], 'the click at 1h is before the range');
+    assert.deepEqual(await slots(T + 1.5 * H, [T + 27 * H]), [[2 * H, 1], [26 * H, 1], [27 * H, 1], [50 * H, 1]], 'hour slots');
+  });
+
+  test('clicks alone are counted without reading amounts; with conversions every metric is summed', async () => {
+    const clicksOnly = aggregateQuery(duckDbDialect, spec({ kinds: ['click'], group: ['country'] }), range, everyLink);
+    assert.ok(!clicksOnly.text.includes('"amount"'), clicksOnly.text);
+    const metrics = (rows: Record<string, unknown>[]) =>
+      rows.map((r) => [String(r.g0), Number(r.clicks), Number(r.leads), Number(r.sales), Number(r.sale_amount)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(metrics(await engine.query(clicksOnly)), [['CA', 1, 0, 0, 0], ['US', 2, 0, 0, 0]]);
+    const all = aggregateQuery(duckDbDialect, spec({ group: ['link_id'] }), range, everyLink);
+    assert.deepEqual(metrics(await engine.query(all)), [['lnk_1', 2, 0, 0, 0], ['lnk_2', 1, 0, 2, 300]]);
   });
 
   test('the summaries answer counts, timeseries and link groupings only', () => {

@@ -211,10 +211,10 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     // A click's event id is its click id.
     existingClickIds: (clickIds) => engine.existingIds(clickIds),
 
-    async aggregate(spec, range) {
+    async aggregate(spec, range, boundaries) {
       const links = await linkIds(spec.scope);
       if (!links) return [];
-      const queries = [aggregateQuery(d, spec, range, links)];
+      const queries = [aggregateQuery(d, spec, range, links, boundaries)];
       // Summaries hold expired hours only: a range after the latest one needs no query of them.
       const latest = engine.latestSummaryBucket?.();
       const summariesMayHold = latest === undefined || (latest !== null && latest >= range.from);
