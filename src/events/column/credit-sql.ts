@@ -39,5 +39,13 @@ export function creditAggregateQuery(d: ColumnDialect, spec: AggregateSpec, rang
   return b.done(`select ${select}sum(${b.col('share')}) as sales, sum(${b.col('cents')}) as sale_amount from credits where ${conds.join(' and ')}${groupBy}`);
 }
 
-/** Rows and cents per workspace of the file's copy (credit-copies.ts compares them with the metadata database's). */
-export const creditCountsQuery: ColumnQuery = { text: 'select workspace_id, count(*) as n, sum(cents) as cents from credits group by workspace_id', params: [] };
+/**
+ * Rows and cents per workspace of the file's copy (credit-copies.ts compares them with the
+ * metadata database's). The bound filter, true of every row, is there for DuckDB 1.5.6: the same
+ * grouping without a filter, prepared (the engine keeps its reads prepared) while the table held
+ * short ids, answered garbage or crashed the process once longer ids were appended.
+ */
+export const creditCountsQuery: ColumnQuery = {
+  text: 'select workspace_id, count(*) as n, sum(cents) as cents from credits where "timestamp" >= $1::BIGINT group by workspace_id',
+  params: [{ type: 'int', value: Number.MIN_SAFE_INTEGER }],
+};
