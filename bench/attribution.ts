@@ -23,6 +23,7 @@ import { createTestApp } from '../src/test-support/harness.js';
 import { buildScope, conversionEvent, type AggregateSpec, type StoredEvent } from '../src/events/index.js';
 import { attributedRows } from '../src/analytics/attributed.js';
 import { buyerConversionsQuery } from '../src/events/sql/buyer-conversions.js';
+import { createSqlEventStore } from '../src/events/sql/store.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
 import { newId } from '../src/ids.js';
 import { ATTRIBUTION_MODELS } from '../src/attribution/models.js';
@@ -166,6 +167,28 @@ for (const model of ATTRIBUTION_MODELS) {
   const raw = await median(`${base}&attribution=${model}&lookbackDays=90`);
   console.log(`${`${model}, read-time`.padEnd(21)} ${raw.ms.toFixed(1)} ms  (${raw.rows} rows, ${(raw.ms / plain.ms).toFixed(2)} × none)  load ${load()}`);
   if ((await answer(`${base}&attribution=${model}`)) !== (await answer(`${base}&attribution=${model}&lookbackDays=90`))) throw new Error(`${model}: stored and read-time answers differ`);
+}
+// The stored credits' read alone, on the same spec (first_click by link): the log's own
+// (`creditAggregate`: the DuckDB file's copy on DuckDB) against the metadata database's
+// statement on the main thread's connection (where the DuckDB store read them before the copy).
+{
+  const spec: AggregateSpec = { workspaceId: t.workspaceId, kinds: ['sale'], group: ['link_id'], timeseries: false, dims: [], conversions: {}, scope: buildScope({ workspaceId: t.workspaceId, links: {}, named: false }) };
+  const range = { from: Date.now() - 90 * DAY, to: Date.now() };
+  const metadata = createSqlEventStore({ database: t.ctx.database });
+  const logs: number[] = [];
+  const metas: number[] = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    const t0 = performance.now();
+    const a = await t.ctx.events.creditAggregate(spec, range, 'first_click');
+    const t1 = performance.now();
+    const b = await metadata.creditAggregate(spec, range, 'first_click');
+    const t2 = performance.now();
+    if (i > 0) (logs.push(t1 - t0), metas.push(t2 - t1));
+    const sum = (rows: typeof a) => rows.reduce((x, r) => x + Number(r.sale_amount), 0);
+    if (sum(a) !== sum(b)) throw new Error(`creditAggregate: the log's ${sum(a)} cents against the metadata database's ${sum(b)}`);
+  }
+  const mid = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  console.log(`credit read alone (first_click by link): the log's creditAggregate ${mid(logs).toFixed(1)} ms, the metadata database's statement ${mid(metas).toFixed(1)} ms  load ${load()}`);
 }
 const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
 console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)  load ${load()}`);
