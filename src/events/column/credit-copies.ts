@@ -91,11 +91,11 @@ export function createCreditCopier(db: Kysely<Database>, engine: Pick<ColumnEngi
       const whole = new Set(rows.map((r) => r.sale_id)).size === ids.length;
       await credits.replace({ saleIds: ids, span: whole && times.length ? { from: Math.min(...times), to: Math.max(...times) } : undefined }, rows);
     }
-    // Only the marks read: a sale changed again meanwhile has a new one, and stays for the next page.
-    for (let i = 0; i < marked.length; i += ID_CHUNK / 2) {
-      const part = marked.slice(i, i + ID_CHUNK / 2);
-      await db.deleteFrom('credit_copies').where((eb) => eb(eb.refTuple('sale_id', 'mark'), 'in', part.map((m) => eb.tuple(m.sale_id, m.mark)))).execute();
-    }
+    // Only the marks read: a sale changed again meanwhile has a new one, and stays for the next
+    // page. (A mark is one change's own value, written for no sale after this page's read, so the
+    // page's ids and the page's marks delete exactly the rows read; a list of (id, mark) pairs
+    // made SQLite scan the table once per pair.)
+    await db.deleteFrom('credit_copies').where('sale_id', 'in', ids).where('mark', 'in', [...new Set(marked.map((m) => m.mark))]).execute();
     return marked.length;
   }
 
