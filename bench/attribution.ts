@@ -18,6 +18,7 @@
  * Run: npm run bench -- attribution
  */
 import { loadavg } from 'node:os';
+import { sql } from 'kysely';
 import { acquireLock } from './redirect/wrk.js';
 import { createTestApp } from '../src/test-support/harness.js';
 import { buildScope, conversionEvent, type AggregateSpec, type StoredEvent } from '../src/events/index.js';
@@ -189,6 +190,26 @@ for (const model of ATTRIBUTION_MODELS) {
   }
   const mid = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   console.log(`credit read alone (first_click by link): the log's creditAggregate ${mid(logs).toFixed(1)} ms, the metadata database's statement ${mid(metas).toFixed(1)} ms  load ${load()}`);
+  if (EVENTS_URL === 'sql') {
+    // The covering index `credits_links` (migration 0040) against the clustered key alone, the same
+    // statement alternated in this process: dropped, timed, created again, timed.
+    const withIndex: number[] = [];
+    const without: number[] = [];
+    const timeOnce = async (into: number[]) => {
+      const t0 = performance.now();
+      await metadata.creditAggregate(spec, range, 'first_click');
+      into.push(performance.now() - t0);
+    };
+    for (let i = 0; i < RUNS; i++) {
+      await sql`drop index credits_links`.execute(db);
+      await timeOnce([]);
+      await timeOnce(without);
+      await sql`create index credits_links on credits (workspace_id, model, "timestamp", sale_link_id, link_id, share, cents)`.execute(db);
+      await timeOnce([]);
+      await timeOnce(withIndex);
+    }
+    console.log(`the metadata database's credit statement with credits_links ${mid(withIndex).toFixed(1)} ms, without it ${mid(without).toFixed(1)} ms (alternated, ${RUNS} each)  load ${load()}`);
+  }
 }
 const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
 console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)  load ${load()}`);
