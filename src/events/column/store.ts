@@ -112,7 +112,8 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
   // Every upkeep round: the erasures' hand-offs, then the credits changed since (erasures mark theirs).
   const applyAll = async () => {
     const n = await applyErasures(db, { deleteEvents: (target) => engine.deleteEvents(target), settleCopies: () => feed.drain().catch(() => undefined) });
-    await copier.copy();
+    // A failed copy keeps its marks (the next round tries again; reads use the metadata database meanwhile).
+    await copier.copy().catch((err: unknown) => options.feed?.onError?.(err));
     return n;
   };
   async function forget(target: EventTarget, correctCounters: boolean): Promise<ForgetCounts> {
