@@ -18,11 +18,13 @@
  * Run: npm run bench -- attribution
  */
 import { loadavg } from 'node:os';
+import { sql } from 'kysely';
 import { acquireLock } from './redirect/wrk.js';
 import { createTestApp } from '../src/test-support/harness.js';
 import { buildScope, conversionEvent, type AggregateSpec, type StoredEvent } from '../src/events/index.js';
 import { attributedRows } from '../src/analytics/attributed.js';
 import { buyerConversionsQuery } from '../src/events/sql/buyer-conversions.js';
+import { createSqlEventStore } from '../src/events/sql/store.js';
 import { clickIdOf } from '../src/visitors/click-id.js';
 import { newId } from '../src/ids.js';
 import { ATTRIBUTION_MODELS } from '../src/attribution/models.js';
@@ -125,6 +127,14 @@ const backfilled = await t.modules.analytics.backfill.run({ restart: true });
 const backfillMs = performance.now() - b0;
 const creditRows = Number((await db.selectFrom('credits').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 console.log(`backfill: ${backfilled} sales, ${creditRows} credit rows in ${(backfillMs / 1000).toFixed(1)} s (${((backfillMs / backfilled) * 1000).toFixed(0)} µs a sale)  load ${loadavg()[0]!.toFixed(2)}`);
+if (EVENTS_URL === 'duckdb') {
+  // The backfill's credits reach the event file by the log's upkeep (events/column/credit-copies.ts):
+  // the timed part starts once the file is in step (until then the metadata database answers).
+  const c0 = performance.now();
+  const marked = async () => Number((await db.selectFrom('credit_copies').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  while ((await marked()) > 0) await new Promise((r) => setTimeout(r, 50));
+  console.log(`credits in the event file ${((performance.now() - c0) / 1000).toFixed(1)} s after the backfill  load ${loadavg()[0]!.toFixed(2)}`);
+}
 
 async function median(url: string): Promise<{ ms: number; rows: number }> {
   const times: number[] = [];
@@ -158,6 +168,48 @@ for (const model of ATTRIBUTION_MODELS) {
   const raw = await median(`${base}&attribution=${model}&lookbackDays=90`);
   console.log(`${`${model}, read-time`.padEnd(21)} ${raw.ms.toFixed(1)} ms  (${raw.rows} rows, ${(raw.ms / plain.ms).toFixed(2)} × none)  load ${load()}`);
   if ((await answer(`${base}&attribution=${model}`)) !== (await answer(`${base}&attribution=${model}&lookbackDays=90`))) throw new Error(`${model}: stored and read-time answers differ`);
+}
+// The stored credits' read alone, on the same spec (first_click by link): the log's own
+// (`creditAggregate`: the DuckDB file's copy on DuckDB) against the metadata database's
+// statement on the main thread's connection (where the DuckDB store read them before the copy).
+{
+  const spec: AggregateSpec = { workspaceId: t.workspaceId, kinds: ['sale'], group: ['link_id'], timeseries: false, dims: [], conversions: {}, scope: buildScope({ workspaceId: t.workspaceId, links: {}, named: false }) };
+  const range = { from: Date.now() - 90 * DAY, to: Date.now() };
+  const metadata = createSqlEventStore({ database: t.ctx.database });
+  const logs: number[] = [];
+  const metas: number[] = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    const t0 = performance.now();
+    const a = await t.ctx.events.creditAggregate(spec, range, 'first_click');
+    const t1 = performance.now();
+    const b = await metadata.creditAggregate(spec, range, 'first_click');
+    const t2 = performance.now();
+    if (i > 0) (logs.push(t1 - t0), metas.push(t2 - t1));
+    const sum = (rows: typeof a) => rows.reduce((x, r) => x + Number(r.sale_amount), 0);
+    if (sum(a) !== sum(b)) throw new Error(`creditAggregate: the log's ${sum(a)} cents against the metadata database's ${sum(b)}`);
+  }
+  const mid = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  console.log(`credit read alone (first_click by link): the log's creditAggregate ${mid(logs).toFixed(1)} ms, the metadata database's statement ${mid(metas).toFixed(1)} ms  load ${load()}`);
+  if (EVENTS_URL === 'sql') {
+    // The covering index `credits_links` (migration 0040) against the clustered key alone, the same
+    // statement alternated in this process: dropped, timed, created again, timed.
+    const withIndex: number[] = [];
+    const without: number[] = [];
+    const timeOnce = async (into: number[]) => {
+      const t0 = performance.now();
+      await metadata.creditAggregate(spec, range, 'first_click');
+      into.push(performance.now() - t0);
+    };
+    for (let i = 0; i < RUNS; i++) {
+      await sql`drop index credits_links`.execute(db);
+      await timeOnce([]);
+      await timeOnce(without);
+      await sql`create index credits_links on credits (workspace_id, model, "timestamp", sale_link_id, link_id, share, cents)`.execute(db);
+      await timeOnce([]);
+      await timeOnce(withIndex);
+    }
+    console.log(`the metadata database's credit statement with credits_links ${mid(withIndex).toFixed(1)} ms, without it ${mid(without).toFixed(1)} ms (alternated, ${RUNS} each)  load ${load()}`);
+  }
 }
 const composite = await median('/analytics?event=composite&groupBy=top_links&interval=90d&attribution=linear');
 console.log(`linear, composite     ${composite.ms.toFixed(1)} ms  (${composite.rows} rows)  load ${load()}`);

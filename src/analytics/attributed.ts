@@ -87,6 +87,23 @@ export async function attributedRows(
   return withCredit(merged, credit);
 }
 
+/**
+ * The credit rows stored for `model` (default lookback) that `withStoredCredits` puts into the
+ * aggregate, or null when the model does not change the answer: a read of its own, so a caller
+ * can run it beside the aggregate's.
+ */
+export function storedCredits(events: Pick<EventLog, 'creditAggregate'>, spec: AggregateSpec, range: Range, model: AttributionModel): Promise<MergedRow[]> | null {
+  return modelChangesAnswer(spec, model) ? events.creditAggregate(spec, range, model) : null;
+}
+
+/** `merged` with `sales` and `sale_amount` from `storedCredits`' rows (null: as it is). */
+export function withStoredCredits(merged: readonly MergedRow[], rows: readonly MergedRow[] | null): MergedRow[] {
+  if (!rows) return [...merged];
+  const credit: Credit = new Map();
+  for (const r of rows) credit.set(keyOf(r.g), { g: r.g, sales: Number(r.sales), cents: Number(r.sale_amount) });
+  return withCredit(merged, credit);
+}
+
 /** `merged` with `sales` and `sale_amount` from the credits stored for `model` (default lookback). */
 export async function creditedRows(
   events: Pick<EventLog, 'creditAggregate'>,
@@ -95,10 +112,7 @@ export async function creditedRows(
   merged: readonly MergedRow[],
   model: AttributionModel,
 ): Promise<MergedRow[]> {
-  if (!modelChangesAnswer(spec, model)) return [...merged];
-  const credit: Credit = new Map();
-  for (const r of await events.creditAggregate(spec, range, model)) credit.set(keyOf(r.g), { g: r.g, sales: Number(r.sales), cents: Number(r.sale_amount) });
-  return withCredit(merged, credit);
+  return withStoredCredits(merged, await storedCredits(events, spec, range, model));
 }
 
 type Credit = Map<string, { g: string[]; sales: number; cents: number }>;

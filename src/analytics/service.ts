@@ -19,7 +19,7 @@ import { toEventRecord } from './event-records.js';
 import { byId, customersQuery, foldersQuery, linkByExternalIdQuery, linkByKeyQuery, linksQueries, tagsByLink, tagsQueries, webhookIdsByLink, webhookIdsQueries, type CustomerRow, type LinkRow, type LinkSummary } from './lookups.js';
 import { shapeLinkGroups } from './link-groups.js';
 import { formatZoned } from './zoned-time.js';
-import { attributedRows, creditedRows } from './attributed.js';
+import { attributedRows, storedCredits, withStoredCredits } from './attributed.js';
 
 const DAY_MS = 86_400_000;
 /** The attribution window when `lookbackDays` is absent: the published click cookie's 90 days. */
@@ -227,11 +227,18 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       }
       const spec = specOf(auth.workspaceId, KINDS[event], GROUP_COLUMNS[groupBy], timeseries, filters, scope);
       const boundaries = timeseries ? bucketStarts(range).slice(1) : undefined;
+      // The default lookback reads the credits written with the sales (docs/decisions/0015), beside
+      // the aggregate (on DuckDB two reads of the event file at once); a query's own lookbackDays,
+      // or credits not backfilled yet, the read-time path.
+      const stored = q.attribution && q.attribution !== 'last_click' && q.lookbackDays === undefined;
+      const ready = stored ? (deps.creditsReady?.() ?? Promise.resolve(false)) : Promise.resolve(false);
+      const credits = stored ? storedCredits(events, spec, range, q.attribution!) : null;
+      // Both awaited below only on their path: no failure left unhandled if the aggregate fails first.
+      ready.catch(() => undefined);
+      credits?.catch(() => undefined);
       let merged = await events.aggregate(spec, range, boundaries);
       if (q.attribution && q.attribution !== 'last_click') {
-        // The default lookback reads the credits written with the sales (docs/decisions/0015);
-        // a query's own lookbackDays, or credits not backfilled yet, the read-time path.
-        if (q.lookbackDays === undefined && (await deps.creditsReady?.())) merged = await creditedRows(events, spec, range, merged, q.attribution);
+        if (await ready) merged = withStoredCredits(merged, await credits);
         else {
           const lookbackMs = (q.lookbackDays ?? DEFAULT_LOOKBACK_DAYS) * DAY_MS;
           merged = await attributedRows(events, spec, range, merged, { model: q.attribution, lookbackMs });

@@ -99,19 +99,27 @@ export function splitCents(amount: number, weights: readonly number[]): number[]
 }
 
 /**
- * The touches that share a sale: those at or before it and within the lookback window, in time
- * order, one per click id, and always the sale's own click (a click older than the window, or
- * one the journey lacks, still carries the sale alone rather than leaving it unattributed).
+ * The order of a journey's touches: by time, then (touches of the same millisecond) by click id,
+ * then link id, so that no model depends on the order a store returned the rows in.
+ */
+export function compareTouches(a: Touch, b: Touch): number {
+  return a.time - b.time || (a.clickId < b.clickId ? -1 : a.clickId > b.clickId ? 1 : 0) || (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0);
+}
+
+/**
+ * The touches that share a sale: those at or before it and within the lookback window, in
+ * `compareTouches` order, one per click id (its earliest), and always the sale's own click (a
+ * click older than the window, or one the journey lacks, still carries the sale alone rather than
+ * leaving it unattributed).
  */
 export function touchesFor(sale: SaleTouch, journey: readonly Touch[], o: AttributionOptions = DEFAULT_ATTRIBUTION): Touch[] {
   const seen = new Set<string>();
   const out: Touch[] = [];
-  for (const t of journey) {
+  for (const t of [...journey].sort(compareTouches)) {
     if (t.time > sale.time || t.time < sale.time - o.lookbackMs || seen.has(t.clickId)) continue;
     seen.add(t.clickId);
     out.push(t);
   }
-  out.sort((a, b) => a.time - b.time || (a.clickId < b.clickId ? -1 : a.clickId > b.clickId ? 1 : 0));
   if (!out.length) out.push({ time: sale.time, linkId: sale.linkId, clickId: sale.clickId ?? '' });
   return out;
 }

@@ -10,7 +10,7 @@
  */
 import type { EventRow } from '../events/index.js';
 import { clickIdTime } from '../visitors/click-id.js';
-import type { SaleTouch, Touch } from './models.js';
+import { compareTouches, type SaleTouch, type Touch } from './models.js';
 
 type Row = Pick<EventRow, 'kind' | 'timestamp' | 'link_id' | 'click_id' | 'amount'>;
 
@@ -26,7 +26,7 @@ export function journeyTouches(rows: readonly Row[]): { touches: Touch[]; sales:
     if (r.kind === 'click') touches.push({ time: Number(r.timestamp), linkId: r.link_id, clickId: r.click_id || `click:${touches.length}` });
     else if (r.kind === 'sale') sales.push(saleOf(r));
   }
-  return { touches, sales };
+  return { touches: touches.sort(compareTouches), sales };
 }
 
 /**
@@ -42,7 +42,8 @@ export function clickTimeOf(clickId: string, conversionTime: number): number {
 
 /**
  * One customer's conversions → touches (one per click id, at the earliest time known for it)
- * and sales. The rows need not be in order.
+ * and sales. The rows need not be in order: touches come in `compareTouches` order (time, then
+ * click id), whatever order the store read them in.
  */
 export function conversionTouches(rows: readonly Row[]): { touches: Touch[]; sales: SaleTouch[] } {
   const byClick = new Map<string, Touch>();
@@ -53,7 +54,8 @@ export function conversionTouches(rows: readonly Row[]): { touches: Touch[]; sal
     if (!r.click_id) continue;
     const at = clickTimeOf(r.click_id, time);
     const known = byClick.get(r.click_id);
-    if (!known || at < known.time) byClick.set(r.click_id, { time: at, linkId: r.link_id, clickId: r.click_id });
+    const touch = { time: at, linkId: r.link_id, clickId: r.click_id };
+    if (!known || compareTouches(touch, known) < 0) byClick.set(r.click_id, touch);
   }
-  return { touches: [...byClick.values()].sort((a, b) => a.time - b.time), sales };
+  return { touches: [...byClick.values()].sort(compareTouches), sales };
 }

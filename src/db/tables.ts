@@ -279,6 +279,14 @@ export interface CreditRecomputeTable {
   queued_at: number;
 }
 
+/** Sales whose changed credits are still to be copied into the DuckDB event file (migration 0039, events/column/credit-copies.ts). */
+export interface CreditCopiesTable {
+  sale_id: string;
+  workspace_id: string;
+  /** New at each change: the copy deletes the row only with the mark it read. */
+  mark: string;
+}
+
 /** How far the credits' backfill came (migration 0038, attribution/backfill.ts). */
 export interface CreditBackfillTable {
   name: string;
@@ -344,6 +352,7 @@ export interface Database {
   credits: CreditsTable;
   credit_backfill: CreditBackfillTable;
   credit_recompute: CreditRecomputeTable;
+  credit_copies: CreditCopiesTable;
   rate_limit_counters: RateLimitCountersTable;
   outbox: OutboxTable;
   outbox_deliveries: OutboxDeliveriesTable;

@@ -95,4 +95,17 @@ export async function creditContract<Tx>(f: CreditFixture<Tx>, spec: Spec, make:
   const setScope = buildScope(input, await f.log.scopeLinkIds(input, 10));
   assert.deepEqual(byGroup(await f.log.creditAggregate(spec(ws, setScope, { kinds: ['sale'], group: ['link_id'] }), range, 'linear')), { lnk_c1: [0.5, 501], lnk_c2: [0.5, 500] }, "a link filter selects the sale's link");
   assert.deepEqual(byGroup(await f.log.creditAggregate(spec(ws, all, { kinds: ['sale'], group: ['link_id'] }), range, 'time_decay')), {}, 'no rows of another model');
+
+  // A rewrite of stored rows (the backfill's, a recomputation's) answers in place of the first
+  // rows, wherever the store keeps its credits (DuckDB: a copy in its file, docs/decisions/0018).
+  await f.transaction((tx) => f.conversions.replaceCredits([sale.id], [credit(sale, leadB, 'linear', 1, 1001)], tx));
+  await f.conversions.afterCommit();
+  await f.settle?.();
+  assert.deepEqual(byGroup(await linear()), { lnk_c1: [0, -300], lnk_c2: [1, 1001] }, 'the rewritten rows');
+  assert.deepEqual(byGroup(await linear({ group: ['country'] })), { FR: [1, 1001], US: [0, -300] }, 'the rewritten rows, by country');
+  // An erased customer's sales take their credits with them.
+  await f.transaction((tx) => f.conversions.forgetCustomer(ws, 'cus_other', tx));
+  await f.conversions.afterCommit();
+  await f.settle?.();
+  assert.deepEqual(byGroup(await linear()), { lnk_c2: [1, 1001] }, "the erased customer's refund is gone");
 }

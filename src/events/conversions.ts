@@ -16,7 +16,7 @@ import { createColumnConversions } from './column/conversions.js';
 import { assertConversions } from './rows.js';
 
 export function createConversionStore(kind: EventStoreKind, database: Pick<OpenDatabase, 'db' | 'dialect'>, log: Pick<EventLog, 'copyConversions' | 'applyErasures'>): ConversionStore<Kysely<Database>> {
-  return kind === 'sql' ? sqlConversions(createSqlEventStore({ database })) : createColumnConversions({ database, log });
+  return kind === 'sql' ? sqlConversions(createSqlEventStore({ database })) : createColumnConversions({ database, log, copiesCredits: kind === 'duckdb' });
 }
 
 /** The SQL store as a `ConversionStore`: the same store, its `append` for leads and sales only. */

@@ -123,7 +123,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
     const upgrade = await upgradeToColumnStore({ db: database.db, engine, log: options.log });
     if (upgrade.outcome === 'complete' && markCompacted) await markCompacted();
     const column = await openColumnEventStore({ database, engine, feed: { onError: options.onFeedError }, log: options.log });
-    const conversions = createColumnConversions({ database, log: column });
+    const conversions = createColumnConversions({ database, log: column, copiesCredits: !isClickHouseUrl(url) });
     return { kind: isClickHouseUrl(url) ? 'clickhouse' : 'duckdb', events: column, conversions, column, duckDb, close: () => column.close() };
   } catch (err) {
     await engine.close().catch(() => undefined);

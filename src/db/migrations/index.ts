@@ -36,6 +36,8 @@ import * as m0035 from './0035-ab-test-settings.js';
 import * as m0036 from './0036-events-customer-covering.js';
 import * as m0037 from './0037-credits.js';
 import * as m0038 from './0038-credit-backfill.js';
+import * as m0039 from './0039-credit-copies.js';
+import * as m0040 from './0040-credits-links-covering.js';
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -72,6 +74,8 @@ const ALL: Record<string, DialectMigration> = {
   '0036-events-customer-covering': m0036,
   '0037-credits': m0037,
   '0038-credit-backfill': m0038,
+  '0039-credit-copies': m0039,
+  '0040-credits-links-covering': m0040,
 };
 
 /** Binds each migration to the engine's dialect for Kysely's Migrator. */

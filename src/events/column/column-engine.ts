@@ -14,7 +14,7 @@
  * await engine.append([clickRow]);                 // again: no second row
  * const [row] = await engine.query(countQuery);     // { clicks: 1n, … }
  */
-import type { EventRow, StoredEvent } from '../event-store.js';
+import type { EventRow, StoredCredit, StoredEvent } from '../event-store.js';
 import type { StoredClickBatch } from '../click-log.js';
 import type { ClickColumns } from '../batch/click-columns.js';
 import type { ColumnDialect, ColumnQuery } from './dialect.js';
@@ -56,8 +56,24 @@ export interface Expired {
   conversionIds: string[];
 }
 
+/** Credit rows to replace: those of these sales (within `span`, ms, both ends included, when every sale's time is known), or all of a workspace's. */
+export type CreditTarget = { saleIds: readonly string[]; span?: { from: number; to: number } } | { workspaceId: string };
+
+/**
+ * The attribution credits' copy in the column file (docs/decisions/0018): the metadata database's
+ * `credits` rows, copied by credit-copies.ts, read by `creditAggregateQuery` (credit-sql.ts).
+ */
+export interface ColumnCredits {
+  /** Deletes the target's rows and appends `rows`, in one transaction. */
+  replace(target: CreditTarget, rows: readonly StoredCredit[]): Promise<void>;
+  /** Retention: deletes the rows of sales stamped before `before`; returns how many. */
+  expire(before: number): Promise<number>;
+}
+
 export interface ColumnEngine {
   readonly dialect: ColumnDialect;
+  /** A copy of the credits that reads answer from (DuckDB). Absent: the store reads the metadata database's (ClickHouse). */
+  readonly credits?: ColumnCredits;
   /**
    * Appends the rows whose event id is not stored yet (a retried batch, or a lead copied twice,
    * adds nothing); the new rows become visible together or not at all. Returns how many were new.

@@ -21,16 +21,23 @@ import { insertEvents } from '../sql/event-writer.js';
 import { createSqlEventStore } from '../sql/store.js';
 import { eraseMetadata } from './erasure.js';
 import { assertConversions } from '../rows.js';
+import { markCredits, markSaleIds } from './credit-copies.js';
 
 export interface ColumnConversionsOptions {
   database: Pick<OpenDatabase, 'db' | 'dialect'>;
   /** The event log (the client of the log thread), told after the commit. */
   log: Pick<EventLog, 'copyConversions' | 'applyErasures'>;
+  /**
+   * The log keeps a copy of the credits in its file (DuckDB): each change of a sale's credits is
+   * marked in its transaction (credit-copies.ts). Default true; ClickHouse reads them here.
+   */
+  copiesCredits?: boolean;
 }
 
 export function createColumnConversions(options: ColumnConversionsOptions): ConversionStore<Kysely<Database>> {
   const { dialect } = options.database;
   const { log } = options;
+  const copies = options.copiesCredits ?? true;
   const texts: SqlTexts = new Map();
   const counters = createLinkCounters(dialect);
   const metadata = createSqlEventStore({ database: options.database });
@@ -62,15 +69,25 @@ export function createColumnConversions(options: ColumnConversionsOptions): Conv
     saleByInvoice: metadata.saleByInvoice,
     hasSaleOnLink: metadata.hasSaleOnLink,
     isDuplicateInvoice: metadata.isDuplicateInvoice,
-    // Credits live in the metadata database for every store (sql/credits.ts).
+    // Credits are written in the metadata database for every store (sql/credits.ts); DuckDB's
+    // file gets a copy of each change, marked here in the change's transaction.
     customerJourney: metadata.customerJourney,
-    replaceCredits: metadata.replaceCredits,
+    async replaceCredits(saleIds, credits, tx) {
+      await metadata.replaceCredits(saleIds, credits, tx);
+      if (!copies) return;
+      const written = credits.map((c) => ({ sale_id: c.sale_id, workspace_id: c.workspace_id }));
+      await (saleIds.length ? markSaleIds(tx, saleIds, written) : markCredits(tx, written));
+    },
     salesAfter: metadata.salesAfter,
     creditBackfill: metadata.creditBackfill,
     saveCreditBackfill: metadata.saveCreditBackfill,
     queueRecompute: metadata.queueRecompute,
     queuedRecomputes: metadata.queuedRecomputes,
-    dequeueRecomputes: metadata.dequeueRecomputes,
+    async dequeueRecomputes(saleIds, tx) {
+      // A queued sale that is gone has its copy's rows deleted (its credits were deleted when queued).
+      if (copies) await markSaleIds(tx, saleIds);
+      await metadata.dequeueRecomputes(saleIds, tx);
+    },
     // A customer's events are its leads and sales, all of them here: the column store's half is
     // a delete by customer id, no read of it needed for the counters.
     async forgetCustomer(workspaceId, customerId, tx) {

@@ -24,6 +24,7 @@ import { newId } from '../../ids.js';
 import type { EventTarget } from './column-engine.js';
 import { customerEvents } from './metadata-events.js';
 import { eraseCredits } from '../sql/credits.js';
+import { markCredits } from './credit-copies.js';
 
 /** What the counters need of an erased event. */
 interface ErasedRow {
@@ -66,7 +67,9 @@ export async function eraseMetadata(
   }
   const erased = [...rows.values()];
   // The credits (metadata database for every store): erased sales' go, sales credited to an erased touch are recomputed.
-  await eraseCredits(trx, [...columnRows, ...metadataRows].map((r) => ({ id: String(r.id), workspace_id: String(r.workspace_id), kind: String(r.kind), click_id: r.click_id == null ? null : String(r.click_id) })), now);
+  const changed = await eraseCredits(trx, [...columnRows, ...metadataRows].map((r) => ({ id: String(r.id), workspace_id: String(r.workspace_id), kind: String(r.kind), click_id: r.click_id == null ? null : String(r.click_id) })), now);
+  // The column file's copy follows (credit-copies.ts), with the hand-off's application.
+  await markCredits(trx, changed);
   if (counters && erased.length) {
     await counters.subtractEvents(trx, erased);
     // A link's `conversions` counts customers with a sale on it: one less for each whose last sale there went.

@@ -34,7 +34,7 @@ const NULLABLE_DIMS: ReadonlySet<DimColumn> = new Set(['utm_source', 'utm_medium
 export type LinkIds = { include: readonly string[] } | { exclude: readonly string[] };
 
 /** Collects parameters while a query is written; `p(…)` returns the placeholder. */
-class Builder {
+export class Builder {
   readonly params: ColumnParam[] = [];
   constructor(readonly d: ColumnDialect) {}
   p(param: ColumnParam): string {
@@ -119,14 +119,15 @@ function kindCondition(b: Builder, spec: AggregateSpec): string {
   return `(${perKind.map((p) => [`${kind} = '${p.k}'`, ...p.conds].join(' and ')).join(' or ')})`;
 }
 
-function linkCondition(b: Builder, links: LinkIds): string | undefined {
-  if ('include' in links) return b.d.inList(b.col('link_id'), b.p({ type: 'texts', value: links.include }));
+/** The links' condition on `column` (a credit row's is `sale_link_id`: credit-sql.ts). */
+export function linkCondition(b: Builder, links: LinkIds, column = 'link_id'): string | undefined {
+  if ('include' in links) return b.d.inList(b.col(column), b.p({ type: 'texts', value: links.include }));
   if (!links.exclude.length) return undefined;
-  return `not ${b.d.inList(b.col('link_id'), b.p({ type: 'texts', value: links.exclude }))}`;
+  return `not ${b.d.inList(b.col(column), b.p({ type: 'texts', value: links.exclude }))}`;
 }
 
 /** Every condition of the spec on raw events over the range. */
-function rawConditions(b: Builder, spec: AggregateSpec, range: TimeSpan, links: LinkIds): string[] {
+export function rawConditions(b: Builder, spec: AggregateSpec, range: TimeSpan, links: LinkIds): string[] {
   const ts = b.col('timestamp');
   const conds = [b.d.workspaceIs(b.text(spec.workspaceId)), `${ts} >= ${b.int(range.from)}`, `${ts} < ${b.int(range.to)}`];
   conds.push(kindCondition(b, spec));

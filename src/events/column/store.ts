@@ -10,6 +10,9 @@
  *   transaction (conversions.ts, on the main thread), where the conversion look-ups read them,
  *   and are copied in after the commit, idempotently by event id (`copyConversions`, feed.ts),
  *   which answers every aggregate and page;
+ * - attribution credits are written in the metadata database with the sales; an engine that keeps
+ *   a copy (DuckDB) gets each change after its commit (credit-copies.ts) and answers
+ *   `creditAggregate` while no change of the workspace waits;
  * - link attributes stay in the metadata database: link filters become id lists here;
  * - link counters (`events/counters.ts`) stay in the metadata database; an erasure corrects them
  *   in the transaction that deletes the metadata database's rows and records a hand-off, which
@@ -37,7 +40,9 @@ import { applyErasures, eraseMetadata } from './erasure.js';
 import { createLinkCounters } from '../counters.js';
 import { createSqlEventStore } from '../sql/store.js';
 import { journeyScope, splitBuyerRows } from '../sql/buyer-conversions.js';
-import { expireCredits } from '../sql/credits.js';
+import { creditRows, expireCredits } from '../sql/credits.js';
+import { createCreditCopier } from './credit-copies.js';
+import { creditAggregateQuery } from './credit-sql.js';
 import { recordBatchOnce, type ClickLog } from '../click-log.js';
 import { moveMetadataClicks } from '../upgrades/metadata-clicks.js';
 
@@ -56,6 +61,8 @@ export interface ColumnEventStore extends EventLog {
   readonly clickLog: ClickLog;
   /** Copies into the column store what it lacks of the metadata database's events (done at open; tests settle with it). */
   catchUp(): Promise<number>;
+  /** Refills the credits' copy of the workspaces whose rows differ from the metadata database's (credit-copies.ts; at open). */
+  reconcileCredits(): Promise<number>;
   /**
    * The metadata half of an erasure, committed with its hand-off and not applied (the crash
    * test stops between the halves; `applyErasures` finishes it).
@@ -77,6 +84,8 @@ export async function openColumnEventStore(options: ColumnEventStoreOptions): Pr
   if (moved) options.log?.('clicks an earlier version left in the metadata database are moved into the event log', { clicks: moved });
   const store = createColumnEventStore(options);
   await store.catchUp();
+  // A file made before credits were copied (or restored from a backup) is filled once here.
+  await store.reconcileCredits();
   return store;
 }
 
@@ -88,6 +97,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
   const feed = createFeed(db, engine, options.feed);
   const sqlReads = createSqlEventStore({ database: options.database });
   const counters = createLinkCounters(dialect);
+  const copier = createCreditCopier(db, engine);
 
   /**
    * Both halves of an erasure of the log's own (erasure.ts): the column store's rows of the
@@ -99,7 +109,13 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
     const columnRows = await engine.query(erasedRowsQuery(d, target));
     return db.transaction().execute((trx) => eraseMetadata(trx, correctCounters ? counters : undefined, target, columnRows));
   }
-  const applyAll = () => applyErasures(db, { deleteEvents: (target) => engine.deleteEvents(target), settleCopies: () => feed.drain().catch(() => undefined) });
+  // Every upkeep round: the erasures' hand-offs, then the credits changed since (erasures mark theirs).
+  const applyAll = async () => {
+    const n = await applyErasures(db, { deleteEvents: (target) => engine.deleteEvents(target), settleCopies: () => feed.drain().catch(() => undefined) });
+    // A failed copy keeps its marks (the next round tries again; reads use the metadata database meanwhile).
+    await copier.copy().catch((err: unknown) => options.feed?.onError?.(err));
+    return n;
+  };
   async function forget(target: EventTarget, correctCounters: boolean): Promise<ForgetCounts> {
     const n = await eraseHalf(target, correctCounters);
     await applyAll();
@@ -161,6 +177,7 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       await feed.drain();
       return feed.catchUp();
     },
+    reconcileCredits: () => copier.reconcile(),
     eraseMetadataOnly: (target) => eraseHalf(target, true),
     applyErasures: applyAll,
     // A failed copy is retried by the feed; the committed write stands.
@@ -171,7 +188,9 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, options.copyWaitMs ?? COPY_WAIT_MS);
       });
-      return Promise.race([feed.drain().catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+      // The sales' credits were marked in their transaction: copied after them.
+      const copied = feed.drain().catch(() => undefined).then(async () => void (await copier.copy())).catch(() => undefined);
+      return Promise.race([copied, waited]).finally(() => clearTimeout(timer));
     },
     scopeLinkIds: sqlReads.scopeLinkIds,
     forgetLinks: async (workspaceId, linkIds) => total(await forget({ workspaceId, column: 'link_id', values: [...new Set(linkIds)] }, false)),
@@ -255,11 +274,18 @@ export function createColumnEventStore(options: ColumnEventStoreOptions): Column
       return splitBuyerRows(rows, spec.group.length);
     },
 
-    // The credits are the metadata database's, beside the leads and sales it keeps (sql/credits.ts).
-    creditAggregate: (spec, range, model) => sqlReads.creditAggregate(spec, range, model),
+    // From the file's copy while it is in step for the workspace; else the metadata database's rows (sql/credits.ts).
+    async creditAggregate(spec, range, model) {
+      if (!engine.credits || !(await copier.inStep(spec.workspaceId))) return sqlReads.creditAggregate(spec, range, model);
+      const links = await linkIds(spec.scope);
+      if (!links) return [];
+      return creditRows(await engine.query(creditAggregateQuery(d, spec, range, links, model)), spec.group.length);
+    },
 
     async expire(before, limit) {
       const { count, conversionIds } = await engine.expire(before, limit);
+      // The copy first: a stop between the two leaves the file with fewer rows, which the next open's reconcile finds.
+      await engine.credits?.expire(before);
       await expireCredits(db, before);
       // The expired leads and sales leave the metadata database too (the look-ups read them there).
       for (let i = 0; i < conversionIds.length; i += ID_CHUNK) {

@@ -34,6 +34,7 @@ import { compactPeriods, markCompacted, type Compacted } from './compact.js';
 import { rebuildEventsTable, tableStatements, unkeyClickBatches, upgradeEventsTable } from './schema.js';
 import { existingIds, storedAmong } from './id-lookups.js';
 import { createEventAppender } from './row-appender.js';
+import { createDuckDbCredits } from './credits.js';
 
 export interface DuckDbEngineOptions {
   /** A file path, or `:memory:` (tests). */
@@ -198,6 +199,7 @@ export async function openDuckDbEngine(options: DuckDbEngineOptions): Promise<Du
   const compaction = { withReader, read, writing, transaction, write };
   return {
     dialect: duckDbDialect,
+    credits: createDuckDbCredits({ writer, writing, transaction }),
 
     append(rows) {
       if (!rows.length) return Promise.resolve(0);

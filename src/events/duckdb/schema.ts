@@ -28,6 +28,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EVENT_COLUMNS, INTEGER_COLUMNS, NULLABLE_EVENT_COLUMNS } from '../column/column-engine.js';
 import { quoteIdent } from '../column/dialect.js';
+import { creditTableStatements } from './credits.js';
 
 /** The workspace key of a text expression (a workspace id): from MD5, so not tied to DuckDB's internal hash function. */
 export const workspaceKey = (expr: string): string => `(md5_number_upper(${expr}) >> 1)::BIGINT`;
@@ -65,6 +66,7 @@ export function tableStatements(): string[] {
     `CREATE TABLE IF NOT EXISTS copied_batches (name VARCHAR PRIMARY KEY, copied_at BIGINT NOT NULL)`,
     // The file's own id, made once: the fold's watermark is kept under it in the metadata database.
     `CREATE TABLE IF NOT EXISTS event_log (id VARCHAR NOT NULL)`,
+    ...creditTableStatements(),
   ];
 }
 

@@ -36,7 +36,8 @@ export function customerJourney(handle: Kysely<Database>, dialect: Dialect, work
     order by ${sql.ref('timestamp')}, id`.execute(handle).then((r) => r.rows.map((row) => ({ ...row, timestamp: Number(row.timestamp), amount: Number(row.amount ?? 0) })));
 }
 
-const CREDIT_COLUMNS = [
+/** A credit row's columns, in table order (the DuckDB copy has the same: ../duckdb/credits.ts). */
+export const CREDIT_COLUMNS = [
   'workspace_id', 'model', 'timestamp', 'sale_id', 'click_id', 'customer_id', 'sale_link_id', 'link_id', 'domain', 'url', 'utm_source', 'utm_medium',
   'utm_campaign', 'utm_term', 'utm_content', 'continent', 'country', 'region', 'city', 'device', 'browser', 'os', 'trigger', 'referer', 'referer_url', 'share', 'cents',
 ] as const satisfies readonly (keyof StoredCredit)[];
@@ -151,19 +152,22 @@ export interface ErasedForCredits {
  * The credits' share of an erasure, in its transaction: the erased sales' rows go; the sales that
  * kept a credit on an erased touch (a click, or a lead or sale naming it) lose their rows and are
  * queued for recomputation (attribution/backfill.ts), since their shares move to the touches left.
+ * Returns the sales whose rows it deleted, both kinds (a column store copies the change: column/credit-copies.ts).
  */
-export async function eraseCredits(trx: Kysely<Database>, erased: readonly ErasedForCredits[], now: number): Promise<void> {
-  const sales = erased.filter((r) => r.kind === 'sale').map((r) => r.id);
-  await deleteCreditsOf(trx, sales);
+export async function eraseCredits(trx: Kysely<Database>, erased: readonly ErasedForCredits[], now: number): Promise<{ sale_id: string; workspace_id: string }[]> {
+  const sales = erased.filter((r) => r.kind === 'sale');
+  await deleteCreditsOf(trx, sales.map((r) => r.id));
+  const changed = sales.map((r) => ({ sale_id: r.id, workspace_id: r.workspace_id }));
   const clicks = [...new Set(erased.map((r) => r.click_id).filter((c): c is string => !!c))];
   const touched = new Map<string, string>();
   for (let i = 0; i < clicks.length; i += CHUNK * 10) {
     const rows = await trx.selectFrom('credits').select(['sale_id', 'workspace_id']).distinct().where('click_id', 'in', clicks.slice(i, i + CHUNK * 10)).execute();
     for (const r of rows) touched.set(r.sale_id, r.workspace_id);
   }
-  if (!touched.size) return;
+  if (!touched.size) return changed;
   await deleteCreditsOf(trx, [...touched.keys()]);
   await enqueue(trx, [...touched].map(([sale_id, workspace_id]) => ({ sale_id, workspace_id, queued_at: now })));
+  return [...changed, ...[...touched].map(([sale_id, workspace_id]) => ({ sale_id, workspace_id }))];
 }
 
 async function enqueue(trx: Kysely<Database>, rows: { sale_id: string; workspace_id: string; queued_at: number }[]): Promise<void> {
