@@ -99,10 +99,10 @@ const EnvSchema = z.object({
   /** Exports (links, events, analytics; API and dashboard) of one workspace streaming at once in a process; past it, 429. */
   EXPORTS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1000).default(3),
   /**
-   * The longest a click batch waits from its oldest click; shorter while the writes leave the lag
-   * bound less room (click-writer.ts `flushIntervalWithin`), never below 100 ms.
+   * The longest a click batch waits from its oldest click; above 100, shorter while the writes
+   * leave the lag bound less room (click-writer.ts `flushIntervalWithin`), never below 100 ms.
    */
-  CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(1000).default(200),
+  CLICK_FLUSH_INTERVAL_MS: z.coerce.number().int().min(5).max(1000).default(100),
   CLICK_FLUSH_MAX_ROWS: z.coerce.number().int().min(1).max(2000).default(2000),
   CLICK_FOLD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Clicks kept in memory while the database fails or the writes fall behind (~400 bytes each);
