@@ -93,7 +93,7 @@ export async function openEventStores(options: OpenEventStoresOptions): Promise<
   // Only the engine selected is loaded (each brings a native module or a client library).
   const [{ openColumnEventStore }, { upgradeToColumnStore }] = await Promise.all([import('./column/store.js'), import('./upgrades/to-column-store.js')]);
   let duckDb: DuckDbEngine | undefined;
-  // The history an upgrade just copied is in workspace order already: the first compaction need not rewrite it.
+  // The history an upgrade just copied is rewritten once in workspace-key order: the first compaction need not rewrite it.
   let markCompacted: (() => Promise<unknown>) | undefined;
   if (!isClickHouseUrl(url) && !options.engine) {
     const path = duckDbPathFor(url, database.localFiles);

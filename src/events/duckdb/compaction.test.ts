@@ -78,12 +78,20 @@ test('compaction: same answers, each closed day in workspace order, idempotent, 
   }
 });
 
-test('markCompacted: periods recorded as they are are not rewritten, until one gains a row', async () => {
+test('markCompacted: the history rewritten once in workspace-key order, same answers; periods recorded are not rewritten, until one gains a row', async () => {
   const engine = await openDuckDbEngine({ path: ':memory:' });
   try {
     await engine.append(events(700, T, 14, 'm'));
+    const before = await answers(engine);
     const end = T + 14 * DAY;
     assert.ok((await engine.markCompacted(end, 7)) >= 2);
+    assert.equal(await answers(engine), before);
+    assert.equal(await count(engine), 700);
+    const rows = await engine.query({ text: 'select workspace_key, "timestamp", id from events order by rowid', params: [] });
+    const keys = rows.map((r) => [BigInt(r.workspace_key as bigint), Number(r.timestamp), String(r.id)] as const);
+    const sorted = [...keys].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1] || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0)));
+    assert.deepEqual(keys, sorted, 'the whole table in (workspace_key, timestamp, id) order');
+    assert.ok(new Set(keys.map((k) => k[0])).size >= 2, 'more than one workspace, so the order means something');
     assert.equal((await engine.compact(end, Number.MAX_SAFE_INTEGER, 7)).days, 0, 'nothing due');
     await engine.append([contractEvent('ws_c', 'lnk_ws_c_0', { id: 'clk_m_late', timestamp: T + 3 * DAY })]);
     assert.equal((await engine.compact(end, Number.MAX_SAFE_INTEGER, 7)).days, 1, 'the week with the late click');

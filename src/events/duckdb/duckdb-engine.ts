@@ -98,10 +98,10 @@ export interface DuckDbEngine extends ColumnEngine {
    */
   compact(before: number, maxDays?: number, periodDays?: number): Promise<Compacted>;
   /**
-   * Records the periods that end at or before `before` as compacted with their row counts now,
-   * without rewriting them: the upgrade copies history in (workspace_id, timestamp) order, which
-   * lets scans skip as well as a compaction does (BENCHMARKS.md), so the app's first compaction
-   * need not rewrite all of it. Returns the periods recorded.
+   * After the upgrade's copy, once: rewrites the history in (workspace key, timestamp) order as a
+   * whole, so a workspace's scans skip the others' row groups at least as well as after a
+   * compaction (compact.ts), and records the periods that end at or before `before` as compacted,
+   * so the app's first compaction need not rewrite all of it. Returns the periods recorded.
    */
   markCompacted(before: number, periodDays: number): Promise<number>;
 }

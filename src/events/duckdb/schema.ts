@@ -44,6 +44,9 @@ function eventColumns(): string {
 /** `events`' columns: those of `EventRow`, then the workspace key and the click batch. */
 const TABLE_COLUMNS = () => `${eventColumns()}, workspace_key BIGINT NOT NULL, batch BIGINT`;
 
+/** `CREATE TABLE` of a table with `events`' columns under `name` (a rebuilt copy). */
+export const eventsTableAs = (name: string): string => `CREATE TABLE ${name} (${TABLE_COLUMNS()})`;
+
 const CLICK_BATCH_COLUMNS = 'seq BIGINT NOT NULL, batch_id VARCHAR NOT NULL, appended_at BIGINT NOT NULL, clicks BIGINT NOT NULL';
 
 /** Creates what is missing. */
@@ -53,7 +56,7 @@ export function tableStatements(): string[] {
     `CREATE TABLE IF NOT EXISTS event_summaries (workspace_id VARCHAR NOT NULL, bucket BIGINT NOT NULL, link_id VARCHAR NOT NULL,
       clicks BIGINT NOT NULL, leads BIGINT NOT NULL, sales BIGINT NOT NULL, sale_amount BIGINT NOT NULL,
       PRIMARY KEY (workspace_id, bucket, link_id))`,
-    // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_id, timestamp) order by `compact`, with their row count then.
+    // Periods (a UTC day or several: `day` is their start) rewritten in (workspace_key, timestamp) order by `compact`, with their row count then.
     `CREATE TABLE IF NOT EXISTS event_compactions (day BIGINT PRIMARY KEY, "rows" BIGINT NOT NULL, compacted_at BIGINT NOT NULL)`,
     // Click batches stored, numbered in commit order (`seq`), by the id the click writer gave them:
     // a batch appended again adds nothing; the fold counts those after its watermark. A row goes
