@@ -186,10 +186,11 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
   let batches = 0;
   const maxBuffered = options.maxBuffered ?? 500_000;
   const maxLagMs = options.maxLagMs ?? 0;
-  // The durations of the recent writes, ms (a ring): the interval leaves the lag bound room for them.
+  // The durations of the recent writes, ms (a ring): the interval leaves the lag bound room for
+  // them. Worked out once a write, not per click (`push` runs on the redirect's road).
   const writeMs = new Float64Array(RECENT_WRITES);
   let writes = 0;
-  const interval = (): number => flushIntervalWithin({ intervalMs: options.intervalMs, maxLagMs, slowestWriteMs: Math.max(...writeMs) });
+  let interval = flushIntervalWithin({ intervalMs: options.intervalMs, maxLagMs, slowestWriteMs: 0 });
   const now = options.now ?? Date.now;
   const queue = options.buffer ?? (createArrayBuffer<Row>(maxBuffered) as unknown as ClickBuffer<Row, Payload>);
   const copiesRows = queue.copiesRows;
@@ -298,6 +299,7 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         const started = performance.now();
         await log.appendRawClicks(batch.id, batch.payload);
         writeMs[writes++ % RECENT_WRITES] = performance.now() - started;
+        interval = flushIntervalWithin({ intervalMs: options.intervalMs, maxLagMs, slowestWriteMs: Math.max(...writeMs) });
         if (current === batch) {
           current = null;
           // Only now do the rows leave memory (the ring's tail moves past them).
@@ -319,7 +321,7 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         if ((current || queue.waiting > 0 || overflow.length > 0) && !closed) {
           const oldest = queue.oldest();
           schedule(nextFlushDelay({
-            intervalMs: interval(),
+            intervalMs: interval,
             failures: consecutiveFailures,
             full: queue.waiting >= maxRows,
             holding: writer.holding,
@@ -370,7 +372,7 @@ export function createClickWriter<Row extends ClickRow = RawClick, Payload = rea
         if (wasIdle) checkLag();
         if (running) return;
         if (queue.waiting >= maxRows) flushSoon();
-        else schedule(interval());
+        else schedule(interval);
         return;
       }
       if (overflow.length < maxOverflow) {

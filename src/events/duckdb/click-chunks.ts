@@ -101,7 +101,7 @@ const BIGINT = duckdb.create_logical_type(duckdb.Type.BIGINT);
 const VARCHAR = duckdb.create_logical_type(duckdb.Type.VARCHAR);
 
 /** Each table column's type in the chunk and how a chunk's rows of it are filled. */
-function plan(c: ClickColumns, workspaceKeys: ReadonlyMap<string, bigint>, batch: bigint | null): { types: duckdb.LogicalType[]; fill: Filler[] } {
+function plan(c: ClickColumns, workspaceKeys: ReadonlyMap<string, bigint>, batch: bigint): { types: duckdb.LogicalType[]; fill: Filler[] } {
   const types: duckdb.LogicalType[] = [];
   const fill: Filler[] = [];
   const nulls: Filler = (chunk, column, from, n) => setValidity(duckdb.data_chunk_get_vector(chunk, column), from, n, () => false);
@@ -159,18 +159,18 @@ function plan(c: ClickColumns, workspaceKeys: ReadonlyMap<string, bigint>, batch
   types.push(BIGINT);
   fill.push(bigints((i) => keyOfLink[c.link[i]!]!));
   types.push(BIGINT);
-  fill.push(batch === null ? nulls : bigints(() => batch));
+  fill.push(bigints(() => batch));
   return { types, fill };
 }
 
 /**
  * Appends the batch's clicks to `appender` (on `events`), as wide rows in table order: the
  * columns of `EventRow`, the workspace key (`workspaceKeys`, by workspace id: every workspace of
- * the batch's links must be there) and the click batch (null: appended by value).
+ * the batch's links must be there) and the number of the click batch.
  */
-export function appendClickChunks(appender: DuckDBAppender, c: ClickColumns, workspaceKeys: ReadonlyMap<string, bigint>, batch: number | null): void {
+export function appendClickChunks(appender: DuckDBAppender, c: ClickColumns, workspaceKeys: ReadonlyMap<string, bigint>, batch: number): void {
   if (!c.length) return;
-  const { types, fill } = plan(c, workspaceKeys, batch === null ? null : BigInt(batch));
+  const { types, fill } = plan(c, workspaceKeys, BigInt(batch));
   for (let from = 0; from < c.length; from += CHUNK_ROWS) {
     const n = Math.min(CHUNK_ROWS, c.length - from);
     const chunk = duckdb.create_data_chunk(types);

@@ -21,6 +21,7 @@ import type { ColumnParam } from '../column/dialect.js';
 import { quoteIdent } from '../column/dialect.js';
 import { CREDIT_COLUMNS } from '../sql/credits.js';
 import { bindings } from './connections.js';
+import { withAppender } from './row-appender.js';
 
 const INTEGER: ReadonlySet<string> = new Set(['timestamp', 'cents']);
 const NOT_NULL: ReadonlySet<string> = new Set(['workspace_id', 'model', 'timestamp', 'sale_id', 'click_id', 'sale_link_id', 'link_id', 'share', 'cents']);
@@ -76,21 +77,7 @@ export function createDuckDbCredits({ writer, writing, transaction }: DuckDbCred
           const w = where(target);
           await run(`DELETE FROM credits WHERE ${w.text}`, w.params);
           if (!rows.length) return;
-          const appender = await writer.createAppender('credits');
-          // The first failure is the one to report (row-appender.ts).
-          let failure: unknown;
-          try {
-            appendRows(appender, rows);
-            appender.flushSync();
-          } catch (err) {
-            failure = err;
-          }
-          try {
-            appender.closeSync();
-          } catch (err) {
-            failure ??= err;
-          }
-          if (failure) throw failure;
+          await withAppender(writer, 'credits', (appender) => appendRows(appender, rows));
         }),
       );
     },

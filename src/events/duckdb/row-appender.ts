@@ -45,6 +45,29 @@ function appendRows(appender: DuckDBAppender, rows: readonly StoredEvent[], keys
   }
 }
 
+/**
+ * Fills an Appender on `table` with `fill`, flushes and closes it, inside the caller's open
+ * transaction on `connection`.
+ */
+export async function withAppender(connection: DuckDBConnection, table: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
+  const appender = await connection.createAppender(table);
+  // The first failure is the one to report: closing after a refused flush fails again, on the
+  // aborted transaction.
+  let failure: unknown;
+  try {
+    fill(appender);
+    appender.flushSync();
+  } catch (err) {
+    failure = err;
+  }
+  try {
+    appender.closeSync();
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure) throw failure;
+}
+
 /** The two ways into `events` inside the writer's open transaction, sharing the workspace keys. */
 export interface EventAppender {
   /** Rows by value, tagged with `batch` (null: appended by value). */
@@ -64,34 +87,15 @@ export function createEventAppender(writer: DuckDBConnection): EventAppender {
     for (const r of found) keys.set(String(r.w), BigInt(r.k as bigint));
   }
 
-  async function withAppender(fill: (appender: DuckDBAppender) => void): Promise<void> {
-    const appender = await writer.createAppender('events');
-    // The first failure is the one to report: closing after a refused flush fails again, on the
-    // aborted transaction.
-    let failure: unknown;
-    try {
-      fill(appender);
-      appender.flushSync();
-    } catch (err) {
-      failure = err;
-    }
-    try {
-      appender.closeSync();
-    } catch (err) {
-      failure ??= err;
-    }
-    if (failure) throw failure;
-  }
-
   return {
     async rows(rows, batch) {
       await keysOf(rows.map((r) => r.workspace_id));
-      await withAppender((appender) => appendRows(appender, rows, keys, batch === null ? null : BigInt(batch)));
+      await withAppender(writer, 'events', (appender) => appendRows(appender, rows, keys, batch === null ? null : BigInt(batch)));
     },
     async clicks(clicks, batch) {
       if (!clicks.length) return;
       await keysOf(clicks.dictionaries.links.map((l) => l.workspace_id));
-      await withAppender((appender) => appendClickChunks(appender, clicks, keys, batch));
+      await withAppender(writer, 'events', (appender) => appendClickChunks(appender, clicks, keys, batch));
     },
   };
 }
