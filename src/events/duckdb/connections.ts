@@ -1,7 +1,8 @@
 /**
  * The DuckDB event file's connections: a few readers that reads wait their turn for, each keeping
  * its prepared statements, and one writer whose writes run one after another, each its own
- * transaction (duckdb-engine.ts).
+ * transaction (duckdb-engine.ts); and `withAppender`, an Appender's fill, flush and close inside
+ * the writer's transaction (the events' and the credits' appends).
  *
  * @example
  * const readers = await openReaders(instance, 2);
@@ -9,7 +10,7 @@
  */
 import {
   BIGINT, DuckDBConnection, JSDuckDBValueConverter, LIST, VARCHAR, listValue,
-  type DuckDBInstance, type DuckDBMaterializedResult, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+  type DuckDBAppender, type DuckDBInstance, type DuckDBMaterializedResult, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import { setImmediate as turn } from 'node:timers/promises';
 import type { ColumnParam, ColumnQuery } from '../column/dialect.js';
@@ -169,4 +170,27 @@ export function writerQueue(writer: DuckDBConnection, room: Pick<DiskRoom, 'befo
       }
     },
   };
+}
+
+/**
+ * Fills an Appender on `table` with `fill`, flushes and closes it, inside the caller's open
+ * transaction on `connection`.
+ */
+export async function withAppender(connection: DuckDBConnection, table: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
+  const appender = await connection.createAppender(table);
+  // The first failure is the one to report: closing after a refused flush fails again, on the
+  // aborted transaction.
+  let failure: unknown;
+  try {
+    fill(appender);
+    appender.flushSync();
+  } catch (err) {
+    failure = err;
+  }
+  try {
+    appender.closeSync();
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure) throw failure;
 }

@@ -20,8 +20,7 @@ import type { ColumnCredits, CreditTarget } from '../column/column-engine.js';
 import type { ColumnParam } from '../column/dialect.js';
 import { quoteIdent } from '../column/dialect.js';
 import { CREDIT_COLUMNS } from '../sql/credits.js';
-import { bindings } from './connections.js';
-import { withAppender } from './row-appender.js';
+import { bindings, withAppender } from './connections.js';
 
 const INTEGER: ReadonlySet<string> = new Set(['timestamp', 'cents']);
 const NOT_NULL: ReadonlySet<string> = new Set(['workspace_id', 'model', 'timestamp', 'sale_id', 'click_id', 'sale_link_id', 'link_id', 'share', 'cents']);

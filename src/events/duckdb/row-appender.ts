@@ -13,7 +13,7 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { StoredEvent } from '../event-store.js';
 import { EVENT_COLUMNS, INTEGER_COLUMNS } from '../column/column-engine.js';
-import { read } from './connections.js';
+import { read, withAppender } from './connections.js';
 import { workspaceKey } from './schema.js';
 import { appendClickChunks } from './click-chunks.js';
 import type { ClickColumns } from '../batch/click-columns.js';
@@ -43,29 +43,6 @@ function appendRows(appender: DuckDBAppender, rows: readonly StoredEvent[], keys
     else appender.appendBigInt(batch);
     appender.endRow();
   }
-}
-
-/**
- * Fills an Appender on `table` with `fill`, flushes and closes it, inside the caller's open
- * transaction on `connection`.
- */
-export async function withAppender(connection: DuckDBConnection, table: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
-  const appender = await connection.createAppender(table);
-  // The first failure is the one to report: closing after a refused flush fails again, on the
-  // aborted transaction.
-  let failure: unknown;
-  try {
-    fill(appender);
-    appender.flushSync();
-  } catch (err) {
-    failure = err;
-  }
-  try {
-    appender.closeSync();
-  } catch (err) {
-    failure ??= err;
-  }
-  if (failure) throw failure;
 }
 
 /** The two ways into `events` inside the writer's open transaction, sharing the workspace keys. */
